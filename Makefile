@@ -1,0 +1,30 @@
+# scratchpad-mcp — build, test, benchmark.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+.PHONY: all build test test-short vet bench deps clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/scratchpad-mcp ./cmd/scratchpad-mcp
+
+deps:
+	./scripts/deps.sh
+
+# The README's test command. CI (.ci/run) calls exactly this.
+test: deps
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+bench: build
+	./scripts/bench.sh
+
+clean:
+	rm -rf bin

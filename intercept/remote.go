@@ -1,0 +1,139 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// remoteConn adapts mcp-go's streamable HTTP and SSE client transports to
+// [conn]. Those transports already return raw results; this only maps
+// errors, ids and unprompted messages.
+type remoteConn struct {
+	name   string
+	tr     transport.Interface
+	nextID atomic.Int64
+
+	done    chan struct{}
+	errOnce sync.Once
+	mu      sync.Mutex
+	err     error
+	events  chan func()
+}
+
+func dialRemote(ctx context.Context, name, kind, url string, headers map[string]string, h handlers, log *slog.Logger) (*remoteConn, error) {
+	var tr transport.Interface
+	var err error
+	switch kind {
+	case "sse":
+		tr, err = transport.NewSSE(url, transport.WithHeaders(headers), transport.WithSSELogger(log))
+	default:
+		tr, err = transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(headers), transport.WithHTTPLogger(log), transport.WithContinuousListening())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: %w", name, err)
+	}
+	c := &remoteConn{name: name, tr: tr, done: make(chan struct{}), events: make(chan func(), 256)}
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if h.notify == nil {
+			return
+		}
+		params, _ := json.Marshal(n.Params)
+		select {
+		case c.events <- func() { h.notify(n.Method, params) }:
+		case <-c.done:
+		}
+	})
+	if bi, ok := tr.(transport.BidirectionalInterface); ok && h.request != nil {
+		bi.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			params, _ := json.Marshal(req.Params)
+			res, err := h.request(ctx, req.Method, params)
+			if err != nil {
+				if rerr, ok := err.(*RPCError); ok {
+					return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Error: &mcp.JSONRPCErrorDetails{Code: rerr.Code, Message: rerr.Message}}, nil
+				}
+				return nil, err
+			}
+			return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: res}, nil
+		})
+	}
+	if sse, ok := tr.(*transport.SSE); ok {
+		sse.SetConnectionLostHandler(func(err error) { c.fail(fmt.Errorf("%w: %v", ErrUpstreamExited, err)) })
+	}
+	if err := tr.Start(ctx); err != nil {
+		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, url, err)
+	}
+	go func() {
+		for {
+			select {
+			case f := <-c.events:
+				f()
+			case <-c.done:
+				return
+			}
+		}
+	}()
+	return c, nil
+}
+
+func (c *remoteConn) fail(err error) {
+	c.errOnce.Do(func() {
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+	})
+}
+
+func (c *remoteConn) Done() <-chan struct{} { return c.done }
+
+func (c *remoteConn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *remoteConn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := mcp.NewRequestId(c.nextID.Add(1))
+	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	if err != nil {
+		if ctx.Err() != nil {
+			_ = c.Notify(context.Background(), "notifications/cancelled", map[string]any{"requestId": id, "reason": ctx.Err().Error()})
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("upstream %q: %w", c.name, err)
+	}
+	if resp.Error != nil {
+		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+	}
+	if resp.Result == nil {
+		return nil, fmt.Errorf("%w: response to %s has neither result nor error", ErrInvalidResponse, method)
+	}
+	return resp.Result, nil
+}
+
+func (c *remoteConn) Notify(ctx context.Context, method string, params any) error {
+	n := mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: method}}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &n.Params); err != nil {
+			return err
+		}
+	}
+	return c.tr.SendNotification(ctx, n)
+}
+
+func (c *remoteConn) Close() error {
+	err := c.tr.Close()
+	c.fail(fmt.Errorf("%w: closed", ErrUpstreamExited))
+	return err
+}

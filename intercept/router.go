@@ -1,0 +1,459 @@
+package intercept
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+// Counter counts tokens; *tokens.Counter satisfies it.
+type Counter interface {
+	Count(b []byte) int
+	AtLeast(b []byte, n int) bool
+}
+
+// Agent is what interception needs to know about the calling agent.
+type Agent struct {
+	Enabled bool    // [agent.scratchpad] enabled: false passes every result through
+	Dir     string  // where this agent's diverted outputs are stored
+	Counter Counter // the agent's model's tokens
+	// OnIntercept is called once per diverted output with its exact token
+	// count, possibly after the pointer was returned (large outputs are
+	// counted to the end in the background). May be nil.
+	OnIntercept func(tokens int)
+}
+
+// Options configures a [Router]. The zero value of each field is a usable
+// default except Agent, which is required.
+type Options struct {
+	Servers []config.Server
+	Logger  *slog.Logger
+	// Version is sent as clientInfo.version to upstreams.
+	Version string
+	// Agent resolves the calling session's interception settings.
+	Agent func(ctx context.Context) (*Agent, error)
+	// Reserved names are the proxy's own tools: an unprefixed upstream tool
+	// with one of these names is skipped with a warning.
+	Reserved []string
+	// ExactCountLimit is the output size in bytes up to which the pointer
+	// waits for the exact token count; larger outputs get an estimate from
+	// their first bytes and are counted exactly in the background. 0 means
+	// 4 MiB.
+	ExactCountLimit int
+}
+
+// Router connects to every upstream, keeps the combined tool catalogue,
+// forwards calls, and diverts large results. Create it with [New], start
+// it with [Router.Start], attach it to an MCP server with [Router.Attach].
+type Router struct {
+	opts Options
+	log  *slog.Logger
+	ups  []*Upstream
+
+	mu         sync.RWMutex
+	routes     map[string]*route // exposed name → route
+	registered map[string]string // exposed name → raw tool JSON as registered
+	srv        *server.MCPServer
+	syncMu     sync.Mutex
+
+	progressSeq atomic.Int64
+	progressMu  sync.Mutex
+	progress    map[string]progressRoute // upstream progress token → caller
+}
+
+type route struct {
+	up   *Upstream
+	tool string // the upstream's name for it
+	raw  json.RawMessage
+}
+
+type progressRoute struct {
+	session string
+	token   any
+}
+
+// New returns a router for opts.Servers. Nothing connects until Start.
+func New(opts Options) *Router {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ExactCountLimit == 0 {
+		opts.ExactCountLimit = 4 << 20
+	}
+	r := &Router{
+		opts:       opts,
+		log:        opts.Logger,
+		routes:     map[string]*route{},
+		registered: map[string]string{},
+		progress:   map[string]progressRoute{},
+	}
+	for _, sc := range opts.Servers {
+		u := newUpstream(sc, opts.Logger, clientInfo{"scratchpad-mcp", opts.Version})
+		u.onTools = func(*Upstream) { r.sync() }
+		u.h = handlers{notify: func(method string, params json.RawMessage) { r.onNotify(u, method, params) }}
+		r.ups = append(r.ups, u)
+	}
+	return r
+}
+
+// Upstreams lists the configured upstreams in config order.
+func (r *Router) Upstreams() []*Upstream { return r.ups }
+
+// Start connects to every upstream concurrently and returns at once; one
+// that fails is logged and retried with backoff, never blocking the others.
+func (r *Router) Start(ctx context.Context) {
+	for _, u := range r.ups {
+		u.start(ctx)
+	}
+}
+
+// Close stops every upstream (their processes are ended).
+func (r *Router) Close() {
+	var wg sync.WaitGroup
+	for _, u := range r.ups {
+		wg.Add(1)
+		go func() { defer wg.Done(); u.close() }()
+	}
+	wg.Wait()
+}
+
+// Attach registers the upstream tools on s and keeps them in sync.
+func (r *Router) Attach(s *server.MCPServer) {
+	r.mu.Lock()
+	r.srv = s
+	r.mu.Unlock()
+	r.sync()
+}
+
+// Tool describes one exposed upstream tool, for doctor and tests.
+type Tool struct {
+	Name      string // as exposed
+	Server    string
+	Upstream  string // the upstream's own name
+	Threshold int    // 0 when never intercepted
+}
+
+// Tools lists the exposed upstream tools sorted by name.
+func (r *Router) Tools() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(r.routes))
+	for name, rt := range r.routes {
+		t, _ := rt.up.cfg.Threshold(rt.tool)
+		out = append(out, Tool{Name: name, Server: rt.up.cfg.Name, Upstream: rt.tool, Threshold: t})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// sync rebuilds the catalogue from every upstream's last listing and
+// applies the difference to the MCP server, which tells clients
+// notifications/tools/list_changed.
+func (r *Router) sync() {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	reserved := map[string]bool{}
+	for _, n := range r.opts.Reserved {
+		reserved[n] = true
+	}
+	routes := map[string]*route{}
+	owner := map[string]string{}
+	for _, u := range r.ups {
+		for _, t := range u.toolList() {
+			if !u.cfg.Allowed(t.Name) {
+				continue
+			}
+			name := u.cfg.ExposedName(t.Name)
+			if reserved[name] {
+				r.log.Warn("upstream tool skipped: the name is one of scratchpad-mcp's own tools; set a prefix for this server", "server", u.cfg.Name, "tool", t.Name)
+				continue
+			}
+			if prev, dup := owner[name]; dup {
+				r.log.Warn("upstream tool skipped: name already exposed by another server; set a prefix", "tool", name, "server", u.cfg.Name, "exposed_by", prev)
+				continue
+			}
+			owner[name] = u.cfg.Name
+			routes[name] = &route{up: u, tool: t.Name, raw: t.Raw}
+		}
+	}
+	r.mu.Lock()
+	r.routes = routes
+	srv := r.srv
+	r.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	var remove []string
+	for name := range r.registered {
+		if _, ok := routes[name]; !ok {
+			remove = append(remove, name)
+		}
+	}
+	var add []server.ServerTool
+	for name, rt := range routes {
+		if r.registered[name] == string(rt.raw) {
+			continue
+		}
+		tool, err := exposedTool(name, rt)
+		if err != nil {
+			r.log.Warn("upstream tool skipped: invalid definition", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
+			continue
+		}
+		add = append(add, server.ServerTool{Tool: tool, Handler: r.handle})
+	}
+	if len(remove) > 0 {
+		srv.DeleteTools(remove...)
+		for _, n := range remove {
+			delete(r.registered, n)
+		}
+	}
+	if len(add) > 0 {
+		srv.AddTools(add...)
+		for _, t := range add {
+			r.registered[t.Tool.Name] = string(routes[t.Tool.Name].raw)
+		}
+	}
+}
+
+// exposedTool rebuilds an upstream tool definition under its exposed
+// name. The input schema is the upstream's raw bytes (mcp.Tool's schema
+// struct would drop anyOf, oneOf and more). A tool that can be diverted
+// loses its outputSchema: its pointer result has no structuredContent, and
+// strict clients reject a result that lacks what the schema promises.
+func exposedTool(name string, rt *route) (mcp.Tool, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(rt.raw, &fields); err != nil {
+		return mcp.Tool{}, err
+	}
+	input, output := fields["inputSchema"], fields["outputSchema"]
+	delete(fields, "inputSchema")
+	delete(fields, "outputSchema")
+	rest, _ := json.Marshal(fields)
+	var t mcp.Tool
+	if err := json.Unmarshal(rest, &t); err != nil {
+		return mcp.Tool{}, err
+	}
+	t.Name = name
+	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
+		input = json.RawMessage(`{"type":"object"}`)
+	}
+	t.RawInputSchema = input
+	if _, divertable := rt.up.cfg.Threshold(rt.tool); !divertable && len(output) > 0 && !bytes.Equal(output, []byte("null")) {
+		t.RawOutputSchema = output
+	}
+	return t, nil
+}
+
+func (r *Router) route(name string) *route {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.routes[name]
+}
+
+// handle forwards one tools/call and diverts its result when it is large.
+func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	rt := r.route(req.Params.Name)
+	if rt == nil {
+		return mcp.NewToolResultError(fmt.Sprintf("tool %q is not available: its upstream server is not connected or no longer lists it", req.Params.Name)), nil
+	}
+	params := map[string]any{"name": rt.tool}
+	if len(req.Params.RawArguments) > 0 {
+		params["arguments"] = req.Params.RawArguments
+	} else if req.Params.Arguments != nil {
+		params["arguments"] = req.Params.Arguments
+	}
+	if m := r.forwardMeta(ctx, req.Params.Meta); m != nil {
+		params["_meta"] = m
+		if tok, ok := m["progressToken"].(string); ok {
+			defer r.forgetProgress(tok)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, rt.up.cfg.Timeout)
+	defer cancel()
+	raw, err := rt.up.call(cctx, "tools/call", params)
+	if err != nil {
+		var rerr *RPCError
+		switch {
+		case errors.As(err, &rerr):
+			return nil, rerr
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			return mcp.NewToolResultError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", rt.up.cfg.Name, rt.tool, rt.up.cfg.Timeout, rt.up.cfg.Name)), nil
+		default:
+			return mcp.NewToolResultError(fmt.Sprintf("calling %s on upstream %q failed: %v", rt.tool, rt.up.cfg.Name, err)), nil
+		}
+	}
+	return r.finish(ctx, rt, raw)
+}
+
+// finish decides whether raw (a tools/call result) passes through or is
+// diverted, and builds the reply.
+func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", rt.up.cfg.Name, rt.tool, err)), nil
+	}
+	threshold, ok := rt.up.cfg.Threshold(rt.tool)
+	if !ok || res.IsError {
+		return &res, nil
+	}
+	agent, err := r.opts.Agent(ctx)
+	if err != nil {
+		return mcp.NewToolResultError("scratchpad-mcp: " + err.Error()), nil
+	}
+	if !agent.Enabled {
+		return &res, nil
+	}
+	visible, payload, divertable := modelView(&res)
+	if !divertable || !agent.Counter.AtLeast(visible, threshold) {
+		return &res, nil
+	}
+	st, err := Save(agent.Dir, rt.up.cfg.Name, rt.tool, payload)
+	if err != nil {
+		r.log.Error("diverting output failed", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
+		return mcp.NewToolResultError(fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be saved to the scratchpad, so it was not returned either: %v. Free disk space or fix memory_dir, then call the tool again.",
+			rt.tool, commas(len(payload)), commas(threshold), err)), nil
+	}
+	p := Pointer{Server: rt.up.cfg.Name, Tool: rt.tool, Stored: st, Threshold: threshold}
+	if len(visible) <= r.opts.ExactCountLimit {
+		p.Tokens = agent.Counter.Count(visible)
+		if agent.OnIntercept != nil {
+			agent.OnIntercept(p.Tokens)
+		}
+	} else {
+		// Estimate from the first 1 MiB; count the whole in the background
+		// for the budget so the reply is not held.
+		prefix := visible[:1<<20]
+		p.Tokens = int(float64(agent.Counter.Count(prefix)) * float64(len(visible)) / float64(len(prefix)))
+		p.Estimated = true
+		go func() {
+			n := agent.Counter.Count(visible)
+			if agent.OnIntercept != nil {
+				agent.OnIntercept(n)
+			}
+		}()
+	}
+	r.log.Info("intercepted", "server", rt.up.cfg.Name, "tool", rt.tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes)
+	out := mcp.NewToolResultText(p.Text(payload))
+	out.Meta = mcp.NewMetaFromMap(map[string]any{"scratchpad/diverted": map[string]any{
+		"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
+		"bytes": st.Bytes, "lines": st.Lines, "threshold": threshold, "server": rt.up.cfg.Name, "tool": rt.tool,
+	}})
+	return out, nil
+}
+
+
+// modelView extracts what the model would read (text contents, text of
+// embedded resources, structuredContent) and what to store (the text, or
+// the structured content when there is no text). A result with image or
+// audio content is never diverted.
+func modelView(res *mcp.CallToolResult) (visible, payload []byte, divertable bool) {
+	var texts [][]byte
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			texts = append(texts, []byte(v.Text))
+		case mcp.EmbeddedResource:
+			if t, ok := v.Resource.(mcp.TextResourceContents); ok {
+				texts = append(texts, []byte(t.Text))
+			}
+		case mcp.ImageContent, mcp.AudioContent:
+			return nil, nil, false
+		}
+	}
+	payload = bytes.Join(texts, []byte("\n"))
+	visible = payload
+	if len(res.RawStructuredContent) > 0 {
+		if len(visible) == 0 {
+			payload = res.RawStructuredContent
+			visible = payload
+		} else {
+			visible = append(append(append([]byte{}, visible...), '\n'), res.RawStructuredContent...)
+		}
+	}
+	return visible, payload, len(payload) > 0
+}
+
+// forwardMeta copies the caller's _meta for the upstream, replacing the
+// progress token with one unique across all callers and remembering where
+// progress for it must go.
+func (r *Router) forwardMeta(ctx context.Context, m *mcp.Meta) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range m.AdditionalFields {
+		out[k] = v
+	}
+	if m.ProgressToken != nil {
+		tok := "sp-" + strconv.FormatInt(r.progressSeq.Add(1), 10)
+		session := ""
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			session = s.SessionID()
+		}
+		r.progressMu.Lock()
+		r.progress[tok] = progressRoute{session: session, token: m.ProgressToken}
+		r.progressMu.Unlock()
+		out["progressToken"] = tok
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (r *Router) forgetProgress(tok string) {
+	r.progressMu.Lock()
+	delete(r.progress, tok)
+	r.progressMu.Unlock()
+}
+
+// onNotify handles notifications an upstream sends on its own.
+func (r *Router) onNotify(u *Upstream, method string, params json.RawMessage) {
+	r.mu.RLock()
+	srv := r.srv
+	r.mu.RUnlock()
+	if srv == nil {
+		return
+	}
+	switch method {
+	case "notifications/progress":
+		var p map[string]any
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		tok, _ := p["progressToken"].(string)
+		r.progressMu.Lock()
+		pr, ok := r.progress[tok]
+		r.progressMu.Unlock()
+		if !ok {
+			return
+		}
+		p["progressToken"] = pr.token
+		if err := srv.SendNotificationToSpecificClient(pr.session, method, p); err != nil {
+			r.log.Debug("forwarding progress failed", "error", err)
+		}
+	case "notifications/message":
+		var p map[string]any
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		if p["logger"] == nil {
+			p["logger"] = u.cfg.Name
+		}
+		srv.SendNotificationToAllClients(method, p)
+	}
+}

@@ -1,0 +1,353 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+// Upstream is one configured MCP server. It connects in the background,
+// restarts a connection that dies with exponential backoff, and keeps the
+// server's last tool listing as raw JSON.
+//
+// Calls made while it is (re)connecting wait until it is ready or their
+// context ends; calls in flight when it dies fail with [ErrUpstreamExited].
+type Upstream struct {
+	cfg  config.Server
+	log  *slog.Logger
+	h    handlers
+	info clientInfo
+
+	// onTools is called (off the read loop) after every successful listing.
+	onTools func(*Upstream)
+
+	mu      sync.Mutex
+	c       conn
+	ready   chan struct{} // closed while c is usable; replaced when c dies
+	tools   []rawTool
+	initRes json.RawMessage // the upstream's initialize result
+	state   string
+	lastErr error
+
+	refresh chan struct{} // list_changed received: re-list
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+type clientInfo struct {
+	name, version string
+}
+
+// rawTool is a tool exactly as the upstream listed it.
+type rawTool struct {
+	Name string
+	Raw  json.RawMessage // the whole tool object
+}
+
+// Upstream states, as reported by [Upstream.State].
+const (
+	StateConnecting = "connecting"
+	StateReady      = "ready"
+	StateRestarting = "restarting"
+	StateFailed     = "failed"
+	StateStopped    = "stopped"
+)
+
+func newUpstream(cfg config.Server, log *slog.Logger, info clientInfo) *Upstream {
+	return &Upstream{
+		cfg:     cfg,
+		log:     log.With("server", cfg.Name),
+		info:    info,
+		ready:   make(chan struct{}),
+		state:   StateConnecting,
+		refresh: make(chan struct{}, 1),
+		stopped: make(chan struct{}),
+	}
+}
+
+// Name is the server's name from the config.
+func (u *Upstream) Name() string { return u.cfg.Name }
+
+// Config is the server's configuration.
+func (u *Upstream) Config() *config.Server { return &u.cfg }
+
+// State reports the connection state and, when not ready, the last error.
+func (u *Upstream) State() (string, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.state, u.lastErr
+}
+
+// InitializeResult is the upstream's raw initialize result (nil before the
+// first connection).
+func (u *Upstream) InitializeResult() json.RawMessage {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.initRes
+}
+
+func (u *Upstream) toolList() []rawTool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.tools
+}
+
+// start runs the supervisor until ctx ends or [Upstream.close].
+func (u *Upstream) start(ctx context.Context) {
+	ctx, u.stop = context.WithCancel(ctx)
+	go u.supervise(ctx)
+}
+
+func (u *Upstream) close() {
+	if u.stop != nil {
+		u.stop()
+		<-u.stopped
+	}
+}
+
+func (u *Upstream) setState(s string, err error) {
+	u.mu.Lock()
+	u.state, u.lastErr = s, err
+	u.mu.Unlock()
+}
+
+// backoff is the wait before reconnect attempt n (1-based): 250ms doubling,
+// capped by restart_backoff_max.
+func (u *Upstream) backoff(n int) time.Duration {
+	d := 250 * time.Millisecond
+	for i := 1; i < n && d < u.cfg.RestartBackoffMax; i++ {
+		d *= 2
+	}
+	if max := u.cfg.RestartBackoffMax; max > 0 && d > max {
+		d = max
+	}
+	return d
+}
+
+func (u *Upstream) supervise(ctx context.Context) {
+	defer close(u.stopped)
+	failures := 0
+	for {
+		c, err := u.connect(ctx)
+		if err == nil {
+			failures = 0
+			u.log.Info("upstream ready", "tools", len(u.toolList()))
+			err = u.serve(ctx, c)
+			_ = c.Close()
+			if ctx.Err() != nil {
+				u.setState(StateStopped, nil)
+				return
+			}
+			u.log.Warn("upstream connection lost", "error", err)
+		} else if ctx.Err() != nil {
+			u.setState(StateStopped, nil)
+			return
+		} else {
+			u.log.Error("upstream failed to start", "error", err)
+		}
+		failures++
+		max := u.cfg.RestartMaxAttempts
+		if max == config.NeverRestart || (max > 0 && failures > max) {
+			u.log.Error("upstream given up", "attempts", failures, "error", err)
+			u.setState(StateFailed, err)
+			return
+		}
+		u.setState(StateRestarting, err)
+		wait := u.backoff(failures)
+		u.log.Info("upstream restarting", "attempt", failures, "in", wait.String())
+		select {
+		case <-ctx.Done():
+			u.setState(StateStopped, nil)
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// serve publishes c as the live connection until it dies or ctx ends, and
+// re-lists tools whenever the upstream says they changed.
+func (u *Upstream) serve(ctx context.Context, c conn) error {
+	u.mu.Lock()
+	u.c = c
+	u.state, u.lastErr = StateReady, nil
+	close(u.ready)
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		u.c = nil
+		u.ready = make(chan struct{})
+		u.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.Done():
+			return c.Err()
+		case <-u.refresh:
+			lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+			tools, err := listTools(lctx, c)
+			cancel()
+			if err != nil {
+				u.log.Warn("re-listing tools after list_changed failed", "error", err)
+				continue
+			}
+			u.mu.Lock()
+			u.tools = tools
+			u.mu.Unlock()
+			if u.onTools != nil {
+				u.onTools(u)
+			}
+		}
+	}
+}
+
+// connect starts the transport, runs the MCP handshake and lists tools.
+func (u *Upstream) connect(ctx context.Context) (conn, error) {
+	h := u.h
+	userNotify := h.notify
+	h.notify = func(method string, params json.RawMessage) {
+		if method == "notifications/tools/list_changed" {
+			// Never re-list from here: the reply would arrive on the read
+			// loop this handler may be holding. Signal the supervisor.
+			select {
+			case u.refresh <- struct{}{}:
+			default:
+			}
+		}
+		if userNotify != nil {
+			userNotify(method, params)
+		}
+	}
+	var c conn
+	var err error
+	switch u.cfg.Transport {
+	case config.TransportStdio, "":
+		argv := append(append([]string{}, u.cfg.Cmd...), u.cfg.Args...)
+		c, err = startStdio(u.cfg.Name, argv, u.cfg.Env, u.cfg.Cwd, h, u.log)
+	default:
+		dctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+		defer cancel()
+		c, err = dialRemote(dctx, u.cfg.Name, u.cfg.Transport, u.cfg.URL, u.cfg.Headers, h, u.log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	defer cancel()
+	initRes, err := c.Call(hctx, "initialize", map[string]any{
+		"protocolVersion": mcp.LATEST_PROTOCOL_VERSION,
+		"capabilities": map[string]any{
+			"roots":       map[string]any{"listChanged": true},
+			"sampling":    map[string]any{},
+			"elicitation": map[string]any{},
+		},
+		"clientInfo": map[string]any{"name": u.info.name, "version": u.info.version},
+	})
+	if err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if err := c.Notify(hctx, "notifications/initialized", nil); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("initialized notification: %w", err)
+	}
+	tools, err := listTools(hctx, c)
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	u.mu.Lock()
+	u.tools = tools
+	u.initRes = initRes
+	u.mu.Unlock()
+	if u.onTools != nil {
+		u.onTools(u)
+	}
+	return c, nil
+}
+
+// listTools follows cursors until the upstream has listed every tool.
+func listTools(ctx context.Context, c conn) ([]rawTool, error) {
+	var out []rawTool
+	cursor := ""
+	for page := 0; ; page++ {
+		if page > 1000 {
+			return nil, fmt.Errorf("%w: tools/list did not stop paginating", ErrInvalidResponse)
+		}
+		var params any
+		if cursor != "" {
+			params = map[string]any{"cursor": cursor}
+		}
+		res, err := c.Call(ctx, "tools/list", params)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		var list struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &list); err != nil {
+			return nil, fmt.Errorf("%w: tools/list: %v", ErrInvalidResponse, err)
+		}
+		for _, raw := range list.Tools {
+			var t struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+				return nil, fmt.Errorf("%w: tools/list: a tool without a name", ErrInvalidResponse)
+			}
+			out = append(out, rawTool{Name: t.Name, Raw: raw})
+		}
+		if list.NextCursor == "" {
+			return out, nil
+		}
+		cursor = list.NextCursor
+	}
+}
+
+// call waits for the upstream to be ready, then sends one request. The
+// caller's ctx bounds both the wait and the call.
+func (u *Upstream) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	for {
+		u.mu.Lock()
+		c, ready, state, lastErr := u.c, u.ready, u.state, u.lastErr
+		u.mu.Unlock()
+		if c != nil {
+			res, err := c.Call(ctx, method, params)
+			if errors.Is(err, ErrUpstreamExited) {
+				return nil, fmt.Errorf("upstream %q exited during the call: %w", u.cfg.Name, err)
+			}
+			return res, err
+		}
+		if state == StateFailed || state == StateStopped {
+			return nil, fmt.Errorf("%w: upstream %q is %s: %v", ErrUpstreamUnavailable, u.cfg.Name, state, lastErr)
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			if lastErr != nil {
+				return nil, fmt.Errorf("%w: upstream %q is %s (last error: %v)", ErrUpstreamUnavailable, u.cfg.Name, state, lastErr)
+			}
+			return nil, fmt.Errorf("%w: upstream %q is %s", ErrUpstreamUnavailable, u.cfg.Name, state)
+		}
+	}
+}
+
+// notify sends a notification if connected; otherwise it is dropped.
+func (u *Upstream) notify(ctx context.Context, method string, params any) {
+	u.mu.Lock()
+	c := u.c
+	u.mu.Unlock()
+	if c != nil {
+		_ = c.Notify(ctx, method, params)
+	}
+}

@@ -1,0 +1,155 @@
+package budget
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Identity names an agent. It comes from the transport (flags, HTTP
+// headers set by the orchestrator), never from tool arguments.
+type Identity struct {
+	AgentID   string // unique per agent within the server's lifetime
+	AgentName string // --agent or X-Scratchpad-Agent
+	Role      string // "coordinator" or "worker"
+	RunID     string // X-Scratchpad-Run; empty for a single agent
+	SessionID string // the MCP session id; empty on stdio
+	Iteration int    // X-Scratchpad-Iteration
+}
+
+// Unlimited, passed as usable to [NewAgent], gives an agent no budget:
+// every charge succeeds and is still accounted. Use it for coordinators
+// the configuration gives no budget.
+const Unlimited = -1
+
+// Agent is one agent's context budget and its accounting. All methods are
+// safe for concurrent use: tool calls of one session may run in parallel.
+//
+// Remaining, Total and TryCharge are the methods the exploration tools
+// need, so *Agent satisfies their budget interface without this package
+// knowing about them.
+type Agent struct {
+	id Identity
+
+	mu     sync.Mutex
+	usable int // Unlimited or >= 0; fixed after NewAgent
+	used   int
+
+	intercepted atomic.Int64
+	extracted   atomic.Int64
+	calls       atomic.Int64
+
+	finished atomic.Bool // set by the first Events.Finish
+}
+
+// NewAgent returns an agent that may hold usable tokens in its context
+// (see [Options.Usable]) and already holds initialUsed: the tokens of the
+// tool definitions it was listed and of the server instructions. A usable
+// below zero other than [Unlimited] is treated as zero, as is a negative
+// initialUsed.
+func NewAgent(id Identity, usable, initialUsed int) *Agent {
+	if usable < 0 && usable != Unlimited {
+		usable = 0
+	}
+	return &Agent{id: id, usable: usable, used: max(initialUsed, 0)}
+}
+
+// Identity returns who the agent is.
+func (a *Agent) Identity() Identity { return a.id }
+
+// Limited reports whether the agent has a budget at all.
+func (a *Agent) Limited() bool { return a.usable != Unlimited }
+
+// Total returns the usable budget, the "of N" in exploration footers;
+// 0 for an [Unlimited] agent.
+func (a *Agent) Total() int { return max(a.usable, 0) }
+
+// Remaining returns the tokens the agent may still be given, never below
+// zero; math.MaxInt for an [Unlimited] agent.
+func (a *Agent) Remaining() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.remainingLocked()
+}
+
+func (a *Agent) remainingLocked() int {
+	if a.usable == Unlimited {
+		return math.MaxInt
+	}
+	return max(a.usable-a.used, 0)
+}
+
+// Used returns the tokens the agent is known to hold.
+func (a *Agent) Used() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.used
+}
+
+// TryCharge charges n tokens if they fit in what remains, as one atomic
+// check-and-charge so that parallel calls cannot overspend together. It
+// returns what remains afterwards and whether it charged. A charged n is
+// added to tokens_extracted. A negative n charges nothing and succeeds.
+func (a *Agent) TryCharge(n int) (left int, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n <= 0 {
+		return a.remainingLocked(), true
+	}
+	if a.usable != Unlimited && n > a.usable-a.used {
+		return a.remainingLocked(), false
+	}
+	a.used = satAdd(a.used, n)
+	a.extracted.Add(int64(n))
+	return a.remainingLocked(), true
+}
+
+// AddIntercepted records n tokens diverted to disk instead of returned.
+// They never enter the context, so they do not touch the budget.
+func (a *Agent) AddIntercepted(n int) {
+	if n > 0 {
+		a.intercepted.Add(int64(n))
+	}
+}
+
+// ObserveUsage takes the model's real usage reported by the client (the
+// "scratchpad/usage" _meta or the X-Scratchpad-Context-Tokens header) as
+// ground truth: used becomes max(used, input+output). It never lowers used,
+// because a report can be older than charges made since. Negative values
+// count as zero.
+func (a *Agent) ObserveUsage(inputTokens, outputTokens int) {
+	total := satAdd(max(inputTokens, 0), max(outputTokens, 0))
+	a.mu.Lock()
+	a.used = max(a.used, total)
+	a.mu.Unlock()
+}
+
+// CountCall records one tool call made by the agent.
+func (a *Agent) CountCall() { a.calls.Add(1) }
+
+// Usage returns a snapshot of the agent's accounting as a
+// scratchpad_usage record stamped with the current time.
+func (a *Agent) Usage() Usage {
+	return Usage{
+		Event:             EventName,
+		AgentID:           a.id.AgentID,
+		AgentName:         a.id.AgentName,
+		Role:              a.id.Role,
+		RunID:             a.id.RunID,
+		SessionID:         a.id.SessionID,
+		Iteration:         a.id.Iteration,
+		TokensIntercepted: int(a.intercepted.Load()),
+		TokensExtracted:   int(a.extracted.Load()),
+		Calls:             int(a.calls.Load()),
+		Time:              time.Now().UTC(),
+	}
+}
+
+// satAdd adds two non-negative ints without wrapping.
+func satAdd(x, y int) int {
+	if x > math.MaxInt-y {
+		return math.MaxInt
+	}
+	return x + y
+}

@@ -1,0 +1,163 @@
+package budget
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// explorer is the budget interface of the exploration tools, restated so
+// that this test fails to compile if *Agent stops satisfying it.
+type explorer interface {
+	Remaining() int
+	Total() int
+	TryCharge(n int) (left int, ok bool)
+}
+
+var _ explorer = (*Agent)(nil)
+
+func TestTryChargeConcurrentNeverOverspends(t *testing.T) {
+	const (
+		usable     = 100_000
+		initial    = 1_234
+		goroutines = 64
+		perG       = 500
+	)
+	a := NewAgent(Identity{AgentName: "w"}, usable, initial)
+	var charged atomic.Int64
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range perG {
+				n := 1 + (g*31+i*7)%17 // 1..17, varied so the last charges straddle the limit
+				left, ok := a.TryCharge(n)
+				if left < 0 {
+					t.Errorf("TryCharge returned negative remaining %d", left)
+				}
+				if ok {
+					charged.Add(int64(n))
+				}
+				a.CountCall()
+			}
+		})
+	}
+	wg.Wait()
+	// 64*500 charges of avg ~9 tokens ask for ~290k, far past the budget.
+	if got := a.Used(); got > usable {
+		t.Fatalf("used %d exceeds usable %d", got, usable)
+	}
+	if got, want := a.Used(), initial+int(charged.Load()); got != want {
+		t.Fatalf("used %d, want initial+charged = %d", got, want)
+	}
+	u := a.Usage()
+	if u.TokensExtracted != int(charged.Load()) {
+		t.Fatalf("tokens_extracted %d, want %d", u.TokensExtracted, charged.Load())
+	}
+	if u.Calls != goroutines*perG {
+		t.Fatalf("calls %d, want %d", u.Calls, goroutines*perG)
+	}
+	// The largest charge is 17, so the budget must be nearly exhausted.
+	if a.Remaining() >= 17 {
+		t.Fatalf("remaining %d: charges that fit were refused", a.Remaining())
+	}
+}
+
+func TestTryCharge(t *testing.T) {
+	tests := []struct {
+		name     string
+		usable   int
+		initial  int
+		charges  []int
+		wantOK   []bool
+		wantLeft []int
+	}{
+		{"exact fit", 100, 10, []int{90, 1}, []bool{true, false}, []int{0, 0}},
+		{"refused charge changes nothing", 100, 0, []int{101, 100}, []bool{false, true}, []int{100, 0}},
+		{"zero and negative succeed free", 10, 0, []int{0, -5, 10}, []bool{true, true, true}, []int{10, 10, 0}},
+		{"initial above usable", 10, 50, []int{1, 0}, []bool{false, true}, []int{0, 0}},
+		{"negative usable is zero", -7, 0, []int{1}, []bool{false}, []int{0}},
+		{"unlimited", Unlimited, 5, []int{math.MaxInt, 10}, []bool{true, true}, []int{math.MaxInt, math.MaxInt}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := NewAgent(Identity{}, tt.usable, tt.initial)
+			for i, n := range tt.charges {
+				left, ok := a.TryCharge(n)
+				if ok != tt.wantOK[i] || left != tt.wantLeft[i] {
+					t.Fatalf("charge %d (%d) = %d, %v; want %d, %v", i, n, left, ok, tt.wantLeft[i], tt.wantOK[i])
+				}
+			}
+		})
+	}
+}
+
+func TestObserveUsageNeverLowers(t *testing.T) {
+	a := NewAgent(Identity{}, 1000, 100)
+	steps := []struct {
+		in, out  int
+		wantUsed int
+	}{
+		{300, 50, 350},
+		{100, 10, 350}, // an older, smaller report
+		{-10, -10, 350},
+		{400, 0, 400},
+		{math.MaxInt, 1, math.MaxInt}, // saturates instead of wrapping negative
+	}
+	for i, s := range steps {
+		a.ObserveUsage(s.in, s.out)
+		if got := a.Used(); got != s.wantUsed {
+			t.Fatalf("step %d: used %d, want %d", i, got, s.wantUsed)
+		}
+	}
+	if a.Remaining() != 0 {
+		t.Fatalf("remaining %d after overflow report, want 0", a.Remaining())
+	}
+	if got := a.Usage().TokensExtracted; got != 0 {
+		t.Fatalf("observed usage counted as extracted: %d", got)
+	}
+}
+
+func TestObserveUsageConcurrentWithCharges(t *testing.T) {
+	a := NewAgent(Identity{}, 1_000_000, 0)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				if g%2 == 0 {
+					a.TryCharge(3)
+				} else {
+					a.ObserveUsage(i*10, 0)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// Reports absorb earlier charges, so only the largest report is a floor.
+	if a.Used() < 9990 {
+		t.Fatalf("used %d below the largest report 9990", a.Used())
+	}
+	if got := a.Usage().TokensExtracted; got != 4*1000*3 {
+		t.Fatalf("tokens_extracted %d, want %d", got, 4*1000*3)
+	}
+}
+
+func TestAccounting(t *testing.T) {
+	a := NewAgent(Identity{AgentID: "a1", AgentName: "w1", Role: "worker", RunID: "r", SessionID: "s", Iteration: 2}, 1000, 0)
+	a.AddIntercepted(5000)
+	a.AddIntercepted(-3)
+	a.TryCharge(40)
+	a.CountCall()
+	if a.Remaining() != 960 || a.Total() != 1000 {
+		t.Fatalf("remaining %d total %d; want 960 1000", a.Remaining(), a.Total())
+	}
+	u := a.Usage()
+	if u.Event != EventName || u.AgentID != "a1" || u.AgentName != "w1" || u.Role != "worker" ||
+		u.RunID != "r" || u.SessionID != "s" || u.Iteration != 2 ||
+		u.TokensIntercepted != 5000 || u.TokensExtracted != 40 || u.Calls != 1 || u.Time.IsZero() {
+		t.Fatalf("Usage() = %+v", u)
+	}
+	if NewAgent(Identity{}, Unlimited, 0).Total() != 0 || NewAgent(Identity{}, Unlimited, 0).Limited() {
+		t.Fatal("unlimited agent reports a total or a limit")
+	}
+}

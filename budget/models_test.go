@@ -64,9 +64,9 @@ func TestOptionsUsable(t *testing.T) {
 		want    int
 		wantErr error
 	}{
-		{"table and default margin", Options{Model: "gpt-4o"}, 115_200, nil},
+		{"table and default margin", Options{Model: "gpt-4o"}, 102_400, nil},
 		{"explicit window wins", Options{Model: "gpt-4o", ContextWindow: 10_000, SafetyMargin: 0.2}, 8_000, nil},
-		{"window without model", Options{ContextWindow: 1000}, 900, nil},
+		{"window without model", Options{ContextWindow: 1000}, 800, nil},
 		{"negative margin means none", Options{ContextWindow: 1000, SafetyMargin: -1}, 1000, nil},
 		{"unknown model", Options{Model: "my-finetune"}, 0, ErrUnknownModel},
 		{"zero value", Options{}, 0, ErrUnknownModel},

@@ -8,7 +8,7 @@ import (
 // DefaultSafetyMargin is the share of the context window kept free for the
 // model's own output and the conversation around tool results, used when
 // [Options.SafetyMargin] is zero.
-const DefaultSafetyMargin = 0.1
+const DefaultSafetyMargin = 0.2
 
 // Options size an agent's budget. The zero value is not usable on its own:
 // it needs a Model the built-in table knows or a ContextWindow.

@@ -1,0 +1,111 @@
+package tokens
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Counter counts tokens for one encoding. Safe for concurrent use. The zero
+// value is not usable: get one from [ForModel] or [ForEncoding].
+type Counter struct {
+	enc *lazyEncoding
+	// anthropic scales the cl100k_base count by 1.1, rounding up, because no
+	// public Claude tokenizer exists.
+	anthropic bool
+}
+
+// Encoding names accepted by [ForEncoding].
+const (
+	O200kBase  = "o200k_base"
+	CL100kBase = "cl100k_base"
+	Claude     = "claude"
+)
+
+// Encodings lists the names [ForEncoding] accepts.
+func Encodings() []string { return []string{O200kBase, CL100kBase, Claude} }
+
+// ForEncoding returns the counter for an encoding name: "o200k_base",
+// "cl100k_base" or "claude" (cl100k_base × 1.1, rounded up). An unknown name
+// returns an error wrapping [ErrUnknownEncoding].
+func ForEncoding(name string) (*Counter, error) {
+	switch name {
+	case O200kBase:
+		return &Counter{enc: o200kBase}, nil
+	case CL100kBase:
+		return &Counter{enc: cl100kBase}, nil
+	case Claude:
+		return &Counter{enc: cl100kBase, anthropic: true}, nil
+	}
+	return nil, fmt.Errorf("tokens: %w %q (known: %s, %s, %s)", ErrUnknownEncoding, name, O200kBase, CL100kBase, Claude)
+}
+
+// Name describes the encoding, e.g. "o200k_base" or
+// "cl100k_base*1.1 (anthropic approximation)".
+func (c *Counter) Name() string {
+	if c.anthropic {
+		return c.enc.name + "*1.1 (anthropic approximation)"
+	}
+	return c.enc.name
+}
+
+// Preload starts loading the encoding in the background and returns at once,
+// so the first Count does not pay the load (about 40 ms for o200k_base).
+func (c *Counter) Preload() {
+	go c.enc.get()
+}
+
+// Count returns the exact token count of b (for the Anthropic counter, the
+// scaled cl100k_base count). Ill-formed UTF-8 is counted as the text a UTF-8
+// decoder would produce, each maximal ill-formed subsequence becoming U+FFFD.
+// Large inputs are counted on all cores. It blocks until the encoding is
+// loaded.
+func (c *Counter) Count(b []byte) int {
+	e, err := c.enc.get()
+	if err != nil {
+		// Only a corrupt build gets here (the vocabulary is embedded and the
+		// tests load it); the byte length is an upper bound that errs toward
+		// diverting.
+		return c.scale(len(b))
+	}
+	return c.scale(e.count(b, 0))
+}
+
+// CountString is Count for a string.
+func (c *Counter) CountString(s string) int {
+	return c.Count(unsafeBytes(s))
+}
+
+// AtLeast reports whether Count(b) >= n, counting no more than it must: an
+// input with fewer bytes than n tokens' worth is answered without counting
+// (BPE never yields more tokens than bytes), and counting stops as soon as n
+// is reached.
+func (c *Counter) AtLeast(b []byte, n int) bool {
+	if n <= 0 {
+		return true
+	}
+	if c.scale(len(b)) < n && utf8.Valid(b) {
+		return false
+	}
+	// Ill-formed bytes become 3-byte U+FFFD, so only that bound is sure.
+	if c.scale(3*len(b)) < n {
+		return false
+	}
+	e, err := c.enc.get()
+	if err != nil {
+		return true
+	}
+	need := int64(n)
+	if c.anthropic {
+		// Smallest m with ceil(1.1*m) >= n.
+		need = (10*int64(n)-10)/11 + 1
+	}
+	return int64(e.count(b, need)) >= need
+}
+
+// scale applies the Anthropic factor: ceil(n × 1.1) in integers.
+func (c *Counter) scale(n int) int {
+	if c.anthropic {
+		return (n*11 + 9) / 10
+	}
+	return n
+}

@@ -1,0 +1,43 @@
+package tokens
+
+import "strings"
+
+// ForModel picks the counter for an agent's [agent] provider and model:
+//
+//   - Anthropic (provider "anthropic", or a model id containing "claude",
+//     including Bedrock ids like "anthropic.claude-…" and OpenRouter ids like
+//     "anthropic/claude-sonnet-4"): cl100k_base × 1.1 rounded up, an
+//     approximation since no public Claude tokenizer exists.
+//   - OpenAI: o200k_base for gpt-5*, gpt-4o*, gpt-4.1*, gpt-4.5*, o1*, o3*,
+//     o4*, chatgpt-4o*, gpt-oss*; cl100k_base for gpt-4*, gpt-3.5*, and the
+//     cl100k embedding and base models.
+//   - Gemini and everything else: o200k_base (exact Gemma counts are a
+//     separate issue).
+//
+// Matching ignores case and a leading "provider/" path.
+func ForModel(provider, model string) *Counter {
+	p, m := strings.ToLower(provider), strings.ToLower(model)
+	if p == "anthropic" || strings.Contains(m, "claude") {
+		return &Counter{enc: cl100kBase, anthropic: true}
+	}
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, pre := range o200kPrefixes {
+		if strings.HasPrefix(m, pre) {
+			return &Counter{enc: o200kBase}
+		}
+	}
+	for _, pre := range cl100kPrefixes {
+		if strings.HasPrefix(m, pre) {
+			return &Counter{enc: cl100kBase}
+		}
+	}
+	return &Counter{enc: o200kBase}
+}
+
+// o200kPrefixes is checked first because "gpt-4o" and "gpt-4.1" also start
+// with the cl100k prefix "gpt-4".
+var o200kPrefixes = []string{"gpt-5", "gpt-4o", "gpt-4.1", "gpt-4.5", "chatgpt-4o", "gpt-oss", "o1", "o3", "o4"}
+
+var cl100kPrefixes = []string{"gpt-4", "gpt-3.5", "gpt-35", "text-embedding-ada-002", "text-embedding-3", "davinci-002", "babbage-002"}

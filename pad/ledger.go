@@ -1,0 +1,167 @@
+package pad
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	ledgerFile     = "entries.jsonl"
+	ledgerLockFile = ".entries.lock"
+)
+
+// Entry is one finding in the append-only ledger, stored as one JSON line.
+type Entry struct {
+	Time time.Time `json:"ts"`
+	Note string    `json:"note"`
+	Tags []string  `json:"tags,omitempty"`
+}
+
+// appendEntry writes one entry as a single O_APPEND write under the ledger
+// lock. The lock makes appends from goroutines and processes take turns;
+// the single write keeps a line whole even where the lock is not honoured.
+func appendEntry(dir string, e Entry) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("pad: encode entry: %w", err)
+	}
+	line = append(line, '\n')
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("pad: create pad dir: %w", err)
+	}
+	lk, err := lockFile(filepath.Join(dir, ledgerLockFile))
+	if err != nil {
+		return err
+	}
+	defer lk.unlock()
+	// Open under the lock: a compaction may have renamed a new file into
+	// place, and a descriptor opened before it would write to the old one.
+	f, err := os.OpenFile(filepath.Join(dir, ledgerFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("pad: open ledger: %w", err)
+	}
+	defer f.Close()
+	// A crash mid-write can leave a line without its newline; start ours on
+	// a fresh line so only the torn one is lost.
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
+		return fmt.Errorf("pad: append entry: %w", err)
+	}
+	return nil
+}
+
+// readLedger returns all entries in file order and the number of lines that
+// did not decode (torn or hand-mangled), which are skipped.
+func readLedger(dir string) ([]Entry, int, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ledgerFile))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, 0, nil
+		}
+		return nil, 0, fmt.Errorf("pad: read ledger: %w", err)
+	}
+	return decodeLedger(data)
+}
+
+func decodeLedger(data []byte) ([]Entry, int, error) {
+	var out []Entry
+	bad := 0
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var line []byte
+		if i < 0 {
+			line, data = data, nil
+		} else {
+			line, data = data[:i], data[i+1:]
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil || e.Note == "" {
+			bad++
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, bad, nil
+}
+
+// compactLedger rewrites the ledger without entries older than cutoff and
+// returns how many were dropped. Unreadable lines are dropped too.
+func compactLedger(dir string, cutoff time.Time) (int, error) {
+	path := filepath.Join(dir, ledgerFile)
+	if _, err := os.Stat(path); err != nil {
+		if os.IsNotExist(err) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("pad: stat ledger: %w", err)
+	}
+	lk, err := lockFile(filepath.Join(dir, ledgerLockFile))
+	if err != nil {
+		return 0, err
+	}
+	defer lk.unlock()
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("pad: open ledger: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return 0, fmt.Errorf("pad: read ledger: %w", err)
+	}
+	entries, bad, _ := decodeLedger(data)
+	var buf bytes.Buffer
+	dropped := bad
+	for _, e := range entries {
+		if e.Time.Before(cutoff) {
+			dropped++
+			continue
+		}
+		line, _ := json.Marshal(e)
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if dropped == 0 {
+		return 0, nil
+	}
+	if err := writeAtomic(path, buf.Bytes()); err != nil {
+		return 0, err
+	}
+	return dropped, nil
+}
+
+// cleanNote validates a note and its tags for the ledger.
+func cleanNote(note string, tags []string) (string, []string, error) {
+	note = strings.TrimSpace(note)
+	if note == "" {
+		return "", nil, fmt.Errorf("%w: append_scratchpad needs a non-empty note", ErrEmptyNote)
+	}
+	if n := utf8.RuneCountInString(note); n > maxNoteChars {
+		return "", nil, fmt.Errorf("%w: %d characters, the limit is %d; split it or keep the detail in a file", ErrNoteTooLong, n, maxNoteChars)
+	}
+	var clean []string
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		clean = append(clean, t)
+	}
+	return strings.ToValidUTF8(note, "\uFFFD"), clean, nil
+}

@@ -1,0 +1,708 @@
+package pad
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// File names inside a pad directory.
+const (
+	mdFile     = "pad.md"
+	jsonFile   = "pad.json"
+	lockName   = ".pad.lock"
+	noticeFile = ".notice"
+)
+
+// Pad is one scratchpad directory. It holds no state between calls beyond
+// its options, so hand edits are seen on the next call, and one *Pad may be
+// used from many goroutines; processes coordinate through file locks.
+type Pad struct {
+	dir    string
+	opts   Options
+	schema *jsonschema.Schema
+	file   string // mdFile or jsonFile
+	ext    string // extension of history files
+}
+
+// Result describes what an update did.
+type Result struct {
+	// Changed is false for a no-op (an empty patch list, or patches that
+	// leave the text as it was); nothing was written then.
+	Changed bool
+	// Diff is the unified diff of the change, "" when nothing changed.
+	Diff string
+	// Warnings are for the model: sections over their cap, checks out of
+	// range, removes that matched nothing, a quarantined file.
+	Warnings []string
+}
+
+// Open returns the pad stored in dir. Nothing is created until the first
+// write. If dir exists, temp files left by a crash are removed.
+func Open(dir string, opts Options) (*Pad, error) {
+	o, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("%w: empty pad directory", ErrOptions)
+	}
+	p := &Pad{dir: dir, opts: o, file: mdFile, ext: ".md"}
+	if o.Format == FormatJSON {
+		p.file, p.ext = jsonFile, ".json"
+		if len(o.Schema) > 0 {
+			if p.schema, err = compileSchema(o.Schema); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if info, err := os.Stat(dir); err == nil && info.IsDir() {
+		if err := p.cleanStale(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// cleanStale removes crash leftovers while holding both locks, so no live
+// writer (of the pad or of a ledger compaction) owns a temp file.
+func (p *Pad) cleanStale() error {
+	lk, err := lockFile(filepath.Join(p.dir, lockName))
+	if err != nil {
+		return err
+	}
+	defer lk.unlock()
+	lk2, err := lockFile(filepath.Join(p.dir, ledgerLockFile))
+	if err != nil {
+		return err
+	}
+	defer lk2.unlock()
+	_, err = removeTemps(p.dir)
+	return err
+}
+
+// Dir returns the pad directory.
+func (p *Pad) Dir() string { return p.dir }
+
+// Options returns the normalized options (defaults filled in).
+func (p *Pad) Options() Options { return p.opts }
+
+// Path returns the pad file's path (pad.md or pad.json).
+func (p *Pad) Path() string { return filepath.Join(p.dir, p.file) }
+
+// state is one loaded version of the pad file.
+type state struct {
+	raw    []byte // file bytes as read; the empty form when the file is missing
+	canon  []byte // raw in canonical form: what a no-op save would write
+	exists bool
+	doc    *document      // Markdown pads
+	obj    map[string]any // structured pads
+}
+
+func (p *Pad) emptyState() *state {
+	st := &state{}
+	if p.opts.Format == FormatJSON {
+		st.obj = map[string]any{}
+		st.raw, _ = encodeState(st.obj)
+	} else {
+		st.doc = newDocument(p.opts.Sections)
+		st.raw = st.doc.format()
+	}
+	st.canon = st.raw
+	return st
+}
+
+func (p *Pad) parse(raw []byte) (*state, error) {
+	if p.opts.Format == FormatJSON {
+		obj, err := decodeState(raw)
+		if err != nil {
+			return nil, &ParseError{File: jsonFile, Reason: err.Error()}
+		}
+		canon, err := encodeState(obj)
+		if err != nil {
+			return nil, err
+		}
+		return &state{raw: raw, canon: canon, exists: true, obj: obj}, nil
+	}
+	doc, err := parseMarkdown(raw, p.opts.Sections)
+	if err != nil {
+		return nil, err
+	}
+	return &state{raw: raw, canon: doc.format(), exists: true, doc: doc}, nil
+}
+
+// load reads and parses the pad file without locking: saves are atomic
+// renames, so a reader always sees a whole version.
+func (p *Pad) load() (*state, error) {
+	raw, err := os.ReadFile(p.Path())
+	if err != nil {
+		if os.IsNotExist(err) {
+			return p.emptyState(), nil
+		}
+		return nil, fmt.Errorf("pad: read %s: %w", p.file, err)
+	}
+	return p.parse(raw)
+}
+
+// loadLocked loads the pad with the lock held, quarantining a file that
+// does not parse. The note says what happened.
+func (p *Pad) loadLocked() (*state, string, error) {
+	st, err := p.load()
+	var perr *ParseError
+	if errors.As(err, &perr) {
+		return p.quarantine(perr)
+	}
+	return st, "", err
+}
+
+// loadRepair loads the pad, taking the lock only when the file is broken.
+func (p *Pad) loadRepair() (*state, error) {
+	st, err := p.load()
+	var perr *ParseError
+	if !errors.As(err, &perr) {
+		return st, err
+	}
+	lk, err := lockFile(filepath.Join(p.dir, lockName))
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
+	st, _, err = p.loadLocked() // re-checks: another process may have repaired it
+	return st, err
+}
+
+// quarantine moves a broken pad file aside, restores the newest version in
+// history that parses, and leaves a notice for the next read. It never
+// resets to empty: without a good version, what can be read is kept and
+// the rest stays in the quarantined file. The caller holds the lock.
+func (p *Pad) quarantine(perr *ParseError) (*state, string, error) {
+	now := p.opts.Now()
+	broken := fmt.Sprintf("%s.broken-%d", p.Path(), now.Unix())
+	for i := 2; fileExists(broken); i++ {
+		broken = fmt.Sprintf("%s.broken-%d-%d", p.Path(), now.Unix(), i)
+	}
+	raw, err := os.ReadFile(p.Path())
+	if err != nil {
+		return nil, "", fmt.Errorf("pad: read broken file: %w", err)
+	}
+	if err := os.Rename(p.Path(), broken); err != nil {
+		return nil, "", fmt.Errorf("pad: quarantine: %w", err)
+	}
+	versions, err := listHistory(p.dir, p.ext)
+	if err != nil {
+		return nil, "", err
+	}
+	var note string
+	var st *state
+	for _, v := range versions {
+		data, err := os.ReadFile(v.Path)
+		if err != nil {
+			continue
+		}
+		if good, err := p.parse(data); err == nil {
+			if err := writeAtomic(p.Path(), data); err != nil {
+				return nil, "", err
+			}
+			st = good
+			note = fmt.Sprintf("%s did not parse (%s). It was moved to %s and the last good version (saved %s) was restored; re-apply any edits from the moved file.",
+				p.file, perr.Reason+lineSuffix(perr), filepath.Base(broken), v.Time.Format(time.RFC3339))
+			break
+		}
+	}
+	if st == nil {
+		note = fmt.Sprintf("%s did not parse (%s) and history had no good version. It was moved to %s",
+			p.file, perr.Reason+lineSuffix(perr), filepath.Base(broken))
+		if p.opts.Format == FormatMarkdown {
+			doc, dropped := salvageMarkdown(raw, p.opts.Sections)
+			data := doc.format()
+			if err := writeAtomic(p.Path(), data); err != nil {
+				return nil, "", err
+			}
+			if err := addHistory(p.dir, p.ext, data, p.opts.History, now); err != nil {
+				return nil, "", err
+			}
+			st = &state{raw: data, canon: data, exists: true, doc: doc}
+			note += "; the text under known headings was kept"
+			if len(dropped) > 0 {
+				note += " (not kept: " + strings.Join(dropped, "; ") + ")"
+			}
+			note += "."
+		} else {
+			st = p.emptyState()
+			note += "; the state starts empty until it is restored from that file."
+		}
+	}
+	if err := p.addNotice(note); err != nil {
+		return nil, "", err
+	}
+	return st, note, nil
+}
+
+func lineSuffix(e *ParseError) string {
+	if e.Line > 0 {
+		return fmt.Sprintf(", line %d", e.Line)
+	}
+	return ""
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// addNotice queues a note for the next read. The caller holds the lock.
+func (p *Pad) addNotice(note string) error {
+	f, err := os.OpenFile(filepath.Join(p.dir, noticeFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("pad: write notice: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.ReplaceAll(note, "\n", " ") + "\n"); err != nil {
+		return fmt.Errorf("pad: write notice: %w", err)
+	}
+	return nil
+}
+
+// notices returns queued notes; consume removes them, so each is shown once.
+func (p *Pad) notices(consume bool) ([]string, error) {
+	path := filepath.Join(p.dir, noticeFile)
+	if !fileExists(path) {
+		return nil, nil
+	}
+	if !consume {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil
+		}
+		return splitNonEmpty(string(data)), nil
+	}
+	lk, err := lockFile(filepath.Join(p.dir, lockName))
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("pad: read notice: %w", err)
+	}
+	if err := os.Remove(path); err != nil {
+		return nil, fmt.Errorf("pad: remove notice: %w", err)
+	}
+	return splitNonEmpty(string(data)), nil
+}
+
+func splitNonEmpty(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// mutate runs one read-modify-write with the lock held throughout. fn gets
+// the current state and returns the new file bytes (nil for no change).
+func (p *Pad) mutate(fn func(st *state) ([]byte, []string, error)) (*Result, error) {
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("pad: create pad dir: %w", err)
+	}
+	lk, err := lockFile(filepath.Join(p.dir, lockName))
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
+	st, note, err := p.loadLocked()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	if note != "" {
+		res.Warnings = append(res.Warnings, note)
+	}
+	next, warnings, err := fn(st)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(res.Warnings, warnings...)
+	// Compare canonical forms: a patch that changes nothing must not
+	// rewrite a hand-formatted file just to normalize its blank lines.
+	if next == nil || bytes.Equal(next, st.canon) {
+		return res, nil
+	}
+	now := p.opts.Now()
+	if st.exists {
+		// Keep a hand edit made since the last save as its own version, so
+		// history and diffs show it instead of folding it into this change.
+		versions, err := listHistory(p.dir, p.ext)
+		if err != nil {
+			return nil, err
+		}
+		same := false
+		if len(versions) > 0 {
+			if prev, err := os.ReadFile(versions[0].Path); err == nil && bytes.Equal(prev, st.raw) {
+				same = true
+			}
+		}
+		if !same {
+			if err := addHistory(p.dir, p.ext, st.raw, p.opts.History, now); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := writeAtomic(p.Path(), next); err != nil {
+		return nil, err
+	}
+	if err := addHistory(p.dir, p.ext, next, p.opts.History, now); err != nil {
+		return nil, err
+	}
+	res.Changed = true
+	res.Diff = unifiedDiff("a/"+p.file, "b/"+p.file, st.raw, next)
+	return res, nil
+}
+
+// Update applies patches to a Markdown pad, all or nothing. A rejected
+// patch returns a *PatchError and leaves the pad untouched; an empty list
+// is a no-op that writes nothing.
+func (p *Pad) Update(patches []Patch) (*Result, error) {
+	if p.opts.Format != FormatMarkdown {
+		return nil, fmt.Errorf("%w: this pad is structured; send {state: {...}} to merge", ErrWrongFormat)
+	}
+	if err := validatePatches(patches, p.opts.Sections); err != nil {
+		return nil, err
+	}
+	if len(patches) == 0 {
+		return &Result{}, nil
+	}
+	return p.mutate(func(st *state) ([]byte, []string, error) {
+		doc := st.doc.clone()
+		warnings := applyPatches(doc, patches)
+		warnings = append(warnings, doc.capWarnings()...)
+		return doc.format(), warnings, nil
+	})
+}
+
+// Merge deep-merges update into a structured pad's state: objects merge
+// recursively, arrays and scalars replace, null removes a key, and the
+// keys __proto__, constructor and prototype are dropped at every depth. The
+// merged state must satisfy the schema, or nothing changes.
+func (p *Pad) Merge(update []byte) (*Result, error) {
+	if p.opts.Format != FormatJSON {
+		return nil, fmt.Errorf("%w: this pad has sections; send patches", ErrWrongFormat)
+	}
+	obj, err := decodeState(update)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadState, err)
+	}
+	var dropped []string
+	clean, err := sanitize(obj, 1, p.opts.MaxDepth, "", &dropped)
+	if err != nil {
+		return nil, err
+	}
+	if len(obj) == 0 {
+		return &Result{}, nil
+	}
+	return p.mutate(func(st *state) ([]byte, []string, error) {
+		merged := deepMerge(st.obj, clean.(map[string]any))
+		var depthDropped []string
+		if _, err := sanitize(merged, 1, p.opts.MaxDepth, "", &depthDropped); err != nil {
+			return nil, nil, err
+		}
+		if err := validateState(p.schema, merged); err != nil {
+			return nil, nil, err
+		}
+		data, err := encodeState(merged)
+		if err != nil {
+			return nil, nil, err
+		}
+		var warnings []string
+		if len(dropped) > 0 {
+			warnings = append(warnings, fmt.Sprintf("dropped forbidden keys: %s", strings.Join(dropped, ", ")))
+		}
+		return data, warnings, nil
+	})
+}
+
+// Append adds a note to the findings ledger. It does not touch the pad
+// file and is safe under any number of concurrent appenders, in this
+// process or others.
+func (p *Pad) Append(note string, tags []string) (Entry, error) {
+	note, tags, err := cleanNote(note, tags)
+	if err != nil {
+		return Entry{}, err
+	}
+	e := Entry{Time: p.opts.Now().UTC(), Note: note, Tags: tags}
+	if err := appendEntry(p.dir, e); err != nil {
+		return Entry{}, err
+	}
+	return e, nil
+}
+
+// Compact rewrites the ledger without entries older than [Options.EntryTTL]
+// and returns how many were dropped. Without a TTL it does nothing.
+func (p *Pad) Compact() (int, error) {
+	if p.opts.EntryTTL <= 0 {
+		return 0, nil
+	}
+	return compactLedger(p.dir, p.opts.Now().Add(-p.opts.EntryTTL))
+}
+
+// View is one read of the pad, ready to render.
+type View struct {
+	Format   string         // FormatMarkdown or FormatJSON
+	Sections []SectionView  // Markdown pads
+	State    map[string]any // structured pads
+	Entries  []Entry        // ledger, oldest first, after TTL and tag filters
+	Notes    []string       // what happened since the last read (quarantine)
+	Warnings []string       // over-cap sections, unreadable ledger lines
+}
+
+// SectionView is one section with its text.
+type SectionView struct {
+	Section
+	Body  string
+	Chars int
+}
+
+// View reads the pad as the model sees it: it repairs a broken file (see
+// [Pad.Update] for what repair means), consumes pending notes so each is
+// shown once, applies the entry TTL and keeps ledger entries carrying any
+// of tags (all entries when tags is empty).
+func (p *Pad) View(tags []string) (*View, error) {
+	st, err := p.loadRepair()
+	if err != nil {
+		return nil, err
+	}
+	notes, err := p.notices(true)
+	if err != nil {
+		return nil, err
+	}
+	return p.view(st, notes, tags, true)
+}
+
+func (p *Pad) view(st *state, notes, tags []string, compact bool) (*View, error) {
+	v := &View{Format: p.opts.Format, Notes: notes}
+	if st.doc != nil {
+		for i, s := range st.doc.sections {
+			body := st.doc.bodies[i]
+			v.Sections = append(v.Sections, SectionView{Section: s, Body: body, Chars: len([]rune(body))})
+		}
+		v.Warnings = append(v.Warnings, st.doc.capWarnings()...)
+	} else {
+		v.State = st.obj
+		if err := validateState(p.schema, st.obj); err != nil {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("the state on disk does not satisfy the schema: %v", err))
+		}
+	}
+	entries, bad, err := readLedger(p.dir)
+	if err != nil {
+		return nil, err
+	}
+	if bad > 0 {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%d unreadable ledger line(s) in %s were skipped", bad, ledgerFile))
+	}
+	expired := 0
+	var cutoff time.Time
+	if p.opts.EntryTTL > 0 {
+		cutoff = p.opts.Now().Add(-p.opts.EntryTTL)
+	}
+	for _, e := range entries {
+		if !cutoff.IsZero() && e.Time.Before(cutoff) {
+			expired++
+			continue
+		}
+		if len(tags) > 0 && !slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(e.Tags, t) }) {
+			continue
+		}
+		v.Entries = append(v.Entries, e)
+	}
+	// Compaction is lazy and amortized: only once expired entries are at
+	// least half the file.
+	if compact && expired > 0 && expired*2 >= len(entries) {
+		_, _ = p.Compact()
+	}
+	return v, nil
+}
+
+// Read renders the pad for the model in the configured render mode,
+// bounded by MaxTokens. It is what read_scratchpad returns.
+func (p *Pad) Read(tags []string) (string, error) {
+	v, err := p.View(tags)
+	if err != nil {
+		return "", err
+	}
+	return p.Render(v, p.opts.Render), nil
+}
+
+// Show renders the pad without changing anything on disk: no quarantine,
+// no notice consumed, no directory created. A broken file is reported and
+// the last good version from history is shown instead.
+func (p *Pad) Show() (string, error) {
+	st, err := p.load()
+	var notes []string
+	var perr *ParseError
+	if errors.As(err, &perr) {
+		note := fmt.Sprintf("%s does not parse (%s). ", p.file, perr.Error())
+		st = nil
+		versions, _ := listHistory(p.dir, p.ext)
+		for _, v := range versions {
+			if data, err := os.ReadFile(v.Path); err == nil {
+				if good, err := p.parse(data); err == nil {
+					st = good
+					note += fmt.Sprintf("Showing the last good version (saved %s); the server will quarantine the file on its next access.", v.Time.Format(time.RFC3339))
+					break
+				}
+			}
+		}
+		if st == nil {
+			st = p.emptyState()
+			note += "History has no good version; showing the empty structure."
+		}
+		notes = append(notes, note)
+	} else if err != nil {
+		return "", err
+	}
+	pending, _ := p.notices(false)
+	v, err := p.view(st, append(notes, pending...), nil, false)
+	if err != nil {
+		return "", err
+	}
+	return p.Render(v, p.opts.Render), nil
+}
+
+// Report is what [Pad.Validate] found.
+type Report struct {
+	File     string   // pad file path
+	Exists   bool     // false on a fresh path
+	Entries  int      // ledger entries that decode
+	BadLines int      // ledger lines that do not
+	Warnings []string // over-cap sections, schema violations
+}
+
+// Validate parses the pad and the ledger and changes nothing. A pad file
+// that does not parse is returned as a *ParseError (errors.Is ErrMalformed)
+// together with the report.
+func (p *Pad) Validate() (*Report, error) {
+	r := &Report{File: p.Path(), Exists: fileExists(p.Path())}
+	entries, bad, err := readLedger(p.dir)
+	if err != nil {
+		return r, err
+	}
+	r.Entries, r.BadLines = len(entries), bad
+	st, err := p.load()
+	if err != nil {
+		return r, err
+	}
+	if st.doc != nil {
+		r.Warnings = st.doc.capWarnings()
+	} else if err := validateState(p.schema, st.obj); err != nil {
+		r.Warnings = append(r.Warnings, err.Error())
+	}
+	return r, nil
+}
+
+// History lists saved versions, newest first; version 1 is normally the
+// current file.
+func (p *Pad) History() ([]Version, error) { return listHistory(p.dir, p.ext) }
+
+// Diff returns the change that produced version n (1 = the latest change):
+// the diff from version n+1 to version n.
+func (p *Pad) Diff(n int) (string, error) {
+	versions, err := p.History()
+	if err != nil {
+		return "", err
+	}
+	if n < 1 || n > len(versions) {
+		return "", fmt.Errorf("%w: %d (history has %d)", ErrNoVersion, n, len(versions))
+	}
+	to, err := os.ReadFile(versions[n-1].Path)
+	if err != nil {
+		return "", fmt.Errorf("pad: read version: %w", err)
+	}
+	var from []byte
+	fromName := "/dev/null"
+	if n < len(versions) {
+		if from, err = os.ReadFile(versions[n].Path); err != nil {
+			return "", fmt.Errorf("pad: read version: %w", err)
+		}
+		fromName = fmt.Sprintf("a/%s@%s", p.file, versions[n].Time.Format(time.RFC3339Nano))
+	}
+	return unifiedDiff(fromName, fmt.Sprintf("b/%s@%s", p.file, versions[n-1].Time.Format(time.RFC3339Nano)), from, to), nil
+}
+
+// Restore makes version n the current pad, saved as a new version so the
+// restore itself can be undone.
+func (p *Pad) Restore(n int) (*Result, error) {
+	versions, err := p.History()
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 || n > len(versions) {
+		return nil, fmt.Errorf("%w: %d (history has %d)", ErrNoVersion, n, len(versions))
+	}
+	data, err := os.ReadFile(versions[n-1].Path)
+	if err != nil {
+		return nil, fmt.Errorf("pad: read version: %w", err)
+	}
+	if _, err := p.parse(data); err != nil {
+		return nil, fmt.Errorf("pad: version %d: %w", n, err)
+	}
+	return p.mutate(func(*state) ([]byte, []string, error) { return data, nil, nil })
+}
+
+// Text returns the pad file as stored, or the empty structure on a fresh
+// path; it is what an editor starts from.
+func (p *Pad) Text() ([]byte, error) {
+	raw, err := os.ReadFile(p.Path())
+	if os.IsNotExist(err) {
+		return p.emptyState().raw, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pad: read %s: %w", p.file, err)
+	}
+	return raw, nil
+}
+
+// Save replaces the pad with a whole new text (an edited copy). Text that
+// does not parse, or a state that violates the schema, is refused with the
+// reason and nothing changes.
+func (p *Pad) Save(text []byte) (*Result, error) {
+	st, err := p.parse(text)
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	var warnings []string
+	if st.doc != nil {
+		data = st.doc.format()
+		warnings = st.doc.capWarnings()
+	} else {
+		var dropped []string
+		clean, err := sanitize(st.obj, 1, p.opts.MaxDepth, "", &dropped)
+		if err != nil {
+			return nil, err
+		}
+		if err := validateState(p.schema, clean.(map[string]any)); err != nil {
+			return nil, err
+		}
+		if data, err = encodeState(clean.(map[string]any)); err != nil {
+			return nil, err
+		}
+	}
+	res, err := p.mutate(func(*state) ([]byte, []string, error) { return data, nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(res.Warnings, warnings...)
+	return res, nil
+}

@@ -1,0 +1,186 @@
+package pad
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Render renders v in mode ("markdown", "xml" or "json"; anything else is
+// Markdown). With [Options.MaxTokens] set, the oldest ledger entries are
+// folded into "N earlier findings omitted" until the rendering fits;
+// sections are never cut, so a pad whose sections alone exceed the bound
+// is rendered whole with a warning saying so.
+func (p *Pad) Render(v *View, mode string) string {
+	out := renderView(v, mode, 0, "")
+	max := p.opts.MaxTokens
+	if max <= 0 || p.opts.Count(out) <= max || len(v.Entries) == 0 {
+		if max > 0 && p.opts.Count(out) > max {
+			return renderView(v, mode, 0, overBudget(p.opts.Count(out), max))
+		}
+		return out
+	}
+	// The smallest fold that fits; rendering size shrinks as more entries
+	// fold, so binary search applies.
+	lo, hi := 1, len(v.Entries)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if p.opts.Count(renderView(v, mode, mid, "")) <= max {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	out = renderView(v, mode, lo, "")
+	if n := p.opts.Count(out); n > max {
+		out = renderView(v, mode, lo, overBudget(n, max))
+	}
+	return out
+}
+
+func overBudget(n, max int) string {
+	return fmt.Sprintf("the pad renders to about %d tokens, over max_tokens %d, even with every ledger entry folded; sections are never cut, so condense them", n, max)
+}
+
+func renderView(v *View, mode string, omitted int, extraWarning string) string {
+	warnings := v.Warnings
+	if extraWarning != "" {
+		warnings = append(append([]string(nil), warnings...), extraWarning)
+	}
+	entries := v.Entries[omitted:]
+	switch mode {
+	case RenderXML:
+		return renderXML(v, entries, omitted, warnings)
+	case RenderJSON:
+		return renderJSON(v, entries, omitted, warnings)
+	default:
+		return renderMarkdown(v, entries, omitted, warnings)
+	}
+}
+
+func entryTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }
+
+func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) string {
+	var b strings.Builder
+	b.WriteString("# Scratchpad\n\n")
+	for _, n := range v.Notes {
+		fmt.Fprintf(&b, "> **Note:** %s\n\n", n)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(&b, "> **Warning:** %s\n\n", w)
+	}
+	if v.Format == FormatJSON {
+		b.WriteString("Structured state (update_scratchpad merges {state: {...}} into it):\n\n```json\n")
+		data, _ := encodeState(v.State)
+		b.Write(data)
+		b.WriteString("```\n\n")
+	} else {
+		b.WriteString("Sections (used/cap characters; purpose). Change them with update_scratchpad.\n")
+		for _, s := range v.Sections {
+			kind := ""
+			if s.Numbered {
+				kind = ", numbered"
+			}
+			fmt.Fprintf(&b, "- %s (%d/%d%s): %s\n", s.Name, s.Chars, s.Cap, kind, s.Purpose)
+		}
+		b.WriteString("\n")
+		for _, s := range v.Sections {
+			fmt.Fprintf(&b, "## %s\n", s.Name)
+			if s.Body == "" {
+				b.WriteString("(empty)\n\n")
+			} else {
+				b.WriteString(s.Body)
+				b.WriteString("\n\n")
+			}
+		}
+	}
+	fmt.Fprintf(&b, "## Ledger (append_scratchpad; %d entries, newest last)\n", len(entries)+omitted)
+	if omitted > 0 {
+		fmt.Fprintf(&b, "- %d earlier findings omitted\n", omitted)
+	}
+	if len(entries)+omitted == 0 {
+		b.WriteString("(empty)\n")
+	}
+	for _, e := range entries {
+		tags := ""
+		if len(e.Tags) > 0 {
+			tags = " [" + strings.Join(e.Tags, ", ") + "]"
+		}
+		fmt.Fprintf(&b, "- %s%s %s\n", entryTime(e.Time), tags, indentContinuation(e.Note))
+	}
+	return b.String()
+}
+
+// indentContinuation keeps a multi-line note inside its list item.
+func indentContinuation(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+func xmlEscape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+func renderXML(v *View, entries []Entry, omitted int, warnings []string) string {
+	var b strings.Builder
+	b.WriteString("<scratchpad>\n")
+	for _, n := range v.Notes {
+		fmt.Fprintf(&b, "<note>%s</note>\n", xmlEscape(n))
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(&b, "<warning>%s</warning>\n", xmlEscape(w))
+	}
+	if v.Format == FormatJSON {
+		data, _ := encodeState(v.State)
+		fmt.Fprintf(&b, "<state>%s</state>\n", xmlEscape(strings.TrimSpace(string(data))))
+	} else {
+		for _, s := range v.Sections {
+			fmt.Fprintf(&b, "<section name=\"%s\" cap=\"%d\" chars=\"%d\" numbered=\"%t\" purpose=\"%s\">", xmlEscape(s.Name), s.Cap, s.Chars, s.Numbered, xmlEscape(s.Purpose))
+			if s.Body != "" {
+				fmt.Fprintf(&b, "\n%s\n", xmlEscape(s.Body))
+			}
+			b.WriteString("</section>\n")
+		}
+	}
+	fmt.Fprintf(&b, "<ledger total=\"%d\" omitted=\"%d\">\n", len(entries)+omitted, omitted)
+	for _, e := range entries {
+		fmt.Fprintf(&b, "<entry ts=\"%s\" tags=\"%s\">%s</entry>\n", entryTime(e.Time), xmlEscape(strings.Join(e.Tags, ",")), xmlEscape(e.Note))
+	}
+	b.WriteString("</ledger>\n</scratchpad>\n")
+	return b.String()
+}
+
+type jsonSection struct {
+	Name     string `json:"name"`
+	Cap      int    `json:"cap"`
+	Chars    int    `json:"chars"`
+	Numbered bool   `json:"numbered,omitempty"`
+	Purpose  string `json:"purpose"`
+	Content  string `json:"content"`
+}
+
+type jsonView struct {
+	Notes    []string       `json:"notes,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
+	Sections []jsonSection  `json:"sections,omitempty"`
+	State    map[string]any `json:"state,omitempty"`
+	Ledger   []Entry        `json:"ledger"`
+	Total    int            `json:"ledger_total"`
+	Omitted  int            `json:"ledger_omitted,omitempty"`
+}
+
+func renderJSON(v *View, entries []Entry, omitted int, warnings []string) string {
+	jv := jsonView{Notes: v.Notes, Warnings: warnings, State: v.State, Ledger: entries, Total: len(entries) + omitted, Omitted: omitted}
+	if jv.Ledger == nil {
+		jv.Ledger = []Entry{}
+	}
+	for _, s := range v.Sections {
+		jv.Sections = append(jv.Sections, jsonSection{Name: s.Name, Cap: s.Cap, Chars: s.Chars, Numbered: s.Numbered, Purpose: s.Purpose, Content: s.Body})
+	}
+	data, err := json.MarshalIndent(jv, "", "  ")
+	if err != nil {
+		return fmt.Sprintf(`{"error":"render","message":%q}`, err.Error())
+	}
+	return string(data) + "\n"
+}

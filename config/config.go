@@ -1,0 +1,234 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Config is a loaded, validated configuration with every default filled in.
+// Treat it as read-only once loaded: several goroutines read it.
+type Config struct {
+	Path          string // file loaded; "" for [Default]
+	MemoryDir     string // absolute, ~ expanded
+	Agent         Agent
+	Servers       []Server // in file order
+	Orchestration Orchestration
+	Pad           Pad
+	Explore       Explore
+	HTTP          HTTP
+}
+
+// Agent describes the model an agent runs on and its scratchpad settings.
+type Agent struct {
+	Model         string
+	Provider      string
+	ContextWindow int // tokens; 0: look the model up in a built-in table
+	Scratchpad    Scratchpad
+}
+
+// Scratchpad is [agent.scratchpad]: interception and extraction limits.
+type Scratchpad struct {
+	Enabled             bool    // default true
+	ContextSafetyMargin float64 // in [0,1); default 0.20
+	MaxExtractionTokens int     // per exploration call; default 10000
+	TurnDepthBonus      int     // advertised to orchestrators; default 6
+}
+
+// Transport values of [Server.Transport].
+const (
+	TransportStdio          = "stdio"
+	TransportSSE            = "sse"
+	TransportHTTPStreamable = "http_streamable"
+)
+
+// Default values a file may leave out.
+const (
+	DefaultMinTokens           = 5120 // pattern = {} in a scratchpad table
+	DefaultTimeout             = 60 * time.Second
+	DefaultRestartMaxAttempts  = 10
+	DefaultRestartBackoffMax   = 30 * time.Second
+	DefaultHTTPAddr            = "127.0.0.1:8931"
+	DefaultCacheMB             = 256
+	DefaultContextSafetyMargin = 0.20
+	DefaultMaxExtractionTokens = 10000
+	DefaultTurnDepthBonus      = 6
+	DefaultPadHistory          = 20
+)
+
+// NeverRestart as [Server.RestartMaxAttempts] (restart_max_attempts = -1)
+// means a stdio server that exits stays down.
+const NeverRestart = -1
+
+// Server is one upstream MCP server, [mcp.servers.<name>].
+type Server struct {
+	Name      string
+	Transport string // TransportStdio, TransportSSE or TransportHTTPStreamable
+
+	// stdio. The process is Cmd[0] with arguments Cmd[1:] followed by Args.
+	Cmd  []string
+	Args []string
+	Env  map[string]string // added to the inherited environment
+	Cwd  string            // absolute, ~ expanded; "" inherits
+
+	// sse / http_streamable.
+	URL     string
+	Headers map[string]string
+
+	// Filter is mcp_filter: when FilterSet, only tools matching one of the
+	// patterns are exposed (an empty list exposes none); when not, all are.
+	Filter    []Pattern
+	FilterSet bool
+
+	Prefix  string        // exposed name is Prefix__tool when set
+	Timeout time.Duration // per call; default 60s
+
+	// RestartMaxAttempts bounds consecutive restarts of a stdio server:
+	// default 10, [NeverRestart] (-1) for none. 0 means the default, so a
+	// Server literal in a test behaves like a loaded one.
+	RestartMaxAttempts int
+	RestartBackoffMax  time.Duration // cap of the exponential backoff; default 30s
+
+	// Thresholds is [mcp.servers.<name>.scratchpad] in file order. Use
+	// [Server.Threshold] to look a tool up.
+	Thresholds []Threshold
+}
+
+// Threshold diverts outputs of tools matching Pattern once they reach
+// MinTokens tokens.
+type Threshold struct {
+	Pattern   Pattern
+	MinTokens int
+}
+
+// Orchestration is [orchestration]: per-worker overrides.
+type Orchestration struct {
+	Workers map[string]Worker // by worker name
+}
+
+// Worker is [orchestration.worker.<name>]. Every field left out inherits
+// [agent] / [agent.scratchpad]; see [Config.AgentFor].
+type Worker struct {
+	Name          string
+	Model         string // "" inherits
+	Provider      string // "" inherits
+	ContextWindow int    // 0 inherits
+	Scratchpad    ScratchpadOverride
+}
+
+// ScratchpadOverride is [orchestration.worker.<name>.scratchpad]: nil
+// fields inherit from [agent.scratchpad].
+type ScratchpadOverride struct {
+	Enabled             *bool
+	ContextSafetyMargin *float64
+	MaxExtractionTokens *int
+	TurnDepthBonus      *int
+}
+
+// Pad is [pad]: the working-memory scratchpad.
+type Pad struct {
+	Enabled   bool          // default true
+	Scope     string        // "agent" (default) or "run"
+	Render    string        // "markdown" (default), "xml" or "json"
+	MaxTokens int           // bound on a rendering; 0: unbounded
+	EntryTTL  time.Duration // ledger entries expire after this; 0: never
+	History   int           // versions kept in .history; default 20
+	Format    string        // "markdown" (default) or "json"
+	Schema    string        // JSON Schema path for format "json", absolute; "" none
+	Sections  []Section     // default: [DefaultSections]
+}
+
+// Section is one [[pad.sections]] entry.
+type Section struct {
+	Name     string
+	Cap      int // characters
+	Purpose  string
+	Numbered bool
+}
+
+// Values of [Pad.Scope], [Pad.Render] and [Pad.Format].
+const (
+	ScopeAgent     = "agent"
+	ScopeRun       = "run"
+	RenderMarkdown = "markdown"
+	RenderXML      = "xml"
+	RenderJSON     = "json"
+	FormatMarkdown = "markdown"
+	FormatJSON     = "json"
+)
+
+// DefaultSections returns the pad sections used when [[pad.sections]] is
+// absent. It returns a fresh slice each call.
+func DefaultSections() []Section {
+	return []Section{
+		{Name: "Task", Cap: 300, Purpose: "what you were asked to do, in one or two lines"},
+		{Name: "Plan", Cap: 800, Purpose: "the steps, ticked as they are done", Numbered: true},
+		{Name: "Findings", Cap: 1500, Purpose: "facts established so far, with where they came from"},
+		{Name: "Ruled out", Cap: 600, Purpose: "hypotheses and paths already checked and rejected"},
+		{Name: "Open questions", Cap: 400, Purpose: "what is still unknown"},
+		{Name: "Next", Cap: 200, Purpose: "the very next action"},
+	}
+}
+
+// Explore is [explore].
+type Explore struct {
+	CacheBytes int64 // cache_mb × 2^20; default 256 MiB; 0 disables the cache
+}
+
+// HTTP is [http]: settings for serving over streamable HTTP and SSE.
+type HTTP struct {
+	Addr           string   // default 127.0.0.1:8931
+	AllowedOrigins []string // extra Origins accepted besides loopback
+	Tokens         []Token  // bearer tokens; none: no authentication
+}
+
+// Token is one [[http.tokens]] entry: a bearer token and the agent that owns
+// it.
+type Token struct {
+	Owner string
+	Token string
+}
+
+// Default returns the embedded defaults: memory_dir under the user's data
+// directory ($XDG_DATA_HOME, else ~/.local/share, + /scratchpad-mcp), no
+// upstream servers, scratchpad and pad on.
+func Default() *Config {
+	return defaultConfig(os.LookupEnv, os.UserHomeDir)
+}
+
+func defaultConfig(lookup func(string) (string, bool), home func() (string, error)) *Config {
+	return &Config{
+		MemoryDir: defaultMemoryDir(lookup, home),
+		Agent: Agent{Scratchpad: Scratchpad{
+			Enabled:             true,
+			ContextSafetyMargin: DefaultContextSafetyMargin,
+			MaxExtractionTokens: DefaultMaxExtractionTokens,
+			TurnDepthBonus:      DefaultTurnDepthBonus,
+		}},
+		Orchestration: Orchestration{Workers: map[string]Worker{}},
+		Pad: Pad{
+			Enabled:  true,
+			Scope:    ScopeAgent,
+			Render:   RenderMarkdown,
+			History:  DefaultPadHistory,
+			Format:   FormatMarkdown,
+			Sections: DefaultSections(),
+		},
+		Explore: Explore{CacheBytes: DefaultCacheMB << 20},
+		HTTP:    HTTP{Addr: DefaultHTTPAddr},
+	}
+}
+
+// defaultMemoryDir follows the XDG base directory spec: a relative
+// XDG_DATA_HOME is invalid there and is ignored.
+func defaultMemoryDir(lookup func(string) (string, bool), home func() (string, error)) string {
+	if d, ok := lookup("XDG_DATA_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "scratchpad-mcp")
+	}
+	h, err := home()
+	if err != nil || h == "" {
+		// No home (a bare container): stay usable rather than fail.
+		return filepath.Join(os.TempDir(), "scratchpad-mcp")
+	}
+	return filepath.Join(h, ".local", "share", "scratchpad-mcp")
+}

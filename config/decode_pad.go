@@ -1,0 +1,118 @@
+package config
+
+import (
+	"strings"
+)
+
+func (d *decoder) pad(p keyPath, v any, pd *Pad) {
+	m, ok := d.table(p, v)
+	if !ok {
+		return
+	}
+	d.checkKeys(p, m, "enabled", "scope", "render", "max_tokens", "entry_ttl", "history", "format", "schema", "sections")
+	if v, ok := m["enabled"]; ok {
+		if b, ok := d.boolean(p.key("enabled"), v); ok {
+			pd.Enabled = b
+		}
+	}
+	if v, ok := m["scope"]; ok {
+		if s, ok := d.oneOf(p.key("scope"), v, ScopeAgent, ScopeRun); ok {
+			pd.Scope = s
+		}
+	}
+	if v, ok := m["render"]; ok {
+		if s, ok := d.oneOf(p.key("render"), v, RenderMarkdown, RenderXML, RenderJSON); ok {
+			pd.Render = s
+		}
+	}
+	if v, ok := m["max_tokens"]; ok {
+		pd.MaxTokens, _ = d.integer(p.key("max_tokens"), v, 0, maxContextWindow)
+	}
+	if v, ok := m["entry_ttl"]; ok {
+		pd.EntryTTL, _ = d.duration(p.key("entry_ttl"), v, true)
+	}
+	if v, ok := m["history"]; ok {
+		if n, ok := d.integer(p.key("history"), v, 1, 10_000); ok {
+			pd.History = n
+		}
+	}
+	if v, ok := m["format"]; ok {
+		if s, ok := d.oneOf(p.key("format"), v, FormatMarkdown, FormatJSON); ok {
+			pd.Format = s
+		}
+	}
+	if v, ok := m["schema"]; ok {
+		pd.Schema, _ = d.path(p.key("schema"), v)
+		if pd.Format != FormatJSON {
+			d.fail(p.key("schema"), "only used with format = %q", FormatJSON)
+		}
+	}
+	if v, ok := m["sections"]; ok {
+		if secs, ok := d.sections(p.key("sections"), v); ok {
+			pd.Sections = secs
+		}
+	}
+}
+
+func (d *decoder) sections(p keyPath, v any) ([]Section, bool) {
+	arr, ok := d.array(p, v)
+	if !ok {
+		return nil, false
+	}
+	if len(arr) == 0 {
+		d.fail(p, "no sections: remove the key to get the default sections")
+		return nil, false
+	}
+	out := make([]Section, 0, len(arr))
+	seen := map[string]int{}
+	good := true
+	for i, e := range arr {
+		ep := p.index(i)
+		m, ok := d.table(ep, e)
+		if !ok {
+			good = false
+			continue
+		}
+		d.checkKeys(ep, m, "name", "cap", "purpose", "numbered")
+		var s Section
+		if v, ok := m["name"]; ok {
+			s.Name, ok = d.nonEmpty(ep.key("name"), v)
+			s.Name = strings.TrimSpace(s.Name)
+			switch {
+			case !ok:
+				good = false
+			case strings.ContainsAny(s.Name, "\r\n"):
+				d.fail(ep.key("name"), "section name must be one line")
+				good = false
+			default:
+				// Headings are matched case-insensitively by a reader, so
+				// "plan" and "Plan" are the same section.
+				fold := strings.ToLower(s.Name)
+				if j, dup := seen[fold]; dup {
+					d.fail(ep.key("name"), "duplicate section %q (also %s)", s.Name, p.index(j).key("name"))
+					good = false
+				}
+				seen[fold] = i
+			}
+		} else {
+			d.fail(ep.key("name"), "required")
+			good = false
+		}
+		if v, ok := m["cap"]; ok {
+			if s.Cap, ok = d.integer(ep.key("cap"), v, 1, 1_000_000); !ok {
+				good = false
+			}
+		} else {
+			d.fail(ep.key("cap"), "required (characters)")
+			good = false
+		}
+		if v, ok := m["purpose"]; ok {
+			s.Purpose, _ = d.str(ep.key("purpose"), v)
+		}
+		if v, ok := m["numbered"]; ok {
+			s.Numbered, _ = d.boolean(ep.key("numbered"), v)
+		}
+		out = append(out, s)
+	}
+	return out, good
+}

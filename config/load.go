@@ -1,0 +1,244 @@
+package config
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/BurntSushi/toml"
+)
+
+// maxErrors caps how many problems one load reports: enough to fix a
+// file in one pass, not a wall of text for a file that is not a config.
+const maxErrors = 20
+
+// Options tunes [LoadWith] and [Parse]. The zero value (or nil) reads the
+// process environment and the user's home directory.
+type Options struct {
+	// LookupEnv resolves {{ env.NAME }}; nil means os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+	// HomeDir replaces ~ in paths; "" means os.UserHomeDir().
+	HomeDir string
+}
+
+// Load reads the TOML file at path, interpolates {{ env.NAME }}, checks
+// every key and value, and returns the config with defaults filled in.
+//
+// A file that cannot be read returns an error wrapping the [io/fs] error.
+// A file with problems returns a *[Error] (one problem) or [Errors] (several,
+// in file order); both match [ErrInvalid] with [errors.Is] and name the
+// file, the full key path and the line:column.
+func Load(path string) (*Config, error) { return LoadWith(path, nil) }
+
+// LoadWith is [Load] with options.
+func LoadWith(path string, opts *Options) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse is [LoadWith] on data already read; path names the file in errors
+// and is the base for relative paths in it ("" means the working
+// directory).
+func Parse(path string, data []byte, opts *Options) (*Config, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	home := func() (string, error) {
+		if opts.HomeDir != "" {
+			return opts.HomeDir, nil
+		}
+		return os.UserHomeDir()
+	}
+	c := defaultConfig(lookup, home)
+
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	if path != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		c.Path = abs
+		dir = filepath.Dir(abs)
+	}
+
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // UTF-8 BOM
+	src := string(data)
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		e := &Error{File: path, Msg: err.Error(), Err: err}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, "invalid TOML: "+pe.Message
+		}
+		return nil, e
+	}
+
+	d := &decoder{file: path, dir: dir, home: home, lookup: lookup, pos: scanPositions(src)}
+	d.root(raw, c)
+	if len(d.errs) == 0 {
+		return c, nil
+	}
+	slices.SortStableFunc(d.errs, func(a, b *Error) int {
+		if a.Line == 0 || b.Line == 0 { // unknown positions last
+			return cmp.Compare(b.Line, a.Line)
+		}
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	if len(d.errs) > maxErrors {
+		d.errs = d.errs[:maxErrors]
+	}
+	if len(d.errs) == 1 {
+		return nil, d.errs[0]
+	}
+	return nil, d.errs
+}
+
+// decoder walks the parsed document against the schema, collecting every
+// problem rather than stopping at the first.
+type decoder struct {
+	file   string
+	dir    string
+	home   func() (string, error)
+	lookup func(string) (string, bool)
+	pos    *positions
+	errs   Errors
+}
+
+// fail records a problem at p's key (or its nearest known parent).
+func (d *decoder) fail(p keyPath, format string, args ...any) {
+	pos, _ := d.pos.key(p)
+	d.failAt(p, pos, nil, fmt.Sprintf(format, args...))
+}
+
+func (d *decoder) failAt(p keyPath, pos position, cause error, msg string) {
+	d.errs = append(d.errs, &Error{File: d.file, Key: p.String(), Line: pos.Line, Col: pos.Col, Msg: msg, Err: cause})
+}
+
+func (d *decoder) root(m map[string]any, c *Config) {
+	var p keyPath
+	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "explore", "http")
+	if v, ok := m["memory_dir"]; ok {
+		if s, ok := d.path(p.key("memory_dir"), v); ok {
+			c.MemoryDir = s
+		}
+	}
+	if v, ok := m["agent"]; ok {
+		d.agent(p.key("agent"), v, &c.Agent)
+	}
+	if v, ok := m["mcp"]; ok {
+		d.mcp(p.key("mcp"), v, c)
+	}
+	if v, ok := m["orchestration"]; ok {
+		d.orchestration(p.key("orchestration"), v, &c.Orchestration)
+	}
+	if v, ok := m["pad"]; ok {
+		d.pad(p.key("pad"), v, &c.Pad)
+	}
+	if v, ok := m["explore"]; ok {
+		d.explore(p.key("explore"), v, &c.Explore)
+	}
+	if v, ok := m["http"]; ok {
+		d.http(p.key("http"), v, &c.HTTP)
+	}
+}
+
+// checkKeys reports every key of m that is not allowed, suggesting the
+// closest allowed one: a typo must never silently turn a setting off.
+func (d *decoder) checkKeys(p keyPath, m map[string]any, allowed ...string) {
+	for _, k := range d.sortedKeys(p, m) {
+		if slices.Contains(allowed, k) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown key %q", k)
+		if s := suggest(k, allowed); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		} else {
+			msg += fmt.Sprintf(" (known keys: %s)", joinKeys(allowed))
+		}
+		d.fail(p.key(k), "%s", msg)
+	}
+}
+
+// sortedKeys returns m's keys in file order, so errors and servers come out
+// in the order the user wrote them.
+func (d *decoder) sortedKeys(p keyPath, m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	at := func(k string) position {
+		pos, exact := d.pos.key(p.key(k))
+		if !exact {
+			return position{Line: 1 << 30}
+		}
+		return pos
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		pa, pb := at(a), at(b)
+		return cmp.Or(cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col), cmp.Compare(a, b))
+	})
+	return keys
+}
+
+func joinKeys(ks []string) string {
+	var b []byte
+	for i, k := range ks {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, k...)
+	}
+	return string(b)
+}
+
+// suggest returns the allowed key closest to k by edit distance, if close
+// enough to be a typo.
+func suggest(k string, allowed []string) string {
+	best, bestD := "", 3
+	if len(k) <= 4 {
+		bestD = 2
+	}
+	for _, a := range allowed {
+		if dist := editDistance(k, a); dist < bestD {
+			best, bestD = a, dist
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

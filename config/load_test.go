@@ -1,0 +1,287 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testEnv is the only environment the fixtures see, so tests never depend
+// on the machine's variables.
+func testEnv(vars map[string]string) *Options {
+	return &Options{
+		LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
+		HomeDir:   "/home/u",
+	}
+}
+
+// TestInvalidFixtures loads every file in testdata/config/invalid and
+// compares the errors, line:col included, with the file's "# want:" lines.
+func TestInvalidFixtures(t *testing.T) {
+	files, err := filepath.Glob("../testdata/config/invalid/*.toml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, line := range strings.Split(string(data), "\n") {
+				if w, ok := strings.CutPrefix(line, "# want: "); ok {
+					want = append(want, f+":"+w)
+				}
+			}
+			if len(want) == 0 {
+				t.Fatal("fixture has no # want: lines")
+			}
+			_, err = LoadWith(f, testEnv(nil))
+			if err == nil {
+				t.Fatal("loaded without error")
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("errors.Is(err, ErrInvalid) = false for %v", err)
+			}
+			var first *Error
+			if !errors.As(err, &first) {
+				t.Fatalf("errors.As(*Error) failed for %T", err)
+			}
+			if first.File != f {
+				t.Errorf("File = %q, want %q", first.File, f)
+			}
+			got := strings.Split(err.Error(), "\n")
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("errors:\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+			}
+			// One problem is a bare *Error, several are Errors.
+			_, isErrors := err.(Errors)
+			if isErrors != (len(want) > 1) {
+				t.Errorf("got %T for %d errors", err, len(want))
+			}
+		})
+	}
+}
+
+func TestLoadExample(t *testing.T) {
+	c, err := LoadWith("../testdata/scratchpad.example.toml", testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Servers) != 3 || c.Servers[0].Name != "k8s" || c.Servers[1].Name != "logs" || c.Servers[2].Name != "legacy" {
+		t.Fatalf("servers not in file order: %+v", c.Servers)
+	}
+	k := c.Servers[0]
+	if minTokens(k, "list_pods") != 1000 || minTokens(k, "list_nodes") != 2000 || minTokens(k, "logs") != DefaultMinTokens {
+		t.Errorf("thresholds: %+v", k.Thresholds)
+	}
+	if got, want := k.Args, []string{"--context", "prod"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("args = %q, want %q (env default)", got, want)
+	}
+	if c.MemoryDir != "/home/u/.local/share/scratchpad-mcp" {
+		t.Errorf("MemoryDir = %q", c.MemoryDir)
+	}
+	if c.Servers[1].Headers["Authorization"] != "Bearer dev-token" || c.Servers[1].Timeout != 120*time.Second {
+		t.Errorf("logs server: %+v", c.Servers[1])
+	}
+	if len(c.HTTP.Tokens) != 2 || c.HTTP.Tokens[0].Owner != "coordinator" {
+		t.Errorf("tokens: %+v", c.HTTP.Tokens)
+	}
+	if len(c.Pad.Sections) != 3 || !c.Pad.Sections[1].Numbered {
+		t.Errorf("sections: %+v", c.Pad.Sections)
+	}
+	if got := c.AgentFor("researcher"); got.Model != "gpt-4.1-mini" || got.Scratchpad.MaxExtractionTokens != 4000 || !got.Scratchpad.Enabled {
+		t.Errorf("researcher: %+v", got)
+	}
+}
+
+// minTokens is a test shorthand: the threshold, 0 when none.
+func minTokens(s Server, tool string) int {
+	n, _ := s.Threshold(tool)
+	return n
+}
+
+func TestLoadMinimalDefaults(t *testing.T) {
+	c, err := LoadWith("../testdata/config/valid/minimal.toml", testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := defaultConfig(testEnv(nil).LookupEnv, func() (string, error) { return "/home/u", nil })
+	if !reflect.DeepEqual(c.Agent, d.Agent) || !reflect.DeepEqual(c.Pad, d.Pad) || c.HTTP.Addr != DefaultHTTPAddr ||
+		c.Explore.CacheBytes != 256<<20 || c.MemoryDir != d.MemoryDir {
+		t.Errorf("defaults not applied:\n got %+v\nwant %+v", c, d)
+	}
+	if len(c.Servers) != 1 {
+		t.Fatalf("servers: %+v", c.Servers)
+	}
+	s := c.Servers[0]
+	want := Server{
+		Name: "fs", Transport: TransportStdio,
+		Cmd:                []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp/my dir"},
+		Timeout:            DefaultTimeout,
+		RestartMaxAttempts: DefaultRestartMaxAttempts,
+		RestartBackoffMax:  DefaultRestartBackoffMax,
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("server:\n got %+v\nwant %+v", s, want)
+	}
+	if !s.Allowed("anything") {
+		t.Error("no mcp_filter must allow every tool")
+	}
+	if _, ok := s.Threshold("read_file"); ok {
+		t.Error("no scratchpad table must intercept nothing")
+	}
+	abs, _ := filepath.Abs("../testdata/config/valid/minimal.toml")
+	if c.Path != abs {
+		t.Errorf("Path = %q, want %q", c.Path, abs)
+	}
+}
+
+func TestLoadInline(t *testing.T) {
+	f := "../testdata/config/valid/inline.toml"
+	c, err := LoadWith(f, testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.Abs(filepath.Dir(f))
+	if c.MemoryDir != filepath.Join(dir, "data") {
+		t.Errorf("relative memory_dir = %q, want it under %q", c.MemoryDir, dir)
+	}
+	var names []string
+	for _, s := range c.Servers {
+		names = append(names, s.Name)
+	}
+	if want := []string{"zeta", "alpha", "beta"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("order = %q, want %q", names, want)
+	}
+	if c.Servers[0].Cwd != filepath.Join(dir, "work") {
+		t.Errorf("cwd = %q", c.Servers[0].Cwd)
+	}
+	beta := c.Server("beta")
+	if beta == nil || !beta.FilterSet || len(beta.Filter) != 0 || beta.Allowed("x") {
+		t.Errorf("mcp_filter = [] must expose nothing: %+v", beta)
+	}
+	if c.Server("nope") != nil {
+		t.Error("Server(unknown) != nil")
+	}
+}
+
+func TestLoadEnv(t *testing.T) {
+	env := map[string]string{"SP_HOME": "/srv", "SP_HOST": "mcp.example.com", "SP_TOKEN": "t0k", "SP_EMPTY": ""}
+	c, err := LoadWith("../testdata/config/valid/env.toml", testEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct{ name, got, want string }{
+		{"memory_dir", c.MemoryDir, "/srv/mem"},
+		{"model default (no spaces)", c.Agent.Model, "claude-sonnet-4-5"},
+		{"provider default (double quotes)", c.Agent.Provider, "anthropic"},
+		{"url", c.Servers[0].URL, "https://mcp.example.com:443/mcp"},
+		{"header", c.Servers[0].Headers["Authorization"], "Bearer t0k"},
+		{"non-env template untouched", c.Servers[1].Cmd[2], "go-template={{.metadata.name}}"},
+		{"empty var takes default", c.Servers[1].Env["KUBECONFIG"], "/etc/kube"},
+		{"empty var without default", c.Servers[1].Env["EMPTY"], ""},
+	}
+	for _, ck := range checks {
+		if ck.got != ck.want {
+			t.Errorf("%s = %q, want %q", ck.name, ck.got, ck.want)
+		}
+	}
+	// The same file without SP_TOKEN: the error names the variable and key.
+	delete(env, "SP_TOKEN")
+	_, err = LoadWith("../testdata/config/valid/env.toml", testEnv(env))
+	var e *Error
+	if !errors.As(err, &e) || e.Key != "mcp.servers.remote.headers.Authorization" || !strings.Contains(e.Msg, "SP_TOKEN") || e.Line != 10 {
+		t.Errorf("missing env error = %#v", err)
+	}
+}
+
+func TestLoadNotFound(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "missing.toml"))
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrInvalid) {
+		t.Errorf("err = %v: want fs.ErrNotExist, not ErrInvalid", err)
+	}
+}
+
+func TestParseEdgeCases(t *testing.T) {
+	tests := []struct {
+		name, src string
+		wantErr   string // substring; "" means valid
+	}{
+		{"empty file", "", ""},
+		{"comments only", "# nothing\n\n", ""},
+		{"bom", "\xef\xbb\xbfmemory_dir = \"/x\"\n", ""},
+		{"tilde alone", "memory_dir = \"~\"", ""},
+		{"restart never", "[mcp.servers.a]\ncmd='x'\nrestart_max_attempts = -1", ""},
+		{"timeout int", "[mcp.servers.a]\ncmd='x'\ntimeout = 30", ""},
+		{"date value", "memory_dir = 1979-05-27", "1:1: memory_dir: want a string, got date-time"},
+		{"servers not a table", "mcp = { servers = 3 }", "mcp.servers: want a table, got integer"},
+		{"server not a table", "[mcp.servers]\na = 3", "2:1: mcp.servers.a: want a table, got integer"},
+		{"sections not tables", "[pad]\nsections = [1]", "pad.sections[0]: want a table, got integer"},
+		{"tokens not array", "[http]\ntokens = 3", "http.tokens: want an array, got integer"},
+		{"margin NaN", "[agent.scratchpad]\ncontext_safety_margin = nan", "out of range"},
+		{"margin int zero", "[agent.scratchpad]\ncontext_safety_margin = 0", ""},
+		{"worker not a table", "[orchestration]\nworker = 1", "orchestration.worker: want a table"},
+		{"duplicate key (toml)", "a = 1\na = 2", "invalid TOML"},
+		{"huge duration", "[mcp.servers.a]\ncmd='x'\ntimeout = \"9999h\"", "out of range"},
+		{"json pad with schema", "[pad]\nformat = \"json\"\nschema = \"s.json\"", ""},
+		{"quoted dotted key", "[mcp.servers.a]\ncmd='x'\n[mcp.servers.a.scratchpad]\n\"a.b\" = 1\n'c.d' = { min_tokens = 2 }", ""},
+		{"origin ok", "[http]\naddr = \":0\"\nallowed_origins = [\"http://localhost:3000/\"]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("t.toml", []byte(tt.src), testEnv(nil))
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("err = %v, want it to contain %q", err, tt.wantErr)
+			case err != nil && !errors.Is(err, ErrInvalid):
+				t.Errorf("err %v is not ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestParseErrorCap(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 50; i++ {
+		b.WriteString("typo")
+		b.WriteString(strings.Repeat("x", i))
+		b.WriteString(" = 1\n")
+	}
+	_, err := Parse("t.toml", []byte(b.String()), testEnv(nil))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != maxErrors {
+		t.Fatalf("got %T with %d errors, want Errors capped at %d", err, len(es), maxErrors)
+	}
+	if es[0].Line != 1 || es[len(es)-1].Line != maxErrors {
+		t.Errorf("errors not in file order: first line %d, last line %d", es[0].Line, es[len(es)-1].Line)
+	}
+}
+
+func TestPaths(t *testing.T) {
+	c, err := Parse("/etc/sp/c.toml", []byte("memory_dir = \"~/m\"\n[pad]\nformat = \"json\"\nschema = \"../schemas/pad.json\"\n"), testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MemoryDir != "/home/u/m" {
+		t.Errorf("MemoryDir = %q", c.MemoryDir)
+	}
+	if c.Pad.Schema != "/etc/schemas/pad.json" {
+		t.Errorf("Schema = %q, want resolved against the config's dir", c.Pad.Schema)
+	}
+	c, err = Parse("/etc/sp/c.toml", []byte("[mcp.servers.a]\ncmd = \"~/bin/srv --x\"\n"), testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Servers[0].Cmd; !reflect.DeepEqual(got, []string{"/home/u/bin/srv", "--x"}) {
+		t.Errorf("cmd = %q", got)
+	}
+}

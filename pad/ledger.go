@@ -43,7 +43,8 @@ func appendEntry(dir string, e Entry) error {
 	defer lk.unlock()
 	// Open under the lock: a compaction may have renamed a new file into
 	// place, and a descriptor opened before it would write to the old one.
-	f, err := os.OpenFile(filepath.Join(dir, ledgerFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	// Read-write, not write-only: the torn-line check below reads a byte.
+	f, err := os.OpenFile(filepath.Join(dir, ledgerFile), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("pad: open ledger: %w", err)
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
+)
+
+func init() {
+	commands["explore"] = command{summary: "run an exploration tool on a stored output: explore FILE <tool> [key=value ...]", run: runExplore}
+}
+
+// runExplore runs one exploration tool from the shell through explore.Call,
+// the code path the MCP tool uses, with the file's directory as read root.
+func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	provider := fs.String("provider", "", "model provider whose tokenizer counts the result (as [agent] provider)")
+	model := fs.String("model", "", "model whose tokenizer counts the result (as [agent] model)")
+	maxTokens := fs.Int("max-tokens", explore.DefaultMaxExtractionTokens, "per-call token cap (max_extraction_tokens)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp explore [--max-tokens N] FILE <tool> [key=value ...]")
+		fmt.Fprintln(stderr, "tools: head, slice, grep, schema, item_schema, get_in, iterate_over, read")
+		fmt.Fprintln(stderr, "example: scratchpad-mcp explore out.json iterate_over path=$.items fields=id,name limit=5")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() < 2 {
+		fs.Usage()
+		return 2
+	}
+	file, tool := fs.Arg(0), fs.Arg(1)
+	targs := map[string]any{"file": filepath.Base(file)}
+	for _, a := range fs.Args()[2:] {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			fmt.Fprintf(stderr, "scratchpad-mcp explore: argument %q is not key=value\n", a)
+			return 2
+		}
+		targs[k] = v
+	}
+	root, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp explore: %v\n", err)
+		return 1
+	}
+	defer root.Close()
+	env := &explore.Env{Root: root, Count: tokens.ForModel(*provider, *model).CountString, MaxExtractionTokens: *maxTokens}
+	res := explore.Call(context.Background(), env, tool, targs)
+	text := ""
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			text += t.Text
+		}
+	}
+	fmt.Fprintln(stdout, text)
+	if res.IsError || strings.HasPrefix(text, `{"error":`) {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,50 @@
+package explore
+
+import "os"
+
+// DefaultMaxExtractionTokens is the per-call cap used when
+// [Env.MaxExtractionTokens] is zero.
+const DefaultMaxExtractionTokens = 10000
+
+// Budget is an agent's context budget. Package budget implements it; the
+// explore package only needs these three calls, so it does not import it.
+type Budget interface {
+	// Remaining reports the tokens left.
+	Remaining() int
+	// Total reports the usable tokens.
+	Total() int
+	// TryCharge atomically charges n tokens if they fit and reports what is
+	// left; ok=false charges nothing.
+	TryCharge(n int) (left int, ok bool)
+}
+
+// Env is what one call needs to know about the calling agent. The zero value
+// of every optional field means its default.
+type Env struct {
+	// Root is the agent's read root. All file access goes through it, so
+	// absolute paths, ".." escapes and symlinks leaving it are refused.
+	Root *os.Root
+	// Dir is the directory, relative to Root, that a tool's file argument is
+	// resolved from (where stored outputs live). "" means Root itself.
+	// Relative paths such as "../artifacts/x.txt" are resolved from Dir and
+	// must stay under Root.
+	Dir string
+	// Count is the exact token counter (tokens.Counter.CountString). Required.
+	Count func(string) int
+	// MaxExtractionTokens caps one result, footer included. 0 means
+	// [DefaultMaxExtractionTokens].
+	MaxExtractionTokens int
+	// Budget is charged for every successful result. nil means the per-call
+	// cap is the only limit.
+	Budget Budget
+	// Cache holds parsed and indexed files across calls and agents. nil means
+	// every call reads and indexes the file again.
+	Cache *Cache
+}
+
+func (e *Env) maxTokens() int {
+	if e.MaxExtractionTokens > 0 {
+		return e.MaxExtractionTokens
+	}
+	return DefaultMaxExtractionTokens
+}

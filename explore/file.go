@@ -1,0 +1,285 @@
+package explore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/tidwall/gjson"
+)
+
+// fileKind is how a file's contents are interpreted.
+type fileKind int
+
+const (
+	kindText fileKind = iota
+	kindJSON
+	kindNDJSON
+	kindMarkdown
+	kindCSV
+	kindTSV
+)
+
+func (k fileKind) String() string {
+	return [...]string{"text", "JSON", "NDJSON", "Markdown", "CSV", "TSV"}[k]
+}
+
+// span is a half-open byte range of doc.data.
+type span struct{ start, end int }
+
+// doc is a loaded file with its indexes. data and lines never change after
+// load; the child index of big containers fills in lazily.
+type doc struct {
+	name  string // the file argument as the caller gave it
+	data  []byte
+	kind  fileKind
+	lines []int // byte offset of the start of each line
+
+	jsonErr string // non-empty: kind is JSON but the file does not parse
+	records []span // NDJSON: one per non-blank line
+	badRecs []int  // NDJSON: indexes of records that are not valid JSON
+
+	mu    sync.Mutex
+	kids  map[int][]child // children of big containers, keyed by start offset
+	extra atomic.Int64    // bytes held by kids
+}
+
+func (d *doc) memSize() int64 {
+	return int64(len(d.data)) + int64(len(d.lines))*8 + int64(len(d.records))*16 + d.extra.Load()
+}
+
+// lineCount is the number of lines; a final line without a newline counts.
+func (d *doc) lineCount() int { return len(d.lines) }
+
+// line returns line n (1-based) without its line terminator.
+func (d *doc) line(n int) []byte {
+	s := d.lines[n-1]
+	e := len(d.data)
+	if n < len(d.lines) {
+		e = d.lines[n]
+	}
+	b := d.data[s:e]
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// lineOf returns the 1-based line holding byte offset off.
+func (d *doc) lineOf(off int) int {
+	return sort.Search(len(d.lines), func(i int) bool { return d.lines[i] > off })
+}
+
+func indexLines(data []byte) []int {
+	if len(data) == 0 {
+		return nil
+	}
+	lines := make([]int, 1, len(data)/64+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if i >= len(data) {
+			break
+		}
+		lines = append(lines, i)
+	}
+	return lines
+}
+
+// resolveName maps a file argument to a cleaned path relative to the root.
+// It is lexical only; os.Root enforces symlink confinement when opening.
+func resolveName(dir, name string) (string, error) {
+	if name == "" || strings.IndexByte(name, 0) >= 0 {
+		return "", ErrInvalidName
+	}
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
+		return "", ErrOutsideRoot
+	}
+	p := path.Clean(path.Join(filepath.ToSlash(dir), filepath.ToSlash(name)))
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", ErrOutsideRoot
+	}
+	return p, nil
+}
+
+// load opens name under env's root and returns it loaded and indexed, from
+// the cache when the file is unchanged.
+func load(env *Env, name string) (*doc, error) {
+	if env == nil || env.Root == nil || env.Count == nil {
+		return nil, ErrNoRoot
+	}
+	rel, err := resolveName(env.Dir, name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := env.Root.Open(rel)
+	if err != nil {
+		return nil, classifyOpenErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: stat: %v", ErrIO, errnoText(err))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, ErrNotRegular
+	}
+	key := env.Root.Name() + "\x00" + rel
+	if d := env.Cache.get(key, st.Size(), st.ModTime()); d != nil {
+		return d, nil
+	}
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("%w: read: %v", ErrIO, errnoText(err))
+	}
+	d := newDoc(name, rel, data)
+	env.Cache.put(key, st.Size(), st.ModTime(), d)
+	return d, nil
+}
+
+// classifyOpenErr maps os.Root errors to sentinels without passing on the
+// underlying message, which could name a symlink target.
+func classifyOpenErr(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ErrNotFound
+	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "escapes"):
+		return ErrOutsideRoot
+	case errors.Is(err, syscall.ENOTDIR):
+		return ErrNotFound
+	case errors.Is(err, syscall.EINVAL):
+		return ErrInvalidName
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%w: permission denied", ErrIO)
+	}
+	return fmt.Errorf("%w: open: %v", ErrIO, errnoText(err))
+}
+
+// errnoText keeps only the innermost error text (an errno), dropping the
+// path that os wraps around it.
+func errnoText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// newDoc indexes data and decides how to interpret it: by extension first,
+// then by content for .txt/.log and unknown extensions.
+func newDoc(name, rel string, data []byte) *doc {
+	d := &doc{name: name, data: data, lines: indexLines(data)}
+	ext := strings.ToLower(path.Ext(rel))
+	switch ext {
+	case ".md", ".markdown":
+		d.kind = kindMarkdown
+	case ".csv":
+		d.kind = kindCSV
+	case ".tsv":
+		d.kind = kindTSV
+	case ".ndjson", ".jsonl":
+		d.setNDJSON()
+	case ".json":
+		if gjson.ValidBytes(data) {
+			d.kind = kindJSON
+		} else if d.looksNDJSON() {
+			d.setNDJSON()
+		} else {
+			d.kind = kindJSON
+			d.jsonErr = syntaxErrorText(d)
+		}
+	default:
+		first := skipWS(data, 0)
+		switch {
+		case first < len(data) && (data[first] == '{' || data[first] == '[') && gjson.ValidBytes(data):
+			d.kind = kindJSON
+		case d.looksNDJSON():
+			d.setNDJSON()
+		}
+	}
+	return d
+}
+
+// looksNDJSON reports whether the first two non-blank lines are each a JSON
+// object or array on their own.
+func (d *doc) looksNDJSON() bool {
+	seen := 0
+	for n := 1; n <= len(d.lines) && seen < 2; n++ {
+		l := bytes.TrimSpace(d.line(n))
+		if len(l) == 0 {
+			continue
+		}
+		if (l[0] != '{' && l[0] != '[') || !gjson.ValidBytes(l) {
+			return false
+		}
+		seen++
+	}
+	return seen == 2
+}
+
+func (d *doc) setNDJSON() {
+	d.kind = kindNDJSON
+	for n := 1; n <= len(d.lines); n++ {
+		s := d.lines[n-1]
+		l := d.line(n)
+		lead := len(l) - len(bytes.TrimLeft(l, " \t"))
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		if !gjson.ValidBytes(l) {
+			d.badRecs = append(d.badRecs, len(d.records))
+		}
+		d.records = append(d.records, span{s + lead, s + lead + len(l)})
+	}
+}
+
+// syntaxErrorText locates the first syntax error of a broken JSON file, as
+// "line L, column C: message". encoding/json finds the offset; it is only
+// used on files already known to be broken.
+func syntaxErrorText(d *doc) string {
+	off, msg := jsonSyntaxError(d.data)
+	ln := d.lineOf(off)
+	if ln < 1 {
+		ln = 1
+	}
+	col := 1
+	if ln <= len(d.lines) {
+		col = off - d.lines[ln-1] + 1
+	}
+	return fmt.Sprintf("line %d, column %d: %s", ln, col, msg)
+}
+
+// statSize returns the size of name under env's root without reading it.
+func statSize(env *Env, name string) (int64, error) {
+	if env == nil || env.Root == nil || env.Count == nil {
+		return 0, ErrNoRoot
+	}
+	rel, err := resolveName(env.Dir, name)
+	if err != nil {
+		return 0, err
+	}
+	f, err := env.Root.Open(rel)
+	if err != nil {
+		return 0, classifyOpenErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("%w: stat: %v", ErrIO, errnoText(err))
+	}
+	if !st.Mode().IsRegular() {
+		return 0, ErrNotRegular
+	}
+	return st.Size(), nil
+}

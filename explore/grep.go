@@ -1,0 +1,409 @@
+package explore
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// MaxPatternBytes is the longest grep pattern accepted.
+const MaxPatternBytes = 1024
+
+// matcher finds matching lines. next returns the start of the first matching
+// line at or after from (a line start), and that line's end (excluding '\n').
+type matcher interface {
+	next(data []byte, from int) (start, end int, ok bool)
+}
+
+func lineBounds(data []byte, i int) (int, int) {
+	s := bytes.LastIndexByte(data[:i], '\n') + 1
+	e := bytes.IndexByte(data[i:], '\n')
+	if e < 0 {
+		return s, len(data)
+	}
+	return s, i + e
+}
+
+// litMatcher finds a byte literal with the SIMD-backed bytes.Index; a match
+// is verified per line by re when the literal is only a required part.
+type litMatcher struct {
+	lit []byte
+	re  *regexp.Regexp
+}
+
+func (m *litMatcher) next(data []byte, from int) (int, int, bool) {
+	for from < len(data) {
+		i := bytes.Index(data[from:], m.lit)
+		if i < 0 {
+			return 0, 0, false
+		}
+		s, e := lineBounds(data, from+i)
+		if m.re == nil || m.re.Match(data[s:e]) {
+			return s, e, true
+		}
+		from = e + 1
+	}
+	return 0, 0, false
+}
+
+// foldMatcher finds an ASCII literal case-insensitively: it scans for the
+// literal's rarest byte (both cases) with IndexByte and checks the rest
+// with EqualFold.
+type foldMatcher struct {
+	lit      []byte
+	pos      int  // index in lit of the byte scanned for
+	lo, up   byte // its two cases
+	re       *regexp.Regexp
+	nlo, nup int // cached next positions of lo and up (absolute), -2 = unknown
+}
+
+func newFoldMatcher(lit []byte, re *regexp.Regexp) *foldMatcher {
+	best, bestRank := 0, 1<<30
+	for i, c := range lit {
+		if r := byteRank(c); r < bestRank {
+			best, bestRank = i, r
+		}
+	}
+	c := lit[best]
+	return &foldMatcher{lit: lit, pos: best, lo: toLower(c), up: toUpper(c), re: re, nlo: -2, nup: -2}
+}
+
+func toLower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 32
+	}
+	return c
+}
+
+func toUpper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 32
+	}
+	return c
+}
+
+// byteRank orders bytes by how common they are in logs and JSON (lower is
+// rarer), so the scan stops as seldom as possible.
+func byteRank(c byte) int {
+	const common = " eEtTaAoOiInNsSrRhHlLdDcCuU\":,.{}0123456789mMfFpPgGwWyYbB-_vVkK/"
+	if i := strings.IndexByte(common, c); i >= 0 {
+		return 100 + len(common) - i
+	}
+	return 0
+}
+
+func (m *foldMatcher) nextByte(data []byte, from int, c byte, cached *int) int {
+	if *cached != -1 && *cached >= from {
+		return *cached
+	}
+	if *cached == -1 {
+		return -1
+	}
+	i := bytes.IndexByte(data[from:], c)
+	if i < 0 {
+		*cached = -1
+	} else {
+		*cached = from + i
+	}
+	return *cached
+}
+
+func (m *foldMatcher) next(data []byte, from int) (int, int, bool) {
+	for from < len(data) {
+		var p int
+		if m.lo == m.up {
+			i := bytes.IndexByte(data[from:], m.lo)
+			if i < 0 {
+				return 0, 0, false
+			}
+			p = from + i
+		} else {
+			a := m.nextByte(data, from, m.lo, &m.nlo)
+			b := m.nextByte(data, from, m.up, &m.nup)
+			switch {
+			case a < 0 && b < 0:
+				return 0, 0, false
+			case a < 0:
+				p = b
+			case b < 0:
+				p = a
+			default:
+				p = min(a, b)
+			}
+		}
+		st := p - m.pos
+		if st < 0 || st+len(m.lit) > len(data) || !bytes.EqualFold(data[st:st+len(m.lit)], m.lit) {
+			from = p + 1
+			continue
+		}
+		s, e := lineBounds(data, st)
+		if m.re == nil || m.re.Match(data[s:e]) {
+			return s, e, true
+		}
+		from = e + 1
+	}
+	return 0, 0, false
+}
+
+// reMatcher has no literal to anchor on: it lets the (?m) regexp find the
+// leftmost candidate in the whole buffer, then confirms on that line with
+// the line-scoped regexp (a candidate may span lines via \s or [^x]).
+type reMatcher struct {
+	multi, line *regexp.Regexp
+}
+
+func (m *reMatcher) next(data []byte, from int) (int, int, bool) {
+	for from <= len(data) {
+		loc := m.multi.FindIndex(data[from:])
+		if loc == nil {
+			return 0, 0, false
+		}
+		s, e := lineBounds(data, from+loc[0])
+		if m.line.Match(data[s:e]) {
+			return s, e, true
+		}
+		from = e + 1
+	}
+	return 0, 0, false
+}
+
+// compileGrep builds the fastest matcher for pattern. literal reports that
+// the pattern was not a valid regexp and is searched as literal text.
+func compileGrep(pattern string, ignoreCase bool) (m matcher, literal bool, reErr string) {
+	flags := ""
+	if ignoreCase {
+		flags = "(?i)"
+	}
+	re, err := regexp.Compile(flags + pattern)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "error parsing regexp") {
+			msg = msg[i+2:]
+		}
+		return literalMatcher([]byte(pattern), ignoreCase), true, msg
+	}
+	tree, err := syntax.Parse(flags+pattern, syntax.Perl)
+	if err == nil {
+		tree = tree.Simplify()
+		if lit, fold, complete := requiredLiteral(tree); len(lit) > 0 {
+			verify := re
+			if complete {
+				verify = nil
+			}
+			if !fold {
+				return &litMatcher{lit: lit, re: verify}, false, ""
+			}
+			if isASCII(lit) {
+				return newFoldMatcher(lit, verify), false, ""
+			}
+		}
+	}
+	multi := regexp.MustCompile("(?m)" + flags + pattern)
+	return &reMatcher{multi: multi, line: re}, false, ""
+}
+
+func literalMatcher(lit []byte, fold bool) matcher {
+	if fold && isASCII(lit) {
+		return newFoldMatcher(lit, nil)
+	}
+	if fold {
+		return &reMatcher{multi: regexp.MustCompile("(?im)" + regexp.QuoteMeta(string(lit))), line: regexp.MustCompile("(?i)" + regexp.QuoteMeta(string(lit)))}
+	}
+	return &litMatcher{lit: lit}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// requiredLiteral returns a literal every match must contain, whether it is
+// case-folded, and whether matching it is the whole pattern.
+func requiredLiteral(re *syntax.Regexp) (lit []byte, fold, complete bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []byte(string(re.Rune)), re.Flags&syntax.FoldCase != 0, true
+	case syntax.OpCapture:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			l, f, _ := requiredLiteral(s)
+			if len(l) > len(lit) {
+				lit, fold = l, f
+			}
+		}
+		return lit, fold, false
+	}
+	return nil, false, false
+}
+
+func runGrep(c *call) *mcp.CallToolResult {
+	pattern := c.args.str("pattern", true)
+	ctxLines, _ := c.args.int("context", 3, false)
+	ic := c.args.bool("ignore_case", false)
+	maxM, _ := c.args.int("max_matches", 50, false)
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	if len(pattern) > MaxPatternBytes {
+		return errorResult("pattern_too_long", fmt.Sprintf("the pattern is %d bytes; grep accepts at most %d. Search for a distinctive part of it.", len(pattern), MaxPatternBytes),
+			kv{"pattern_bytes", len(pattern)}, kv{"max_pattern_bytes", MaxPatternBytes})
+	}
+	if pattern == "" {
+		return errorResult("invalid_arguments", "pattern must not be empty; use head or slice to read lines.")
+	}
+	if ctxLines < 0 || maxM < 1 {
+		return errorResult("invalid_arguments", "context must be >= 0 and max_matches >= 1.", kv{"context", ctxLines}, kv{"max_matches", maxM})
+	}
+	d, res := c.load()
+	if res != nil {
+		return res
+	}
+	m, lit, reErr := compileGrep(pattern, ic)
+	matches, total := grepLines(d, m, maxM)
+	locate := locator(pattern, ic, lit)
+
+	var b strings.Builder
+	if len(matches) > 0 {
+		w := len(strconv.Itoa(min(matches[len(matches)-1]+ctxLines, d.lineCount())))
+		isMatch := map[int]bool{}
+		for _, n := range matches {
+			isMatch[n] = true
+		}
+		prevEnd := 0
+		for i := 0; i < len(matches); {
+			lo := max(1, matches[i]-ctxLines)
+			hi := min(d.lineCount(), matches[i]+ctxLines)
+			j := i + 1
+			for j < len(matches) && matches[j]-ctxLines <= hi+1 {
+				hi = min(d.lineCount(), matches[j]+ctxLines)
+				j++
+			}
+			if prevEnd > 0 {
+				b.WriteString("--\n")
+			}
+			for n := lo; n <= hi; n++ {
+				l := d.line(n)
+				if len(l) > maxShownLine {
+					pos := 0
+					if isMatch[n] {
+						pos = locate(l)
+					}
+					l = clipAround(l, pos, maxShownLine)
+				}
+				writeLine(&b, n, w, l, isMatch[n])
+			}
+			prevEnd = hi
+			i = j
+		}
+	}
+	q := "/" + pattern + "/"
+	if ic {
+		q += "i"
+	}
+	what := fmt.Sprintf("%s in %s (%s of %s lines", q, c.file, plural(total, "matching line"), comma(d.lineCount()))
+	if len(matches) < total {
+		what += fmt.Sprintf(", showing first %d", len(matches))
+	}
+	if ctxLines > 0 && len(matches) > 0 {
+		what += fmt.Sprintf(", context %d", ctxLines)
+	}
+	what += ")"
+	if lit {
+		what += fmt.Sprintf(" [invalid regex (%s): searched as literal text]", reErr)
+	}
+	return c.finish(b.String(), what, func() []suggestion {
+		s := []suggestion{}
+		if ctxLines > 0 {
+			s = append(s, suggest("grep", "matching lines only, no context", kv{"file", c.file}, kv{"pattern", pattern}, kv{"context", 0}, kv{"ignore_case", ic}, kv{"max_matches", len(matches)}))
+		}
+		if len(matches) > 1 {
+			s = append(s, suggest("grep", "half the matches", kv{"file", c.file}, kv{"pattern", pattern}, kv{"context", 0}, kv{"ignore_case", ic}, kv{"max_matches", len(matches) / 2}))
+		}
+		if len(matches) > 0 {
+			s = append(s, suggest("slice", "the first match with a little context", kv{"file", c.file}, kv{"start", max(1, matches[0]-2)}, kv{"end", matches[0] + 2}))
+		}
+		return s
+	})
+}
+
+// grepLines returns the 1-based numbers of the first maxM matching lines and
+// the total count of matching lines (the whole file is scanned).
+func grepLines(d *doc, m matcher, maxM int) ([]int, int) {
+	var out []int
+	total := 0
+	for from := 0; from < len(d.data); {
+		s, e, ok := m.next(d.data, from)
+		if !ok {
+			break
+		}
+		total++
+		if len(out) < maxM {
+			out = append(out, d.lineOf(s))
+		}
+		from = e + 1
+	}
+	return out, total
+}
+
+// maxShownLine is the longest line grep shows whole; longer lines (minified
+// JSON) are cut to a window around the match, and the cut is said in the line.
+const maxShownLine = 500
+
+// locator returns where in a line the pattern first matches (0 if unsure);
+// only used to centre the window on very long lines.
+func locator(pattern string, ic, literal bool) func([]byte) int {
+	if literal {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if ic {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	return func(l []byte) int {
+		if err != nil {
+			return 0
+		}
+		if loc := re.FindIndex(l); loc != nil {
+			return loc[0]
+		}
+		return 0
+	}
+}
+
+func clipAround(l []byte, pos, n int) []byte {
+	lo := max(0, pos-n/4)
+	for lo > 0 && !utf8.RuneStart(l[lo]) {
+		lo--
+	}
+	hi := min(len(l), lo+n)
+	for hi < len(l) && !utf8.RuneStart(l[hi]) {
+		hi--
+	}
+	var b []byte
+	if lo > 0 {
+		b = append(b, fmt.Sprintf("…[%s bytes] ", comma(lo))...)
+	}
+	b = append(b, l[lo:hi]...)
+	if hi < len(l) {
+		b = append(b, fmt.Sprintf(" …[+%s bytes]", comma(len(l)-hi))...)
+	}
+	return b
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return comma(n) + " " + unit + "s"
+}

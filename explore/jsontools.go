@@ -1,0 +1,281 @@
+package explore
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
+)
+
+// windowArgs reads offset/limit; both must be >= 0.
+func (c *call) windowArgs() (off, lim int, hasOff, hasLim bool) {
+	off, hasOff = c.args.int("offset", 0, false)
+	lim, hasLim = c.args.int("limit", 0, false)
+	if off < 0 || lim < 0 {
+		c.args.errs = append(c.args.errs, "offset and limit must be >= 0")
+	}
+	return
+}
+
+// resolveArg loads the JSON file and resolves the path argument.
+func (c *call) resolveArg(p string) (*doc, node, string, *mcp.CallToolResult) {
+	d, res := c.loadJSON()
+	if res != nil {
+		return nil, node{}, "", res
+	}
+	segs, res := c.parsePathArg(p)
+	if res != nil {
+		return nil, node{}, "", res
+	}
+	n, canon, miss := d.resolve(segs)
+	if miss != nil {
+		return nil, node{}, "", c.notFound(d, p, miss)
+	}
+	return d, n, canon, nil
+}
+
+func (c *call) notArray(d *doc, n node, canon string) *mcp.CallToolResult {
+	t := d.typeOf(n)
+	s := []suggestion{suggest("schema", "find the arrays and their paths", kv{"file", c.file})}
+	if t == "object" {
+		keys := objectKeys(d, n)
+		for _, k := range keys {
+			if ch, ok := d.resolveRel(n, []segment{{kind: segKey, key: k}}); ok && d.typeOf(ch) == "array" {
+				s = append(s, suggest(c.tool, "an array under this object", kv{"file", c.file}, kv{"path", canon + renderKey(k)}, kv{"offset", 0}, kv{"limit", 50}))
+				break
+			}
+		}
+	}
+	return errorResult("not_an_array", fmt.Sprintf("%s is a %s, not an array; %s needs the path of an array.", canon, t, c.tool),
+		kv{"path", canon}, kv{"type", t}, kv{"suggestions", s})
+}
+
+func runGetIn(c *call) *mcp.CallToolResult {
+	p := c.args.str("path", true)
+	off, lim, hasOff, hasLim := c.windowArgs()
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	d, n, canon, res := c.resolveArg(p)
+	if res != nil {
+		return res
+	}
+	windowed := hasOff || hasLim
+	t := d.typeOf(n)
+	var body, what string
+	var cur [2]int // current window, for suggestions
+	switch {
+	case t == "string":
+		s := gjson.ParseBytes(d.data[n.v.start:n.v.end]).String()
+		lines := strings.SplitAfter(s, "\n")
+		if len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		lo, hi := window(len(lines), off, lim, hasLim)
+		cur = [2]int{lo, hi}
+		body = strings.Join(lines[lo:hi], "")
+		what = fmt.Sprintf("%s (string, %s)", canon, windowText("lines", lo, hi, len(lines), !windowed))
+	case windowed && (t == "array" || t == "object" || n.records):
+		ln := d.length(n)
+		lo, hi := window(ln, off, lim, hasLim)
+		cur = [2]int{lo, hi}
+		var raw bytes.Buffer
+		open, close := byte('['), byte(']')
+		if t == "object" {
+			open, close = '{', '}'
+		}
+		raw.WriteByte(open)
+		mem := d.members(n)
+		for i := lo; i < hi; i++ {
+			if i > lo {
+				raw.WriteByte(',')
+			}
+			if t == "object" {
+				raw.Write(d.data[mem[i].key.start:mem[i].key.end])
+				raw.WriteByte(':')
+			}
+			e := d.elem(n, i)
+			if n.records && d.badRecord(i) {
+				raw.WriteString("null")
+				continue
+			}
+			raw.Write(d.data[e.v.start:e.v.end])
+		}
+		raw.WriteByte(close)
+		unit := "items"
+		if t == "object" {
+			unit = "keys"
+		}
+		body = string(prettyJSON(raw.Bytes(), span{0, raw.Len()}))
+		what = fmt.Sprintf("%s (%s)", canon, windowText(unit, lo, hi, ln, false))
+	default:
+		if !n.records && n.v.end-n.v.start > c.env.maxTokens()*bytesPerTokenBound {
+			return c.tooLarge((n.v.end-n.v.start)/4, kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+		}
+		if n.records {
+			body = "(NDJSON root: use offset/limit to read records)"
+		} else {
+			body = string(prettyJSON(d.data, n.v))
+		}
+		what = fmt.Sprintf("%s (%s)", canon, describe(d, n))
+	}
+	return c.finish(body, what, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+}
+
+// describe is a one-phrase summary of a value: "object, 3 keys",
+// "array, 120 items", "string", ...
+func describe(d *doc, n node) string {
+	switch t := d.typeOf(n); t {
+	case "object":
+		return "object, " + plural(d.length(n), "key")
+	case "array":
+		return "array, " + plural(d.length(n), "item")
+	default:
+		return t
+	}
+}
+
+func (c *call) getInSuggestions(d *doc, n node, canon string, cur [2]int, windowed bool) []suggestion {
+	f := kv{"file", c.file}
+	var s []suggestion
+	t := d.typeOf(n)
+	size := cur[1] - cur[0]
+	switch {
+	case t == "string":
+		if !windowed {
+			size = 200
+		}
+		s = append(s, suggest("get_in", "fewer lines of the string", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}))
+		s = append(s, suggest("grep", "find the part you need", f, kv{"pattern", "error"}, kv{"ignore_case", true}, kv{"max_matches", 20}))
+	case t == "array":
+		ln := d.length(n)
+		if !windowed {
+			cur, size = [2]int{0, ln}, ln
+		}
+		s = append(s, suggest("get_in", "half the items", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}))
+		if ln > 0 {
+			s = append(s, suggest("item_schema", "the keys its items have", f, kv{"path", canon}, kv{"offset", 0}, kv{"limit", min(ln, 100)}))
+			s = append(s, suggest("get_in", "one item", f, kv{"path", canon + renderIndex(cur[0])}))
+			if fields := firstFields(d, d.elem(n, min(cur[0], ln-1)), 3); fields != "" {
+				s = append(s, suggest("iterate_over", "a few fields of each item", f, kv{"path", canon}, kv{"fields", fields}, kv{"offset", cur[0]}, kv{"limit", 50}))
+			}
+		}
+	case t == "object":
+		ln := d.length(n)
+		if !windowed {
+			cur, size = [2]int{0, ln}, ln
+		}
+		s = append(s, suggest("get_in", "half the keys", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}))
+		s = append(s, suggest("schema", "the key tree with types", f, kv{"max_depth", 2}))
+		if keys := objectKeys(d, n); len(keys) > 0 {
+			s = append(s, suggest("get_in", "one key", f, kv{"path", canon + renderKey(keys[0])}))
+		}
+	}
+	return s
+}
+
+// firstFields lists up to k scalar keys of an object, comma-separated.
+func firstFields(d *doc, n node, k int) string {
+	if d.typeOf(n) != "object" {
+		return ""
+	}
+	var out []string
+	for _, m := range d.members(n) {
+		t := jsonType(d.data, m.val.start)
+		if t != "object" && t != "array" {
+			out = append(out, keyString(d.data, m.key))
+		}
+		if len(out) == k {
+			break
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func runIterateOver(c *call) *mcp.CallToolResult {
+	p := c.args.str("path", true)
+	fieldsArg := c.args.str("fields", true)
+	off, lim, hasOff, hasLim := c.windowArgs()
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	var names []string
+	var fsegs [][]segment
+	for _, f := range strings.Split(fieldsArg, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		segs, err := parsePath(f)
+		if err != nil {
+			return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
+		}
+		names = append(names, f)
+		fsegs = append(fsegs, segs)
+	}
+	if len(names) == 0 {
+		return errorResult("invalid_arguments", `fields must name at least one field, e.g. "id,title,meta.author".`, kv{"fields", fieldsArg})
+	}
+	d, n, canon, res := c.resolveArg(p)
+	if res != nil {
+		return res
+	}
+	if d.typeOf(n) != "array" {
+		return c.notArray(d, n, canon)
+	}
+	ln := d.length(n)
+	lo, hi := window(ln, off, lim, hasLim)
+	qnames := make([][]byte, len(names))
+	for i, nm := range names {
+		qnames[i], _ = marshalNoEscape(nm)
+	}
+	var b bytes.Buffer
+	if lo == hi {
+		b.WriteString("[]")
+	} else {
+		b.WriteString("[\n")
+		for i := lo; i < hi; i++ {
+			b.WriteString(`  {"_index":`)
+			b.WriteString(strconv.Itoa(i))
+			if n.records && d.badRecord(i) {
+				fmt.Fprintf(&b, `,"_error":"record on line %d is not valid JSON"`, d.lineOf(d.records[i].start))
+			} else {
+				item := d.elem(n, i)
+				for j, segs := range fsegs {
+					b.WriteByte(',')
+					b.Write(qnames[j])
+					b.WriteByte(':')
+					if v, ok := d.resolveRel(item, segs); ok {
+						b.Write(compact(d.data, v.v))
+					} else {
+						b.WriteString("null")
+					}
+				}
+			}
+			b.WriteByte('}')
+			if i < hi-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString("]")
+	}
+	full := !hasOff && !hasLim
+	what := fmt.Sprintf("%s (%s, fields: [%s])", canon, windowText("items", lo, hi, ln, full), strings.Join(names, ","))
+	return c.finish(b.String(), what, func() []suggestion {
+		f := kv{"file", c.file}
+		half := max(1, (hi-lo)/2)
+		s := []suggestion{suggest("iterate_over", "the same rows, half the window; continue with the next offset", f, kv{"path", canon}, kv{"fields", strings.Join(names, ",")}, kv{"offset", lo}, kv{"limit", half})}
+		if len(names) > 1 {
+			s = append(s, suggest("iterate_over", "fewer fields", f, kv{"path", canon}, kv{"fields", strings.Join(names[:(len(names)+1)/2], ",")}, kv{"offset", lo}, kv{"limit", max(1, hi-lo)}))
+		}
+		s = append(s, suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(min(lo, max(ln-1, 0)))}))
+		if fs := fsegs[0]; len(fs) > 0 && fs[len(fs)-1].kind != segIndex {
+			s = append(s, suggest("grep", "find items by a field's text", f, kv{"pattern", `"` + fs[len(fs)-1].key + `"`}, kv{"context", 0}, kv{"max_matches", 20}))
+		}
+		return s
+	})
+}

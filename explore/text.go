@@ -1,0 +1,131 @@
+package explore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// writeLine appends one numbered line: "  12: text", or "> 12: text" when
+// marked (a grep match).
+func writeLine(b *strings.Builder, n, width int, text []byte, mark bool) {
+	if mark {
+		b.WriteString("> ")
+	} else {
+		b.WriteString("  ")
+	}
+	s := strconv.Itoa(n)
+	for i := len(s); i < width; i++ {
+		b.WriteByte(' ')
+	}
+	b.WriteString(s)
+	b.WriteString(": ")
+	b.Write(text)
+	b.WriteByte('\n')
+}
+
+func runHead(c *call) *mcp.CallToolResult {
+	n, _ := c.args.int("lines", 50, false)
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	if n < 1 {
+		return errorResult("invalid_arguments", "lines must be at least 1.", kv{"lines", n})
+	}
+	d, res := c.load()
+	if res != nil {
+		return res
+	}
+	total := d.lineCount()
+	hi := min(n, total)
+	var b strings.Builder
+	w := len(strconv.Itoa(hi))
+	for i := 1; i <= hi; i++ {
+		writeLine(&b, i, w, d.line(i), false)
+	}
+	what := fmt.Sprintf("%s (lines [1..%d) of %s total)", c.file, hi+1, comma(total))
+	if hi == total {
+		what = fmt.Sprintf("%s (all %s lines)", c.file, comma(total))
+	}
+	return c.finish(b.String(), what, func() []suggestion {
+		var s []suggestion
+		if hi > 1 {
+			s = append(s, suggest("head", "half the lines", kv{"file", c.file}, kv{"lines", hi / 2}))
+		}
+		s = append(s, suggest("schema", "the file's shape without its content", kv{"file", c.file}))
+		if d.kind == kindJSON || d.kind == kindNDJSON {
+			s = append(s, suggest("get_in", "the first item only", kv{"file", c.file}, kv{"path", "$[0]"}))
+		}
+		return s
+	})
+}
+
+func runSlice(c *call) *mcp.CallToolResult {
+	start, _ := c.args.int("start", 0, true)
+	end, _ := c.args.int("end", 0, true)
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	if start < 1 || end < start {
+		return errorResult("invalid_range", fmt.Sprintf("slice needs 1 <= start <= end (both inclusive, 1-based); got start=%d end=%d.", start, end),
+			kv{"start", start}, kv{"end", end},
+			kv{"suggestions", []suggestion{suggest("slice", "a valid range", kv{"file", c.file}, kv{"start", max(start, 1)}, kv{"end", max(end, start, 1)})}})
+	}
+	d, res := c.load()
+	if res != nil {
+		return res
+	}
+	total := d.lineCount()
+	hi := min(end, total)
+	var b strings.Builder
+	w := len(strconv.Itoa(hi))
+	for i := start; i <= hi; i++ {
+		writeLine(&b, i, w, d.line(i), false)
+	}
+	lo := min(start, total+1)
+	what := fmt.Sprintf("%s (lines [%d..%d) of %s total)", c.file, lo, max(hi+1, lo), comma(total))
+	if start > total {
+		what = fmt.Sprintf("%s (empty: start %d is past the last line, %s)", c.file, start, comma(total))
+	}
+	return c.finish(b.String(), what, func() []suggestion {
+		mid := start + (hi-start)/2
+		s := []suggestion{suggest("slice", "first half of the range", kv{"file", c.file}, kv{"start", start}, kv{"end", mid})}
+		if mid+1 <= hi {
+			s = append(s, suggest("slice", "second half of the range", kv{"file", c.file}, kv{"start", mid + 1}, kv{"end", hi}))
+		}
+		return append(s, suggest("schema", "the file's shape, to target a narrower range", kv{"file", c.file}))
+	})
+}
+
+func runRead(c *call) *mcp.CallToolResult {
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	size, err := statSize(c.env, c.file)
+	if err != nil {
+		return c.fileError(err)
+	}
+	// Decided from the size, before reading: ~4 bytes per token.
+	est := int((size + 3) / 4)
+	sugg := func() []suggestion {
+		return []suggestion{
+			suggest("schema", "the file's shape", kv{"file", c.file}),
+			suggest("head", "the first lines", kv{"file", c.file}, kv{"lines", 50}),
+			suggest("grep", "find what you need", kv{"file", c.file}, kv{"pattern", "error"}, kv{"ignore_case", true}, kv{"max_matches", 20}),
+		}
+	}
+	if lim := c.env.maxTokens(); est > lim {
+		return c.tooLarge(est, kv{"per_call_limit", lim}, sugg)
+	}
+	if b := c.env.Budget; b != nil && est > b.Remaining() {
+		return c.tooLarge(est, kv{"remaining_budget_tokens", b.Remaining()}, sugg)
+	}
+	d, res := c.load()
+	if res != nil {
+		return res
+	}
+	what := fmt.Sprintf("%s (whole file, %s lines, %s bytes)", c.file, comma(d.lineCount()), comma(len(d.data)))
+	return c.finish(string(d.data), what, sugg)
+}

@@ -1,0 +1,401 @@
+package pad
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Names under which [Register] exposes the pad.
+const (
+	ToolRead     = "read_scratchpad"
+	ToolUpdate   = "update_scratchpad"
+	ToolAppend   = "append_scratchpad"
+	ResourceURI  = "scratchpad://pad"
+	PromptName   = "scratchpad"
+	resourceMIME = "text/markdown"
+)
+
+// Register adds the pad's tools, the resource [ResourceURI] and the prompt
+// [PromptName] to s, with tool schemas for a Markdown pad with the default
+// sections. padFor picks the pad of the calling session (its agent or run);
+// the model never names one. See [RegisterWithOptions] to match a
+// configuration.
+func Register(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error)) {
+	RegisterWithOptions(s, padFor, Options{})
+}
+
+// RegisterWithOptions is [Register] with tool schemas fitted to opts: the
+// section names as an enum, or the {state} form of update_scratchpad for a
+// structured pad. The pads padFor returns should use the same options.
+//
+// Call it before serving. For resources/subscribe to be accepted the server
+// must be built with server.WithResourceCapabilities(true, …); Register
+// records subscriptions through the server's hooks, installing a Hooks value
+// if s has none, and after every change made through a tool it sends
+// notifications/resources/updated to each session subscribed to that pad.
+func RegisterWithOptions(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error), opts Options) {
+	o, err := opts.normalize()
+	if err != nil {
+		o, _ = Options{}.normalize()
+	}
+	r := &registration{s: s, padFor: padFor, subs: map[string]string{}}
+	r.hook()
+
+	s.AddTool(readTool(), r.handleRead)
+	s.AddTool(updateTool(o), r.handleUpdate)
+	s.AddTool(appendTool(), r.handleAppend)
+	s.AddResource(mcp.NewResource(ResourceURI, "scratchpad",
+		mcp.WithResourceDescription("The working-memory scratchpad of this agent or run, rendered as Markdown. Subscribe to be told when it changes."),
+		mcp.WithMIMEType(resourceMIME)), r.handleResource)
+	s.AddPrompt(mcp.NewPrompt(PromptName,
+		mcp.WithPromptDescription("The current scratchpad, to put in front of the model each turn.")), r.handlePrompt)
+}
+
+type registration struct {
+	s      *server.MCPServer
+	padFor func(ctx context.Context) (*Pad, error)
+
+	mu   sync.Mutex
+	subs map[string]string // session id → pad dir it subscribed to
+}
+
+// hook tracks resources/subscribe per session: mcp-go acknowledges the
+// request but its built-in sessions keep no subscription state.
+func (r *registration) hook() {
+	h := r.s.GetHooks()
+	if h == nil {
+		h = &server.Hooks{}
+		server.WithHooks(h)(r.s)
+	}
+	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		if req.Params.URI != ResourceURI {
+			return
+		}
+		session := server.ClientSessionFromContext(ctx)
+		if session == nil {
+			return
+		}
+		p, err := r.padFor(ctx)
+		if err != nil || p == nil {
+			return
+		}
+		r.mu.Lock()
+		r.subs[session.SessionID()] = p.Dir()
+		r.mu.Unlock()
+	})
+	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if req.Params.URI != ResourceURI {
+			return
+		}
+		if session := server.ClientSessionFromContext(ctx); session != nil {
+			r.mu.Lock()
+			delete(r.subs, session.SessionID())
+			r.mu.Unlock()
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, session server.ClientSession) {
+		r.mu.Lock()
+		delete(r.subs, session.SessionID())
+		r.mu.Unlock()
+	})
+}
+
+// changed notifies every session subscribed to the pad in dir.
+func (r *registration) changed(dir string) {
+	r.mu.Lock()
+	var ids []string
+	for id, d := range r.subs {
+		if d == dir {
+			ids = append(ids, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, id := range ids {
+		err := r.s.SendNotificationToSpecificClient(id, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": ResourceURI})
+		if errors.Is(err, server.ErrSessionNotFound) {
+			r.mu.Lock()
+			delete(r.subs, id)
+			r.mu.Unlock()
+		}
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+func readTool() mcp.Tool {
+	t := mcp.NewToolWithRawSchema(ToolRead,
+		"Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
+		json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only show ledger entries carrying one of these tags. Sections are always shown."}},"additionalProperties":false}`))
+	t.Annotations.ReadOnlyHint = boolPtr(true)
+	t.Annotations.OpenWorldHint = boolPtr(false)
+	return t
+}
+
+func updateTool(o Options) mcp.Tool {
+	var schema any
+	desc := ""
+	if o.Format == FormatJSON {
+		desc = "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff."
+		schema = map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"state": map[string]any{"type": "object", "description": "The keys to change."},
+			},
+			"required":             []string{"state"},
+			"additionalProperties": false,
+		}
+	} else {
+		names := make([]string, len(o.Sections))
+		for i, s := range o.Sections {
+			names[i] = s.Name
+		}
+		desc = "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned."
+		schema = map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"patches": map[string]any{
+					"type": "array",
+					"items": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"section": map[string]any{"type": "string", "enum": names},
+							"op":      map[string]any{"type": "string", "enum": Ops},
+							"content": map[string]any{"type": "string"},
+						},
+						"required":             []string{"section", "op"},
+						"additionalProperties": false,
+					},
+				},
+			},
+			"required":             []string{"patches"},
+			"additionalProperties": false,
+		}
+	}
+	raw, _ := json.Marshal(schema)
+	t := mcp.NewToolWithRawSchema(ToolUpdate, desc, raw)
+	t.Annotations.ReadOnlyHint = boolPtr(false)
+	t.Annotations.DestructiveHint = boolPtr(true) // replace and clear drop text
+	t.Annotations.OpenWorldHint = boolPtr(false)
+	return t
+}
+
+func appendTool() mcp.Tool {
+	t := mcp.NewToolWithRawSchema(ToolAppend,
+		"Append one finding to the scratchpad's ledger. Safe when several agents write at once; use it for facts as you learn them, and keep the sections for the summary.",
+		json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"],"additionalProperties":false}`))
+	t.Annotations.ReadOnlyHint = boolPtr(false)
+	t.Annotations.DestructiveHint = boolPtr(false)
+	t.Annotations.OpenWorldHint = boolPtr(false)
+	return t
+}
+
+// errorResult is a tool error the model can act on: a successful result
+// holding one JSON object.
+func errorResult(code, message string, extra map[string]any) *mcp.CallToolResult {
+	obj := map[string]any{"error": code, "message": message}
+	for k, v := range extra {
+		obj[k] = v
+	}
+	data, _ := json.Marshal(obj)
+	return mcp.NewToolResultText(string(data))
+}
+
+// failure maps a pad error to a tool result. Errors the model cannot act on
+// (I/O) are marked isError.
+func failure(p *Pad, err error) *mcp.CallToolResult {
+	extra := map[string]any{}
+	var pe *PatchError
+	if errors.As(err, &pe) {
+		extra["patch"] = pe.Index + 1
+		extra["state_unchanged"] = true
+	}
+	code := ""
+	switch {
+	case errors.Is(err, ErrUnknownSection):
+		code = "unknown_section"
+		if p != nil {
+			names := []string{}
+			for _, s := range p.opts.Sections {
+				names = append(names, s.Name)
+			}
+			extra["sections"] = names
+		}
+	case errors.Is(err, ErrUnknownOp):
+		code = "unknown_op"
+		extra["ops"] = Ops
+	case errors.Is(err, ErrBadPatch):
+		code = "bad_patch"
+	case errors.Is(err, ErrEmptyNote):
+		code = "empty_note"
+	case errors.Is(err, ErrNoteTooLong):
+		code = "note_too_long"
+	case errors.Is(err, ErrSchema):
+		code = "schema_violation"
+		extra["state_unchanged"] = true
+	case errors.Is(err, ErrBadState):
+		code = "bad_state"
+		extra["state_unchanged"] = true
+	case errors.Is(err, ErrWrongFormat):
+		code = "wrong_format"
+	case errors.Is(err, errBadArguments):
+		code = "bad_arguments"
+	default:
+		res := errorResult("internal", err.Error(), nil)
+		res.IsError = true
+		return res
+	}
+	msg := err.Error()
+	if pe != nil {
+		msg = pe.Err.Error()
+	}
+	return errorResult(code, msg, extra)
+}
+
+var errBadArguments = errors.New("bad arguments")
+
+func (r *registration) pad(ctx context.Context) (*Pad, *mcp.CallToolResult) {
+	p, err := r.padFor(ctx)
+	if err != nil || p == nil {
+		if err == nil {
+			err = errors.New("no scratchpad for this session")
+		}
+		res := errorResult("no_pad", err.Error(), nil)
+		res.IsError = true
+		return nil, res
+	}
+	return p, nil
+}
+
+func (r *registration) handleRead(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Tags []string `json:"tags"`
+	}
+	if err := req.BindArguments(&args); err != nil {
+		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err)), nil
+	}
+	p, fail := r.pad(ctx)
+	if fail != nil {
+		return fail, nil
+	}
+	text, err := p.Read(args.Tags)
+	if err != nil {
+		return failure(p, err), nil
+	}
+	return mcp.NewToolResultText(text), nil
+}
+
+func (r *registration) handleUpdate(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Patches *[]Patch        `json:"patches"`
+		State   json.RawMessage `json:"state"`
+	}
+	if err := req.BindArguments(&args); err != nil {
+		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err)), nil
+	}
+	p, fail := r.pad(ctx)
+	if fail != nil {
+		return fail, nil
+	}
+	var res *Result
+	var err error
+	switch {
+	case p.opts.Format == FormatJSON && len(args.State) > 0:
+		res, err = p.Merge(args.State)
+	case p.opts.Format == FormatJSON:
+		err = fmt.Errorf("%w: this pad is structured; send {\"state\": {...}} with the keys to change", ErrWrongFormat)
+	case args.Patches != nil:
+		res, err = p.Update(*args.Patches)
+	case len(args.State) > 0:
+		err = fmt.Errorf("%w: this pad has sections; send {\"patches\": [{section, op, content}]}", ErrWrongFormat)
+	default:
+		err = fmt.Errorf("%w: patches is required (an empty list is a valid no-op)", errBadArguments)
+	}
+	if err != nil {
+		return failure(p, err), nil
+	}
+	if res.Changed {
+		r.changed(p.Dir())
+	}
+	return mcp.NewToolResultText(formatResult(res)), nil
+}
+
+// formatResult is the text update_scratchpad returns: a status line, the
+// diff, then warnings, which the model must see.
+func formatResult(res *Result) string {
+	var b strings.Builder
+	if res.Changed {
+		b.WriteString("updated\n\n```diff\n")
+		b.WriteString(res.Diff)
+		b.WriteString("```\n")
+	} else {
+		b.WriteString("no change\n")
+	}
+	if len(res.Warnings) > 0 {
+		b.WriteString("\nwarnings:\n")
+		for _, w := range res.Warnings {
+			b.WriteString("- ")
+			b.WriteString(w)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func (r *registration) handleAppend(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Note string   `json:"note"`
+		Tags []string `json:"tags"`
+	}
+	if err := req.BindArguments(&args); err != nil {
+		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err)), nil
+	}
+	p, fail := r.pad(ctx)
+	if fail != nil {
+		return fail, nil
+	}
+	e, err := p.Append(args.Note, args.Tags)
+	if err != nil {
+		return failure(p, err), nil
+	}
+	r.changed(p.Dir())
+	return mcp.NewToolResultText("appended to the ledger at " + entryTime(e.Time)), nil
+}
+
+func (r *registration) render(ctx context.Context) (string, error) {
+	p, err := r.padFor(ctx)
+	if err != nil {
+		return "", err
+	}
+	if p == nil {
+		return "", errors.New("pad: no scratchpad for this session")
+	}
+	v, err := p.View(nil)
+	if err != nil {
+		return "", err
+	}
+	return p.Render(v, RenderMarkdown), nil
+}
+
+func (r *registration) handleResource(ctx context.Context, _ mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	text, err := r.render(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: ResourceURI, MIMEType: resourceMIME, Text: text}}, nil
+}
+
+func (r *registration) handlePrompt(ctx context.Context, _ mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	text, err := r.render(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewGetPromptResult("The current scratchpad",
+		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
+}

@@ -299,7 +299,6 @@ func itemFields(item gjson.Result) []string {
 	return out
 }
 
-
 func contains(s []string, x string) bool {
 	for _, v := range s {
 		if v == x {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -355,7 +356,6 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*m
 	return out, nil
 }
 
-
 // modelView extracts what the model would read (text contents, text of
 // embedded resources, structuredContent) and what to store (the text, or
 // the structured content when there is no text). A result with image or
@@ -415,7 +415,14 @@ func (r *Router) forwardMeta(ctx context.Context, m *mcp.Meta) map[string]any {
 	return out
 }
 
+// forgetProgress drops a progress route shortly after its call ended:
+// transports other than stdio may deliver the last notifications after
+// the response.
 func (r *Router) forgetProgress(tok string) {
+	time.AfterFunc(2*time.Second, func() { r.dropProgress(tok) })
+}
+
+func (r *Router) dropProgress(tok string) {
 	r.progressMu.Lock()
 	delete(r.progress, tok)
 	r.progressMu.Unlock()

@@ -160,14 +160,18 @@ func (c *stdioConn) dispatch(line []byte) {
 		// may take as long as a human does: one goroutine each.
 		go c.serveRequest(m)
 	default:
-		key := string(m.ID)
-		c.mu.Lock()
-		ch := c.pending[key]
-		delete(c.pending, key)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- m
-		}
+		// Responses go through the same ordered queue as notifications,
+		// so progress sent before a result reaches the caller before it.
+		c.queue(func() {
+			key := string(m.ID)
+			c.mu.Lock()
+			ch := c.pending[key]
+			delete(c.pending, key)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		})
 	}
 }
 

@@ -244,7 +244,7 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	hctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
 	defer cancel()
 	initRes, err := c.Call(hctx, "initialize", map[string]any{
-		"protocolVersion": mcp.LATEST_PROTOCOL_VERSION,
+		"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION,
 		"capabilities": map[string]any{
 			"roots":       map[string]any{"listChanged": true},
 			"sampling":    map[string]any{},

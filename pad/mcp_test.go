@@ -17,10 +17,10 @@ type fakeSession struct {
 	ch chan mcp.JSONRPCNotification
 }
 
-func (s *fakeSession) SessionID() string                                  { return s.id }
+func (s *fakeSession) SessionID() string                                   { return s.id }
 func (s *fakeSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.ch }
-func (s *fakeSession) Initialize()                                        {}
-func (s *fakeSession) Initialized() bool                                  { return true }
+func (s *fakeSession) Initialize()                                         {}
+func (s *fakeSession) Initialized() bool                                   { return true }
 
 type harness struct {
 	t   *testing.T

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+)
+
+func init() {
+	commands["pad"] = command{summary: "inspect and repair a scratchpad: show|validate|diff|history|restore|edit", run: runPad}
+}
+
+func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pad", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "pad directory: {memory_dir}/pad, or {memory_dir}/{run_id}/pad for a run")
+	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
+	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
+	n := fs.Int("n", 1, "diff: show the Nth last change")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} --dir DIR [-n N] [N]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
+		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
+		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
+		fmt.Fprintln(stderr, "  history    list saved versions, newest first")
+		fmt.Fprintln(stderr, "  restore N  make version N current (saved as a new version)")
+		fmt.Fprintln(stderr, "  edit       open $EDITOR on a copy; saved only if it parses")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	// Flags may come before or after the subcommand.
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	sub := fs.Arg(0)
+	if err := fs.Parse(fs.Args()[1:]); err != nil {
+		return 2
+	}
+	num := *n
+	if sub == "restore" {
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "scratchpad-mcp pad restore: want one version number (see pad history)")
+			return 2
+		}
+		v, err := strconv.Atoi(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad restore: %q is not a version number\n", fs.Arg(0))
+			return 2
+		}
+		num = v
+	} else if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, fs.Arg(0))
+		return 2
+	}
+	if *dir == "" {
+		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir is required")
+		return 2
+	}
+	p, err := pad.Open(*dir, pad.Options{Format: *format, Render: *render})
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
+		return 2
+	}
+	return pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+}

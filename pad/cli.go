@@ -166,4 +166,3 @@ func (p *Pad) Edit(cio CommandIO) (*Result, error) {
 	os.Remove(path)
 	return res, nil
 }
-

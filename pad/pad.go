@@ -474,9 +474,9 @@ type SectionView struct {
 	Chars int
 }
 
-// View reads the pad as the model sees it: it repairs a broken file (see
-// [Pad.Update] for what repair means), consumes pending notes so each is
-// shown once, applies the entry TTL and keeps ledger entries carrying any
+// View reads the pad as the model sees it: it quarantines a broken file
+// and restores the last good version (see the package doc), consumes
+// pending notes so each is shown once, applies the entry TTL and keeps ledger entries carrying any
 // of tags (all entries when tags is empty).
 func (p *Pad) View(tags []string) (*View, error) {
 	st, err := p.loadRepair()

@@ -1,0 +1,32 @@
+// Package agents maps MCP sessions to agents and gives each agent what the
+// rest of the server needs: its identity, token counter, context budget,
+// storage directories, read root, pad and run artifacts.
+//
+// # Basics
+//
+// One MCP session is one agent. Over stdio the identity comes from flags
+// (--agent, --role, --run, --iteration); over HTTP from the request headers
+// X-Scratchpad-Agent, X-Scratchpad-Role, X-Scratchpad-Run and
+// X-Scratchpad-Iteration (or query parameters of the same names), which
+// [WithIdentity] stores in the request context. The model never supplies
+// identity: no tool argument reaches this package.
+//
+// A [Registry] creates an [Agent] the first time a session calls a tool
+// ([Registry.Resolve]) and finishes it when the session ends
+// ([Registry.Finish]), which emits its usage event.
+//
+// Storage, under memory_dir:
+//
+//	scratchpad/                          single agent: diverted outputs (read root)
+//	pad/                                 single agent: working memory
+//	{run}/iteration-{n}/scratchpad/      an agent of a run: diverted outputs
+//	{run}/                               an agent of a run: read root
+//	{run}/artifacts/                     run artifacts
+//	{run}/pad/                           the run's shared pad ([pad] scope = "run")
+//
+// # Caveats
+//
+// Run ids and agent names become path elements, so they are restricted to
+// [A-Za-z0-9._-] (1–64 characters, not "." or ".."); anything else is
+// refused with [ErrInvalidIdentity].
+package agents

@@ -1,0 +1,122 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Roles an agent may have.
+const (
+	RoleCoordinator = "coordinator"
+	RoleWorker      = "worker"
+)
+
+// Header names an orchestrator sets on HTTP requests. The same names are
+// accepted as query parameters on the endpoint URL.
+const (
+	HeaderAgent         = "X-Scratchpad-Agent"
+	HeaderRole          = "X-Scratchpad-Role"
+	HeaderRun           = "X-Scratchpad-Run"
+	HeaderIteration     = "X-Scratchpad-Iteration"
+	HeaderContextTokens = "X-Scratchpad-Context-Tokens"
+)
+
+// ErrInvalidIdentity is returned for an agent name, role, run id or
+// iteration that cannot be used.
+var ErrInvalidIdentity = errors.New("invalid agent identity")
+
+// Identity is who is calling, as the orchestrator or the command line
+// says; never the model.
+type Identity struct {
+	Agent     string // default "main"
+	Role      string // RoleCoordinator or RoleWorker (default)
+	Run       string // "" for a single agent
+	Iteration int    // iteration number within the run
+	Owner     string // the bearer token's owner, if any
+	// ContextTokens is the client's report of the model's real context
+	// use (X-Scratchpad-Context-Tokens), 0 when absent. Per request.
+	ContextTokens int
+}
+
+// Normalize fills defaults and validates every field.
+func (id Identity) Normalize() (Identity, error) {
+	if id.Agent == "" {
+		id.Agent = "main"
+	}
+	if id.Role == "" {
+		id.Role = RoleWorker
+	}
+	id.Role = strings.ToLower(id.Role)
+	if id.Role != RoleWorker && id.Role != RoleCoordinator {
+		return id, fmt.Errorf("%w: role %q (want %q or %q)", ErrInvalidIdentity, id.Role, RoleCoordinator, RoleWorker)
+	}
+	if err := validName("agent", id.Agent); err != nil {
+		return id, err
+	}
+	if id.Run != "" {
+		if err := validName("run", id.Run); err != nil {
+			return id, err
+		}
+	}
+	if id.Iteration < 0 {
+		return id, fmt.Errorf("%w: iteration %d is negative", ErrInvalidIdentity, id.Iteration)
+	}
+	return id, nil
+}
+
+func validName(what, s string) error {
+	if len(s) == 0 || len(s) > 64 || s == "." || s == ".." {
+		return fmt.Errorf("%w: %s %q must be 1-64 characters of [A-Za-z0-9._-]", ErrInvalidIdentity, what, s)
+	}
+	for _, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		if !ok {
+			return fmt.Errorf("%w: %s %q must be 1-64 characters of [A-Za-z0-9._-]", ErrInvalidIdentity, what, s)
+		}
+	}
+	return nil
+}
+
+type identityKey struct{}
+
+// WithIdentity returns ctx carrying id.
+func WithIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the identity in ctx, if any.
+func IdentityFrom(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}
+
+// FromRequest reads an identity from an HTTP request's headers, falling
+// back to query parameters of the same names.
+func FromRequest(r *http.Request) (Identity, error) {
+	get := func(name string) string {
+		if v := r.Header.Get(name); v != "" {
+			return v
+		}
+		return r.URL.Query().Get(name)
+	}
+	id := Identity{Agent: get(HeaderAgent), Role: get(HeaderRole), Run: get(HeaderRun)}
+	if s := get(HeaderIteration); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return id, fmt.Errorf("%w: %s %q is not a number", ErrInvalidIdentity, HeaderIteration, s)
+		}
+		id.Iteration = n
+	}
+	if s := get(HeaderContextTokens); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return id, fmt.Errorf("%w: %s %q is not a token count", ErrInvalidIdentity, HeaderContextTokens, s)
+		}
+		id.ContextTokens = n
+	}
+	return id.Normalize()
+}

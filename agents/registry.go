@@ -1,0 +1,343 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
+	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
+	"github.com/scratchpad-mcp/scratchpad-mcp/intercept"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
+)
+
+// DefaultContextWindow is the window assumed when neither a model nor
+// context_window is configured: the conservative size of today's common
+// models.
+const DefaultContextWindow = 128000
+
+// Options configures a [Registry].
+type Options struct {
+	Config *config.Config
+	Logger *slog.Logger
+	// Default is the identity of a session whose context carries none
+	// (stdio: from the command line).
+	Default Identity
+	// Cache is shared by every agent's exploration tools; nil disables it.
+	Cache *explore.Cache
+	// Events receives each finished agent's usage; nil discards it.
+	Events *budget.Events
+	// Carried returns the tokens an agent already carries from this server
+	// (tool definitions and instructions) for its counter; nil means 0.
+	Carried func(count func(string) int) int
+}
+
+// Registry holds the live agents, one per MCP session.
+type Registry struct {
+	opts Options
+	log  *slog.Logger
+	seq  atomic.Int64
+
+	mu     sync.Mutex
+	agents map[string]*Agent // by session id
+
+	padMu sync.Mutex
+	pads  map[string]*pad.Pad // by directory: agents of a run share one
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts Options) *Registry {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{}}
+}
+
+// Agent is one session's agent. Its fields are fixed when it is created.
+type Agent struct {
+	ID        Identity
+	SessionID string
+	Settings  config.Agent // [agent] with the worker's overrides applied
+	Counter   *tokens.Counter
+	Budget    *budget.Agent
+
+	ScratchpadDir string // where its diverted outputs go (absolute)
+	ReadRoot      string // what its exploration tools may read (absolute)
+	PadDir        string // its pad (absolute)
+
+	root    *os.Root
+	explore *explore.Env
+	reg     *Registry
+}
+
+// Check validates what agents will need before serving: every configured
+// agent's model must have a known context window or an explicit one.
+func Check(cfg *config.Config) error {
+	check := func(who string, a config.Agent) error {
+		if a.ContextWindow > 0 || a.Model == "" {
+			return nil
+		}
+		if _, ok := budget.ContextWindowFor(a.Model); !ok {
+			return fmt.Errorf("%s: model %q has no known context window; set context_window", who, a.Model)
+		}
+		return nil
+	}
+	if err := check("[agent]", cfg.Agent); err != nil {
+		return err
+	}
+	for name := range cfg.Orchestration.Workers {
+		if err := check("[orchestration.worker."+name+"]", cfg.AgentFor(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sessionID names the calling session; "" outside a session.
+func sessionID(ctx context.Context) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
+// Resolve returns the calling session's agent, creating it on first use.
+func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
+	sid := sessionID(ctx)
+	r.mu.Lock()
+	a := r.agents[sid]
+	r.mu.Unlock()
+	if a != nil {
+		r.observeHeader(ctx, a)
+		return a, nil
+	}
+	id, ok := IdentityFrom(ctx)
+	if !ok {
+		id = r.opts.Default
+	}
+	id, err := id.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	a, err = r.create(id, sid)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if prev := r.agents[sid]; prev != nil {
+		r.mu.Unlock()
+		a.close()
+		return prev, nil
+	}
+	r.agents[sid] = a
+	r.mu.Unlock()
+	r.log.Info("agent started", "agent", id.Agent, "role", id.Role, "run", id.Run, "iteration", id.Iteration, "session", sid,
+		"tokens", a.Counter.Name(), "budget", a.Budget.Total(), "carried", a.Budget.Used())
+	r.observeHeader(ctx, a)
+	return a, nil
+}
+
+// observeHeader applies X-Scratchpad-Context-Tokens from this request.
+func (r *Registry) observeHeader(ctx context.Context, a *Agent) {
+	if id, ok := IdentityFrom(ctx); ok && id.ContextTokens > 0 {
+		a.Budget.ObserveUsage(id.ContextTokens, 0)
+	}
+}
+
+func (r *Registry) create(id Identity, sid string) (*Agent, error) {
+	cfg := r.opts.Config
+	settings := cfg.Agent
+	if _, ok := cfg.Orchestration.Workers[id.Agent]; ok {
+		settings = cfg.AgentFor(id.Agent)
+	}
+	counter := tokens.ForModel(settings.Provider, settings.Model)
+	window := settings.ContextWindow
+	if window == 0 && settings.Model == "" {
+		window = DefaultContextWindow
+	}
+	usable, err := budget.Options{Model: settings.Model, ContextWindow: window, SafetyMargin: marginOrNone(settings.Scratchpad.ContextSafetyMargin)}.Usable()
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: %w", id.Agent, err)
+	}
+	carried := 0
+	if r.opts.Carried != nil {
+		carried = r.opts.Carried(counter.CountString)
+	}
+	a := &Agent{ID: id, SessionID: sid, Settings: settings, Counter: counter, reg: r}
+	a.Budget = budget.NewAgent(budget.Identity{
+		AgentID:   id.Agent + "-" + strconv.FormatInt(r.seq.Add(1), 10),
+		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration,
+	}, usable, carried)
+
+	mem := cfg.MemoryDir
+	var rel string
+	if id.Run == "" {
+		a.ReadRoot = filepath.Join(mem, "scratchpad")
+		a.ScratchpadDir = a.ReadRoot
+	} else {
+		a.ReadRoot = filepath.Join(mem, id.Run)
+		rel = filepath.Join("iteration-"+strconv.Itoa(id.Iteration), "scratchpad")
+		a.ScratchpadDir = filepath.Join(a.ReadRoot, rel)
+	}
+	if cfg.Pad.Scope == config.ScopeRun && id.Run != "" {
+		a.PadDir = filepath.Join(mem, id.Run, "pad")
+	} else {
+		a.PadDir = filepath.Join(mem, "pad")
+	}
+	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
+		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
+	}
+	if err := intercept.CleanTemp(a.ScratchpadDir); err != nil {
+		r.log.Warn("cleaning temporary files failed", "dir", a.ScratchpadDir, "error", err)
+	}
+	a.root, err = os.OpenRoot(a.ReadRoot)
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: open read root: %w", id.Agent, err)
+	}
+	a.explore = &explore.Env{
+		Root:                a.root,
+		Dir:                 rel,
+		Count:               counter.CountString,
+		MaxExtractionTokens: settings.Scratchpad.MaxExtractionTokens,
+		Budget:              a.Budget,
+		Cache:               r.opts.Cache,
+	}
+	return a, nil
+}
+
+// marginOrNone maps config's margin (0 means none) to budget's (0 means
+// the default, negative none).
+func marginOrNone(m float64) float64 {
+	if m == 0 {
+		return -1
+	}
+	return m
+}
+
+func (a *Agent) close() {
+	if a.root != nil {
+		_ = a.root.Close()
+	}
+}
+
+// Explore is the agent's environment for the exploration tools.
+func (a *Agent) Explore() *explore.Env { return a.explore }
+
+// Intercept is the agent's interception settings.
+func (a *Agent) Intercept() *intercept.Agent {
+	return &intercept.Agent{
+		Enabled:     a.Settings.Scratchpad.Enabled,
+		Dir:         a.ScratchpadDir,
+		Counter:     a.Counter,
+		OnIntercept: a.Budget.AddIntercepted,
+	}
+}
+
+// Artifacts is the agent's environment for the artifact tools.
+func (a *Agent) Artifacts() (*artifacts.Env, error) {
+	env := &artifacts.Env{
+		RunID:               a.ID.Run,
+		Role:                a.ID.Role,
+		Budget:              a.Budget,
+		Count:               a.Counter.CountString,
+		MaxExtractionTokens: a.Settings.Scratchpad.MaxExtractionTokens,
+		MemoryDir:           a.reg.opts.Config.MemoryDir,
+	}
+	if a.ID.Run != "" {
+		st, err := artifacts.OpenRun(a.reg.opts.Config.MemoryDir, a.ID.Run)
+		if err != nil {
+			return nil, err
+		}
+		env.Store = st
+	}
+	return env, nil
+}
+
+// Pad returns the agent's pad, opened once per directory and shared by
+// the agents of a run.
+func (a *Agent) Pad() (*pad.Pad, error) {
+	r := a.reg
+	r.padMu.Lock()
+	defer r.padMu.Unlock()
+	if p := r.pads[a.PadDir]; p != nil {
+		return p, nil
+	}
+	opts, err := PadOptions(r.opts.Config.Pad)
+	if err != nil {
+		return nil, err
+	}
+	opts.Count = a.Counter.CountString
+	p, err := pad.Open(a.PadDir, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.pads[a.PadDir] = p
+	return p, nil
+}
+
+// PadOptions maps [pad] to pad.Options, reading the schema file.
+func PadOptions(c config.Pad) (pad.Options, error) {
+	o := pad.Options{Render: c.Render, MaxTokens: c.MaxTokens, EntryTTL: c.EntryTTL, History: c.History, Format: c.Format}
+	for _, s := range c.Sections {
+		o.Sections = append(o.Sections, pad.Section{Name: s.Name, Cap: s.Cap, Purpose: s.Purpose, Numbered: s.Numbered})
+	}
+	if c.Schema != "" {
+		b, err := os.ReadFile(c.Schema)
+		if err != nil {
+			return o, fmt.Errorf("[pad] schema: %w", err)
+		}
+		o.Schema = b
+	}
+	return o, nil
+}
+
+// Finish ends the session's agent: its usage event is emitted (if it did
+// anything) and its read root closed. Unknown sessions are ignored.
+func (r *Registry) Finish(sessionID string) {
+	r.mu.Lock()
+	a := r.agents[sessionID]
+	delete(r.agents, sessionID)
+	r.mu.Unlock()
+	if a == nil {
+		return
+	}
+	r.finish(a)
+}
+
+func (r *Registry) finish(a *Agent) {
+	if r.opts.Events != nil {
+		if err := r.opts.Events.Finish(a.Budget); err != nil {
+			r.log.Error("writing usage event failed", "agent", a.ID.Agent, "error", err)
+		}
+	}
+	a.close()
+}
+
+// FinishAll ends every agent (server shutdown).
+func (r *Registry) FinishAll() {
+	r.mu.Lock()
+	all := r.agents
+	r.agents = map[string]*Agent{}
+	r.mu.Unlock()
+	for _, a := range all {
+		r.finish(a)
+	}
+}
+
+// Len reports the live agents.
+func (r *Registry) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.agents)
+}
+

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+func init() {
+	commands["serve"] = command{summary: "serve MCP on stdio (default), streamable HTTP or SSE", run: runServe}
+}
+
+// serveFlags are the flags shared by serve and the commands that build
+// the same server (doctor).
+type serveFlags struct {
+	config, transport, addr string
+	agent, role, run        string
+	iteration               int
+	logLevel, logFormat     string
+	sessionTTL              time.Duration
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "config file (TOML); empty: embedded defaults")
+	fs.StringVar(&f.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp) or sse (/sse + /message)")
+	fs.StringVar(&f.addr, "addr", "", "listen address for http/sse (default [http] addr, 127.0.0.1:8931)")
+	fs.StringVar(&f.agent, "agent", "main", "agent name over stdio")
+	fs.StringVar(&f.role, "role", agents.RoleWorker, "agent role over stdio: coordinator or worker")
+	fs.StringVar(&f.run, "run", "", "run id over stdio (orchestration mode)")
+	fs.IntVar(&f.iteration, "iteration", 0, "iteration number within the run, over stdio")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions idle this long are ended (their usage is recorded)")
+}
+
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return config.Default(), nil
+	}
+	return config.Load(path)
+}
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serveFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log, err := newLogger(stderr, f.logLevel, f.logFormat)
+	if err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 2
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 1
+	}
+	def := agents.Identity{Agent: f.agent, Role: f.role, Run: f.run, Iteration: f.iteration}
+	if _, err := def.Normalize(); err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 2
+	}
+	a, err := newApp(cfg, log, def)
+	if err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a.router.Start(ctx)
+	defer a.router.Close()
+	defer a.agents.FinishAll()
+
+	switch f.transport {
+	case "stdio":
+		err = a.serveStdio(ctx, stdin, stdout)
+	case "http", "sse":
+		addr := f.addr
+		if addr == "" {
+			addr = cfg.HTTP.Addr
+		}
+		err = a.serveHTTP(ctx, f.transport, addr, f.sessionTTL)
+	default:
+		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
+		return 2
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("serve", "error", err)
+		return 1
+	}
+	return 0
+}
+
+func (a *app) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	s := server.NewStdioServer(a.mcp)
+	s.SetErrorLogger(slogStd(a.log).logger())
+	err := s.Listen(ctx, stdin, stdout)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// serveHTTP serves streamable HTTP (/mcp) or SSE (/sse, /message), plus
+// GET /events (usage events), until ctx ends.
+func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duration) error {
+	if err := checkBind(addr, len(a.cfg.HTTP.Tokens) > 0); err != nil {
+		return err
+	}
+	withIdentity := func(ctx context.Context, r *http.Request) context.Context {
+		id, err := agents.FromRequest(r)
+		if err != nil {
+			return ctx // rejected by guard before this runs
+		}
+		if owner := tokenOwner(r.Context()); owner != "" {
+			id.Owner = owner
+		}
+		return agents.WithIdentity(ctx, id)
+	}
+	mux := http.NewServeMux()
+	switch kind {
+	case "http":
+		h := server.NewStreamableHTTPServer(a.mcp,
+			server.WithEndpointPath("/mcp"),
+			server.WithHTTPContextFunc(withIdentity),
+			server.WithSessionIdleTTL(ttl))
+		mux.Handle("/mcp", h)
+	case "sse":
+		h := server.NewSSEServer(a.mcp,
+			server.WithSSEEndpoint("/sse"),
+			server.WithMessageEndpoint("/message"),
+			server.WithSSEContextFunc(withIdentity))
+		mux.Handle("/sse", h)
+		mux.Handle("/message", h)
+	}
+	mux.HandleFunc("/events", a.events.ServeSSE)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
+	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		a.events.Close()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// checkBind refuses a non-loopback address unless bearer tokens are
+// configured: an unauthenticated MCP server on a network is an open door.
+func checkBind(addr string, auth bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	if isLoopback(host) || auth {
+		return nil
+	}
+	return fmt.Errorf("--addr %q is not a loopback address: configure [[http.tokens]] to serve beyond this machine", addr)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+type ownerKey struct{}
+
+func tokenOwner(ctx context.Context) string {
+	s, _ := ctx.Value(ownerKey{}).(string)
+	return s
+}
+
+// guard checks, before any MCP handling: the bearer token (when tokens
+// are configured), the Origin (against DNS rebinding: loopback origins
+// and [http] allowed_origins only), and the identity headers.
+func (a *app) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(a.cfg.HTTP.Tokens) > 0 {
+			owner := ""
+			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+				for _, t := range a.cfg.HTTP.Tokens {
+					if subtle.ConstantTimeCompare([]byte(tok), []byte(t.Token)) == 1 {
+						owner = t.Owner
+					}
+				}
+			}
+			if owner == "" {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="scratchpad-mcp"`)
+				http.Error(w, "missing or invalid bearer token", http.StatusUnauthorized)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner))
+		}
+		if o := r.Header.Get("Origin"); o != "" && !a.originAllowed(o) {
+			http.Error(w, fmt.Sprintf("Origin %q is not allowed (add it to [http] allowed_origins)", o), http.StatusForbidden)
+			return
+		}
+		if _, err := agents.FromRequest(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *app) originAllowed(origin string) bool {
+	for _, o := range a.cfg.HTTP.AllowedOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	return err == nil && isLoopback(u.Hostname())
+}
+
+// slogStd adapts slog for mcp-go's *log.Logger error logger.
+func slogStd(l *slog.Logger) *stdLogger { return &stdLogger{l} }

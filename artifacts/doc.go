@@ -1,0 +1,43 @@
+// Package artifacts stores the files a run's coordinator hands to its
+// workers, in {memory_dir}/{run_id}/artifacts/, and serves the
+// write_artifact, read_artifact and list_artifacts tools over them.
+//
+// # Basics
+//
+// A [Store] is one run's artifacts directory:
+//
+//	s, _ := artifacts.OpenRun(memoryDir, runID)
+//	res, err := s.Write("../../plan.md", text) // res.Filename == "coordinator-plan.md"
+//	got, err := s.Read("plan.md", 0)           // finds coordinator-plan.md
+//	list, err := s.List(counter)
+//
+// Writes are named by [StoredName] and atomic (temp file, fsync, rename,
+// directory fsync; files 0600, directory 0700). Reads and listings go
+// through an [os.Root] on the directory: absolute paths, ".." and links
+// leading out fail with [ErrOutsideArtifacts], whose message names no
+// outside path. A name that is not there is not an error: [ReadResult]
+// lists up to [MaxAvailable] names that are.
+//
+// The server registers the tools with [Register] (or [Tools]) and hides
+// write_artifact from workers with [ToolFilter]. Each call resolves the
+// session's [Env] through the [EnvFunc] the server passes: its store,
+// role, [Budget], token [Counter] and per-call cap. read_artifact returns a
+// file inline, with a footer, and charges the budget when the whole result
+// fits both the per-call cap and the remaining budget; otherwise it
+// returns a read_artifact_too_large object with the file's in-place path
+// (../artifacts/<name> by default) and ready-to-run exploration calls, so
+// the file is explored where it lies and never copied.
+//
+// # Caveats
+//
+//   - A coordinator with no budget gets any artifact inline, however
+//     large; give coordinators a budget to protect their context.
+//   - A file larger than 32 bytes per token of the limit is answered with
+//     the pointer without being read or counted; its estimated_tokens is
+//     then size/4.
+//   - read_artifact's run_id reaches other runs only when [Env].MemoryDir
+//     is set; such files are outside the session's read root, so a too
+//     large one gets no in-place path.
+//   - Replaced is exact within one process; two processes writing the
+//     same name at once may both report replaced: false.
+package artifacts

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+func init() {
+	commands["usage"] = command{summary: "print per-agent token usage from usage.jsonl", run: runUsage}
+}
+
+func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("usage", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	run := flags.String("run", "", "show only the agents of this run id")
+	memoryDir := flags.String("memory-dir", "", "memory directory holding usage.jsonl (default: the configured memory_dir)")
+	flags.Usage = func() {
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp usage [--run ID] [--memory-dir DIR]")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Prints one row per finished agent that intercepted or extracted anything.")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "scratchpad-mcp usage: unexpected argument %q\n", flags.Arg(0))
+		return 2
+	}
+	dir := *memoryDir
+	if dir == "" {
+		dir = config.Default().MemoryDir
+	}
+	return printUsage(filepath.Join(dir, budget.UsageFile), *run, stdout, stderr)
+}
+
+func printUsage(path, run string, stdout, stderr io.Writer) int {
+	records, err := budget.ReadUsage(path, run)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stdout, "no usage recorded yet (%s does not exist)\n", path)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "scratchpad-mcp usage: %v\n", err)
+		return 1
+	case len(records) == 0 && run != "":
+		fmt.Fprintf(stdout, "no usage recorded for run %q in %s\n", run, path)
+		return 0
+	case len(records) == 0:
+		fmt.Fprintf(stdout, "no usage recorded yet in %s\n", path)
+		return 0
+	}
+	if err := budget.FormatTable(stdout, records); err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp usage: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -28,7 +28,7 @@ const (
 // the model never names one. See [RegisterWithOptions] to match a
 // configuration.
 func Register(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error)) {
-	RegisterWithOptions(s, padFor, Options{})
+	_ = RegisterWithOptions(s, padFor, Options{}) // the defaults are valid
 }
 
 // RegisterWithOptions is [Register] with tool schemas fitted to opts: the
@@ -40,10 +40,11 @@ func Register(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error
 // records subscriptions through the server's hooks, installing a Hooks value
 // if s has none, and after every change made through a tool it sends
 // notifications/resources/updated to each session subscribed to that pad.
-func RegisterWithOptions(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error), opts Options) {
+// Invalid options are an error wrapping [ErrOptions] and register nothing.
+func RegisterWithOptions(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error), opts Options) error {
 	o, err := opts.normalize()
 	if err != nil {
-		o, _ = Options{}.normalize()
+		return err
 	}
 	r := &registration{s: s, padFor: padFor, subs: map[string]string{}}
 	r.hook()
@@ -56,6 +57,7 @@ func RegisterWithOptions(s *server.MCPServer, padFor func(ctx context.Context) (
 		mcp.WithMIMEType(resourceMIME)), r.handleResource)
 	s.AddPrompt(mcp.NewPrompt(PromptName,
 		mcp.WithPromptDescription("The current scratchpad, to put in front of the model each turn.")), r.handlePrompt)
+	return nil
 }
 
 type registration struct {

@@ -30,7 +30,9 @@ type harness struct {
 
 func newHarness(t *testing.T, padFor func(context.Context) (*Pad, error), opts Options) *harness {
 	srv := server.NewMCPServer("test", "0", server.WithResourceCapabilities(true, false))
-	RegisterWithOptions(srv, padFor, opts)
+	if err := RegisterWithOptions(srv, padFor, opts); err != nil {
+		t.Fatal(err)
+	}
 	return &harness{t: t, srv: srv}
 }
 

@@ -7,7 +7,8 @@ import (
 )
 
 // Section declares one part of a Markdown pad: its heading, its cap in
-// characters (runes) and the purpose shown to the model in the contract.
+// characters (runes; 0 means no cap) and the purpose shown to the model in
+// the contract.
 // A Numbered section holds a checklist ("N. [ ] item") that the check
 // operation ticks.
 type Section struct {

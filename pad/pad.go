@@ -413,11 +413,13 @@ func (p *Pad) Merge(update []byte) (*Result, error) {
 		return &Result{}, nil
 	}
 	return p.mutate(func(st *state) ([]byte, []string, error) {
-		merged := deepMerge(st.obj, clean.(map[string]any))
-		var depthDropped []string
-		if _, err := sanitize(merged, 1, p.opts.MaxDepth, "", &depthDropped); err != nil {
+		// Sanitize the merge too: a hand edit may have put a forbidden key
+		// or deep nesting into the state on disk.
+		m, err := sanitize(deepMerge(st.obj, clean.(map[string]any)), 1, p.opts.MaxDepth, "", &dropped)
+		if err != nil {
 			return nil, nil, err
 		}
+		merged := m.(map[string]any)
 		if err := validateState(p.schema, merged); err != nil {
 			return nil, nil, err
 		}

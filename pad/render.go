@@ -83,7 +83,11 @@ func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) st
 			if s.Numbered {
 				kind = ", numbered"
 			}
-			fmt.Fprintf(&b, "- %s (%d/%d%s): %s\n", s.Name, s.Chars, s.Cap, kind, s.Purpose)
+			limit := fmt.Sprintf("%d/%d", s.Chars, s.Cap)
+			if s.Cap == 0 {
+				limit = fmt.Sprintf("%d, no cap", s.Chars)
+			}
+			fmt.Fprintf(&b, "- %s (%s%s): %s\n", s.Name, limit, kind, s.Purpose)
 		}
 		b.WriteString("\n")
 		for _, s := range v.Sections {

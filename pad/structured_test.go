@@ -116,3 +116,21 @@ func TestBadSchemaRejectedAtOpen(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestStructuredHandEditedForbiddenKeyStripped(t *testing.T) {
+	p := structuredPad(t)
+	if _, err := p.Merge([]byte(`{"task":"t"}`)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p.Path(), []byte(`{"task":"t","env":{"__proto__":{"x":1}}}`), 0o644)
+	res, err := p.Merge([]byte(`{"step":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p.Path()); strings.Contains(got, "__proto__") {
+		t.Fatalf("forbidden key survived:\n%s", got)
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "/env/__proto__") {
+		t.Fatalf("warnings = %q", res.Warnings)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/BurntSushi/toml"
 )
 
 // testEnv is the only environment the fixtures see, so tests never depend
@@ -284,4 +286,28 @@ func TestPaths(t *testing.T) {
 	if got := c.Servers[0].Cmd; !reflect.DeepEqual(got, []string{"/home/u/bin/srv", "--x"}) {
 		t.Errorf("cmd = %q", got)
 	}
+}
+
+// tomlDecode is toml.Decode, for tests that need the raw document.
+func tomlDecode(src string, v any) (toml.MetaData, error) { return toml.Decode(src, v) }
+
+// FuzzParse: no document may panic the loader or its position scanner.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/config/*/*.toml")
+	files = append(files, "../testdata/scratchpad.example.toml")
+	for _, fn := range files {
+		if data, err := os.ReadFile(fn); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		newScanner(string(data)).document() // without the loader's recover
+		c, err := Parse("f.toml", data, testEnv(map[string]string{"HOME": "/h"}))
+		if (c == nil) == (err == nil) {
+			t.Fatalf("Parse returned config %v and error %v", c != nil, err)
+		}
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error not ErrInvalid: %v", err)
+		}
+	})
 }

@@ -57,7 +57,19 @@ type scanner struct {
 	arrays     map[string]int // canon of [[array table]] path → count so far
 }
 
-func scanPositions(src string) *positions {
+func scanPositions(src string) (ps *positions) {
+	s := newScanner(src)
+	ps = s.ps
+	defer func() {
+		// The document already parsed; a scanner bug must cost only
+		// precision in messages, never a crash of the loader.
+		_ = recover()
+	}()
+	s.document()
+	return ps
+}
+
+func newScanner(src string) *scanner {
 	s := &scanner{
 		src:    src,
 		ps:     &positions{keys: map[string]position{}, values: map[string]position{}},
@@ -69,13 +81,7 @@ func scanPositions(src string) *positions {
 			s.lineStarts = append(s.lineStarts, i+1)
 		}
 	}
-	defer func() {
-		// The document already parsed; a scanner bug must cost only
-		// precision in messages, never a crash of the loader.
-		_ = recover()
-	}()
-	s.document()
-	return s.ps
+	return s
 }
 
 func (s *scanner) posAt(off int) position {
@@ -156,10 +162,8 @@ func (s *scanner) header() keyPath {
 	s.skipSpace(false)
 	keys, offs, quoted := s.keyParts()
 	s.skipSpace(false)
-	if isArray {
-		s.i += 2 // ]]
-	} else {
-		s.i++ // ]
+	for n := 0; n < 2 && s.peek() == ']'; n++ {
+		s.i++
 	}
 	var p keyPath
 	for j, k := range keys {
@@ -244,6 +248,9 @@ func (s *scanner) keyValue(table keyPath) {
 }
 
 func (s *scanner) value(p keyPath) {
+	if s.eof() {
+		return
+	}
 	c := p.canon()
 	if _, ok := s.ps.values[c]; !ok {
 		s.ps.values[c] = s.posAt(s.i)
@@ -311,7 +318,7 @@ func (s *scanner) basicString() string {
 	for !s.eof() {
 		switch s.src[s.i] {
 		case '\\':
-			s.i += 2
+			s.i = min(s.i+2, len(s.src))
 			continue
 		case '"':
 			s.i++
@@ -346,7 +353,7 @@ func (s *scanner) multiline(delim string, escapes bool) {
 	s.i += 3
 	for !s.eof() {
 		if escapes && s.src[s.i] == '\\' {
-			s.i += 2
+			s.i = min(s.i+2, len(s.src))
 			continue
 		}
 		if strings.HasPrefix(s.src[s.i:], delim) {

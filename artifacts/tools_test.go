@@ -1,0 +1,305 @@
+package artifacts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+)
+
+var _ Budget = (*budget.Agent)(nil)
+
+// session starts an MCP server with the artifact tools registered the way
+// the server does, and an in-process client connected to it.
+func session(t *testing.T, env *Env) *client.Client {
+	t.Helper()
+	envFor := func(context.Context) (*Env, error) { return env, nil }
+	s := server.NewMCPServer("test", "0", server.WithToolCapabilities(true), server.WithToolFilter(ToolFilter(envFor)))
+	Register(s, envFor)
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	var init mcp.InitializeRequest
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// call runs a tool and returns its text, failing on protocol errors.
+func call(t *testing.T, c *client.Client, tool string, args map[string]any) string {
+	t.Helper()
+	var req mcp.CallToolRequest
+	req.Params.Name, req.Params.Arguments = tool, args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content items", tool, len(res.Content))
+	}
+	tc, ok := res.Content[0].(mcp.TextContent)
+	if !ok {
+		t.Fatalf("%s: content %T", tool, res.Content[0])
+	}
+	return tc.Text
+}
+
+func decode(t *testing.T, text string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, text)
+	}
+	return m
+}
+
+func toolNames(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func runStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	mem := t.TempDir()
+	s, err := OpenRun(mem, "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, mem
+}
+
+func TestToolListingByRole(t *testing.T) {
+	s, _ := runStore(t)
+	coord := session(t, &Env{Store: s, Role: RoleCoordinator})
+	if got := toolNames(t, coord); !slices.Equal(got, []string{ToolList, ToolRead, ToolWrite}) {
+		t.Fatalf("coordinator tools %v", got)
+	}
+	worker := session(t, &Env{Store: s, Role: "worker"})
+	if got := toolNames(t, worker); !slices.Equal(got, []string{ToolList, ToolRead}) {
+		t.Fatalf("worker tools %v", got)
+	}
+	// Hidden is also uncallable.
+	var req mcp.CallToolRequest
+	req.Params.Name, req.Params.Arguments = ToolWrite, map[string]any{"filename": "x.md", "content": "x"}
+	if res, err := worker.CallTool(context.Background(), req); err == nil && !res.IsError {
+		t.Fatalf("worker called write_artifact: %+v", res)
+	}
+	if entries, _ := s.List(nil); len(entries) != 0 {
+		t.Fatalf("worker wrote %v", entries)
+	}
+}
+
+func TestWriteTool(t *testing.T) {
+	s, mem := runStore(t)
+	c := session(t, &Env{Store: s, Role: RoleCoordinator})
+	tests := []struct {
+		filename, content string
+		want              string
+	}{
+		{"../../x.md", "# plan", `{"written":true,"filename":"coordinator-x.md","replaced":false,"chars":6}`},
+		{"x.md", "# plan v2", `{"written":true,"filename":"coordinator-x.md","replaced":true,"chars":9}`},
+		{"data", "ünï", `{"written":true,"filename":"coordinator-data.txt","replaced":false,"chars":3}`},
+		{"???", "x", `{"written":false,"filename":"","replaced":false,"chars":0,"error":"artifacts: \"???\": not a usable artifact file name"}`},
+	}
+	for _, tt := range tests {
+		if got := call(t, c, ToolWrite, map[string]any{"filename": tt.filename, "content": tt.content}); got != tt.want {
+			t.Errorf("write %q:\n got %s\nwant %s", tt.filename, got, tt.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(mem, "run-1", Dir, "coordinator-x.md")); err != nil || string(b) != "# plan v2" {
+		t.Fatalf("stored %q, %v", b, err)
+	}
+}
+
+func TestToolsWithoutRun(t *testing.T) {
+	c := session(t, &Env{Role: RoleCoordinator})
+	w := decode(t, call(t, c, ToolWrite, map[string]any{"filename": "x.md", "content": "x"}))
+	if w["written"] != false || w["filename"] != "" || !strings.Contains(w["error"].(string), "embed the content in the task") {
+		t.Fatalf("write without run: %v", w)
+	}
+	if r := decode(t, call(t, c, ToolRead, map[string]any{"filename": "x.md"})); r["error"] != "no_run" {
+		t.Fatalf("read without run: %v", r)
+	}
+	if l := decode(t, call(t, c, ToolList, nil)); l["count"] != 0.0 || len(l["artifacts"].([]any)) != 0 {
+		t.Fatalf("list without run: %v", l)
+	}
+}
+
+func TestWorkerWithoutToolFilterIsRefused(t *testing.T) {
+	s, _ := runStore(t)
+	env := &Env{Store: s, Role: "worker"}
+	h := handlers{envFor: func(context.Context) (*Env, error) { return env, nil }}
+	var req mcp.CallToolRequest
+	req.Params.Arguments = map[string]any{"filename": "x.md", "content": "x"}
+	res, err := h.write(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, res.Content[0].(mcp.TextContent).Text)
+	if m["written"] != false || !strings.Contains(m["error"].(string), "coordinators") {
+		t.Fatalf("worker write: %v", m)
+	}
+}
+
+// words counts whitespace-separated words: a deterministic stand-in for
+// the tokens package.
+func words(s string) int { return len(strings.Fields(s)) }
+
+func TestReadToolInlineAndCharged(t *testing.T) {
+	s, _ := runStore(t)
+	if _, err := s.Write("notes.md", "alpha beta gamma delta"); err != nil {
+		t.Fatal(err)
+	}
+	agent := budget.NewAgent(budget.Identity{}, 1000, 100)
+	c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: 500})
+	got := call(t, c, ToolRead, map[string]any{"filename": "notes.md"})
+	if !strings.HasPrefix(got, "alpha beta gamma delta\n--- read_artifact: coordinator-notes.md (22 bytes) | ~4 tokens, ~896 left of 1000 ---") {
+		t.Fatalf("inline read:\n%s", got)
+	}
+	charged := words(got)
+	if agent.Remaining() != 900-charged || agent.Usage().TokensExtracted != charged {
+		t.Fatalf("remaining %d extracted %d; want %d %d", agent.Remaining(), agent.Usage().TokensExtracted, 900-charged, charged)
+	}
+	// Same run named explicitly changes nothing.
+	if got := call(t, c, ToolRead, map[string]any{"filename": "coordinator-notes.md", "run_id": "run-1"}); !strings.HasPrefix(got, "alpha") {
+		t.Fatalf("run_id of own run: %s", got)
+	}
+}
+
+func TestReadToolTooLarge(t *testing.T) {
+	s, _ := runStore(t)
+	content := strings.Repeat("word ", 300) // 300 words
+	if _, err := s.Write("big.md", content); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		usable    int
+		perCall   int
+		wantField string
+		wantLimit float64
+	}{
+		{"per-call cap", 10_000, 100, "per_call_limit", 100},
+		{"remaining budget", 150, 10_000, "remaining_budget_tokens", 150},
+		// 1 token left: the file is not even read (1 × 32 bytes < 1500).
+		{"nearly exhausted", 1, 10_000, "remaining_budget_tokens", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			agent := budget.NewAgent(budget.Identity{}, tt.usable, 0)
+			c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: tt.perCall})
+			m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "big.md"}))
+			if m["error"] != "read_artifact_too_large" || m["found"] != true || m["filename"] != "coordinator-big.md" ||
+				m["path"] != "../artifacts/coordinator-big.md" || m[tt.wantField] != tt.wantLimit || m["size_bytes"] != 1500.0 {
+				t.Fatalf("pointer: %v", m)
+			}
+			sugg := m["suggestions"].([]any)
+			first := sugg[0].(map[string]any)
+			if first["tool"] != "schema" || first["arguments"].(map[string]any)["file"] != "../artifacts/coordinator-big.md" {
+				t.Fatalf("suggestions: %v", sugg)
+			}
+			if agent.Usage().TokensExtracted != 0 {
+				t.Fatal("a pointer was charged")
+			}
+		})
+	}
+}
+
+func TestReadToolCoordinatorWithoutBudget(t *testing.T) {
+	s, _ := runStore(t)
+	content := strings.Repeat("word ", 30_000) // far above the default cap
+	if _, err := s.Write("big.md", content); err != nil {
+		t.Fatal(err)
+	}
+	c := session(t, &Env{Store: s, Role: RoleCoordinator, Count: words})
+	got := call(t, c, ToolRead, map[string]any{"filename": "big.md"})
+	if !strings.HasPrefix(got, content) || !strings.HasSuffix(got, "--- read_artifact: coordinator-big.md (150000 bytes) ---") {
+		t.Fatalf("coordinator read: %d bytes, tail %q", len(got), got[max(0, len(got)-80):])
+	}
+	// A worker without a budget is still held to the per-call cap.
+	w := session(t, &Env{Store: s, Role: "worker", Count: words})
+	if m := decode(t, call(t, w, ToolRead, map[string]any{"filename": "big.md"})); m["per_call_limit"] != float64(DefaultMaxExtractionTokens) {
+		t.Fatalf("worker read: %v", m)
+	}
+}
+
+func TestReadToolNotFoundAndRefusals(t *testing.T) {
+	s, mem := runStore(t)
+	for i := range 45 {
+		if _, err := s.Write(fmt.Sprintf("f%02d.md", i), "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, _ := OpenRun(mem, "run-0")
+	if _, err := other.Write("old.md", "from before"); err != nil {
+		t.Fatal(err)
+	}
+	c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Count: words, MemoryDir: mem})
+
+	m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "nope.md"}))
+	avail := m["available"].([]any)
+	if m["found"] != false || len(avail) != 40 || m["available_omitted"] != 5.0 || avail[0] != "coordinator-f00.md" {
+		t.Fatalf("not found: %v", m)
+	}
+	tests := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"filename": "../../etc/passwd"}, "outside_artifacts"},
+		{map[string]any{"filename": "/etc/passwd"}, "outside_artifacts"},
+		{map[string]any{"filename": ""}, "invalid_artifact_name"},
+		{map[string]any{"filename": "x.md", "run_id": "../.."}, "invalid_run_id"},
+		{map[string]any{"filename": "x.md", "run_id": "a/b"}, "invalid_run_id"},
+	}
+	for _, tt := range tests {
+		if m := decode(t, call(t, c, ToolRead, tt.args)); m["error"] != tt.want || strings.Contains(fmt.Sprint(m), mem) {
+			t.Errorf("read %v: %v, want error %s", tt.args, m, tt.want)
+		}
+	}
+	if got := call(t, c, ToolRead, map[string]any{"filename": "old.md", "run_id": "run-0"}); !strings.HasPrefix(got, "from before") {
+		t.Fatalf("other run: %s", got)
+	}
+	noMem := session(t, &Env{Store: s, RunID: "run-1", Role: "worker"})
+	if m := decode(t, call(t, noMem, ToolRead, map[string]any{"filename": "old.md", "run_id": "run-0"})); m["error"] != "run_not_available" {
+		t.Fatalf("other run without MemoryDir: %v", m)
+	}
+}
+
+func TestListTool(t *testing.T) {
+	s, _ := runStore(t)
+	c := session(t, &Env{Store: s, Role: RoleCoordinator, Count: words})
+	call(t, c, ToolWrite, map[string]any{"filename": "b.csv", "content": "a,b\n1,2\n"})
+	call(t, c, ToolWrite, map[string]any{"filename": "a.md", "content": "one two three"})
+	got := call(t, c, ToolList, nil)
+	want := `{"artifacts":[{"name":"coordinator-a.md","size_bytes":13,"tokens":3},{"name":"coordinator-b.csv","size_bytes":8,"tokens":2}],"count":2}`
+	if got != want {
+		t.Fatalf("list:\n got %s\nwant %s", got, want)
+	}
+}

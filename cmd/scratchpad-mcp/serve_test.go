@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// writeConfig writes a config with the test upstream as server "k8s".
+func writeConfig(t *testing.T, extra string) (path, mem string) {
+	t.Helper()
+	dir := t.TempDir()
+	mem = filepath.Join(dir, "mem")
+	cfg := fmt.Sprintf(`memory_dir = %q
+
+[agent]
+model = "gpt-4o"
+
+[agent.scratchpad]
+max_extraction_tokens = 2000
+
+[mcp.servers.k8s]
+transport = "stdio"
+cmd = [%q]
+env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
+
+[mcp.servers.k8s.scratchpad]
+"listing" = { min_tokens = 1000 }
+"words" = 500
+%s`, mem, upstreamCmd(), extra)
+	path = filepath.Join(dir, "scratchpad.toml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, mem
+}
+
+func initialize(t *testing.T, c *client.Client) *mcp.InitializeResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "serve-test", Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return res
+}
+
+func waitForTool(t *testing.T, c *client.Client, name string) []mcp.Tool {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err == nil {
+			for _, tl := range res.Tools {
+				if tl.Name == name {
+					return res.Tools
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tool %q never listed (last error %v)", name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) string {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func short(s string) string {
+	if len(s) > 1500 {
+		return s[:1500] + "…"
+	}
+	return s
+}
+
+var suggestedCall = regexp.MustCompile(`(?m)^- (iterate_over) (\{.*\})$`)
+
+// exerciseSession runs the product's core loop against a connected
+// client: a large upstream result is diverted, the pointer's own
+// suggested call works, exploration respects the per-call cap.
+func exerciseSession(t *testing.T, c *client.Client) {
+	t.Helper()
+	tools := waitForTool(t, c, "listing")
+	names := map[string]bool{}
+	for _, tl := range tools {
+		names[tl.Name] = true
+	}
+	for _, want := range []string{"head", "slice", "grep", "schema", "item_schema", "get_in", "iterate_over", "read", "read_scratchpad", "echo"} {
+		if !names[want] {
+			t.Errorf("tool %q not listed", want)
+		}
+	}
+	if got := callTool(t, c, "echo", map[string]any{"text": "small"}); got != "small" {
+		t.Fatalf("small result changed: %q", got)
+	}
+	pointer := callTool(t, c, "listing", map[string]any{"n": 400})
+	if !strings.Contains(pointer, "was diverted to the scratchpad") {
+		t.Fatalf("large listing not diverted:\n%s", short(pointer))
+	}
+	m := suggestedCall.FindStringSubmatch(pointer)
+	if m == nil {
+		t.Fatalf("pointer has no iterate_over suggestion:\n%s", pointer)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+		t.Fatal(err)
+	}
+	rows := callTool(t, c, "iterate_over", args)
+	if !strings.Contains(rows, `"_index": 0`) && !strings.Contains(rows, `"_index":0`) || !strings.Contains(rows, "web-0") {
+		t.Fatalf("suggested iterate_over did not return rows:\n%s", short(rows))
+	}
+	if !strings.Contains(rows, "--- iterate_over:") {
+		t.Errorf("no footer:\n%s", short(rows))
+	}
+	file := args["file"].(string)
+	schema := callTool(t, c, "schema", map[string]any{"file": file})
+	if !strings.Contains(schema, "items") {
+		t.Errorf("schema lacks items:\n%s", short(schema))
+	}
+	tooBig := callTool(t, c, "head", map[string]any{"file": file, "lines": 100000})
+	var e struct {
+		Error       string           `json:"error"`
+		Suggestions []map[string]any `json:"suggestions"`
+	}
+	if err := json.Unmarshal([]byte(tooBig), &e); err != nil || e.Error != "head_too_large" || len(e.Suggestions) == 0 {
+		t.Errorf("over-cap head: want head_too_large with suggestions, got:\n%s", short(tooBig))
+	}
+	esc := callTool(t, c, "head", map[string]any{"file": "../../../etc/passwd"})
+	if strings.Contains(esc, "root:x:") || !strings.Contains(esc, `"error":"file_outside_root"`) {
+		t.Errorf("path escape not refused:\n%s", short(esc))
+	}
+}
+
+func TestServeStdioEndToEnd(t *testing.T) {
+	cfg, mem := writeConfig(t, "")
+	c, err := client.NewStdioMCPClient(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res := initialize(t, c)
+	if !strings.Contains(res.Instructions, "max_extraction_tokens=2000") {
+		t.Errorf("instructions do not advertise limits: %q", res.Instructions)
+	}
+	exerciseSession(t, c)
+	entries, _ := os.ReadDir(filepath.Join(mem, "scratchpad"))
+	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "k8s-listing-") {
+		t.Errorf("stored outputs: %v", entries)
+	}
+	c.Close()
+	// stdio EOF finishes the agent: one usage record.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(mem, "usage.jsonl"))
+		if strings.Count(string(b), "\n") == 1 {
+			if !strings.Contains(string(b), `"agent_name":"main"`) {
+				t.Errorf("usage record: %s", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("usage.jsonl after EOF: %q", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startHTTP runs `serve --transport kind` on a free loopback port and
+// returns its base URL.
+func startHTTP(t *testing.T, kind, cfg string) string {
+	t.Helper()
+	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--transport", kind, "--addr", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	})
+	addrRe := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
+	sc := bufio.NewScanner(stderr)
+	found := make(chan string, 1)
+	go func() {
+		for sc.Scan() {
+			if m := addrRe.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+			if testing.Verbose() {
+				fmt.Fprintln(os.Stderr, "server:", sc.Text())
+			}
+		}
+	}()
+	select {
+	case addr := <-found:
+		return "http://" + addr
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not report its address")
+	}
+	return ""
+}
+
+func httpClient(t *testing.T, url string, headers map[string]string) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	initialize(t, c)
+	return c
+}
+
+func TestServeHTTPEndToEnd(t *testing.T) {
+	cfg, mem := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+
+	// Subscribe to usage events before anything finishes.
+	evReq, _ := http.NewRequest("GET", base+"/events", nil)
+	evResp, err := http.DefaultClient.Do(evReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evResp.Body.Close()
+	events := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(evResp.Body)
+		var ev string
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				ev = v
+			}
+			if v, ok := strings.CutPrefix(line, "data: "); ok && ev == "scratchpad_usage" {
+				events <- v
+			}
+		}
+	}()
+
+	a := httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "alice", "X-Scratchpad-Run": "run1", "X-Scratchpad-Iteration": "1"})
+	b := httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "bob", "X-Scratchpad-Run": "run1", "X-Scratchpad-Iteration": "2"})
+	exerciseSession(t, a)
+	exerciseSession(t, b)
+	for _, it := range []string{"iteration-1", "iteration-2"} {
+		entries, err := os.ReadDir(filepath.Join(mem, "run1", it, "scratchpad"))
+		if err != nil || len(entries) != 1 {
+			t.Errorf("%s: stored outputs %v %v", it, entries, err)
+		}
+	}
+	// Ending alice's session emits her usage, streamed on /events.
+	a.Close()
+	select {
+	case ev := <-events:
+		var u struct {
+			AgentName         string `json:"agent_name"`
+			RunID             string `json:"run_id"`
+			TokensIntercepted int    `json:"tokens_intercepted"`
+			TokensExtracted   int    `json:"tokens_extracted"`
+		}
+		if err := json.Unmarshal([]byte(ev), &u); err != nil {
+			t.Fatal(err)
+		}
+		if u.AgentName != "alice" || u.RunID != "run1" || u.TokensIntercepted == 0 || u.TokensExtracted == 0 {
+			t.Errorf("usage event %s", ev)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no scratchpad_usage event after the session ended")
+	}
+}
+
+func TestServeSSEEndToEnd(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "sse", cfg)
+	c, err := client.NewSSEMCPClient(base + "/sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	initialize(t, c)
+	exerciseSession(t, c)
+}
+
+func TestServeHTTPRejectsBadIdentityAndOrigin(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tc := range []struct {
+		header, value string
+		status        int
+	}{
+		{"X-Scratchpad-Run", "../../etc", http.StatusBadRequest},
+		{"X-Scratchpad-Role", "root", http.StatusBadRequest},
+		{"Origin", "https://evil.example", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(tc.header, tc.value)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: %s → %d %s, want %d", tc.header, tc.value, resp.StatusCode, b, tc.status)
+		}
+	}
+}
+
+func TestServeRefusesPublicBindWithoutAuth(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	out, err := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "0.0.0.0:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not a loopback address") {
+		t.Fatalf("want refusal, got err=%v\n%s", err, out)
+	}
+}
+
+func TestServeBadConfigNamesFileAndLine(t *testing.T) {
+	path, _ := writeConfig(t, "\n[mcp.servers.k8s.scratchpad]\n")
+	bad := filepath.Join(filepath.Dir(path), "bad.toml")
+	if err := os.WriteFile(bad, []byte("memory_dir = \"/tmp/x\"\n\n[agent.scratchpad]\nenabeld = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binary(t), "serve", "--config", bad).CombinedOutput()
+	if err == nil {
+		t.Fatal("serve accepted an unknown key")
+	}
+	if !strings.Contains(string(out), "bad.toml:4") || !strings.Contains(string(out), "enabeld") {
+		t.Errorf("error should name the file, line and key:\n%s", out)
+	}
+}
+
+func TestServeOnDefaults(t *testing.T) {
+	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
+	c, err := client.NewStdioMCPClient(binary(t), env, "serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	initialize(t, c)
+	tools := waitForTool(t, c, "iterate_over")
+	if len(tools) < 8 {
+		t.Errorf("only %d tools on defaults", len(tools))
+	}
+}

@@ -340,4 +340,3 @@ func (r *Registry) Len() int {
 	defer r.mu.Unlock()
 	return len(r.agents)
 }
-

@@ -2,7 +2,6 @@ package pad
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"strings"
 	"time"
@@ -100,7 +99,12 @@ func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) st
 			}
 		}
 	}
-	fmt.Fprintf(&b, "## Ledger (append_scratchpad; %d entries, newest last)\n", len(entries)+omitted)
+	total := len(entries) + omitted
+	noun := "entries"
+	if total == 1 {
+		noun = "entry"
+	}
+	fmt.Fprintf(&b, "## Ledger (append_scratchpad; %d %s, newest last)\n", total, noun)
 	if omitted > 0 {
 		fmt.Fprintf(&b, "- %d earlier findings omitted\n", omitted)
 	}
@@ -120,10 +124,13 @@ func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) st
 // indentContinuation keeps a multi-line note inside its list item.
 func indentContinuation(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
+// xmlEscaper escapes for both text and attribute values but keeps
+// newlines literal (xml.EscapeText would write &#xA;, which a model reads
+// worse).
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+
 func xmlEscape(s string) string {
-	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
-	return b.String()
+	return xmlEscaper.Replace(strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 func renderXML(v *View, entries []Entry, omitted int, warnings []string) string {

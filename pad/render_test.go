@@ -11,7 +11,8 @@ import (
 
 func TestRenderModesParse(t *testing.T) {
 	p := newPad(t, Options{})
-	mustUpdate(t, p, Patch{Section: "Findings", Op: OpAppend, Content: `a <b> & "c"`})
+	mustUpdate(t, p, Patch{Section: "Findings", Op: OpAppend, Content: `a <b> & "c"`},
+		Patch{Section: "Open questions", Op: OpAppend, Content: "q1\nq2"})
 	if _, err := p.Append("note with <xml> & json \" chars", []string{"x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestRenderModesParse(t *testing.T) {
 				t.Fatalf("invalid XML: %v\n%s", err, out)
 			}
 		}
-		if !strings.Contains(out, `<section name="Plan" cap="800" chars="0" numbered="true"`) {
+		if !strings.Contains(out, `<section name="Plan" cap="800" chars="0" numbered="true"`) || !strings.Contains(out, "\n- q1\n- q2\n</section>") {
 			t.Fatalf("xml:\n%s", out)
 		}
 	})
@@ -46,7 +47,7 @@ func TestRenderModesParse(t *testing.T) {
 	})
 	t.Run("markdown", func(t *testing.T) {
 		out := p.Render(v, RenderMarkdown)
-		for _, want := range []string{"- Findings (13/1500): Facts established", "## Plan\n(empty)", "## Ledger (append_scratchpad; 1 entries, newest last)", "[x] note with <xml>"} {
+		for _, want := range []string{"- Findings (13/1500): Facts established", "## Plan\n(empty)", "## Ledger (append_scratchpad; 1 entry, newest last)", "[x] note with <xml>"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("markdown lacks %q:\n%s", want, out)
 			}

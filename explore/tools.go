@@ -35,7 +35,9 @@ const fileDesc = "A stored output's name as given in the pointer (e.g. github-se
 
 const pathDesc = `JSON path: $.items[3].metadata.name or items.3.metadata.name; NDJSON files are arrays ($[0] is the first record); quote odd keys as $["a.b"]; "$" is the root.`
 
-func fileArg() mcp.ToolOption { return mcp.WithString("file", mcp.Required(), mcp.Description(fileDesc)) }
+func fileArg() mcp.ToolOption {
+	return mcp.WithString("file", mcp.Required(), mcp.Description(fileDesc))
+}
 
 func offsetArg(unit string) mcp.ToolOption {
 	return mcp.WithInteger("offset", mcp.Min(0), mcp.Description("First "+unit+" of the window, 0-based. Past the end gives an empty window."))

@@ -1,0 +1,143 @@
+package explore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/explore/internal/benchdata"
+)
+
+// The benchmarks generate ~100 MB inputs once per machine into
+// $TMPDIR/scratchpad-explore-bench (override with SCRATCHPAD_BENCH_DIR and
+// SCRATCHPAD_BENCH_MB); they are never committed.
+
+func benchEnv(b *testing.B) (*Env, int) {
+	b.Helper()
+	dir := os.Getenv("SCRATCHPAD_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "scratchpad-explore-bench")
+	}
+	mb := int64(100)
+	if s := os.Getenv("SCRATCHPAD_BENCH_MB"); s != "" {
+		var n int64
+		for _, c := range s {
+			n = n*10 + int64(c-'0')
+		}
+		mb = n
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for name, gen := range map[string]func(w *os.File, size int64) error{
+		"listing.json": func(w *os.File, size int64) error { _, err := benchdata.Listing(w, size); return err },
+		"app.log":      func(w *os.File, size int64) error { _, err := benchdata.Log(w, size); return err },
+	} {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Size() >= mb<<20 {
+			continue
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := gen(f, mb<<20); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { root.Close() })
+	env := &Env{Root: root, Count: wordCount, MaxExtractionTokens: 1 << 30, Cache: NewCache(1 << 30)}
+	// Items in the listing: read back from its tail.
+	res := Call(context.Background(), env, ToolGetIn, map[string]any{"file": "listing.json", "path": "total_count"})
+	n := 0
+	for _, c := range strings.SplitN(text(res), "\n", 2)[0] {
+		n = n*10 + int(c-'0')
+	}
+	return env, n
+}
+
+func benchCall(b *testing.B, env *Env, tool string, args map[string]any) {
+	b.Helper()
+	for b.Loop() {
+		res := Call(context.Background(), env, tool, args)
+		if t := text(res); strings.HasPrefix(t, `{"error"`) {
+			b.Fatal(t)
+		}
+	}
+}
+
+// BenchmarkFirstTouch measures loading, validating and indexing the 100 MB
+// listing plus indexing its 200k-item array: what the first call on a file pays.
+func BenchmarkFirstTouch(b *testing.B) {
+	env, n := benchEnv(b)
+	b.SetBytes(100 << 20)
+	for b.Loop() {
+		env.Cache = NewCache(1 << 30)
+		res := Call(context.Background(), env, ToolGetIn, map[string]any{"file": "listing.json", "path": "results." + itoa(n-1) + ".id"})
+		if strings.HasPrefix(text(res), `{"error"`) {
+			b.Fatal(text(res))
+		}
+	}
+}
+
+// BenchmarkFirstTouchLog is the same for the 100 MB log (load + line index).
+func BenchmarkFirstTouchLog(b *testing.B) {
+	env, _ := benchEnv(b)
+	for b.Loop() {
+		env.Cache = NewCache(1 << 30)
+		res := Call(context.Background(), env, ToolSlice, map[string]any{"file": "app.log", "start": 1000000, "end": 1000049})
+		if strings.HasPrefix(text(res), `{"error"`) {
+			b.Fatal(text(res))
+		}
+	}
+}
+
+func BenchmarkGetInWarm(b *testing.B) {
+	env, n := benchEnv(b)
+	benchCall(b, env, ToolGetIn, map[string]any{"file": "listing.json", "path": "$.results[" + itoa(n*3/4) + "].metadata"})
+}
+
+func BenchmarkIterateOver50Warm(b *testing.B) {
+	env, n := benchEnv(b)
+	benchCall(b, env, ToolIterateOver, map[string]any{"file": "listing.json", "path": "results", "fields": "id,title,metadata.author.login", "offset": n / 2, "limit": 50})
+}
+
+func BenchmarkItemSchema100Warm(b *testing.B) {
+	env, n := benchEnv(b)
+	benchCall(b, env, ToolItemSchema, map[string]any{"file": "listing.json", "path": "results", "offset": n / 3, "limit": 100})
+}
+
+func BenchmarkSliceWarm(b *testing.B) {
+	env, _ := benchEnv(b)
+	benchCall(b, env, ToolSlice, map[string]any{"file": "app.log", "start": 1000000, "end": 1000049})
+}
+
+func benchGrep(b *testing.B, pattern string, ic bool) {
+	env, _ := benchEnv(b)
+	b.SetBytes(100 << 20)
+	benchCall(b, env, ToolGrep, map[string]any{"file": "app.log", "pattern": pattern, "ignore_case": ic, "context": 0, "max_matches": 20})
+}
+
+func BenchmarkGrepLiteralWarm(b *testing.B)    { benchGrep(b, "timeout after", false) }
+func BenchmarkGrepIgnoreCaseWarm(b *testing.B) { benchGrep(b, "TIMEOUT AFTER", true) }
+func BenchmarkGrepRegexWarm(b *testing.B)      { benchGrep(b, `timeout after [0-9]+ms \(attempt 3`, false) }
+func BenchmarkGrepNoLiteralWarm(b *testing.B)  { benchGrep(b, `shard-1[0-5]: [0-9]{4}ms`, false) }
+
+func itoa(n int) string {
+	var b []byte
+	if n == 0 {
+		return "0"
+	}
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}

@@ -1,0 +1,111 @@
+// Package benchdata generates the big, deterministic inputs the explore
+// benchmarks and scripts/bench-explore.sh measure on: a pretty-printed JSON
+// listing (the shape intercepted search/list results have once stored) and
+// a service log. They are generated, never committed.
+package benchdata
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Listing writes a pretty-printed JSON object {"total_count": N,
+// "results": [...]} of at least size bytes and returns the item count.
+func Listing(w io.Writer, size int64) (int, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := &countWriter{w: bw}
+	fmt.Fprintf(cw, "{\n  \"query\": \"error handling\",\n  \"results\": [\n")
+	n := 0
+	for ; cw.n < size; n++ {
+		if n > 0 {
+			fmt.Fprint(cw, ",\n")
+		}
+		tag := [...]string{"go", "json", "mcp", "cli", "perf"}[n%5]
+		fmt.Fprintf(cw, `    {
+      "id": %d,
+      "title": "Result %d: handling errors in module %d",
+      "url": "https://example.com/repo/%d/blob/main/file_%d.go",
+      "score": %d.%03d,
+      "tags": [
+        "%s",
+        "tag%d"
+      ],
+      "metadata": {
+        "name": "item-%d",
+        "size": %d,
+        "author": {
+          "login": "user%d",
+          "site_admin": %t
+        }
+      },
+      "body": "line one of result %d\nline two mentions timeout=%dms\nline three"
+    }`, n, n, n%977, n%10007, n, n%100, n%1000, tag, n%50, n, n*37%100000, n%1000, n%97 == 0, n, n%5000)
+	}
+	fmt.Fprintf(cw, "\n  ],\n  \"total_count\": %d\n}\n", n)
+	if cw.err != nil {
+		return 0, cw.err
+	}
+	return n, bw.Flush()
+}
+
+// Log writes service-log lines until at least size bytes; one line in 50
+// is an ERROR with "timeout after Nms", one in 7 a WARN.
+func Log(w io.Writer, size int64) (int, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := &countWriter{w: bw}
+	n := 0
+	for ; cw.n < size; n++ {
+		lvl, msg := "INFO", fmt.Sprintf("GET /v1/items/%d status=200 took %dms", n%100000, n%250)
+		switch {
+		case n%50 == 49:
+			lvl, msg = "ERROR", fmt.Sprintf("upstream call failed: timeout after %dms (attempt %d)", 1000+n%4000, n%3+1)
+		case n%7 == 3:
+			lvl, msg = "WARN", fmt.Sprintf("slow query on shard-%d: %dms", n%16, 500+n%900)
+		}
+		fmt.Fprintf(cw, "2026-11-30T%02d:%02d:%02d.%03dZ %-5s svc=api-%d req=%08x %s\n",
+			n/3600000%24, n/60000%60, n/1000%60, n%1000, lvl, n%4, n*2654435761%(1<<32), msg)
+	}
+	if cw.err != nil {
+		return 0, cw.err
+	}
+	return n, bw.Flush()
+}
+
+// WriteFile generates into path with gen unless a file of at least size
+// bytes is already there (so repeated benchmark runs reuse it).
+func WriteFile(path string, size int64, gen func(io.Writer, int64) (int, error)) error {
+	if st, err := os.Stat(path); err == nil && st.Size() >= size {
+		return nil
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := gen(f, size); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}

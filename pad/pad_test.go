@@ -2,6 +2,7 @@ package pad
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -565,4 +566,25 @@ func fmtInt(n int) string {
 		return string(rune('0' + n))
 	}
 	return fmtInt(n/10) + string(rune('0'+n%10))
+}
+
+func TestPatchJSONContent(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Patch
+		ok   bool
+	}{
+		{`{"section":"Plan","op":"check","content":"2"}`, Patch{"Plan", "check", "2"}, true},
+		{`{"section":"Plan","op":"check","content":2}`, Patch{"Plan", "check", "2"}, true},
+		{`{"section":"Plan","op":"clear"}`, Patch{"Plan", "clear", ""}, true},
+		{`{"section":"Plan","op":"clear","content":null}`, Patch{"Plan", "clear", ""}, true},
+		{`{"section":"Plan","op":"append","content":["a"]}`, Patch{}, false},
+	}
+	for _, tt := range tests {
+		var p Patch
+		err := json.Unmarshal([]byte(tt.in), &p)
+		if (err == nil) != tt.ok || (tt.ok && p != tt.want) {
+			t.Errorf("%s: got %+v, %v", tt.in, p, err)
+		}
+	}
 }

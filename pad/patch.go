@@ -1,6 +1,8 @@
 package pad
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -16,6 +18,33 @@ type Patch struct {
 	Section string `json:"section"`
 	Op      string `json:"op"`
 	Content string `json:"content,omitempty"`
+}
+
+// UnmarshalJSON accepts content as a number too: models often send
+// {"op": "check", "content": 2}.
+func (p *Patch) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Section string          `json:"section"`
+		Op      string          `json:"op"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*p = Patch{Section: raw.Section, Op: raw.Op}
+	c := bytes.TrimSpace(raw.Content)
+	switch {
+	case len(c) == 0 || string(c) == "null":
+	case c[0] == '"':
+		return json.Unmarshal(c, &p.Content)
+	default:
+		var n json.Number
+		if err := json.Unmarshal(c, &n); err != nil {
+			return fmt.Errorf("patch content must be a string or a number: %w", err)
+		}
+		p.Content = n.String()
+	}
+	return nil
 }
 
 // Patch operations.

@@ -141,7 +141,7 @@ type Pad struct {
 // Section is one [[pad.sections]] entry.
 type Section struct {
 	Name     string
-	Cap      int // characters
+	Cap      int // characters; 0: no cap
 	Purpose  string
 	Numbered bool
 }

@@ -99,11 +99,11 @@ func (d *decoder) sections(p keyPath, v any) ([]Section, bool) {
 			good = false
 		}
 		if v, ok := m["cap"]; ok {
-			if s.Cap, ok = d.integer(ep.key("cap"), v, 1, 1_000_000); !ok {
+			if s.Cap, ok = d.integer(ep.key("cap"), v, 0, 1_000_000); !ok {
 				good = false
 			}
 		} else {
-			d.fail(ep.key("cap"), "required (characters)")
+			d.fail(ep.key("cap"), "required (characters; 0 for no cap)")
 			good = false
 		}
 		if v, ok := m["purpose"]; ok {

@@ -311,3 +311,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkLoadExample(b *testing.B) {
+	data, err := os.ReadFile("../testdata/scratchpad.example.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := testEnv(nil)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("scratchpad.example.toml", data, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

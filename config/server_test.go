@@ -84,3 +84,17 @@ func BenchmarkThreshold(b *testing.B) {
 		s.Threshold("list_namespaced_pods")
 	}
 }
+
+func TestThresholdNoAlloc(t *testing.T) {
+	c, err := LoadWith("../testdata/config/valid/thresholds.toml", testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Server("k8s")
+	if n := testing.AllocsPerRun(100, func() {
+		s.Threshold("list_namespaced_pods")
+		s.Allowed("get_node")
+	}); n != 0 {
+		t.Errorf("Threshold/Allowed allocate %.1f times per call", n)
+	}
+}

@@ -343,8 +343,16 @@ func (s *Store) list(root *os.Root) ([]Entry, error) {
 		if strings.HasPrefix(name, tempPrefix) || de.IsDir() {
 			continue
 		}
-		// Stat through the root: a link is followed only if it stays inside.
-		st, err := root.Stat(name)
+		var st fs.FileInfo
+		switch {
+		case de.Type().IsRegular():
+			st, err = de.Info()
+		case de.Type()&fs.ModeSymlink != 0:
+			// Stat through the root: a link is followed only if it stays inside.
+			st, err = root.Stat(name)
+		default:
+			continue
+		}
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}

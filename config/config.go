@@ -135,7 +135,7 @@ type Pad struct {
 	History   int           // versions kept in .history; default 20
 	Format    string        // "markdown" (default) or "json"
 	Schema    string        // JSON Schema path for format "json", absolute; "" none
-	Sections  []Section     // default: [DefaultSections]
+	Sections  []Section     // nil: the pad package's default sections
 }
 
 // Section is one [[pad.sections]] entry.
@@ -156,19 +156,6 @@ const (
 	FormatMarkdown = "markdown"
 	FormatJSON     = "json"
 )
-
-// DefaultSections returns the pad sections used when [[pad.sections]] is
-// absent. It returns a fresh slice each call.
-func DefaultSections() []Section {
-	return []Section{
-		{Name: "Task", Cap: 300, Purpose: "what you were asked to do, in one or two lines"},
-		{Name: "Plan", Cap: 800, Purpose: "the steps, ticked as they are done", Numbered: true},
-		{Name: "Findings", Cap: 1500, Purpose: "facts established so far, with where they came from"},
-		{Name: "Ruled out", Cap: 600, Purpose: "hypotheses and paths already checked and rejected"},
-		{Name: "Open questions", Cap: 400, Purpose: "what is still unknown"},
-		{Name: "Next", Cap: 200, Purpose: "the very next action"},
-	}
-}
 
 // Explore is [explore].
 type Explore struct {
@@ -207,12 +194,11 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 		}},
 		Orchestration: Orchestration{Workers: map[string]Worker{}},
 		Pad: Pad{
-			Enabled:  true,
-			Scope:    ScopeAgent,
-			Render:   RenderMarkdown,
-			History:  DefaultPadHistory,
-			Format:   FormatMarkdown,
-			Sections: DefaultSections(),
+			Enabled: true,
+			Scope:   ScopeAgent,
+			Render:  RenderMarkdown,
+			History: DefaultPadHistory,
+			Format:  FormatMarkdown,
 		},
 		Explore: Explore{CacheBytes: DefaultCacheMB << 20},
 		HTTP:    HTTP{Addr: DefaultHTTPAddr},

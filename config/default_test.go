@@ -41,15 +41,15 @@ func TestDefault(t *testing.T) {
 		t.Errorf("scratchpad defaults: %+v", s)
 	}
 	p := c.Pad
-	if !p.Enabled || p.Scope != ScopeAgent || p.Render != RenderMarkdown || p.Format != FormatMarkdown || p.History != 20 || len(p.Sections) != 6 {
+	if !p.Enabled || p.Scope != ScopeAgent || p.Render != RenderMarkdown || p.Format != FormatMarkdown || p.History != 20 || p.Sections != nil {
 		t.Errorf("pad defaults: %+v", p)
 	}
 	if c.HTTP.Addr != "127.0.0.1:8931" || c.Explore.CacheBytes != 256<<20 || c.Orchestration.Workers == nil {
 		t.Errorf("defaults: %+v", c)
 	}
 	// Each call is independent: callers may modify their copy.
-	c.Pad.Sections[0].Name = "changed"
-	if Default().Pad.Sections[0].Name != "Task" {
+	c.Orchestration.Workers["x"] = Worker{}
+	if len(Default().Orchestration.Workers) != 0 {
 		t.Error("Default shares state between calls")
 	}
 }

@@ -118,8 +118,9 @@
 //	cap                        integer, required: characters; 0 = no cap
 //	purpose                    string    ""
 //	numbered                   boolean   false
-//	                           defaults: Task 300, Plan 800 (numbered), Findings 1500,
-//	                           Ruled out 600, Open questions 400, Next 200 ([DefaultSections])
+//	                           absent: [Pad.Sections] is nil and the pad uses its defaults:
+//	                           Task 300, Plan 800 (numbered), Findings 1500, Ruled out 600,
+//	                           Open questions 400, Next 200
 //
 //	[explore]
 //	cache_mb                   integer   256; 0 disables the parsed-file cache

@@ -98,8 +98,8 @@ func Parse(path string, data []byte, opts *Options) (*Config, error) {
 		}
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 	})
-	if len(d.errs) > maxErrors {
-		d.errs = d.errs[:maxErrors]
+	if n := len(d.errs); n > maxErrors {
+		d.errs = append(d.errs[:maxErrors], &Error{File: path, Msg: fmt.Sprintf("%d more problems not shown", n-maxErrors)})
 	}
 	if len(d.errs) == 1 {
 		return nil, d.errs[0]

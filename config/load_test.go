@@ -217,6 +217,8 @@ func TestParseEdgeCases(t *testing.T) {
 		wantErr   string // substring; "" means valid
 	}{
 		{"empty file", "", ""},
+		{"crlf", "[agent]\r\nmodel = \"m\"\r\n  modle = \"x\"\r\n", "t.toml:3:3: agent.modle: unknown key"},
+		{"tabs", "[agent]\n\tmodle = 1", "t.toml:2:2: agent.modle"},
 		{"comments only", "# nothing\n\n", ""},
 		{"bom", "\xef\xbb\xbfmemory_dir = \"/x\"\n", ""},
 		{"tilde alone", "memory_dir = \"~\"", ""},
@@ -260,11 +262,14 @@ func TestParseErrorCap(t *testing.T) {
 	}
 	_, err := Parse("t.toml", []byte(b.String()), testEnv(nil))
 	var es Errors
-	if !errors.As(err, &es) || len(es) != maxErrors {
-		t.Fatalf("got %T with %d errors, want Errors capped at %d", err, len(es), maxErrors)
+	if !errors.As(err, &es) || len(es) != maxErrors+1 {
+		t.Fatalf("got %T with %d errors, want Errors capped at %d + a summary", err, len(es), maxErrors)
 	}
-	if es[0].Line != 1 || es[len(es)-1].Line != maxErrors {
-		t.Errorf("errors not in file order: first line %d, last line %d", es[0].Line, es[len(es)-1].Line)
+	if es[0].Line != 1 || es[maxErrors-1].Line != maxErrors {
+		t.Errorf("errors not in file order: first line %d, last line %d", es[0].Line, es[maxErrors-1].Line)
+	}
+	if last := es[maxErrors].Error(); last != "t.toml: 30 more problems not shown" {
+		t.Errorf("summary = %q", last)
 	}
 }
 

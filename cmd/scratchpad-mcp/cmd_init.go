@@ -1,0 +1,562 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+func init() {
+	commands["init"] = command{summary: "write a starter config, or convert a client's mcpServers JSON", run: runInit}
+}
+
+// errInitExists is returned when --out names an existing file and --force
+// was not given: a hand-tuned config must never be lost to a re-run.
+var errInitExists = errors.New("file exists (use --force to overwrite)")
+
+// errNoServers is returned when the client JSON holds no server table.
+var errNoServers = errors.New(`no "mcpServers" or "servers" object found`)
+
+func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var from, fromDesktop, out string
+	var force bool
+	fs.StringVar(&fromDesktop, "from-claude-desktop", "", "convert this claude_desktop_config.json")
+	fs.StringVar(&from, "from", "", `convert this client JSON ({"mcpServers": {...}} of Claude Desktop/Code, Cursor, or VS Code's {"servers": {...}})`)
+	fs.StringVar(&out, "out", "scratchpad.toml", "config file to write")
+	fs.BoolVar(&force, "force", false, "overwrite --out if it exists")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp init [--from-claude-desktop FILE | --from FILE] [--out scratchpad.toml] [--force]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "scratchpad-mcp init: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if from != "" && fromDesktop != "" {
+		fmt.Fprintln(stderr, "scratchpad-mcp init: give --from or --from-claude-desktop, not both")
+		return 2
+	}
+	if fromDesktop != "" {
+		from = fromDesktop
+	}
+
+	var conv *conversion
+	if from != "" {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			fmt.Fprintln(stderr, "scratchpad-mcp init:", err)
+			return 1
+		}
+		conv, err = convertClientConfig(data)
+		if err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp init: %s: %v\n", from, err)
+			return 1
+		}
+		for _, w := range conv.Warnings {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
+	}
+	text := starterConfig(conv, from)
+	if err := writeNew(out, []byte(text), force); err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp init: %s: %v\n", out, err)
+		return 1
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		abs = out
+	}
+	// Check what was written loads: a converted entry the loader rejects
+	// is better reported now than when the client spawns the server. A
+	// variable unset in this shell may well be set where the client runs
+	// scratchpad-mcp, so it is a warning, not a failure.
+	var unset []string
+	lookup := func(k string) (string, bool) {
+		if v, ok := os.LookupEnv(k); ok {
+			return v, true
+		}
+		// Only the file's own placeholders: the loader also asks for
+		// variables such as XDG_DATA_HOME that have defaults.
+		if strings.Contains(text, "env."+k) && !slices.Contains(unset, k) {
+			unset = append(unset, k)
+		}
+		return "unset", true
+	}
+	if _, err := config.LoadWith(abs, &config.Options{LookupEnv: lookup}); err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp init: wrote %s, but it does not load; fix it by hand:\n%v\n", out, err)
+		return 1
+	}
+	for _, k := range unset {
+		fmt.Fprintf(stderr, "warning: %s uses {{ env.%s }}, which is not set here: set it where scratchpad-mcp runs (or rely on its default, if it has one)\n", out, k)
+	}
+	n := 0
+	if conv != nil {
+		n = len(conv.Servers)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d upstream server(s))\n", out, n)
+	fmt.Fprintln(stdout, "\nCheck it with:\n\n  scratchpad-mcp doctor --config "+shellQuote(abs))
+	key := "mcpServers"
+	if conv != nil && conv.Key == "servers" {
+		key = "servers"
+	}
+	fmt.Fprintf(stdout, "\nThen mount scratchpad-mcp in your client instead of the servers it now proxies\n(replace the %q entries with this one):\n\n", key)
+	fmt.Fprintln(stdout, clientSnippet(key, selfPath(), abs))
+	return 0
+}
+
+// writeNew writes data to path, refusing to replace an existing file
+// unless force. The file may hold secrets copied from the client's env
+// entries, so it is private to the user.
+func writeNew(path string, data []byte, force bool) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !force {
+		flags |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return errInitExists
+		}
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// selfPath is the command a client should spawn: the absolute path of this
+// binary, because desktop clients start servers without the user's PATH.
+func selfPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "scratchpad-mcp"
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return exe
+}
+
+// clientSnippet is the JSON a client needs to spawn scratchpad-mcp with
+// the config: {"mcpServers": {...}} for most clients, {"servers": {...}}
+// with a type for VS Code.
+func clientSnippet(key, exe, cfgPath string) string {
+	entry := map[string]any{"command": exe, "args": []string{"serve", "--config", cfgPath}}
+	if key == "servers" {
+		entry["type"] = "stdio"
+	}
+	b, _ := json.MarshalIndent(map[string]any{key: map[string]any{"scratchpad": entry}}, "", "  ")
+	return string(b)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// conversion is a client config turned into upstream servers.
+type conversion struct {
+	Key      string // "mcpServers" or "servers": which shape the client uses
+	Servers  []convertedServer
+	Warnings []string
+}
+
+type convertedServer struct {
+	Name      string // valid config server name
+	Original  string // the client's name, when it had to change
+	Transport string
+	Cmd       []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
+}
+
+// clientServer is one entry as the clients write it. Claude Desktop and
+// Cursor: command/args/env or url; Claude Code and VS Code add type
+// ("stdio", "sse", "http"), VS Code envFile and cwd.
+type clientServer struct {
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	EnvFile  string            `json:"envFile"`
+	Cwd      string            `json:"cwd"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Disabled bool              `json:"disabled"`
+}
+
+// convertClientConfig reads {"mcpServers": {...}} (Claude Desktop, Claude
+// Code, Cursor, Windsurf), {"servers": {...}} (VS Code mcp.json) or
+// {"mcp": {"servers": {...}}} (VS Code settings.json).
+func convertClientConfig(data []byte) (*conversion, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	conv := &conversion{Key: "mcpServers"}
+	raw, ok := top["mcpServers"]
+	if !ok {
+		if raw, ok = top["servers"]; ok {
+			conv.Key = "servers"
+		} else if mcpRaw, has := top["mcp"]; has {
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(mcpRaw, &inner) == nil {
+				raw, ok = inner["servers"]
+				conv.Key = "servers"
+			}
+		}
+	}
+	if !ok {
+		return nil, errNoServers
+	}
+	// Decode into an ordered list: the generated file keeps the client's
+	// order, which is the order tools are listed in.
+	names, entries, err := orderedObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", conv.Key, err)
+	}
+	used := map[string]bool{}
+	for i, name := range names {
+		var cs clientServer
+		if err := json.Unmarshal(entries[i], &cs); err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", conv.Key, name, err)
+		}
+		if cs.Disabled {
+			conv.warn("%q is disabled in the client config: left out", name)
+			continue
+		}
+		s, err := convertServer(conv, name, cs)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", conv.Key, name, err)
+		}
+		s.Name = uniqueName(serverName(name), used)
+		if s.Name != name {
+			s.Original = name
+			conv.warn("server %q is named %q in the config (server names may use only a-z A-Z 0-9 _ - .)", name, s.Name)
+		}
+		conv.Servers = append(conv.Servers, s)
+	}
+	return conv, nil
+}
+
+func (c *conversion) warn(format string, args ...any) {
+	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
+}
+
+func convertServer(conv *conversion, name string, cs clientServer) (convertedServer, error) {
+	s := convertedServer{}
+	typ := strings.ToLower(cs.Type)
+	switch {
+	case cs.Command != "" && (typ == "" || typ == "stdio"):
+		s.Transport = config.TransportStdio
+		s.Cmd = append([]string{cs.Command}, cs.Args...)
+		for i := range s.Cmd {
+			s.Cmd[i] = conv.placeholders(name, s.Cmd[i])
+		}
+		if len(cs.Env) > 0 {
+			s.Env = map[string]string{}
+			for k, v := range cs.Env {
+				s.Env[k] = conv.placeholders(name, v)
+			}
+		}
+		s.Cwd = conv.placeholders(name, cs.Cwd)
+		if cs.EnvFile != "" {
+			conv.warn("%q: envFile %q is not supported: copy its variables into env", name, cs.EnvFile)
+		}
+	case cs.URL != "":
+		switch typ {
+		case "sse":
+			s.Transport = config.TransportSSE
+		case "http", "streamable-http", "streamablehttp", "streamable_http", "http_streamable":
+			s.Transport = config.TransportHTTPStreamable
+		case "":
+			// No type: clients that guess try streamable HTTP first;
+			// a URL ending in /sse is the legacy transport's convention.
+			s.Transport = config.TransportHTTPStreamable
+			if strings.HasSuffix(strings.TrimRight(cs.URL, "/"), "/sse") {
+				s.Transport = config.TransportSSE
+			}
+		default:
+			return s, fmt.Errorf("unknown type %q for a url server (want sse or http)", cs.Type)
+		}
+		s.URL = conv.placeholders(name, cs.URL)
+		if len(cs.Headers) > 0 {
+			s.Headers = map[string]string{}
+			for k, v := range cs.Headers {
+				s.Headers[k] = conv.placeholders(name, v)
+			}
+		}
+	case cs.Command != "":
+		return s, fmt.Errorf("unknown type %q for a command server (want stdio)", cs.Type)
+	default:
+		return s, errors.New("neither command nor url")
+	}
+	return s, nil
+}
+
+var (
+	// ${env:NAME} (VS Code), ${NAME} and ${NAME:-default} (Claude Code).
+	// Lower-case ${name} is left alone: VS Code uses it for its own
+	// variables (${workspaceFolder}), which have no meaning here.
+	placeholderRE = regexp.MustCompile(`\$\{(env:)?([A-Za-z_][A-Za-z0-9_]*)(:-([^}']*))?\}`)
+	inputRE       = regexp.MustCompile(`\$\{input:[^}]*\}`)
+	otherVarRE    = regexp.MustCompile(`\$\{[a-z][A-Za-z]*\}`)
+)
+
+// placeholders rewrites the clients' environment placeholders into the
+// config's {{ env.NAME }} syntax, so secrets stay in the environment.
+func (c *conversion) placeholders(server, s string) string {
+	if inputRE.MatchString(s) {
+		c.warn("%q: %s prompts for input in VS Code; put the value (or {{ env.NAME }}) in the config", server, inputRE.FindString(s))
+	}
+	s = placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := placeholderRE.FindStringSubmatch(m)
+		name := sub[2]
+		if sub[1] == "" && strings.ToUpper(name) != name {
+			if otherVarRE.MatchString(m) {
+				c.warn("%q: %s is a client variable with no meaning here: replace it", server, m)
+			}
+			return m
+		}
+		if sub[3] != "" {
+			return "{{ env." + name + " | default: '" + sub[4] + "' }}"
+		}
+		return "{{ env." + name + " }}"
+	})
+	return s
+}
+
+// serverName maps a client's server name to one the config accepts: the
+// name becomes part of stored file names, so only a-z A-Z 0-9 _ - . are
+// allowed (not . first), at most 64 bytes.
+func serverName(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name) && b.Len() < 64; i++ {
+		c := name[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && b.Len() > 0
+		if ok {
+			b.WriteByte(c)
+		} else if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if out == "" {
+		out = "server"
+	}
+	return out
+}
+
+func uniqueName(name string, used map[string]bool) string {
+	out := name
+	for i := 2; used[out]; i++ {
+		suffix := fmt.Sprintf("-%d", i)
+		base := name
+		if len(base)+len(suffix) > 64 {
+			base = base[:64-len(suffix)]
+		}
+		out = base + suffix
+	}
+	used[out] = true
+	return out
+}
+
+// orderedObject splits a JSON object into its keys and raw values in
+// document order (a Go map would lose it).
+func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, nil, errors.New("not a JSON object")
+	}
+	var names []string
+	var vals []json.RawMessage
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", k, err)
+		}
+		names = append(names, k)
+		vals = append(vals, v)
+	}
+	return names, vals, nil
+}
+
+// starterConfig renders the config file: the commented defaults, then the
+// converted servers (or a commented example when there are none).
+func starterConfig(conv *conversion, from string) string {
+	var b strings.Builder
+	b.WriteString(`# scratchpad-mcp configuration (written by scratchpad-mcp init).
+#
+# Unknown keys are errors, so a typo cannot silently turn interception off.
+# Any string may use {{ env.NAME }} or {{ env.NAME | default: 'fallback' }}.
+# Check it with: scratchpad-mcp doctor --config THIS_FILE
+
+# Where stored outputs, the pad and usage.jsonl live (~ is expanded, a
+# relative path is relative to this file). Default:
+# $XDG_DATA_HOME/scratchpad-mcp, else ~/.local/share/scratchpad-mcp.
+# memory_dir = "~/.local/share/scratchpad-mcp"
+
+[agent]
+# The model picks the tokenizer and the context window. Examples:
+# model = "claude-sonnet-4-5"
+# provider = "anthropic"
+# context_window = 200000        # tokens; omit to use the built-in table
+
+[agent.scratchpad]
+enabled = true                   # divert large outputs to disk
+context_safety_margin = 0.20     # usable budget = context_window x (1 - margin)
+max_extraction_tokens = 10000    # cap on one exploration call (head, grep, ...)
+
+# ---------------------------------------------------------------------------
+# Upstream MCP servers. Each tool whose output reaches its threshold is
+# saved under memory_dir/scratchpad/ and the model gets a short pointer.
+# Thresholds map a tool-name pattern to min_tokens; the longest matching
+# pattern wins; a tool no pattern matches is never intercepted.
+`)
+	if conv == nil || len(conv.Servers) == 0 {
+		b.WriteString(`#
+# [mcp.servers.files]
+# cmd = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/data"]
+# env = { NODE_OPTIONS = "--max-old-space-size=512" }
+#
+# [mcp.servers.files.scratchpad]
+# "*" = { min_tokens = 5120 }
+# "list_*" = { min_tokens = 2000 }
+#
+# [mcp.servers.remote]
+# transport = "http_streamable"  # or "sse"
+# url = "https://mcp.example.com/mcp"
+# headers = { Authorization = "Bearer {{ env.REMOTE_TOKEN }}" }
+#
+# [mcp.servers.remote.scratchpad]
+# "*" = { min_tokens = 5120 }
+`)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "#\n# Converted from %s.\n", from)
+	for _, s := range conv.Servers {
+		key := tomlKey(s.Name)
+		b.WriteString("\n")
+		if s.Original != "" {
+			fmt.Fprintf(&b, "# %s in the client config.\n", tomlString(s.Original))
+		}
+		fmt.Fprintf(&b, "[mcp.servers.%s]\n", key)
+		fmt.Fprintf(&b, "transport = %s\n", tomlString(s.Transport))
+		switch s.Transport {
+		case config.TransportStdio:
+			fmt.Fprintf(&b, "cmd = %s\n", tomlArray(s.Cmd))
+			if len(s.Env) > 0 {
+				fmt.Fprintf(&b, "env = %s\n", tomlInline(s.Env))
+			}
+			if s.Cwd != "" {
+				fmt.Fprintf(&b, "cwd = %s\n", tomlString(s.Cwd))
+			}
+		default:
+			fmt.Fprintf(&b, "url = %s\n", tomlString(s.URL))
+			if len(s.Headers) > 0 {
+				fmt.Fprintf(&b, "headers = %s\n", tomlInline(s.Headers))
+			}
+		}
+		b.WriteString("# timeout = \"60s\"              # per call\n")
+		fmt.Fprintf(&b, "\n[mcp.servers.%s.scratchpad]\n", key)
+		fmt.Fprintf(&b, "\"*\" = { min_tokens = %d }\n", config.DefaultMinTokens)
+	}
+	return b.String()
+}
+
+// tomlKey quotes a key unless it is a bare key: a name with a dot
+// would otherwise become a nested table.
+func tomlKey(k string) string {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return tomlString(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
+}
+
+// tomlString is a TOML basic string. Go's strconv.Quote is not one: it
+// emits \x escapes TOML does not have.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func tomlArray(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = tomlString(v)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func tomlInline(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = tomlKey(k) + " = " + tomlString(m[k])
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}

@@ -25,7 +25,8 @@
 // file inline, with a footer, and charges the budget when the whole result
 // fits both the per-call cap and the remaining budget; otherwise it
 // returns a read_artifact_too_large object with the file's in-place path
-// (../artifacts/<name> by default) and ready-to-run exploration calls, so
+// (../../artifacts/<name> by default, as seen from a worker's
+// iteration-{n}/scratchpad directory) and ready-to-run exploration calls, so
 // the file is explored where it lies and never copied.
 //
 // # Caveats

@@ -162,8 +162,8 @@ type ReadResult struct {
 
 // Read looks filename up and reads it. The exact name is tried first, then
 // its [StoredName], so both "x.md" and "coordinator-x.md" find what
-// write_artifact stored; a leading "artifacts/" or "../artifacts/" (the
-// in-place path the model is shown) is accepted too. A name that is absent
+// write_artifact stored; the in-place path the model is shown
+// ("../../artifacts/x.md", any number of "../") is accepted too. A name that is absent
 // is not an error: Found is false and Available lists what exists. A name
 // that would leave the directory fails with [ErrOutsideArtifacts]. With
 // maxBytes > 0, a file larger than that is not read (TooLarge).
@@ -242,11 +242,20 @@ func candidates(filename string) ([]string, error) {
 		return nil, fmt.Errorf("artifacts: %q: %w", filename, ErrOutsideArtifacts)
 	}
 	name = strings.ReplaceAll(name, `\`, "/")
-	for _, p := range []string{"../" + Dir + "/", "./" + Dir + "/", Dir + "/"} {
-		if rest, ok := strings.CutPrefix(name, p); ok {
-			name = rest
+	// Accept the in-place path the model was shown ("../../artifacts/x"):
+	// leading "../" and "./" followed by "artifacts/".
+	rest := name
+	for {
+		if r, ok := strings.CutPrefix(rest, "../"); ok {
+			rest = r
+		} else if r, ok := strings.CutPrefix(rest, "./"); ok {
+			rest = r
+		} else {
 			break
 		}
+	}
+	if r, ok := strings.CutPrefix(rest, Dir+"/"); ok {
+		name = r
 	}
 	for _, el := range strings.Split(name, "/") {
 		if el == ".." {

@@ -105,6 +105,8 @@ func TestReadLookup(t *testing.T) {
 		{"plan.md", "coordinator-plan.md", "the plan"},
 		{" plan.md ", "coordinator-plan.md", "the plan"},
 		{"../artifacts/coordinator-plan.md", "coordinator-plan.md", "the plan"},
+		{"../../artifacts/plan.md", "coordinator-plan.md", "the plan"},
+		{"./artifacts/plan.md", "coordinator-plan.md", "the plan"},
 		{"artifacts/plan.md", "coordinator-plan.md", "the plan"},
 		{"task.txt", "task.txt", "from the orchestrator"},
 	}

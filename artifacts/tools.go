@@ -27,9 +27,10 @@ const RoleCoordinator = "coordinator"
 const DefaultMaxExtractionTokens = 10000
 
 // DefaultExplorePrefix is where an artifact is found relative to the
-// exploration tools' file arguments (their read root is the run
-// directory, seen from a worker's own directory).
-const DefaultExplorePrefix = "../" + Dir + "/"
+// exploration tools' file arguments. Those resolve from the worker's
+// stored-outputs directory, {run}/iteration-{n}/scratchpad, inside the
+// read root {run}; the artifacts are in {run}/artifacts.
+const DefaultExplorePrefix = "../../" + Dir + "/"
 
 // maxBytesPerToken bounds how many bytes one token can stand for. A file
 // larger than limit × this is answered with a pointer without reading it;

@@ -217,12 +217,12 @@ func TestReadToolTooLarge(t *testing.T) {
 			c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: tt.perCall})
 			m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "big.md"}))
 			if m["error"] != "read_artifact_too_large" || m["found"] != true || m["filename"] != "coordinator-big.md" ||
-				m["path"] != "../artifacts/coordinator-big.md" || m[tt.wantField] != tt.wantLimit || m["size_bytes"] != 1500.0 {
+				m["path"] != "../../artifacts/coordinator-big.md" || m[tt.wantField] != tt.wantLimit || m["size_bytes"] != 1500.0 {
 				t.Fatalf("pointer: %v", m)
 			}
 			sugg := m["suggestions"].([]any)
 			first := sugg[0].(map[string]any)
-			if first["tool"] != "schema" || first["arguments"].(map[string]any)["file"] != "../artifacts/coordinator-big.md" {
+			if first["tool"] != "schema" || first["arguments"].(map[string]any)["file"] != "../../artifacts/coordinator-big.md" {
 				t.Fatalf("suggestions: %v", sugg)
 			}
 			if agent.Usage().TokensExtracted != 0 {

@@ -19,6 +19,7 @@ type scratch struct {
 	prev  []int32
 	rk    []uint32
 	fixed []byte // a piece with ill-formed UTF-8 replaced by U+FFFD
+	cache pieceCache
 }
 
 type part struct {
@@ -31,7 +32,7 @@ func (e *encoding) countPiece(p []byte, s *scratch) int {
 	if len(p) <= 1 {
 		return len(p)
 	}
-	if _, ok := e.ranks[string(p)]; ok {
+	if _, ok := e.ranks.get(p); ok {
 		return 1
 	}
 	if len(p) <= smallPiece {

@@ -28,7 +28,7 @@ const clPunct = clL | clN | clS
 const clNotPrefix = clL | clN | clNL
 
 var (
-	asciiClass [utf8.RuneSelf]uint8
+	asciiClass [256]uint8 // only the ASCII half is used; 256 spares a bounds check
 	bmpClass   [1 << 16]uint8 // filled by initClasses; 64 KiB covers the BMP
 )
 
@@ -82,9 +82,15 @@ func classOf(r rune) uint8 {
 // Python's UTF-8 decoders follow) and classified as U+FFFD, which is \p{So}.
 func decode(b []byte, i int) (size int, class uint8) {
 	c := b[i]
-	if c < utf8.RuneSelf {
-		return 1, asciiClass[c]
+	if c >= utf8.RuneSelf {
+		return decodeMulti(b, i)
 	}
+	return 1, asciiClass[c]
+}
+
+// decodeMulti is decode for a non-ASCII lead byte, kept apart so decode
+// stays small enough to inline.
+func decodeMulti(b []byte, i int) (size int, class uint8) {
 	r, n := utf8.DecodeRune(b[i:])
 	if r == utf8.RuneError && n == 1 {
 		return maximalSubpart(b[i:]), clInvalid

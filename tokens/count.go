@@ -1,12 +1,26 @@
 package tokens
 
 import (
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 )
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+// pieceCache remembers the counts of recent short pieces. Tool outputs are
+// repetitive (JSON keys, log prefixes, indentation), and a hit in this small,
+// cache-resident table replaces a lookup in the multi-megabyte rank table and
+// any merging.
+type pieceCache [cacheSize]cacheEntry
+
+const (
+	cacheSize   = 4096
+	cacheKeyMax = 22
+)
+
+type cacheEntry struct {
+	n     uint8 // key length; 0 marks an empty entry (pieces are never empty)
+	count uint8
+	key   [cacheKeyMax]byte
+}
 
 // flushEvery is how many pieces a worker counts between looks at the shared
 // total when a limit is set: often enough to stop within a few KiB of text,
@@ -17,8 +31,8 @@ const flushEvery = 128
 // total it adds its count to it; with limit > 0 it also returns early once
 // the total reaches limit, and the returned count is then partial.
 func (e *encoding) countSeq(b []byte, total *atomic.Int64, limit int64) int {
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
+	s := e.scratch.Get().(*scratch)
+	defer e.scratch.Put(s)
 	valid := utf8.Valid(b)
 	n, flushed, pieces := 0, 0, 0
 	for i := 0; i < len(b); {
@@ -29,7 +43,19 @@ func (e *encoding) countSeq(b []byte, total *atomic.Int64, limit int64) int {
 			s.fixed = appendReplaced(s.fixed[:0], p)
 			p = s.fixed
 		}
-		n += e.countPiece(p, s)
+		if len(p) <= cacheKeyMax {
+			ce := &s.cache[hashBytes(p)&(cacheSize-1)]
+			if int(ce.n) == len(p) && string(ce.key[:len(p)]) == string(p) {
+				n += int(ce.count)
+			} else {
+				c := e.countPiece(p, s)
+				n += c
+				ce.n, ce.count = uint8(len(p)), uint8(c)
+				copy(ce.key[:], p)
+			}
+		} else {
+			n += e.countPiece(p, s)
+		}
 		if limit > 0 {
 			if pieces++; pieces == flushEvery {
 				pieces = 0

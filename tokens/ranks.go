@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -18,14 +17,15 @@ const rankMax = ^uint32(0)
 type encoding struct {
 	name  string
 	split splitter
-	ranks map[string]uint32
+	ranks *rankTable
+	// scratch pools per-goroutine merge buffers and piece caches; per
+	// encoding, because a cached count belongs to one vocabulary.
+	scratch sync.Pool
 }
 
 func (e *encoding) rank(b []byte) uint32 {
-	if r, ok := e.ranks[string(b)]; ok {
-		return r
-	}
-	return rankMax
+	r, _ := e.ranks.get(b)
+	return r
 }
 
 // lazyEncoding loads an encoding on first use. The ranks ship inside the
@@ -56,15 +56,13 @@ func (l *lazyEncoding) get() (*encoding, error) {
 }
 
 // loadEncoding parses a .tiktoken file ("<base64 token> <rank>" per line).
-// All token bytes go into one arena and the map keys point into it, which
-// keeps the load to one large allocation plus the map.
+// All token bytes go into the table's arena as they are decoded.
 func loadEncoding(name, asset string, split splitter, size int) (*encoding, error) {
 	data, err := assets.Assets.ReadFile(asset)
 	if err != nil {
 		return nil, fmt.Errorf("tokens: read embedded %s: %w", asset, err)
 	}
-	arena := make([]byte, 0, len(data)) // decoded base64 is always shorter
-	ranks := make(map[string]uint32, size)
+	ranks := newRankTable(size, len(data)) // decoded base64 is always shorter
 	for line := 1; len(data) > 0; line++ {
 		var l []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -83,16 +81,18 @@ func loadEncoding(name, asset string, split splitter, size int) (*encoding, erro
 		if err != nil {
 			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, err)
 		}
-		off := len(arena)
-		arena = arena[:off+base64.StdEncoding.DecodedLen(sp)]
-		n, err := base64.StdEncoding.Decode(arena[off:], l[:sp])
+		off := len(ranks.arena)
+		ranks.arena = ranks.arena[:off+base64.StdEncoding.DecodedLen(sp)]
+		n, err := base64.StdEncoding.Decode(ranks.arena[off:], l[:sp])
 		if err != nil {
 			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, err)
 		}
-		arena = arena[:off+n]
-		// The arena never grows past its capacity, so it is never moved and
-		// the keys stay valid; it is never written again.
-		ranks[unsafe.String(&arena[off], n)] = uint32(rank)
+		ranks.arena = ranks.arena[:off+n]
+		if err := ranks.insert(n, uint32(rank)); err != nil {
+			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, err)
+		}
 	}
-	return &encoding{name: name, split: split, ranks: ranks}, nil
+	e := &encoding{name: name, split: split, ranks: ranks}
+	e.scratch.New = func() any { return new(scratch) }
+	return e, nil
 }

@@ -14,7 +14,10 @@ type splitter func(b []byte, i int) int
 //	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 func splitO200k(b []byte, i int) int {
-	w0, c0 := decode(b, i)
+	w0, c0 := 1, asciiClass[b[i]]
+	if b[i] >= 0x80 {
+		w0, c0 = decodeMulti(b, i)
+	}
 	if c0&clNotPrefix == 0 && i+w0 < len(b) {
 		if e := o200kLower(b, i+w0); e >= 0 {
 			return e
@@ -44,7 +47,10 @@ func splitO200k(b []byte, i int) int {
 func o200kLower(b []byte, j int) int {
 	k, lastB := j, -1
 	for k < len(b) {
-		w, c := decode(b, k)
+		w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 		if c&clA == 0 {
 			break
 		}
@@ -58,7 +64,10 @@ func o200kLower(b []byte, j int) int {
 			// The greedy A-run is followed by B: B+ takes the whole B-run.
 			k += w
 			for k < len(b) {
-				w, c := decode(b, k)
+				w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 				if c&clB == 0 {
 					break
 				}
@@ -79,7 +88,10 @@ func o200kLower(b []byte, j int) int {
 func o200kUpper(b []byte, j int) int {
 	k := j
 	for k < len(b) {
-		w, c := decode(b, k)
+		w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 		if c&clA == 0 {
 			break
 		}
@@ -89,7 +101,10 @@ func o200kUpper(b []byte, j int) int {
 		return -1
 	}
 	for k < len(b) {
-		w, c := decode(b, k)
+		w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 		if c&clB == 0 {
 			break
 		}
@@ -143,7 +158,10 @@ func splitCL100k(b []byte, i int) int {
 			return e
 		}
 	}
-	w0, c0 := decode(b, i)
+	w0, c0 := 1, asciiClass[b[i]]
+	if b[i] >= 0x80 {
+		w0, c0 = decodeMulti(b, i)
+	}
 	if c0&clNotPrefix == 0 && i+w0 < len(b) {
 		if e := letterRun(b, i+w0); e > i+w0 {
 			return e
@@ -157,7 +175,10 @@ func splitCL100k(b []byte, i int) int {
 
 func letterRun(b []byte, k int) int {
 	for k < len(b) {
-		w, c := decode(b, k)
+		w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 		if c&clL == 0 {
 			break
 		}
@@ -173,7 +194,10 @@ func splitCommon(b []byte, i, w0 int, c0 uint8, slash bool) int {
 	if c0&clN != 0 {
 		k := i + w0
 		for n := 1; n < 3 && k < len(b); n++ {
-			w, c := decode(b, k)
+			w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 			if c&clN == 0 {
 				break
 			}
@@ -193,7 +217,10 @@ func splitCommon(b []byte, i, w0 int, c0 uint8, slash bool) int {
 	// whitespace, and a mark counts as punctuation here).
 	k, lastNL, lastStart := i, -1, i
 	for k < len(b) {
-		w, c := decode(b, k)
+		w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 		if c&clS == 0 {
 			break
 		}
@@ -217,7 +244,10 @@ func splitCommon(b []byte, i, w0 int, c0 uint8, slash bool) int {
 
 func punctRun(b []byte, k int, slash bool) int {
 	for k < len(b) {
-		w, c := decode(b, k)
+		w, c := 1, asciiClass[b[k]]
+		if b[k] >= 0x80 {
+			w, c = decodeMulti(b, k)
+		}
 		if c&clPunct != 0 {
 			break
 		}

@@ -28,7 +28,7 @@ const clPunct = clL | clN | clS
 const clNotPrefix = clL | clN | clNL
 
 var (
-	asciiClass [256]uint8 // only the ASCII half is used; 256 spares a bounds check
+	asciiClass [256]uint8     // only the ASCII half is used; 256 spares a bounds check
 	bmpClass   [1 << 16]uint8 // filled by initClasses; 64 KiB covers the BMP
 )
 

@@ -65,9 +65,9 @@ func o200kLower(b []byte, j int) int {
 			k += w
 			for k < len(b) {
 				w, c := 1, asciiClass[b[k]]
-		if b[k] >= 0x80 {
-			w, c = decodeMulti(b, k)
-		}
+				if b[k] >= 0x80 {
+					w, c = decodeMulti(b, k)
+				}
 				if c&clB == 0 {
 					break
 				}
@@ -195,9 +195,9 @@ func splitCommon(b []byte, i, w0 int, c0 uint8, slash bool) int {
 		k := i + w0
 		for n := 1; n < 3 && k < len(b); n++ {
 			w, c := 1, asciiClass[b[k]]
-		if b[k] >= 0x80 {
-			w, c = decodeMulti(b, k)
-		}
+			if b[k] >= 0x80 {
+				w, c = decodeMulti(b, k)
+			}
 			if c&clN == 0 {
 				break
 			}

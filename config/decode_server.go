@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -362,14 +363,14 @@ func (d *decoder) thresholds(p keyPath, v any) []Threshold {
 		switch x := m[k].(type) {
 		case int64:
 			var ok bool
-			if n, ok = d.integer(kp, x, 1, 1<<40); !ok {
+			if n, ok = d.integer(kp, x, 1, math.MaxInt32); !ok {
 				continue
 			}
 		case map[string]any:
 			d.checkKeys(kp, x, "min_tokens")
 			if mv, ok := x["min_tokens"]; ok {
 				var ok bool
-				if n, ok = d.integer(kp.key("min_tokens"), mv, 1, 1<<40); !ok {
+				if n, ok = d.integer(kp.key("min_tokens"), mv, 1, math.MaxInt32); !ok {
 					continue
 				}
 			}

@@ -29,7 +29,8 @@
 // Tool names are matched with a [Pattern] (see [CompilePattern] for the
 // syntax); [Pattern.Match] does not allocate, so it is fine on every call.
 // [Server.Threshold] picks, among matching patterns, the longest one (by
-// source text), and on a tie the smallest threshold.
+// source text; with {a,b} alternates, the alternate that matched), and on a
+// tie the smallest threshold.
 //
 // Errors: a file that cannot be read gives an error wrapping the [io/fs]
 // error. Everything wrong inside the file gives a *[Error] — or [Errors],
@@ -50,7 +51,9 @@
 //   - Relative paths (memory_dir, cwd, pad.schema) are relative to the
 //     directory of the config file, not the working directory: clients
 //     start servers from anywhere. A leading ~ or ~/ is the home directory;
-//     ~user is an error. Values in env and args are passed as written.
+//     ~user is an error. Values in env and args are passed as written, and
+//     so is the program in cmd (a bare name is looked up in PATH, a
+//     relative path is relative to cwd, when the server starts).
 //   - Worker overrides apply field by field (see [Config.AgentFor]), unlike
 //     the reference agent framework, where a partial
 //     [orchestration.worker.<name>.scratchpad] table resets the rest. A

@@ -17,6 +17,7 @@ const maxPatternLen = 512
 type Pattern struct {
 	src  string
 	alts []glob // one per expansion of {a,b} alternates
+	lens []int  // source length of each expansion, for precedence
 }
 
 // glob is one alternate-free expansion of a pattern.
@@ -87,15 +88,20 @@ func CompilePattern(s string) (Pattern, error) {
 	}
 	// Parse into a sequence of segments: plain token runs and alternate
 	// groups, then expand the groups (cartesian product).
-	type group struct{ alts []glob }
+	type group struct {
+		alts []glob
+		lens []int
+	}
 	var segs []group // a plain run is a group with one alternate
 	cur := glob{}
+	curStart := 0 // where cur's source text starts
 	var inAlt bool
 	var altStart int
 	var alts []glob
-	flushPlain := func() {
+	var lens []int
+	flushPlain := func(end int) {
 		if len(cur) > 0 {
-			segs = append(segs, group{alts: []glob{cur}})
+			segs = append(segs, group{alts: []glob{cur}, lens: []int{end - curStart}})
 			cur = glob{}
 		}
 	}
@@ -127,25 +133,28 @@ func CompilePattern(s string) (Pattern, error) {
 			if inAlt {
 				return fail(i, "nested alternates are not supported")
 			}
-			flushPlain()
-			inAlt, altStart, alts = true, i, nil
+			flushPlain(i)
+			inAlt, altStart, alts, lens = true, i, nil, nil
 			i++
+			curStart = i
 		case c == ',':
 			if !inAlt {
 				return fail(i, "',' outside {...}")
 			}
-			alts = append(alts, cur)
+			alts, lens = append(alts, cur), append(lens, i-curStart)
 			cur = glob{}
 			i++
+			curStart = i
 		case c == '}':
 			if !inAlt {
 				return fail(i, "unmatched '}'")
 			}
-			alts = append(alts, cur)
+			alts, lens = append(alts, cur), append(lens, i-curStart)
 			cur = glob{}
-			segs = append(segs, group{alts: alts})
+			segs = append(segs, group{alts: alts, lens: lens})
 			inAlt = false
 			i++
+			curStart = i
 		case c == '!':
 			return fail(i, "'!' is only allowed first in a class: [!abc]")
 		default:
@@ -156,7 +165,7 @@ func CompilePattern(s string) (Pattern, error) {
 	if inAlt {
 		return fail(altStart, "unclosed alternates '{'")
 	}
-	flushPlain()
+	flushPlain(len(s))
 
 	total := 1
 	for _, g := range segs {
@@ -165,11 +174,13 @@ func CompilePattern(s string) (Pattern, error) {
 			return fail(0, "alternates expand to more than %d patterns", maxExpansions)
 		}
 	}
-	out := []glob{{}}
+	out, outLens := []glob{{}}, []int{0}
 	for _, g := range segs {
 		next := make([]glob, 0, len(out)*len(g.alts))
-		for _, prefix := range out {
-			for _, a := range g.alts {
+		nextLens := make([]int, 0, len(out)*len(g.alts))
+		for pi, prefix := range out {
+			for ai, a := range g.alts {
+				nextLens = append(nextLens, outLens[pi]+g.lens[ai])
 				x := make(glob, 0, len(prefix)+len(a))
 				x = append(x, prefix...)
 				for _, t := range a {
@@ -182,9 +193,9 @@ func CompilePattern(s string) (Pattern, error) {
 				next = append(next, x)
 			}
 		}
-		out = next
+		out, outLens = next, nextLens
 	}
-	return Pattern{src: s, alts: out}, nil
+	return Pattern{src: s, alts: out, lens: outLens}, nil
 }
 
 // parseClass parses the class starting at s[i] == '['. It returns the token
@@ -269,6 +280,19 @@ func (p Pattern) Match(name string) bool {
 		}
 	}
 	return false
+}
+
+// matchLen returns the source length of the longest expansion of p that
+// matches name, or -1: "{get,list}_pods" matching list_pods counts as
+// "list_pods", so alternates do not make a pattern look more specific.
+func (p *Pattern) matchLen(name string) int {
+	best := -1
+	for i, g := range p.alts {
+		if p.lens[i] > best && g.match(name) {
+			best = p.lens[i]
+		}
+	}
+	return best
 }
 
 // match is the classic iterative glob matcher: on a mismatch, retry from the

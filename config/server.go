@@ -4,17 +4,19 @@ package config
 // is diverted to disk. Among the patterns of the server's scratchpad table
 // that match tool, the longest (by source text) wins, so "list_pods" beats
 // "list_*" beats "*"; on equal length the smallest MinTokens wins, so
-// overlapping patterns err towards protecting the context. ok is false
+// overlapping patterns err towards protecting the context. A pattern with
+// {a,b} alternates counts with the alternate that matched:
+// "{get,list}_pods" is as long as "list_pods" for list_pods. ok is false
 // when no pattern matches: that tool is never intercepted. Patterns match
 // the upstream's tool name, not the prefixed exposed name.
 func (s *Server) Threshold(tool string) (minTokens int, ok bool) {
 	bestLen := -1
 	for i := range s.Thresholds {
 		t := &s.Thresholds[i]
-		if !t.Pattern.Match(tool) {
+		l := t.Pattern.matchLen(tool)
+		if l < 0 {
 			continue
 		}
-		l := len(t.Pattern.src)
 		if l > bestLen || (l == bestLen && t.MinTokens < minTokens) {
 			bestLen, minTokens = l, t.MinTokens
 		}

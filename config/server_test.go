@@ -98,3 +98,29 @@ func TestThresholdNoAlloc(t *testing.T) {
 		t.Errorf("Threshold/Allowed allocate %.1f times per call", n)
 	}
 }
+
+// An alternate counts with the expansion that matched, so braces do not
+// make a pattern more specific than the plain name they spell.
+func TestThresholdAlternateLength(t *testing.T) {
+	tests := []struct {
+		table string
+		tool  string
+		want  int
+	}{
+		{`"{get,list}_pods" = 100` + "\n" + `list_pods = 200`, "list_pods", 100},         // tie at 9: smaller
+		{`"{get,list}_pods" = 300` + "\n" + `list_pods = 200`, "list_pods", 200},         // tie at 9: smaller
+		{`"{a,bbbbbbbb}*" = 1` + "\n" + `"a_*" = 2`, "a_x", 2},                           // a* (2) < a_* (3)
+		{`"{a,bbbbbbbb}*" = 1` + "\n" + `"b*" = 2`, "bbbbbbbbx", 1},                      // bbbbbbbb* (9) > b* (2)
+		{`"{list,get}_*" = 7` + "\n" + `"*" = 1` + "\n" + `"*_pods" = 5`, "get_pods", 5}, // *_pods (6) beats get_* (5)
+	}
+	for _, tt := range tests {
+		src := "[mcp.servers.a]\ncmd = \"x\"\n[mcp.servers.a.scratchpad]\n" + tt.table + "\n"
+		c, err := Parse("t.toml", []byte(src), testEnv(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := c.Servers[0].Threshold(tt.tool); !ok || got != tt.want {
+			t.Errorf("%s\nThreshold(%q) = %d, %v; want %d", tt.table, tt.tool, got, ok, tt.want)
+		}
+	}
+}

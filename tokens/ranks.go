@@ -62,7 +62,7 @@ func loadEncoding(name, asset string, split splitter, size int) (*encoding, erro
 	if err != nil {
 		return nil, fmt.Errorf("tokens: read embedded %s: %w", asset, err)
 	}
-	ranks := newRankTable(size, len(data)) // decoded base64 is always shorter
+	ranks := newRankTable(size, len(data)*3/4) // decoded base64 is 3/4 of the text at most
 	for line := 1; len(data) > 0; line++ {
 		var l []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

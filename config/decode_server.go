@@ -347,6 +347,16 @@ func (d *decoder) thresholds(p keyPath, v any) []Threshold {
 	var out []Threshold
 	for _, k := range d.sortedKeys(p, m) {
 		kp := p.key(k)
+		switch k {
+		case "min_tokens":
+			// Looks like a table-wide default, would silently be a pattern
+			// for a tool named "min_tokens".
+			d.fail(kp, `keys here are tool-name patterns: for every tool write "*" = { min_tokens = N }`)
+			continue
+		case "enabled", "context_safety_margin", "max_extraction_tokens", "turn_depth_bonus":
+			d.fail(kp, "keys here are tool-name patterns: %s belongs in [agent.scratchpad]", k)
+			continue
+		}
 		pat, err := CompilePattern(k)
 		if err != nil {
 			pos, exact := d.pos.key(kp)

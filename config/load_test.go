@@ -331,3 +331,10 @@ func BenchmarkLoadExample(b *testing.B) {
 		}
 	}
 }
+
+// The shipped example must load with whatever environment the user has.
+func TestLoadExampleRealEnv(t *testing.T) {
+	if _, err := Load("../testdata/scratchpad.example.toml"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -161,7 +161,8 @@ type reMatcher struct {
 func (m *reMatcher) next(data []byte, from int) (int, int, bool) {
 	for from <= len(data) {
 		loc := m.multi.FindIndex(data[from:])
-		if loc == nil {
+		if loc == nil || from+loc[0] == len(data) && len(data) > 0 && data[len(data)-1] == '\n' {
+			// Nothing, or only the empty "line" after the final newline.
 			return 0, 0, false
 		}
 		s, e := lineBounds(data, from+loc[0])
@@ -251,7 +252,7 @@ func runGrep(c *call) *mcp.CallToolResult {
 	pattern := c.args.str("pattern", true)
 	ctxLines, _ := c.args.int("context", 3, false)
 	ic := c.args.bool("ignore_case", false)
-	maxM, _ := c.args.int("max_matches", 50, false)
+	maxM, _ := c.args.int("max_matches", 20, false)
 	if res := c.argErr(); res != nil {
 		return res
 	}
@@ -289,7 +290,7 @@ func runGrep(c *call) *mcp.CallToolResult {
 				hi = min(d.lineCount(), matches[j]+ctxLines)
 				j++
 			}
-			if prevEnd > 0 {
+			if prevEnd > 0 && ctxLines > 0 {
 				b.WriteString("--\n")
 			}
 			for n := lo; n <= hi; n++ {

@@ -49,7 +49,7 @@ func (c *call) notArray(d *doc, n node, canon string) *mcp.CallToolResult {
 			}
 		}
 	}
-	return errorResult("not_an_array", fmt.Sprintf("%s is a %s, not an array; %s needs the path of an array.", canon, t, c.tool),
+	return errorResult("not_an_array", fmt.Sprintf("%s is %s, not an array; %s needs the path of an array.", canon, article(t), c.tool),
 		kv{"path", canon}, kv{"type", t}, kv{"suggestions", s})
 }
 
@@ -278,4 +278,12 @@ func runIterateOver(c *call) *mcp.CallToolResult {
 		}
 		return s
 	})
+}
+
+// article prefixes a JSON type name with "a" or "an".
+func article(t string) string {
+	if strings.IndexByte("aeiou", t[0]) >= 0 {
+		return "an " + t
+	}
+	return "a " + t
 }

@@ -201,7 +201,7 @@ func (c *call) notFound(d *doc, path string, m *pathMiss) *mcp.CallToolResult {
 		}
 	default:
 		found = append(found, kv{"value_preview", preview(d.data[m.at.v.start:m.at.v.end], 80)})
-		msg = fmt.Sprintf("%s is a %s, so %s cannot be applied to it.", m.prefix, t, m.failed)
+		msg = fmt.Sprintf("%s is %s, so %s cannot be applied to it.", m.prefix, article(t), m.failed)
 	}
 	if m.prefix != "$" {
 		sugg = append(sugg, suggest("get_in", "the deepest value that exists", kv{"file", c.file}, kv{"path", m.prefix}, kv{"offset", 0}, kv{"limit", 20}))

@@ -19,6 +19,7 @@ const (
 	maxSchemaElements = 1000  // array elements merged into the element summary
 	maxCSVTypeRows    = 10000 // CSV rows whose values decide column types
 	maxShapeLines     = 200000
+	maxSchemaDepth    = 32 // max_depth above this is treated as this
 )
 
 func runSchema(c *call) *mcp.CallToolResult {
@@ -29,6 +30,8 @@ func runSchema(c *call) *mcp.CallToolResult {
 	if depth < 1 {
 		return errorResult("invalid_arguments", "max_depth must be at least 1.", kv{"max_depth", depth})
 	}
+	// Deeper trees are unreadable anyway, and indenting them is quadratic.
+	depth = min(depth, maxSchemaDepth)
 	d, res := c.load()
 	if res != nil {
 		return res

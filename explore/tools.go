@@ -75,7 +75,7 @@ func Tools() []mcp.Tool {
 			mcp.WithString("pattern", mcp.Required(), mcp.MaxLength(MaxPatternBytes), mcp.Description("RE2 regular expression, at most 1024 bytes.")),
 			mcp.WithInteger("context", mcp.DefaultNumber(3), mcp.Min(0), mcp.Description("Lines of context around each match (default 3).")),
 			mcp.WithBoolean("ignore_case", mcp.DefaultBool(false), mcp.Description("Case-insensitive match.")),
-			mcp.WithInteger("max_matches", mcp.DefaultNumber(50), mcp.Min(1), mcp.Description("Matching lines shown (default 50); all are counted."))),
+			mcp.WithInteger("max_matches", mcp.DefaultNumber(20), mcp.Min(1), mcp.Description("Matching lines shown (default 20); all are counted."))),
 		mcp.NewTool(ToolSchema,
 			mcp.WithDescription("Shape of a stored output without its content. JSON: key tree with types, array lengths and line ranges; NDJSON: union of record keys; Markdown: heading tree with line ranges; CSV/TSV: columns with types; text: line count, longest lines, common line shapes."),
 			fileArg(),

@@ -1,0 +1,618 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func run(t testing.TB, env *Env, tool string, args map[string]any) string {
+	t.Helper()
+	return text(Call(context.Background(), env, tool, args))
+}
+
+// errCode returns the "error" code of a structured error result, or "".
+func errCode(s string) string {
+	if !strings.HasPrefix(s, `{"error":`) {
+		return ""
+	}
+	var o struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(s), &o); err != nil {
+		return "unparseable"
+	}
+	return o.Error
+}
+
+func dirEnv(t testing.TB, dir string) *Env {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return &Env{Root: root, Count: wordCount}
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParsePath(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // canonical form of the parsed segments, or "error"
+	}{
+		{"", "$"},
+		{"$", "$"},
+		{".", "$"},
+		{"$.items[3].metadata.name", "$.items[3].metadata.name"},
+		{"items.3.metadata.name", "$.items.3.metadata.name"},
+		{"items[3]", "$.items[3]"},
+		{"[0].id", "$[0].id"},
+		{"$[-1]", "$[-1]"},
+		{`$["a.b"]['c d'].e`, `$["a.b"]["c d"].e`},
+		{`a\.b.c`, `$["a.b"].c`},
+		{`$[ 2 ]`, "$[2]"},
+		{"$.", "error"},
+		{"a..b", "error"},
+		{"a[", "error"},
+		{"a[x]", "error"},
+		{"a[+1]", "error"},
+		{`a["x]`, "error"},
+		{"$x", "error"},
+		{strings.Repeat("a.", 3000), "error"},
+	}
+	for _, tc := range tests {
+		segs, err := parsePath(tc.in)
+		got := "error"
+		if err == nil {
+			got = pathString(segs)
+			// A dotted numeric segment renders as a key; mark it as such.
+			for _, s := range segs {
+				if s.kind == segName {
+					got = strings.Replace(got, `["`+s.key+`"]`, "."+s.key, 1)
+				}
+			}
+		} else if !errors.Is(err, ErrBadPath) {
+			t.Errorf("parsePath(%q) error %v does not wrap ErrBadPath", tc.in, err)
+		}
+		if got != tc.want {
+			t.Errorf("parsePath(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzParsePath: the parser never panics, and its canonical rendering
+// parses back to the same segments.
+func FuzzParsePath(f *testing.F) {
+	for _, s := range []string{"$.items[3].metadata.name", "items.3.a", `$["a.b"]['c']`, `a\.b`, "[-1]", "$[", `["\u00e9"]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		segs, err := parsePath(p)
+		if err != nil {
+			return
+		}
+		canon := pathString(segs)
+		again, err := parsePath(canon)
+		if err != nil {
+			t.Fatalf("canonical %q of %q does not parse: %v", canon, p, err)
+		}
+		if len(again) != len(segs) {
+			t.Fatalf("canonical %q of %q: %d segments, want %d", canon, p, len(again), len(segs))
+		}
+		for i := range segs {
+			if segs[i].kind == segIndex && (again[i].kind != segIndex || again[i].index != segs[i].index) ||
+				segs[i].kind != segIndex && again[i].key != segs[i].key {
+				t.Fatalf("canonical %q of %q: segment %d changed: %+v vs %+v", canon, p, i, again[i], segs[i])
+			}
+		}
+	})
+}
+
+func TestConfinement(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "run")
+	outside := filepath.Join(base, "secret")
+	writeFile(t, filepath.Join(outside, "key.txt"), "TOPSECRET\n")
+	writeFile(t, filepath.Join(root, "iteration-1", "scratchpad", "out.json"), `{"a": 1}`)
+	writeFile(t, filepath.Join(root, "artifacts", "x.txt"), "artifact line\n")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp := filepath.Join(root, "iteration-1", "scratchpad")
+	must(os.Symlink(filepath.Join(outside, "key.txt"), filepath.Join(sp, "abs-link.txt")))
+	must(os.Symlink("../../../secret/key.txt", filepath.Join(sp, "rel-link.txt")))
+	must(os.Symlink("../../../secret", filepath.Join(sp, "dir-link")))
+	must(os.Symlink("../../../secret/nothing-here.txt", filepath.Join(sp, "dangling-out.txt")))
+	must(os.Symlink("out.json", filepath.Join(sp, "inside-link.json")))
+	must(os.Mkdir(filepath.Join(sp, "subdir"), 0o755))
+
+	env := dirEnv(t, root)
+	env.Dir = "iteration-1/scratchpad"
+	tests := []struct {
+		file string
+		code string // "" = success
+	}{
+		{"out.json", ""},
+		{"inside-link.json", ""},
+		{"../../artifacts/x.txt", ""},
+		{"./out.json", ""},
+		{"../../../secret/key.txt", "file_outside_root"},
+		{filepath.Join(outside, "key.txt"), "file_outside_root"},
+		{"abs-link.txt", "file_outside_root"},
+		{"rel-link.txt", "file_outside_root"},
+		{"dir-link/key.txt", "file_outside_root"},
+		{"dangling-out.txt", "file_outside_root"},
+		{"dir-link/nothing-here.txt", "file_outside_root"},
+		{"out.json\x00.txt", "invalid_file_name"},
+		{"", "invalid_file_name"},
+		{"missing.json", "file_not_found"},
+		{"subdir", "not_a_regular_file"},
+		{"out.json/x", "file_not_found"},
+	}
+	for _, tc := range tests {
+		for _, tool := range []string{"head", "read"} {
+			got := run(t, env, tool, map[string]any{"file": tc.file})
+			if c := errCode(got); c != tc.code {
+				t.Errorf("%s %q: code %q, want %q: %s", tool, tc.file, c, tc.code, got)
+			}
+			if strings.Contains(got, "TOPSECRET") || strings.Contains(got, outside) && !strings.Contains(tc.file, outside) || strings.Contains(got, "nothing-here") && !strings.Contains(tc.file, "nothing-here") {
+				t.Errorf("%s %q leaks outside content or paths: %s", tool, tc.file, got)
+			}
+		}
+	}
+	// The same refusal whether or not the outside target exists.
+	a := run(t, env, "head", map[string]any{"file": "rel-link.txt"})
+	b := run(t, env, "head", map[string]any{"file": "dangling-out.txt"})
+	if strings.ReplaceAll(a, "rel-link.txt", "X") != strings.ReplaceAll(b, "dangling-out.txt", "X") {
+		t.Errorf("errors differ for existing vs missing outside targets:\n%s\n%s", a, b)
+	}
+}
+
+func TestClassifyOpenErr(t *testing.T) {
+	tests := []struct {
+		err  error
+		want error
+	}{
+		{&os.PathError{Op: "openat", Path: "x", Err: syscall.ENOENT}, ErrNotFound},
+		{&os.PathError{Op: "openat", Path: "x", Err: syscall.EIO}, ErrIO},
+		{&os.PathError{Op: "openat", Path: "x", Err: syscall.EACCES}, ErrIO},
+		{&os.PathError{Op: "openat", Path: "x", Err: syscall.ELOOP}, ErrOutsideRoot},
+		{&os.PathError{Op: "openat", Path: "/outside/x", Err: errors.New("path escapes from parent")}, ErrOutsideRoot},
+	}
+	for _, tc := range tests {
+		got := classifyOpenErr(tc.err)
+		if !errors.Is(got, tc.want) {
+			t.Errorf("classifyOpenErr(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+		if strings.Contains(got.Error(), "/outside") {
+			t.Errorf("classifyOpenErr(%v) leaks the path: %v", tc.err, got)
+		}
+	}
+	// An I/O error reaches the model as io_error, not file_not_found.
+	c := &call{file: "x.log"}
+	if got := errCode(text(c.fileError(fmt.Errorf("%w: read: %v", ErrIO, syscall.EIO)))); got != "io_error" {
+		t.Errorf("I/O error reported as %q", got)
+	}
+}
+
+func TestPagination(t *testing.T) {
+	dir := t.TempDir()
+	var items []string
+	for i := range 10 {
+		items = append(items, fmt.Sprintf(`{"id": %d, "s": "line a\nline b\nline c"}`, i))
+	}
+	writeFile(t, filepath.Join(dir, "l.json"), `{"items": [`+strings.Join(items, ",")+`], "text": "a\nb\nc\nd\n"}`)
+	env := dirEnv(t, dir)
+	type win struct {
+		off, lim any
+		want     string // footer window text
+		rows     int
+	}
+	tests := []win{
+		{0, 3, "items [0..3) of 10 total", 3},
+		{nil, nil, "(10 items,", 10},
+		{7, 3, "items [7..10) of 10 total", 3},
+		{8, 5, "items [8..10) of 10 total", 2},    // limit overflow
+		{10, 5, "items [10..10) of 10 total", 0},  // offset == len
+		{25, 5, "items [10..10) of 10 total", 0},  // offset > len
+		{0, 1 << 40, "items [0..10) of 10 total", 10}, // huge limit
+		{4, nil, "items [4..10) of 10 total", 6},  // offset only
+		{nil, 2, "items [0..2) of 10 total", 2},   // limit only
+		{3, 0, "items [3..3) of 10 total", 0},     // zero limit
+	}
+	for _, tc := range tests {
+		args := map[string]any{"file": "l.json", "path": "items", "fields": "id"}
+		if tc.off != nil {
+			args["offset"] = tc.off
+		}
+		if tc.lim != nil {
+			args["limit"] = tc.lim
+		}
+		got := run(t, env, "iterate_over", args)
+		if !strings.Contains(got, tc.want) || strings.Count(got, `"_index"`) != tc.rows {
+			t.Errorf("iterate_over offset=%v limit=%v: want %q and %d rows, got:\n%s", tc.off, tc.lim, tc.want, tc.rows, got)
+		}
+		if tc.rows == 0 && !strings.HasPrefix(got, "[]\n") {
+			t.Errorf("empty window should be []: %s", got)
+		}
+		if tc.off != nil && tc.rows > 0 && !strings.Contains(got, fmt.Sprintf(`{"_index":%v,`, tc.off)) {
+			t.Errorf("_index must be absolute (offset %v): %s", tc.off, got)
+		}
+		delete(args, "fields")
+		is := run(t, env, "item_schema", args)
+		if errCode(is) != "" || !strings.Contains(is, tc.want) {
+			t.Errorf("item_schema offset=%v limit=%v: %s", tc.off, tc.lim, is)
+		}
+		gi := run(t, env, "get_in", args)
+		if errCode(gi) != "" || (tc.off != nil || tc.lim != nil) && !strings.Contains(gi, tc.want) {
+			t.Errorf("get_in offset=%v limit=%v: %s", tc.off, tc.lim, gi)
+		}
+	}
+	// String values page by line.
+	got := run(t, env, "get_in", map[string]any{"file": "l.json", "path": "text", "offset": 3, "limit": 10})
+	if !strings.HasPrefix(got, "d\n--- get_in: $.text (string, lines [3..4) of 4 total)") {
+		t.Errorf("string window: %s", got)
+	}
+	got = run(t, env, "get_in", map[string]any{"file": "l.json", "path": "text", "offset": 9})
+	if !strings.HasPrefix(got, "--- get_in: $.text (string, lines [4..4) of 4 total)") {
+		t.Errorf("string window past end: %s", got)
+	}
+	for _, bad := range []map[string]any{{"offset": -1}, {"limit": -2}, {"offset": 1.5}, {"limit": "x"}} {
+		args := map[string]any{"file": "l.json", "path": "items", "fields": "id"}
+		for k, v := range bad {
+			args[k] = v
+		}
+		if c := errCode(run(t, env, "iterate_over", args)); c != "invalid_arguments" {
+			t.Errorf("iterate_over %v: code %q, want invalid_arguments", bad, c)
+		}
+	}
+}
+
+// TestDeepNesting: 10,000 levels must not blow the stack in any tool.
+func TestDeepNesting(t *testing.T) {
+	const depth = 10000
+	dir := t.TempDir()
+	arr := strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth)
+	obj := strings.Repeat(`{"a":`, depth) + "true" + strings.Repeat("}", depth)
+	writeFile(t, filepath.Join(dir, "arr.json"), arr)
+	writeFile(t, filepath.Join(dir, "obj.json"), obj)
+	writeFile(t, filepath.Join(dir, "deep.ndjson"), obj+"\n"+obj+"\n")
+	env := dirEnv(t, dir)
+	env.MaxExtractionTokens = 1 << 20
+	deepPath := strings.TrimSuffix(strings.Repeat("a.", 1000), ".")
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"schema", map[string]any{"file": "arr.json", "max_depth": 100000}},
+		{"schema", map[string]any{"file": "obj.json", "max_depth": 100000}},
+		{"schema", map[string]any{"file": "deep.ndjson"}},
+		{"get_in", map[string]any{"file": "arr.json", "path": "$"}},
+		{"get_in", map[string]any{"file": "obj.json", "path": deepPath}},
+		{"get_in", map[string]any{"file": "obj.json", "path": "$", "offset": 0, "limit": 1}},
+		{"item_schema", map[string]any{"file": "arr.json", "path": "$"}},
+		{"item_schema", map[string]any{"file": "deep.ndjson", "path": "$"}},
+		{"iterate_over", map[string]any{"file": "deep.ndjson", "path": "$", "fields": deepPath}},
+		{"grep", map[string]any{"file": "obj.json", "pattern": "true"}},
+		{"head", map[string]any{"file": "arr.json"}},
+		{"read", map[string]any{"file": "obj.json"}},
+	}
+	for _, c := range calls {
+		got := run(t, env, c.tool, c.args)
+		if code := errCode(got); code != "" && !strings.HasSuffix(code, "_too_large") {
+			t.Errorf("%s %v: %s", c.tool, c.args["file"], got[:min(len(got), 300)])
+		}
+	}
+}
+
+// TestSuggestionsRunnable: every suggestion of every structured error in
+// the golden cases is a complete call that runs without an argument or path
+// error.
+func TestSuggestionsRunnable(t *testing.T) {
+	for _, tc := range goldenCases {
+		env := fixtureEnv(t)
+		env.MaxExtractionTokens = tc.max
+		got := run(t, env, tc.tool, tc.args)
+		if errCode(got) == "" {
+			continue
+		}
+		var o struct {
+			Suggestions []struct {
+				Tool      string         `json:"tool"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"suggestions"`
+		}
+		if err := json.Unmarshal([]byte(got), &o); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if strings.HasSuffix(errCode(got), "_too_large") && len(o.Suggestions) == 0 {
+			t.Errorf("%s: too_large without suggestions", tc.name)
+		}
+		for _, s := range o.Suggestions {
+			r := run(t, fixtureEnv(t), s.Tool, s.Arguments)
+			switch errCode(r) {
+			case "invalid_arguments", "invalid_path", "key_path_not_found", "unknown_tool", "file_not_found", "invalid_range", "not_an_array":
+				t.Errorf("%s: suggestion %s %v fails: %s", tc.name, s.Tool, s.Arguments, r)
+			}
+		}
+	}
+}
+
+func TestIterateOverTooLargeLeadsWithHalfWindow(t *testing.T) {
+	env := fixtureEnv(t)
+	env.MaxExtractionTokens = 30
+	got := run(t, env, "iterate_over", map[string]any{"file": "nested.json", "path": "results", "fields": "id,title", "offset": 2, "limit": 8})
+	var o struct {
+		Error       string `json:"error"`
+		Limit       int    `json:"per_call_limit"`
+		Suggestions []struct {
+			Tool      string         `json:"tool"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"suggestions"`
+	}
+	if err := json.Unmarshal([]byte(got), &o); err != nil {
+		t.Fatal(err, got)
+	}
+	first := o.Suggestions[0]
+	if o.Error != "iterate_over_too_large" || o.Limit != 30 || first.Tool != "iterate_over" ||
+		first.Arguments["offset"] != 2.0 || first.Arguments["limit"] != 4.0 || first.Arguments["fields"] != "id,title" {
+		t.Errorf("first suggestion is not the half-window retry: %s", got)
+	}
+	tools := []string{}
+	for _, s := range o.Suggestions {
+		tools = append(tools, s.Tool)
+	}
+	if strings.Join(tools, ",") != "iterate_over,iterate_over,get_in,grep" {
+		t.Errorf("suggestion order %v, want paginated, fewer fields, get_in, grep", tools)
+	}
+}
+
+func TestReadTooLargeDecidedFromSize(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "big.txt"), strings.Repeat("word ", 20000))
+	env := dirEnv(t, dir)
+	counted := 0
+	env.Count = func(s string) int { counted += len(s); return wordCount(s) }
+	got := run(t, env, "read", map[string]any{"file": "big.txt"})
+	if errCode(got) != "read_too_large" || !strings.Contains(got, `"estimated_tokens":25000`) {
+		t.Errorf("read of a 100 kB file: %s", got)
+	}
+	if counted != 0 {
+		t.Errorf("read_too_large counted %d bytes; it must be decided from the size alone", counted)
+	}
+	env.Budget = &fakeBudget{total: 100000, left: 10}
+	env.MaxExtractionTokens = 1 << 20
+	if got := run(t, env, "read", map[string]any{"file": "big.txt"}); !strings.Contains(got, `"remaining_budget_tokens":10`) {
+		t.Errorf("read over budget: %s", got)
+	}
+}
+
+func TestBudgetCharging(t *testing.T) {
+	env := fixtureEnv(t)
+	b := &fakeBudget{total: 1000, left: 1000}
+	env.Budget = b
+	got := run(t, env, "head", map[string]any{"file": "app.log", "lines": 2})
+	m := regexp.MustCompile(`~(\d+) tokens, ~([\d,]+) left of 1,000 ---$`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("footer: %s", got)
+	}
+	if n := wordCount(got); fmt.Sprint(n) != m[1] || b.left != 1000-n || fmt.Sprint(b.left) != strings.ReplaceAll(m[2], ",", "") {
+		t.Errorf("footer says %s tokens/%s left; counted %d, budget left %d", m[1], m[2], n, b.left)
+	}
+	before := b.left
+	b.left = 5
+	if c := errCode(run(t, env, "head", map[string]any{"file": "app.log", "lines": 2})); c != "head_too_large" || b.left != 5 {
+		t.Errorf("over budget: code %q, left %d (must charge nothing)", c, b.left)
+	}
+	b.left = before
+	if c := errCode(run(t, env, "get_in", map[string]any{"file": "nested.json", "path": "nope"})); c != "key_path_not_found" || b.left != before {
+		t.Errorf("errors must not be charged: left %d, want %d", b.left, before)
+	}
+}
+
+func TestCache(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.json")
+	writeFile(t, p, `{"v": 1}`)
+	env := dirEnv(t, dir)
+	env.Cache = NewCache(1 << 20)
+	if got := run(t, env, "get_in", map[string]any{"file": "a.json", "path": "v"}); !strings.HasPrefix(got, "1\n") {
+		t.Fatal(got)
+	}
+	// Same size, new mtime: must not be served stale.
+	writeFile(t, p, `{"v": 2}`)
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(p, future, future); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, env, "get_in", map[string]any{"file": "a.json", "path": "v"}); !strings.HasPrefix(got, "2\n") {
+		t.Errorf("stale after rewrite: %s", got)
+	}
+	// Byte budget: the least recently used file goes first.
+	small := NewCache(300)
+	env.Cache = small
+	for _, n := range []string{"x", "y", "z"} {
+		writeFile(t, filepath.Join(dir, n+".txt"), strings.Repeat(n, 100)+"\n")
+		run(t, env, "head", map[string]any{"file": n + ".txt"})
+	}
+	if small.Len() != 2 {
+		t.Errorf("cache holds %d files, want 2 within 300 bytes", small.Len())
+	}
+	writeFile(t, filepath.Join(dir, "huge.txt"), strings.Repeat("h", 1000))
+	run(t, env, "head", map[string]any{"file": "huge.txt"})
+	if small.Len() != 2 {
+		t.Errorf("a file larger than the budget must not be cached (len %d)", small.Len())
+	}
+	var nilCache *Cache
+	nilCache.put("k", 1, time.Now(), &doc{})
+	if nilCache.get("k", 1, time.Now()) != nil {
+		t.Error("nil cache returned a doc")
+	}
+}
+
+// TestGrepMatchers: the fast paths (literal, case-folded literal, required
+// literal + verify, multiline candidate + verify) find exactly the lines a
+// per-line regexp finds.
+func TestGrepMatchers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"error", "Error", "ERROR", "timeout", "took", "12ms", "x", "", "  ", "a.b", "é", "(", "[", "\t"}
+	var lines []string
+	for range 400 {
+		var w []string
+		for range rng.IntN(6) {
+			w = append(w, words[rng.IntN(len(words))])
+		}
+		lines = append(lines, strings.Join(w, " "))
+	}
+	data := strings.Join(lines, "\n") + "\n"
+	d := newDoc("t.txt", "t.txt", []byte(data))
+	patterns := []string{"error", "ERROR", "timeout", "took [0-9]+ms", `^error`, `x$`, `(error|timeout)`, `o\s+t`, `[0-9]{2}`, "é", `a\.b`, `a.b`, "rror t", `\d+ms\s*$`, `^$`}
+	for _, p := range patterns {
+		for _, ic := range []bool{false, true} {
+			flags := ""
+			if ic {
+				flags = "(?i)"
+			}
+			ref := regexp.MustCompile(flags + p)
+			var want []int
+			for i, l := range lines {
+				if ref.MatchString(l) {
+					want = append(want, i+1)
+				}
+			}
+			m, lit, _ := compileGrep(p, ic)
+			if lit {
+				t.Fatalf("%q treated as invalid", p)
+			}
+			got, total := grepLines(d, m, 1<<30)
+			if fmt.Sprint(got) != fmt.Sprint(want) || total != len(want) {
+				t.Errorf("pattern %q ic=%v (%T): got %v (total %d), want %v", p, ic, m, got, total, want)
+			}
+		}
+	}
+	// Invalid regexps are searched literally.
+	for _, p := range []string{"(", "[", "a(b", `x\`} {
+		m, lit, msg := compileGrep(p, false)
+		if !lit || msg == "" {
+			t.Errorf("%q: literal fallback not reported", p)
+		}
+		got, _ := grepLines(d, m, 1<<30)
+		var want []int
+		for i, l := range lines {
+			if strings.Contains(l, p) {
+				want = append(want, i+1)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("literal %q: got %v want %v", p, got, want)
+		}
+	}
+}
+
+func TestGrepLongLineClipped(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "min.json"), `{"a":"`+strings.Repeat("x", 100000)+`NEEDLE`+strings.Repeat("y", 100000)+`"}`)
+	env := dirEnv(t, dir)
+	got := run(t, env, "grep", map[string]any{"file": "min.json", "pattern": "NEEDLE"})
+	if !strings.Contains(got, "NEEDLE") || len(got) > 2000 || !strings.Contains(got, "bytes]") {
+		t.Errorf("long line not clipped around the match (%d bytes): %.300s", len(got), got)
+	}
+}
+
+func TestToolsSnapshot(t *testing.T) {
+	got, err := json.MarshalIndent(Tools(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join(fixtures, "golden", "tools.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("Tools() changed; if intended, run go test ./explore -run TestToolsSnapshot -update\n%s", got)
+	}
+	for _, tool := range Tools() {
+		if tool.Annotations.ReadOnlyHint == nil || !*tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s is not readOnlyHint", tool.Name)
+		}
+		if _, ok := handlers[tool.Name]; !ok {
+			t.Errorf("%s has no handler", tool.Name)
+		}
+	}
+	if len(Tools()) != 8 {
+		t.Errorf("%d tools, want 8", len(Tools()))
+	}
+}
+
+func TestRegister(t *testing.T) {
+	s := server.NewMCPServer("t", "0")
+	env := fixtureEnv(t)
+	Register(s, func(ctx context.Context) (*Env, error) { return env, nil })
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_in","arguments":{"file":"nested.json","path":"results.0.id"}}}`
+	resp := s.HandleMessage(context.Background(), []byte(msg))
+	b, _ := json.Marshal(resp)
+	if !strings.Contains(string(b), `1\n--- get_in: $.results[0].id (number)`) {
+		t.Errorf("tools/call through the server: %s", b)
+	}
+	s2 := server.NewMCPServer("t", "0")
+	Register(s2, func(ctx context.Context) (*Env, error) { return nil, errors.New("no session") })
+	b, _ = json.Marshal(s2.HandleMessage(context.Background(), []byte(msg)))
+	if !strings.Contains(string(b), `"isError":true`) || !strings.Contains(string(b), "no session") {
+		t.Errorf("envFor error: %s", b)
+	}
+}
+
+func TestNDJSONBadRecord(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "e.ndjson"), "{\"a\":1}\n\n{\"a\":2\n{\"a\":3}\n")
+	env := dirEnv(t, dir)
+	if got := run(t, env, "get_in", map[string]any{"file": "e.ndjson", "path": "[2].a"}); !strings.HasPrefix(got, "3\n") {
+		t.Errorf("blank lines are not records: %s", got)
+	}
+	got := run(t, env, "get_in", map[string]any{"file": "e.ndjson", "path": "[1].a"})
+	if errCode(got) != "invalid_json" || !strings.Contains(got, "line 3") {
+		t.Errorf("bad record: %s", got)
+	}
+	got = run(t, env, "iterate_over", map[string]any{"file": "e.ndjson", "path": "$", "fields": "a"})
+	if !strings.Contains(got, `{"_index":1,"_error":"record on line 3 is not valid JSON"}`) || !strings.Contains(got, `{"_index":2,"a":3}`) {
+		t.Errorf("iterate_over over a bad record: %s", got)
+	}
+}
+
+func TestNoRoot(t *testing.T) {
+	for _, env := range []*Env{nil, {}, {Count: wordCount}} {
+		if c := errCode(text(Call(context.Background(), env, "head", map[string]any{"file": "x"}))); c != "no_read_root" {
+			t.Errorf("env %+v: code %q", env, c)
+		}
+	}
+}

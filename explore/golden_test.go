@@ -1,0 +1,137 @@
+package explore
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/explore/golden")
+
+const fixtures = "../testdata/explore"
+
+// fakeBudget is a Budget with a fixed total, safe for concurrent use.
+type fakeBudget struct {
+	mu          sync.Mutex
+	total, left int
+}
+
+func (b *fakeBudget) Remaining() int { b.mu.Lock(); defer b.mu.Unlock(); return b.left }
+func (b *fakeBudget) Total() int     { return b.total }
+func (b *fakeBudget) TryCharge(n int) (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return b.left, false
+	}
+	b.left -= n
+	return b.left, true
+}
+
+func fixtureEnv(t testing.TB) *Env {
+	t.Helper()
+	root, err := os.OpenRoot(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return &Env{Root: root, Count: wordCount}
+}
+
+// goldenCases pin the exact text models see: footers, windows and every
+// structured error object.
+var goldenCases = []struct {
+	name   string
+	tool   string
+	args   map[string]any
+	max    int // MaxExtractionTokens; 0 = default
+	budget *fakeBudget
+}{
+	{"head_default", "head", map[string]any{"file": "app.log", "lines": 3}, 0, nil},
+	{"head_all", "head", map[string]any{"file": "table.tsv"}, 0, nil},
+	{"head_budget", "head", map[string]any{"file": "app.log", "lines": 2}, 0, &fakeBudget{total: 102400, left: 61200}},
+	{"head_too_large", "head", map[string]any{"file": "app.log", "lines": 40}, 100, nil},
+	{"head_over_budget", "head", map[string]any{"file": "app.log", "lines": 40}, 0, &fakeBudget{total: 1000, left: 50}},
+	{"slice", "slice", map[string]any{"file": "app.log", "start": 9, "end": 11}, 0, nil},
+	{"slice_past_end", "slice", map[string]any{"file": "app.log", "start": 41, "end": 50}, 0, nil},
+	{"slice_clamped", "slice", map[string]any{"file": "app.log", "start": 39, "end": 500}, 0, nil},
+	{"slice_bad_range", "slice", map[string]any{"file": "app.log", "start": 5, "end": 4}, 0, nil},
+	{"slice_too_large", "slice", map[string]any{"file": "app.log", "start": 1, "end": 40}, 100, nil},
+	{"grep_regex", "grep", map[string]any{"file": "app.log", "pattern": "ERROR|took 2[0-9]ms", "context": 1}, 0, nil},
+	{"grep_max_matches", "grep", map[string]any{"file": "app.log", "pattern": "WARN", "context": 0, "max_matches": 2}, 0, nil},
+	{"grep_ignore_case", "grep", map[string]any{"file": "app.log", "pattern": "error worker-1", "ignore_case": true, "context": 0}, 0, nil},
+	{"grep_invalid_regex", "grep", map[string]any{"file": "nested.json", "pattern": `"tags": [`, "context": 0, "max_matches": 3}, 0, nil},
+	{"grep_no_match", "grep", map[string]any{"file": "app.log", "pattern": "panic"}, 0, nil},
+	{"grep_too_large", "grep", map[string]any{"file": "app.log", "pattern": "INFO"}, 100, nil},
+	{"schema_json", "schema", map[string]any{"file": "nested.json"}, 0, nil},
+	{"schema_json_depth2", "schema", map[string]any{"file": "nested.json", "max_depth": 2}, 0, nil},
+	{"schema_ndjson", "schema", map[string]any{"file": "events.ndjson"}, 0, nil},
+	{"schema_markdown", "schema", map[string]any{"file": "doc.md"}, 0, nil},
+	{"schema_csv", "schema", map[string]any{"file": "table.csv"}, 0, nil},
+	{"schema_tsv", "schema", map[string]any{"file": "table.tsv"}, 0, nil},
+	{"schema_text", "schema", map[string]any{"file": "app.log"}, 0, nil},
+	{"schema_broken", "schema", map[string]any{"file": "broken.json"}, 0, nil},
+	{"schema_too_large", "schema", map[string]any{"file": "nested.json"}, 50, nil},
+	{"item_schema", "item_schema", map[string]any{"file": "nested.json", "path": "results", "offset": 2, "limit": 4}, 0, nil},
+	{"item_schema_full", "item_schema", map[string]any{"file": "events.ndjson", "path": "$"}, 0, nil},
+	{"item_schema_not_array", "item_schema", map[string]any{"file": "nested.json", "path": "$"}, 0, nil},
+	{"get_in_dollar", "get_in", map[string]any{"file": "nested.json", "path": "$.results[3].metadata.author.login"}, 0, nil},
+	{"get_in_dotted", "get_in", map[string]any{"file": "nested.json", "path": "results.3.metadata"}, 0, nil},
+	{"get_in_quoted_key", "get_in", map[string]any{"file": "nested.json", "path": `$["weird keys"]["a.b"]`}, 0, nil},
+	{"get_in_string_lines", "get_in", map[string]any{"file": "nested.json", "path": "notes", "offset": 1, "limit": 2}, 0, nil},
+	{"get_in_window", "get_in", map[string]any{"file": "nested.json", "path": "results", "offset": 10, "limit": 5}, 0, nil},
+	{"get_in_ndjson", "get_in", map[string]any{"file": "events.ndjson", "path": "[5].extra"}, 0, nil},
+	{"get_in_missing_key", "get_in", map[string]any{"file": "nested.json", "path": "$.results[3].metadata.nmae"}, 0, nil},
+	{"get_in_index_out_of_range", "get_in", map[string]any{"file": "nested.json", "path": "results[12].id"}, 0, nil},
+	{"get_in_into_scalar", "get_in", map[string]any{"file": "nested.json", "path": "total_count.value"}, 0, nil},
+	{"get_in_key_on_array", "get_in", map[string]any{"file": "nested.json", "path": "results.id"}, 0, nil},
+	{"get_in_bad_path", "get_in", map[string]any{"file": "nested.json", "path": "results[abc"}, 0, nil},
+	{"get_in_not_json", "get_in", map[string]any{"file": "app.log", "path": "a"}, 0, nil},
+	{"get_in_broken_json", "get_in", map[string]any{"file": "broken.json", "path": "a"}, 0, nil},
+	{"get_in_too_large", "get_in", map[string]any{"file": "nested.json", "path": "results"}, 100, nil},
+	{"iterate_over", "iterate_over", map[string]any{"file": "nested.json", "path": "$.results", "fields": "id,title", "offset": 3, "limit": 4}, 0, &fakeBudget{total: 102400, left: 61200}},
+	{"iterate_over_full", "iterate_over", map[string]any{"file": "events.ndjson", "path": "$", "fields": "level,attrs.n,extra[1]"}, 0, nil},
+	{"iterate_over_past_end", "iterate_over", map[string]any{"file": "nested.json", "path": "results", "fields": "id", "offset": 99, "limit": 5}, 0, nil},
+	{"iterate_over_too_large", "iterate_over", map[string]any{"file": "nested.json", "path": "results", "fields": "id,title,metadata", "offset": 0, "limit": 12}, 20, nil},
+	{"iterate_over_bad_args", "iterate_over", map[string]any{"file": "nested.json", "path": "results", "limit": -1, "colour": "red"}, 0, nil},
+	{"read", "read", map[string]any{"file": "table.tsv"}, 0, nil},
+	{"read_too_large", "read", map[string]any{"file": "nested.json"}, 100, nil},
+	{"file_not_found", "head", map[string]any{"file": "nope.json"}, 0, nil},
+	{"file_outside_root", "head", map[string]any{"file": "../../etc/passwd"}, 0, nil},
+	{"file_absolute", "read", map[string]any{"file": "/etc/passwd"}, 0, nil},
+	{"unknown_tool", "tail", map[string]any{"file": "app.log"}, 0, nil},
+	{"pattern_too_long", "grep", map[string]any{"file": "app.log", "pattern": string(make([]byte, 1025))}, 0, nil},
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := fixtureEnv(t)
+			env.MaxExtractionTokens = tc.max
+			if tc.budget != nil {
+				env.Budget = &fakeBudget{total: tc.budget.total, left: tc.budget.left}
+			}
+			got := text(Call(context.Background(), env, tc.tool, tc.args)) + "\n"
+			path := filepath.Join(fixtures, "golden", tc.name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./explore -run TestGolden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s\n--- got ---\n%s--- want ---\n%s", path, got, want)
+			}
+		})
+	}
+}

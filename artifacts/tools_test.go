@@ -101,6 +101,16 @@ func TestToolListingByRole(t *testing.T) {
 	if got := toolNames(t, coord); !slices.Equal(got, []string{ToolList, ToolRead, ToolWrite}) {
 		t.Fatalf("coordinator tools %v", got)
 	}
+	res, err := coord.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		ro := tl.Annotations.ReadOnlyHint != nil && *tl.Annotations.ReadOnlyHint
+		if ro != (tl.Name != ToolWrite) {
+			t.Errorf("%s: readOnlyHint %v", tl.Name, ro)
+		}
+	}
 	worker := session(t, &Env{Store: s, Role: "worker"})
 	if got := toolNames(t, worker); !slices.Equal(got, []string{ToolList, ToolRead}) {
 		t.Fatalf("worker tools %v", got)

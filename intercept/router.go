@@ -80,9 +80,12 @@ type route struct {
 	raw  json.RawMessage
 }
 
+// progressRoute remembers the caller of an in-flight call: its request
+// context (notifications sent with it travel on the caller's own stream)
+// and its progress token.
 type progressRoute struct {
-	session string
-	token   any
+	ctx   context.Context
+	token any
 }
 
 // New returns a router for opts.Servers. Nothing connects until Start.
@@ -400,12 +403,8 @@ func (r *Router) forwardMeta(ctx context.Context, m *mcp.Meta) map[string]any {
 	}
 	if m.ProgressToken != nil {
 		tok := "sp-" + strconv.FormatInt(r.progressSeq.Add(1), 10)
-		session := ""
-		if s := server.ClientSessionFromContext(ctx); s != nil {
-			session = s.SessionID()
-		}
 		r.progressMu.Lock()
-		r.progress[tok] = progressRoute{session: session, token: m.ProgressToken}
+		r.progress[tok] = progressRoute{ctx: ctx, token: m.ProgressToken}
 		r.progressMu.Unlock()
 		out["progressToken"] = tok
 	}
@@ -450,7 +449,7 @@ func (r *Router) onNotify(u *Upstream, method string, params json.RawMessage) {
 			return
 		}
 		p["progressToken"] = pr.token
-		if err := srv.SendNotificationToSpecificClient(pr.session, method, p); err != nil {
+		if err := srv.SendNotificationToClient(pr.ctx, method, p); err != nil {
 			r.log.Debug("forwarding progress failed", "error", err)
 		}
 	case "notifications/message":

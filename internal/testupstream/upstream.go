@@ -105,6 +105,9 @@ func New() *server.MCPServer {
 						map[string]any{"progressToken": tok, "progress": i, "total": steps})
 				}
 			}
+			// mcp-go queues notifications asynchronously: give the last
+			// one time to be written before the result is.
+			time.Sleep(50 * time.Millisecond)
 			return mcp.NewToolResultText("done after " + strconv.Itoa(steps) + " steps"), nil
 		})
 	s.AddTool(mcp.NewToolWithRawSchema("fancy", "schema with anyOf/oneOf", json.RawMessage(FancySchema)),

@@ -236,6 +236,17 @@ func TestParseEdgeCases(t *testing.T) {
 		{"huge duration", "[mcp.servers.a]\ncmd='x'\ntimeout = \"9999h\"", "out of range"},
 		{"json pad with schema", "[pad]\nformat = \"json\"\nschema = \"s.json\"", ""},
 		{"quoted dotted key", "[mcp.servers.a]\ncmd='x'\n[mcp.servers.a.scratchpad]\n\"a.b\" = 1\n'c.d' = { min_tokens = 2 }", ""},
+		{"bool type", "[pad]\nenabled = \"yes\"", "2:1: pad.enabled: want true or false, got string"},
+		{"fraction type", "[agent.scratchpad]\ncontext_safety_margin = \"0.2\"", "want a number, got string"},
+		{"mcp not a table", "mcp = 1", "1:1: mcp: want a table, got integer"},
+		{"explore not a table", "explore = []", "explore: want a table, got array"},
+		{"no suggestion", "[explore]\nzzzzzz = 1", `unknown key "zzzzzz" (known keys: cache_mb)`},
+		{"long server name", "[mcp.servers." + strings.Repeat("a", 65) + "]\ncmd='x'", "longer than 64"},
+		{"dot-first server name", "[mcp.servers.\".a\"]\ncmd='x'", "use only"},
+		{"long prefix", "[mcp.servers.a]\ncmd='x'\nprefix = \"" + strings.Repeat("p", 65) + "\"", "prefix longer than 64"},
+		{"bad port", "[http]\naddr = \"127.0.0.1:99999\"", "invalid port"},
+		{"float type for int", "[explore]\ncache_mb = 1.5", "want an integer, got float"},
+		{"strings that look like keys", "a = \"\"\"\nx = \\\"\"\" [not] \"\"\n\"\"\"\nb = '''\n[t]'''\n\"c\\u0041\" = 1", "4:1: b: unknown key \"b\" (known keys: memory_dir, agent, mcp, orchestration, pad, explore, http)\nt.toml:6:1: cA: unknown key"},
 		{"origin ok", "[http]\naddr = \":0\"\nallowed_origins = [\"http://localhost:3000/\"]", ""},
 	}
 	for _, tt := range tests {
@@ -336,5 +347,13 @@ func BenchmarkLoadExample(b *testing.B) {
 func TestLoadExampleRealEnv(t *testing.T) {
 	if _, err := Load("../testdata/scratchpad.example.toml"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestPatternErrorUnwrap(t *testing.T) {
+	_, err := LoadWith("../testdata/config/invalid/bad_pattern_key.toml", testEnv(nil))
+	var pe *PatternError
+	if !errors.As(err, &pe) || pe.Pattern != "list_[pods" || pe.Offset != 5 {
+		t.Errorf("errors.As(*PatternError) = %+v from %v", pe, err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
-func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func runSubcommand(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = run(args, strings.NewReader(""), &o, &e)
@@ -22,7 +22,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestInitStarterLoads(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "scratchpad.toml")
-	code, stdout, stderr := runCmd(t, "init", "--out", out)
+	code, stdout, stderr := runSubcommand(t, "init", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -53,14 +53,14 @@ func TestInitRefusesOverwrite(t *testing.T) {
 	if err := os.WriteFile(out, []byte("# hand-tuned\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCmd(t, "init", "--out", out)
+	code, _, stderr := runSubcommand(t, "init", "--out", out)
 	if code == 0 || !strings.Contains(stderr, "--force") {
 		t.Fatalf("exit %d, stderr %q: want a refusal that mentions --force", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "# hand-tuned\n" {
 		t.Fatalf("existing file changed: %q", b)
 	}
-	if code, _, stderr := runCmd(t, "init", "--out", out, "--force"); code != 0 {
+	if code, _, stderr := runSubcommand(t, "init", "--out", out, "--force"); code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "[agent.scratchpad]") {
@@ -82,7 +82,7 @@ func TestInitBadUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, _ := runCmd(t, append([]string{"init"}, tt.args...)...)
+			code, _, _ := runSubcommand(t, append([]string{"init"}, tt.args...)...)
 			if code != tt.want {
 				t.Errorf("exit %d, want %d", code, tt.want)
 			}
@@ -178,7 +178,7 @@ func TestInitConvert(t *testing.T) {
 				t.Setenv(k, "") // restored after the test
 				os.Unsetenv(k)
 			}
-			code, stdout, stderr := runCmd(t, "init", "--from", in, "--out", out)
+			code, stdout, stderr := runSubcommand(t, "init", "--from", in, "--out", out)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -196,7 +196,7 @@ func TestInitConvert(t *testing.T) {
 			for i, w := range tt.want {
 				g := cfg.Servers[i]
 				if g.Name != w.Name || g.Transport != w.Transport || g.URL != w.URL ||
-					!reflect.DeepEqual(g.Cmd, w.Cmd) || !equalMaps(g.Env, w.Env) || !equalMaps(g.Headers, w.Headers) {
+					!reflect.DeepEqual(g.Cmd, w.Cmd) || !initEqualMaps(g.Env, w.Env) || !initEqualMaps(g.Headers, w.Headers) {
 					t.Errorf("server %d:\n got %s %s cmd=%q env=%v url=%q headers=%v\nwant %s %s cmd=%q env=%v url=%q headers=%v",
 						i, g.Name, g.Transport, g.Cmd, g.Env, g.URL, g.Headers, w.Name, w.Transport, w.Cmd, w.Env, w.URL, w.Headers)
 				}
@@ -250,7 +250,7 @@ func TestInitConvertedFileRejectedByLoader(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"mcpServers": {"x": {"url": "ftp://h/mcp"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCmd(t, "init", "--from", in, "--out", filepath.Join(dir, "s.toml"))
+	code, _, stderr := runSubcommand(t, "init", "--from", in, "--out", filepath.Join(dir, "s.toml"))
 	if code != 1 || !strings.Contains(stderr, "does not load") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -277,7 +277,7 @@ func TestTOMLString(t *testing.T) {
 	}
 }
 
-func equalMaps(a, b map[string]string) bool {
+func initEqualMaps(a, b map[string]string) bool {
 	if len(a) == 0 && len(b) == 0 {
 		return true
 	}

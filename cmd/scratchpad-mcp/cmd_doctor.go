@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/intercept"
+)
+
+func init() {
+	commands["doctor"] = command{summary: "check a config: load it, start each upstream, list tools and thresholds, check memory_dir", run: runDoctor}
+}
+
+func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfgPath, logLevel string
+	var wait time.Duration
+	fs.StringVar(&cfgPath, "config", "", "config file (TOML); empty: embedded defaults")
+	fs.DurationVar(&wait, "timeout", 30*time.Second, "how long to wait for the upstreams to start")
+	fs.StringVar(&logLevel, "log-level", "", "show the server's logs on stderr at this level (debug, info, warn, error); default: none")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "scratchpad-mcp doctor: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	log := slog.New(slog.DiscardHandler)
+	if logLevel != "" {
+		l, err := newLogger(stderr, logLevel, "text")
+		if err != nil {
+			fmt.Fprintln(stderr, "scratchpad-mcp doctor:", err)
+			return 2
+		}
+		log = l
+	}
+	d := &doctor{out: stdout, log: log, wait: wait}
+	d.run(cfgPath)
+	if len(d.problems) == 0 {
+		fmt.Fprintln(stdout, "\nno problems found")
+		return 0
+	}
+	fmt.Fprintf(stdout, "\n%d problem(s):\n", len(d.problems))
+	for _, p := range d.problems {
+		fmt.Fprintln(stdout, "problem:", p)
+	}
+	return 1
+}
+
+// doctor collects problems; each becomes one "problem:" line.
+type doctor struct {
+	out      io.Writer
+	log      *slog.Logger
+	wait     time.Duration
+	problems []string
+}
+
+func (d *doctor) problem(format string, args ...any) {
+	d.problems = append(d.problems, fmt.Sprintf(format, args...))
+}
+
+func (d *doctor) run(cfgPath string) {
+	cfg, err := loadConfig(cfgPath)
+	if err != nil {
+		// One line per config error, as the loader reports them all.
+		var es config.Errors
+		if errors.As(err, &es) {
+			for _, e := range es {
+				d.problem("config: %v", e)
+			}
+		} else {
+			d.problem("config: %v", err)
+		}
+		return
+	}
+	fmt.Fprintf(d.out, "config: %s: ok, %d upstream server(s)\n", configName(cfg), len(cfg.Servers))
+	if !cfg.Agent.Scratchpad.Enabled {
+		fmt.Fprintln(d.out, "note: [agent.scratchpad] enabled = false: no output will be intercepted")
+	}
+	d.checkMemoryDir(cfg.MemoryDir)
+
+	a, err := newApp(cfg, d.log, agents.Identity{Agent: "doctor", Role: agents.RoleWorker})
+	if err != nil {
+		d.problem("%v", err)
+		return
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintln(d.out, "upstreams: none configured (only the exploration and pad tools will be served)")
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.router.Start(ctx)
+	defer a.router.Close()
+	settled := waitUpstreams(a.router.Upstreams(), d.wait)
+
+	tools := a.router.Tools()
+	for _, u := range a.router.Upstreams() {
+		sc := u.Config()
+		state, uerr := u.State()
+		fmt.Fprintf(d.out, "\nserver %s (%s): ", sc.Name, describeTarget(sc))
+		switch {
+		case state == intercept.StateReady:
+			fmt.Fprintln(d.out, "ready")
+		case !settled[u]:
+			fmt.Fprintln(d.out, "NOT READY")
+			d.problem("server %s: not ready after %s (state %s); raise --timeout if it is slow to start", sc.Name, d.wait, state)
+			continue
+		default:
+			fmt.Fprintln(d.out, "FAILED")
+			d.problem("server %s: failed to start: %v", sc.Name, uerr)
+			continue
+		}
+		if len(sc.Thresholds) == 0 {
+			fmt.Fprintf(d.out, "  note: no [mcp.servers.%s.scratchpad] patterns: none of its tools is intercepted\n", sc.Name)
+		}
+		tw := tabwriter.NewWriter(d.out, 0, 4, 2, ' ', 0)
+		n := 0
+		for _, t := range tools {
+			if t.Server != sc.Name {
+				continue
+			}
+			n++
+			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, thresholdText(cfg, sc, t.Upstream))
+		}
+		tw.Flush()
+		if n == 0 {
+			fmt.Fprintln(d.out, "  (no tools exposed: check mcp_filter and name clashes)")
+		}
+	}
+}
+
+// describeTarget is what a server runs or dials, for the report.
+func describeTarget(sc *config.Server) string {
+	if sc.Transport == config.TransportStdio {
+		argv := append(append([]string{}, sc.Cmd...), sc.Args...)
+		s := "stdio"
+		for _, a := range argv {
+			s += " " + shellQuote(a)
+		}
+		return s
+	}
+	return sc.Transport + " " + sc.URL
+}
+
+func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {
+	if !cfg.Agent.Scratchpad.Enabled {
+		return "never intercepted (scratchpad disabled)"
+	}
+	n, ok := sc.Threshold(tool)
+	if !ok {
+		return "never intercepted"
+	}
+	return "intercepted at >= " + strconv.Itoa(n) + " tokens"
+}
+
+// waitUpstreams polls until every upstream is ready or has failed at
+// least once (a restarting upstream has shown its error; waiting through
+// its backoff would only repeat it), or until wait has passed. It reports
+// which upstreams settled.
+func waitUpstreams(ups []*intercept.Upstream, wait time.Duration) map[*intercept.Upstream]bool {
+	deadline := time.Now().Add(wait)
+	settled := map[*intercept.Upstream]bool{}
+	for {
+		for _, u := range ups {
+			state, err := u.State()
+			switch {
+			case state == intercept.StateReady, state == intercept.StateFailed,
+				state == intercept.StateRestarting && err != nil:
+				settled[u] = true
+			}
+		}
+		if len(settled) == len(ups) || time.Now().After(deadline) {
+			return settled
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkMemoryDir reports a memory_dir that cannot be used safely: not
+// writable, not a directory, or planted by another user (a symlink or a
+// directory owned by someone else, e.g. in a shared /tmp, would hand them
+// every stored output).
+func (d *doctor) checkMemoryDir(dir string) {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// serve would create it on the first diverted output; do it now so
+		// writability is checked for real.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			d.problem("memory_dir %s: cannot create it: %v", dir, err)
+			return
+		}
+		fmt.Fprintf(d.out, "memory_dir: %s: created\n", dir)
+		fi, err = os.Lstat(dir)
+	}
+	if err != nil {
+		d.problem("memory_dir %s: %v", dir, err)
+		return
+	}
+	me := os.Getuid()
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if uid, ok := fileOwner(fi); ok && uid != me && uid != 0 {
+			d.problem("memory_dir %s: is a symlink owned by another user (uid %d): remove it or point memory_dir elsewhere", dir, uid)
+			return
+		}
+		target, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			d.problem("memory_dir %s: broken symlink: %v", dir, err)
+			return
+		}
+		if fi, err = os.Stat(target); err != nil {
+			d.problem("memory_dir %s: %v", dir, err)
+			return
+		}
+	}
+	if !fi.IsDir() {
+		d.problem("memory_dir %s: not a directory", dir)
+		return
+	}
+	if uid, ok := fileOwner(fi); ok && uid != me && uid != 0 {
+		d.problem("memory_dir %s: owned by another user (uid %d): they can read and replace stored outputs", dir, uid)
+		return
+	}
+	if perm := fi.Mode().Perm(); perm&0o002 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		d.problem("memory_dir %s: writable by every user (mode %v): chmod 700 it", dir, perm)
+		return
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		d.problem("memory_dir %s: not writable: %v", dir, err)
+		return
+	}
+	name := f.Name()
+	_, werr := f.Write([]byte("doctor\n"))
+	cerr := f.Close()
+	os.Remove(name)
+	if err := errors.Join(werr, cerr); err != nil {
+		d.problem("memory_dir %s: not writable: %v", dir, err)
+		return
+	}
+	fmt.Fprintf(d.out, "memory_dir: %s: ok (writable, yours)\n", dir)
+}
+
+// fileOwner returns the owner's uid where the platform has one. It reads
+// the Uid field by reflection so this file builds on every platform
+// without a syscall.Stat_t variant per OS.
+func fileOwner(fi fs.FileInfo) (int, bool) {
+	v := reflect.ValueOf(fi.Sys())
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return 0, false
+	}
+	f := v.FieldByName("Uid")
+	if !f.IsValid() || !f.CanUint() {
+		return 0, false
+	}
+	return int(f.Uint()), true
+}

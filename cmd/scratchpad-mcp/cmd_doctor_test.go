@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// doctorUpstream is the TOML for a stdio server that is this test binary
+// serving as testupstream (TestMain calls testupstream.MaybeRun). The
+// -test.run guard keeps a binary without that TestMain from re-running the
+// tests recursively.
+func doctorUpstream(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("cmd = [%s, \"-test.run=^$\"]\nenv = { %s = \"stdio\" }\n", tomlString(exe), testupstream.EnvMode)
+}
+
+func doctorConfig(t *testing.T, body string) (path, memDir string) {
+	t.Helper()
+	dir := t.TempDir()
+	memDir = filepath.Join(dir, "mem")
+	path = filepath.Join(dir, "scratchpad.toml")
+	text := fmt.Sprintf("memory_dir = %s\n%s", tomlString(memDir), body)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, memDir
+}
+
+func TestDoctorRealUpstream(t *testing.T) {
+	cfg, mem := doctorConfig(t, `
+[mcp.servers.up]
+`+doctorUpstream(t)+`
+mcp_filter = ["echo", "listing", "words", "crash"]
+
+[mcp.servers.up.scratchpad]
+"list*" = 100
+"*" = { min_tokens = 5000 }
+crash = 7
+
+[mcp.servers.quiet]
+`+doctorUpstream(t)+`
+prefix = "q"
+mcp_filter = ["pid"]
+`)
+	code, out, stderr := runSubcommand(t, "doctor", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	wants := []string{
+		`(?m)^config: .*scratchpad\.toml: ok, 2 upstream server\(s\)$`,
+		`(?m)^memory_dir: ` + regexp.QuoteMeta(mem) + `: created$`,
+		`(?m)^server up \(stdio .*\): ready$`,
+		`(?m)^  echo +intercepted at >= 5000 tokens$`,
+		`(?m)^  listing +intercepted at >= 100 tokens$`,
+		`(?m)^  words +intercepted at >= 5000 tokens$`,
+		`(?m)^  crash +intercepted at >= 7 tokens$`,
+		`(?m)^server quiet \(stdio .*\): ready$`,
+		`(?m)^  note: no \[mcp.servers.quiet.scratchpad\] patterns`,
+		`(?m)^  q__pid +never intercepted$`,
+		`(?m)^no problems found$`,
+	}
+	for _, w := range wants {
+		if !regexp.MustCompile(w).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "  fancy") || strings.Contains(out, "  slow") {
+		t.Errorf("tools hidden by mcp_filter are listed:\n%s", out)
+	}
+	if fi, err := os.Stat(mem); err != nil || !fi.IsDir() {
+		t.Errorf("memory_dir not created: %v", err)
+	}
+}
+
+func TestDoctorProblems(t *testing.T) {
+	cfg, _ := doctorConfig(t, `
+[mcp.servers.ok]
+`+doctorUpstream(t)+`
+mcp_filter = ["echo"]
+
+[mcp.servers.missing]
+cmd = ["/nonexistent/scratchpad-doctor-test-server"]
+
+[mcp.servers.remote]
+transport = "http_streamable"
+url = "http://127.0.0.1:1/mcp"
+timeout = "2s"
+`)
+	code, out, _ := runSubcommand(t, "doctor", "--config", cfg)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	wants := []string{
+		`(?m)^server ok \(stdio .*\): ready$`,
+		`(?m)^  echo +never intercepted$`,
+		`(?m)^server missing \(stdio /nonexistent/scratchpad-doctor-test-server\): FAILED$`,
+		`(?m)^server remote \(http_streamable http://127.0.0.1:1/mcp\): FAILED$`,
+		`(?m)^2 problem\(s\):$`,
+		`(?m)^problem: server missing: failed to start: .+`,
+		`(?m)^problem: server remote: failed to start: .+`,
+	}
+	for _, w := range wants {
+		if !regexp.MustCompile(w).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", w, out)
+		}
+	}
+}
+
+func TestDoctorBadConfig(t *testing.T) {
+	cfg, _ := doctorConfig(t, `
+[agent.scratchpad]
+enabeld = true
+
+[mcp.servers.x]
+transport = "carrier-pigeon"
+cmd = ["x"]
+`)
+	code, out, _ := runSubcommand(t, "doctor", "--config", cfg)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	lines := regexp.MustCompile(`(?m)^problem: config: .*scratchpad\.toml:\d+:\d+: `).FindAllString(out, -1)
+	if len(lines) != 2 {
+		t.Errorf("want one problem line per config error (2), got %d:\n%s", len(lines), out)
+	}
+	if code, out, _ := runSubcommand(t, "doctor", "--config", filepath.Join(t.TempDir(), "none.toml")); code != 1 || !strings.Contains(out, "problem: config:") {
+		t.Errorf("missing file: exit %d:\n%s", code, out)
+	}
+	if code, _, _ := runSubcommand(t, "doctor", "stray"); code != 2 {
+		t.Errorf("stray argument: exit %d, want 2", code)
+	}
+}
+
+func TestDoctorMemoryDir(t *testing.T) {
+	// A uid that is neither ours nor root's (root is trusted).
+	const other = 4242
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, mem string)
+		root  bool // needs root to set up (chown)
+		want  string
+	}{
+		{"ok", func(t *testing.T, mem string) { doctorMkdir(t, mem, 0o700) }, false, ""},
+		{"our symlink", func(t *testing.T, mem string) {
+			doctorMkdir(t, mem+".real", 0o700)
+			doctorMust(t, os.Symlink(mem+".real", mem))
+		}, false, ""},
+		{"not a directory", func(t *testing.T, mem string) { doctorMust(t, os.WriteFile(mem, nil, 0o600)) }, false, "not a directory"},
+		{"broken symlink", func(t *testing.T, mem string) { doctorMust(t, os.Symlink(mem+".gone", mem)) }, false, "broken symlink"},
+		{"world writable", func(t *testing.T, mem string) {
+			doctorMkdir(t, mem, 0o700)
+			doctorMust(t, os.Chmod(mem, 0o777))
+		}, false, "writable by every user"},
+		{"symlink planted by another user", func(t *testing.T, mem string) {
+			doctorMkdir(t, mem+".real", 0o700)
+			doctorMust(t, os.Symlink(mem+".real", mem))
+			doctorMust(t, os.Lchown(mem, other, other))
+		}, true, "symlink owned by another user"},
+		{"directory of another user", func(t *testing.T, mem string) {
+			doctorMkdir(t, mem, 0o700)
+			doctorMust(t, os.Chown(mem, other, other))
+		}, true, "owned by another user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root && os.Getuid() != 0 {
+				t.Skip("needs root to chown")
+			}
+			cfg, mem := doctorConfig(t, "")
+			tt.setup(t, mem)
+			code, out, _ := runSubcommand(t, "doctor", "--config", cfg)
+			if tt.want == "" {
+				if code != 0 || !strings.Contains(out, "ok (writable, yours)") {
+					t.Fatalf("exit %d:\n%s", code, out)
+				}
+				return
+			}
+			if code != 1 || !regexp.MustCompile(`(?m)^problem: memory_dir .*`+regexp.QuoteMeta(tt.want)).MatchString(out) {
+				t.Fatalf("exit %d, want a problem line with %q:\n%s", code, tt.want, out)
+			}
+		})
+	}
+}
+
+func doctorMkdir(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	doctorMust(t, os.Mkdir(p, mode))
+}
+
+func doctorMust(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -143,12 +143,9 @@ func unquoteKey(q string, quote byte) (string, error) {
 func renderIndex(n int) string { return "[" + strconv.Itoa(n) + "]" }
 
 func renderKey(k string) string {
-	q := quoteKey(k)
-	if strings.HasPrefix(q, "[") {
-		b, _ := json.Marshal(k)
-		return "[" + string(b) + "]"
-	}
-	return q
+	// strconv.Quote (not JSON) so that keys with invalid UTF-8 round-trip:
+	// unquoteKey falls back to strconv.Unquote for its \x escapes.
+	return quoteKey(k)
 }
 
 // pathString renders parsed segments in the canonical $-form.

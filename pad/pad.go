@@ -45,7 +45,9 @@ type Result struct {
 }
 
 // Open returns the pad stored in dir. Nothing is created until the first
-// write. If dir exists, temp files left by a crash are removed.
+// write. If dir exists, temp files left by a crash are removed, which takes
+// both locks and a directory scan: open a pad once (at start, or on a
+// session's first call) and share the *Pad rather than opening per call.
 func Open(dir string, opts Options) (*Pad, error) {
 	o, err := opts.normalize()
 	if err != nil {
@@ -212,13 +214,13 @@ func (p *Pad) quarantine(perr *ParseError) (*state, string, error) {
 			}
 			st = good
 			note = fmt.Sprintf("%s did not parse (%s). It was moved to %s and the last good version (saved %s) was restored; re-apply any edits from the moved file.",
-				p.file, perr.Reason+lineSuffix(perr), filepath.Base(broken), v.Time.Format(time.RFC3339))
+				p.file, perr.Reason+lineSuffix(perr), broken, v.Time.Format(time.RFC3339))
 			break
 		}
 	}
 	if st == nil {
 		note = fmt.Sprintf("%s did not parse (%s) and history had no good version. It was moved to %s",
-			p.file, perr.Reason+lineSuffix(perr), filepath.Base(broken))
+			p.file, perr.Reason+lineSuffix(perr), broken)
 		if p.opts.Format == FormatMarkdown {
 			doc, dropped := salvageMarkdown(raw, p.opts.Sections)
 			data := doc.format()

@@ -325,6 +325,7 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*m
 	if !divertable || !agent.Counter.AtLeast(visible, threshold) {
 		return &res, nil
 	}
+	start := time.Now()
 	st, err := Save(agent.Dir, rt.up.cfg.Name, rt.tool, payload)
 	if err != nil {
 		r.log.Error("diverting output failed", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
@@ -350,11 +351,13 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*m
 			}
 		}()
 	}
-	r.log.Info("intercepted", "server", rt.up.cfg.Name, "tool", rt.tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes)
+	elapsed := time.Since(start)
+	r.log.Info("intercepted", "server", rt.up.cfg.Name, "tool", rt.tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
 	out := mcp.NewToolResultText(p.Text(payload))
 	out.Meta = mcp.NewMetaFromMap(map[string]any{"scratchpad/diverted": map[string]any{
 		"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
 		"bytes": st.Bytes, "lines": st.Lines, "threshold": threshold, "server": rt.up.cfg.Name, "tool": rt.tool,
+		"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
 	}})
 	return out, nil
 }

@@ -162,9 +162,12 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
+		// Record every agent's usage while /events subscribers still
+		// listen, then end their streams so Shutdown need not wait.
+		a.agents.FinishAll()
+		a.events.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		a.events.Close()
 		_ = srv.Shutdown(sctx)
 	}()
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

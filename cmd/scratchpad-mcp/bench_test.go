@@ -1,0 +1,132 @@
+//go:build bench
+
+package main
+
+// Proxy benchmarks (issue 2), run by scripts/bench-proxy.sh through
+// `make bench`. They print figures; they assert nothing about time.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func pct(d []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(float64(len(s)-1)*p)]
+}
+
+func timeCalls(t *testing.T, c *client.Client, n int, name string, args map[string]any) []time.Duration {
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		start := time.Now()
+		if _, err := c.CallTool(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, time.Since(start))
+	}
+	return out
+}
+
+func TestBenchPassThroughLatency(t *testing.T) {
+	const n = 1000
+	direct, err := client.NewStdioMCPClient(upstreamCmd(), append(os.Environ(), "SCRATCHPAD_TESTUPSTREAM=stdio"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	initialize(t, direct)
+	cfg, _ := writeConfig(t, "")
+	proxied, err := client.NewStdioMCPClient(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxied.Close()
+	initialize(t, proxied)
+	waitForTool(t, proxied, "echo")
+	args := map[string]any{"text": "ping"}
+	timeCalls(t, direct, 100, "echo", args) // warm up both
+	timeCalls(t, proxied, 100, "echo", args)
+	d := timeCalls(t, direct, n, "echo", args)
+	p := timeCalls(t, proxied, n, "echo", args)
+	fmt.Printf("pass-through echo, %d calls over stdio: direct p50 %v p99 %v | via scratchpad-mcp p50 %v p99 %v | added p50 %v p99 %v\n",
+		n, pct(d, .5), pct(d, .99), pct(p, .5), pct(p, .99), pct(p, .5)-pct(d, .5), pct(p, .99)-pct(d, .99))
+}
+
+func TestBenchStartupThreeUpstreams(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("memory_dir = %q\n", filepath.Join(dir, "mem"))
+	for _, name := range []string{"a", "b", "c"} {
+		cfg += fmt.Sprintf("\n[mcp.servers.%s]\ntransport = \"stdio\"\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = \"stdio\" }\nprefix = %q\n", name, upstreamCmd(), name)
+	}
+	path := filepath.Join(dir, "three.toml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := binary(t)
+	var ds []time.Duration
+	for i := 0; i < 11; i++ {
+		start := time.Now()
+		c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--config", path, "--log-level", "error")
+		if err != nil {
+			t.Fatal(err)
+		}
+		initialize(t, c)
+		ds = append(ds, time.Since(start))
+		c.Close()
+	}
+	fmt.Printf("process start → initialize reply, 3 stdio upstreams, 11 runs: median %v (min %v, max %v)\n", pct(ds, .5), pct(ds, 0), pct(ds, 1))
+}
+
+func TestBenchDivert20MB(t *testing.T) {
+	// ~20 MB compact JSON: each listing item is ~250 bytes.
+	const items = 80000
+	direct, err := client.NewStdioMCPClient(upstreamCmd(), append(os.Environ(), "SCRATCHPAD_TESTUPSTREAM=stdio"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	initialize(t, direct)
+	cfg, mem := writeConfig(t, "")
+	proxied, err := client.NewStdioMCPClient(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxied.Close()
+	initialize(t, proxied)
+	waitForTool(t, proxied, "listing")
+	args := map[string]any{"n": items}
+	var d, p, own []time.Duration
+	for i := 0; i < 5; i++ {
+		d = append(d, timeCalls(t, direct, 1, "listing", args)...)
+		_ = os.RemoveAll(filepath.Join(mem, "scratchpad")) // measure a fresh write each time
+		_ = os.MkdirAll(filepath.Join(mem, "scratchpad"), 0o700)
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "listing"
+		req.Params.Arguments = args
+		start := time.Now()
+		res, err := proxied.CallTool(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = append(p, time.Since(start))
+		meta, _ := res.Meta.AdditionalFields["scratchpad/diverted"].(map[string]any)
+		ms, _ := meta["elapsed_ms"].(float64)
+		own = append(own, time.Duration(ms*float64(time.Millisecond)))
+	}
+	out, _ := exec.Command("du", "-sh", filepath.Join(mem, "scratchpad")).Output()
+	fmt.Printf("20 MB JSON result (%d items), 5 runs: direct (upstream → client, full result) median %v | via scratchpad-mcp (pointer to client) median %v, of which divert (count + pretty-print + atomic write + sketch) median %v | stored %s",
+		items, pct(d, .5), pct(p, .5), pct(own, .5), out)
+}

@@ -1,6 +1,37 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond Go modules. Idempotent and quiet when
-# everything is already there.
+# Installs what the tests need beyond the Go toolchain: Go modules, and the
+# npm packages of the end-to-end tests (e2e/: the TypeScript MCP SDK and
+# server-filesystem, pinned by e2e/package-lock.json) into e2e/node_modules.
+#
+# Idempotent and quiet: npm ci runs only when e2e/node_modules is missing
+# or was installed from another package-lock.json. Without node/npm (or
+# with a node too old for the pinned packages) it says so and skips them;
+# the e2e tests then skip too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
 go mod download
+
+e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20
+
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "deps: node/npm not found: skipping the e2e npm packages (install Node.js >= ${e2e_node_major} and npm to run the e2e tests)" >&2
+	exit 0
+fi
+major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$major" -lt "$e2e_node_major" ]; then
+	echo "deps: node $(node --version) is older than ${e2e_node_major}: skipping the e2e npm packages (the e2e tests will skip)" >&2
+	exit 0
+fi
+
+lock_sum="$(sha256sum e2e/package-lock.json | cut -d' ' -f1)"
+stamp=e2e/node_modules/.scratchpad-deps-stamp
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_sum" ]; then
+	exit 0
+fi
+if ! out="$(cd e2e && npm ci --no-audit --no-fund --loglevel=error 2>&1)"; then
+	echo "$out" >&2
+	echo "deps: npm ci in e2e/ failed" >&2
+	exit 1
+fi
+echo "$lock_sum" >"$stamp"

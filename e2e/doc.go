@@ -1,0 +1,27 @@
+// Package e2e holds the end-to-end tests that run scratchpad-mcp between
+// real peers from the MCP ecosystem: the official TypeScript SDK as the
+// client (client.mjs) and @modelcontextprotocol/server-filesystem as the
+// upstream, both installed from npm at the versions pinned in
+// package-lock.json.
+//
+// # Basics
+//
+// The test builds scratchpad-mcp into a temporary directory, generates a
+// 5 MB JSON file, configures server-filesystem to serve it, and runs
+// client.mjs once over stdio and once over streamable HTTP. The client
+// reads the file through the proxy (it must come back as a pointer), then
+// calls schema, iterate_over and grep on the stored output and makes a
+// request over the extraction cap, which must come back as a structured
+// read_too_large error. The client prints every result as one JSON
+// report; the Go test asserts on it, so failures show in go test output.
+//
+// scripts/deps.sh (run first by make test) installs the npm packages with
+// npm ci into e2e/node_modules; the test runs npm ci itself when they are
+// missing.
+//
+// # Caveats
+//
+// The tests are skipped, with a message saying why, when node or npm is
+// not on PATH and under go test -short. Nothing else skips them: a missing
+// package or a registry that cannot be reached is a failure.
+package e2e

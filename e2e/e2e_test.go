@@ -1,0 +1,434 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bigFileBytes is the size of the generated file: large enough that the
+// read is diverted and the exact token count runs in the background
+// (intercept's ExactCountLimit is 4 MiB).
+const bigFileBytes = 5 << 20
+
+// minNodeMajor is what the pinned packages need (@hono/node-server, a
+// dependency of the SDK, requires node >= 20); scripts/deps.sh checks the
+// same.
+const minNodeMajor = 20
+
+// report is what client.mjs prints.
+type report struct {
+	Mode                        string          `json:"mode"`
+	ListChanged                 int             `json:"listChanged"`
+	Server                      json.RawMessage `json:"server"`
+	Tools                       []string        `json:"tools"`
+	ReadTextFileHasOutputSchema bool            `json:"readTextFileHasOutputSchema"`
+	Stored                      string          `json:"stored"`
+	Steps                       map[string]struct {
+		Tool    string         `json:"tool"`
+		IsError bool           `json:"isError"`
+		Text    string         `json:"text"`
+		Meta    map[string]any `json:"meta"`
+		Ms      int            `json:"ms"`
+	} `json:"steps"`
+}
+
+// fixture is everything both transports share.
+type fixture struct {
+	node    string
+	bin     string // scratchpad-mcp built for this run
+	fsEntry string // server-filesystem's entry script
+	dataDir string
+	big     string // the generated JSON file
+	items   int    // items in it
+	failed  int    // items with status "failed"
+}
+
+func TestFilesystemThroughProxy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short (runs node, npm packages and a 5 MB file)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("e2e: node is not on PATH; install Node.js >= 20 and npm to run the end-to-end tests (scripts/deps.sh installs the npm packages)")
+	}
+	if out, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output(); err != nil {
+		t.Fatalf("node does not run: %v", err)
+	} else if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); major < minNodeMajor {
+		t.Skipf("e2e: node %s is too old; the pinned npm packages need node >= %d", strings.TrimSpace(string(out)), minNodeMajor)
+	}
+	f := &fixture{node: node}
+	f.fsEntry = ensureNodeModules(t)
+	f.bin = buildServer(t)
+	f.dataDir = t.TempDir()
+	f.big, f.items, f.failed = writeBigJSON(t, f.dataDir)
+
+	t.Run("stdio", func(t *testing.T) {
+		cfg, mem := f.config(t)
+		r := f.runClient(t, "stdio", f.bin, "serve", "--config", cfg, "--log-level", "warn")
+		f.check(t, r, mem)
+	})
+	t.Run("http", func(t *testing.T) {
+		cfg, mem := f.config(t)
+		url := startHTTP(t, f.bin, cfg)
+		r := f.runClient(t, "http", url)
+		f.check(t, r, mem)
+	})
+}
+
+// check asserts on one client report.
+func (f *fixture) check(t *testing.T, r report, mem string) {
+	t.Helper()
+	for _, want := range []string{"read_text_file", "list_directory", "head", "schema", "iterate_over", "grep", "read"} {
+		if !contains(r.Tools, want) {
+			t.Errorf("tools/list lacks %q: %v", want, r.Tools)
+		}
+	}
+	if r.ReadTextFileHasOutputSchema {
+		t.Error("read_text_file still has its outputSchema: a pointer result would fail the SDK's validation")
+	}
+
+	small := r.Steps["small_read"]
+	if small.IsError || strings.Contains(small.Text, "diverted") || small.Meta["scratchpad/diverted"] != nil || !strings.HasPrefix(small.Text, "{") {
+		t.Errorf("a 3-line read must pass through unchanged: %+v", small)
+	}
+
+	big := r.Steps["big_read"]
+	d, _ := big.Meta["scratchpad/diverted"].(map[string]any)
+	if big.IsError || d == nil || !strings.Contains(big.Text, "was diverted to the scratchpad") || !strings.Contains(big.Text, r.Stored) {
+		t.Fatalf("the 5 MB read was not diverted to a pointer: %s", short(big.Text))
+	}
+	if tok, _ := d["tokens"].(float64); tok < 100_000 {
+		t.Errorf("diverted tokens = %v, want a 5 MB file's worth (> 100000)", d["tokens"])
+	}
+	if len(big.Text) > 4000 {
+		t.Errorf("pointer is %d bytes; it should be short", len(big.Text))
+	}
+	// The stored output is the file's JSON (re-indented for the line
+	// tools, so compared compacted).
+	stored := findFile(t, mem, r.Stored)
+	if a, b := compact(t, mustRead(t, stored)), compact(t, mustRead(t, f.big)); !bytes.Equal(a, b) {
+		t.Errorf("stored output (%d bytes compacted) differs from the file (%d bytes compacted)", len(a), len(b))
+	}
+
+	schema := r.Steps["schema"].Text
+	if r.Steps["schema"].IsError || !strings.Contains(schema, "items") || !strings.Contains(schema, commas(f.items)) || !strings.Contains(schema, "owner") {
+		t.Errorf("schema lacks items (%d), owner: %s", f.items, short(schema))
+	}
+
+	iter := r.Steps["iterate_over"].Text
+	var rows []map[string]any
+	body := iter
+	if i := strings.LastIndex(body, "\n"); i > 0 {
+		body = body[:i] // the footer line
+	}
+	if err := json.Unmarshal([]byte(body), &rows); err != nil {
+		t.Errorf("iterate_over: not a JSON array then a footer: %v\n%s", err, short(iter))
+	} else if len(rows) != 5 || rows[0]["_index"] != float64(10) || rows[0]["id"] != float64(10) || rows[0]["owner.name"] != "user-10" {
+		t.Errorf("iterate_over rows = %v, want 5 rows from _index 10 with id and owner.name", rows)
+	}
+	if !strings.Contains(iter, "[10..15)") {
+		t.Errorf("iterate_over footer lacks the window [10..15): %s", short(iter))
+	}
+
+	grep := r.Steps["grep"].Text
+	if n := len(regexp.MustCompile(`(?m)^>.*"status": "failed"`).FindAllString(grep, -1)); r.Steps["grep"].IsError || n != 3 {
+		t.Errorf("grep shows %d matches, want 3 (max_matches): %s", n, short(grep))
+	}
+	if !strings.Contains(grep, commas(f.failed)) && !strings.Contains(grep, strconv.Itoa(f.failed)) {
+		t.Errorf("grep footer lacks the total of %d matching lines: %s", f.failed, short(grep))
+	}
+
+	over := r.Steps["over_cap"]
+	var e struct {
+		Error       string `json:"error"`
+		Message     string `json:"message"`
+		Suggestions []any  `json:"suggestions"`
+	}
+	if err := json.Unmarshal([]byte(over.Text), &e); err != nil || e.Error != "read_too_large" || len(e.Suggestions) == 0 || e.Message == "" {
+		t.Errorf("over-cap read: want a structured read_too_large error with suggestions, got %v: %s", err, short(over.Text))
+	}
+	t.Logf("%s: tools/list_changed notifications seen: %d", r.Mode, r.ListChanged)
+	for name, s := range r.Steps {
+		t.Logf("%s %s: %d ms", r.Mode, name, s.Ms)
+	}
+}
+
+// runClient runs client.mjs and decodes its report.
+func (f *fixture) runClient(t *testing.T, mode string, target ...string) report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append([]string{"client.mjs", mode, f.big}, target...)
+	cmd := exec.CommandContext(ctx, f.node, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var r report
+	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || err != nil {
+		t.Fatalf("client.mjs %s: %v (report: %v)\nstderr:\n%s\nstdout:\n%s", mode, err, jerr, tail(stderr.String()), short(stdout.String()))
+	}
+	return r
+}
+
+// config writes a config that serves the data directory with
+// server-filesystem behind scratchpad-mcp, with its own memory_dir.
+func (f *fixture) config(t *testing.T) (path, mem string) {
+	t.Helper()
+	dir := t.TempDir()
+	mem = filepath.Join(dir, "mem")
+	path = filepath.Join(dir, "scratchpad.toml")
+	text := fmt.Sprintf(`memory_dir = %q
+
+[mcp.servers.fs]
+cmd = [%q, %q, %q]
+
+[mcp.servers.fs.scratchpad]
+"*" = { min_tokens = 5120 }
+`, mem, f.node, f.fsEntry, f.dataDir)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, mem
+}
+
+var npmOnce sync.Mutex
+
+// ensureNodeModules returns server-filesystem's entry script, running npm
+// ci first when scripts/deps.sh has not installed the packages.
+func ensureNodeModules(t *testing.T) string {
+	t.Helper()
+	npmOnce.Lock()
+	defer npmOnce.Unlock()
+	entry, err := filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")
+	if fileExists(entry) && fileExists(sdk) {
+		return entry
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("e2e: npm is not on PATH; install npm to run the end-to-end tests")
+	}
+	t.Log("e2e: node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci: %v\n%s", err, out)
+	}
+	if !fileExists(entry) {
+		t.Fatalf("npm ci did not install %s", entry)
+	}
+	return entry
+}
+
+// buildServer builds scratchpad-mcp from this checkout.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "scratchpad-mcp")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/scratchpad-mcp/scratchpad-mcp/cmd/scratchpad-mcp")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building scratchpad-mcp: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startHTTP runs scratchpad-mcp over streamable HTTP on a free loopback
+// port and returns its /mcp URL; it is stopped with SIGTERM at cleanup.
+func startHTTP(t *testing.T, bin, cfg string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0", "--log-level", "info")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	addrc := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		addrRE := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case addrc <- m[1]:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		exited := make(chan error, 1)
+		go func() { <-done; exited <- cmd.Wait() }()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Errorf("scratchpad-mcp did not stop within 10s of SIGTERM")
+		}
+		if t.Failed() {
+			t.Logf("scratchpad-mcp log:\n%s", tail(logs.String()))
+		}
+	})
+	select {
+	case addr := <-addrc:
+		return "http://" + addr + "/mcp"
+	case <-done:
+		t.Fatalf("scratchpad-mcp exited before serving:\n%s", logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("scratchpad-mcp did not start serving within 30s:\n%s", logs.String())
+	}
+	return ""
+}
+
+// writeBigJSON writes a pretty-printed listing of at least bigFileBytes:
+// items with ids, a status (every third "failed"), an owner object and
+// tags, the shape of a real API dump.
+func writeBigJSON(t *testing.T, dir string) (path string, items, failed int) {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("{\n  \"kind\": \"ItemList\",\n  \"items\": [\n")
+	statuses := []string{"ok", "pending", "failed"}
+	for i := 0; b.Len() < bigFileBytes; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		st := statuses[i%3]
+		if st == "failed" {
+			failed++
+		}
+		fmt.Fprintf(&b, `    {
+      "id": %d,
+      "name": "item-%06d",
+      "status": %q,
+      "owner": {
+        "name": "user-%d",
+        "email": "user-%d@example.com"
+      },
+      "tags": ["alpha", "beta", "zone-%d"],
+      "description": "Generated record %d for the end-to-end test of scratchpad-mcp."
+    }`, i, i, st, i%50, i%50, i%7, i)
+		items++
+	}
+	b.WriteString("\n  ]\n}\n")
+	path = filepath.Join(dir, "big.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(b.Bytes()) {
+		t.Fatal("generated JSON is invalid")
+	}
+	return path, items, failed
+}
+
+func findFile(t *testing.T, root, name string) string {
+	t.Helper()
+	var found string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == name {
+			found = p
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if found == "" {
+		t.Fatalf("stored output %s not found under %s", name, root)
+	}
+	return found
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func compact(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	return out.Bytes()
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// commas formats n as the pointer and footers do: 12,345.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func short(s string) string {
+	if len(s) > 1500 {
+		return s[:1500] + "…"
+	}
+	return s
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return "…" + s[len(s)-4000:]
+	}
+	return s
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) WriteString(s string) {
+	l.mu.Lock()
+	l.b.WriteString(s)
+	l.mu.Unlock()
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

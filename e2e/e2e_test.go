@@ -163,8 +163,8 @@ func (f *fixture) check(t *testing.T, r report, mem string) {
 		t.Errorf("over-cap read: want a structured read_too_large error with suggestions, got %v: %s", err, short(over.Text))
 	}
 	t.Logf("%s: tools/list_changed notifications seen: %d", r.Mode, r.ListChanged)
-	for name, s := range r.Steps {
-		t.Logf("%s %s: %d ms", r.Mode, name, s.Ms)
+	for _, name := range []string{"small_read", "big_read", "schema", "iterate_over", "grep", "over_cap"} {
+		t.Logf("%s %s: %d ms", r.Mode, name, r.Steps[name].Ms)
 	}
 }
 
@@ -185,23 +185,37 @@ func (f *fixture) runClient(t *testing.T, mode string, target ...string) report 
 	return r
 }
 
-// config writes a config that serves the data directory with
-// server-filesystem behind scratchpad-mcp, with its own memory_dir.
+// config goes the way a user does: converts a Claude Desktop config that
+// runs server-filesystem on the data directory with scratchpad-mcp init,
+// points memory_dir at a fresh directory, and checks the result with
+// scratchpad-mcp doctor.
 func (f *fixture) config(t *testing.T) (path, mem string) {
 	t.Helper()
 	dir := t.TempDir()
 	mem = filepath.Join(dir, "mem")
 	path = filepath.Join(dir, "scratchpad.toml")
-	text := fmt.Sprintf(`memory_dir = %q
-
-[mcp.servers.fs]
-cmd = [%q, %q, %q]
-
-[mcp.servers.fs.scratchpad]
-"*" = { min_tokens = 5120 }
-`, mem, f.node, f.fsEntry, f.dataDir)
+	tmpl := mustRead(t, filepath.Join("..", "testdata", "e2e", "claude_desktop_config.json"))
+	desktop := strings.NewReplacer("@NODE@", f.node, "@SERVER_FILESYSTEM@", f.fsEntry, "@DATA_DIR@", f.dataDir).Replace(string(tmpl))
+	desktopPath := filepath.Join(dir, "claude_desktop_config.json")
+	if err := os.WriteFile(desktopPath, []byte(desktop), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(f.bin, "init", "--from-claude-desktop", desktopPath, "--out", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"mcpServers"`) {
+		t.Fatalf("scratchpad-mcp init: %v\n%s", err, out)
+	}
+	text := string(mustRead(t, path))
+	const defaultLine = `# memory_dir = "~/.local/share/scratchpad-mcp"`
+	if !strings.Contains(text, defaultLine) {
+		t.Fatalf("init output lacks the memory_dir line to edit:\n%s", text)
+	}
+	text = strings.Replace(text, defaultLine, fmt.Sprintf("memory_dir = %q", mem), 1)
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	out, err = exec.Command(f.bin, "doctor", "--config", path).CombinedOutput()
+	if err != nil || !regexp.MustCompile(`(?m)^  read_text_file +intercepted at >= 5120 tokens$`).Match(out) {
+		t.Fatalf("scratchpad-mcp doctor: %v\n%s", err, out)
 	}
 	return path, mem
 }

@@ -115,7 +115,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		key = "servers"
 	}
 	fmt.Fprintf(stdout, "\nThen mount scratchpad-mcp in your client instead of the servers it now proxies\n(replace the %q entries with this one):\n\n", key)
-	fmt.Fprintln(stdout, clientSnippet(key, selfPath(), abs))
+	exe := selfPath()
+	fmt.Fprintln(stdout, clientSnippet(key, exe, abs))
+	fmt.Fprintf(stdout, "\nClaude Code:\n\n  claude mcp add scratchpad -- %s serve --config %s\n", shellQuote(exe), shellQuote(abs))
 	return 0
 }
 

@@ -204,7 +204,10 @@ func TestInitConvert(t *testing.T) {
 					t.Errorf("server %s: threshold of any tool = %d, %v; want 5120", g.Name, th, ok)
 				}
 			}
-			snippet := stdout[strings.Index(stdout, "{"):]
+			if !strings.Contains(stdout, "claude mcp add scratchpad -- ") {
+				t.Errorf("stdout lacks the Claude Code command:\n%s", stdout)
+			}
+			snippet := stdout[strings.Index(stdout, "{") : strings.LastIndex(stdout, "}")+1]
 			var m map[string]map[string]struct {
 				Command string   `json:"command"`
 				Args    []string `json:"args"`

@@ -78,7 +78,7 @@ func runGetIn(c *call) *mcp.CallToolResult {
 		cur = [2]int{lo, hi}
 		body = strings.Join(lines[lo:hi], "")
 		what = fmt.Sprintf("%s (string, %s)", canon, windowText("lines", lo, hi, len(lines), !windowed))
-	case windowed && (t == "array" || t == "object" || n.records):
+	case windowed && (t == "array" || t == "object") || n.records:
 		ln := d.length(n)
 		lo, hi := window(ln, off, lim, hasLim)
 		cur = [2]int{lo, hi}
@@ -110,16 +110,12 @@ func runGetIn(c *call) *mcp.CallToolResult {
 			unit = "keys"
 		}
 		body = string(prettyJSON(raw.Bytes(), span{0, raw.Len()}))
-		what = fmt.Sprintf("%s (%s)", canon, windowText(unit, lo, hi, ln, false))
+		what = fmt.Sprintf("%s (%s)", canon, windowText(unit, lo, hi, ln, !windowed))
 	default:
-		if !n.records && n.v.end-n.v.start > c.env.maxTokens()*bytesPerTokenBound {
+		if n.v.end-n.v.start > c.env.maxTokens()*bytesPerTokenBound {
 			return c.tooLarge((n.v.end-n.v.start)/4, kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
 		}
-		if n.records {
-			body = "(NDJSON root: use offset/limit to read records)"
-		} else {
-			body = string(prettyJSON(d.data, n.v))
-		}
+		body = string(prettyJSON(d.data, n.v))
 		what = fmt.Sprintf("%s (%s)", canon, describe(d, n))
 	}
 	return c.finish(body, what, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })

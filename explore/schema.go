@@ -40,7 +40,10 @@ func runSchema(c *call) *mcp.CallToolResult {
 	switch d.kind {
 	case kindJSON:
 		if d.jsonErr != "" {
-			return c.invalidJSON(d, d.jsonErr, d.lineOfErr())
+			// Still useful as text; say where the JSON breaks.
+			body = "not valid JSON: " + d.jsonErr + "\n" + textSchema(d)
+			what = fmt.Sprintf("%s (broken JSON, read as text, %s)", c.file, plural(d.lineCount(), "line"))
+			break
 		}
 		var b strings.Builder
 		b.WriteString("(line ranges are inclusive: pass them to slice as start/end)\n")

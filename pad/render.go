@@ -21,22 +21,76 @@ func (p *Pad) Render(v *View, mode string) string {
 		}
 		return out
 	}
-	// The smallest fold that fits; rendering size shrinks as more entries
-	// fold, so binary search applies.
-	lo, hi := 1, len(v.Entries)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if p.opts.Count(renderView(v, mode, mid, "")) <= max {
-			hi = mid
-		} else {
-			lo = mid + 1
+	n := len(v.Entries)
+	fits := func(k int) bool { return p.opts.Count(renderView(v, mode, k, "")) <= max }
+	// Start from an estimate built from per-entry costs (tokens are close
+	// to additive across lines), then correct it with whole renderings; a
+	// plain binary search would render the pad about log2(n) times.
+	k := p.estimateFold(v, mode, max)
+	if fits(k) {
+		for steps := 0; k > 1 && steps < 4 && fits(k-1); steps++ {
+			k--
 		}
+	} else {
+		// Rendering size shrinks as more entries fold: binary search (k, n].
+		lo, hi := k+1, n
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if fits(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		k = lo
 	}
-	out = renderView(v, mode, lo, "")
-	if n := p.opts.Count(out); n > max {
-		out = renderView(v, mode, lo, overBudget(n, max))
+	out = renderView(v, mode, k, "")
+	if c := p.opts.Count(out); c > max {
+		out = renderView(v, mode, k, overBudget(c, max))
 	}
 	return out
+}
+
+// estimateFold guesses how many of the oldest entries to fold: the pad
+// with everything folded, plus the newest entries that fit in what is left.
+func (p *Pad) estimateFold(v *View, mode string, max int) int {
+	n := len(v.Entries)
+	left := max - p.opts.Count(renderView(v, mode, n, ""))
+	k := n
+	for k > 1 {
+		c := p.opts.Count(entryText(mode, v.Entries[k-1]))
+		if c > left {
+			break
+		}
+		left -= c
+		k--
+	}
+	return k
+}
+
+// entryText is one entry as the given mode renders it.
+func entryText(mode string, e Entry) string {
+	switch mode {
+	case RenderXML:
+		return xmlEntry(e)
+	case RenderJSON:
+		data, _ := json.MarshalIndent(e, "    ", "  ")
+		return string(data) + ",\n    "
+	default:
+		return mdEntry(e)
+	}
+}
+
+func mdEntry(e Entry) string {
+	tags := ""
+	if len(e.Tags) > 0 {
+		tags = " [" + strings.Join(e.Tags, ", ") + "]"
+	}
+	return fmt.Sprintf("- %s%s %s\n", entryTime(e.Time), tags, indentContinuation(e.Note))
+}
+
+func xmlEntry(e Entry) string {
+	return fmt.Sprintf("<entry ts=\"%s\" tags=\"%s\">%s</entry>\n", entryTime(e.Time), xmlEscape(strings.Join(e.Tags, ",")), xmlEscape(e.Note))
 }
 
 func overBudget(n, max int) string {
@@ -112,11 +166,7 @@ func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) st
 		b.WriteString("(empty)\n")
 	}
 	for _, e := range entries {
-		tags := ""
-		if len(e.Tags) > 0 {
-			tags = " [" + strings.Join(e.Tags, ", ") + "]"
-		}
-		fmt.Fprintf(&b, "- %s%s %s\n", entryTime(e.Time), tags, indentContinuation(e.Note))
+		b.WriteString(mdEntry(e))
 	}
 	return b.String()
 }
@@ -156,7 +206,7 @@ func renderXML(v *View, entries []Entry, omitted int, warnings []string) string 
 	}
 	fmt.Fprintf(&b, "<ledger total=\"%d\" omitted=\"%d\">\n", len(entries)+omitted, omitted)
 	for _, e := range entries {
-		fmt.Fprintf(&b, "<entry ts=\"%s\" tags=\"%s\">%s</entry>\n", entryTime(e.Time), xmlEscape(strings.Join(e.Tags, ",")), xmlEscape(e.Note))
+		b.WriteString(xmlEntry(e))
 	}
 	b.WriteString("</ledger>\n</scratchpad>\n")
 	return b.String()

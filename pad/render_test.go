@@ -155,3 +155,38 @@ func TestTornLedgerLineSkippedAndNextAppendWhole(t *testing.T) {
 		t.Fatalf("warnings = %q", v.Warnings)
 	}
 }
+
+func TestFoldIsNearMinimal(t *testing.T) {
+	p := newPad(t, Options{})
+	mustUpdate(t, p, Patch{Section: "Findings", Op: OpAppend, Content: "base"})
+	for i := 0; i < 120; i++ {
+		if _, err := p.Append(fmt.Sprintf("finding %d %s", i, strings.Repeat("w", i%37)), []string{"t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, _ := p.View(nil)
+	for _, mode := range []string{RenderMarkdown, RenderXML, RenderJSON} {
+		for _, max := range []int{600, 900, 1500, 2500} {
+			p.opts.MaxTokens = max
+			out := p.Render(v, mode)
+			if roughCount(out) > max {
+				t.Fatalf("%s/%d: %d tokens", mode, max, roughCount(out))
+			}
+			kmin := 0
+			for roughCount(renderView(v, mode, kmin, "")) > max {
+				kmin++
+			}
+			// Which fold was used: the first entry shown.
+			k := len(v.Entries)
+			for i, e := range v.Entries {
+				if strings.Contains(out, e.Note+"\n") || strings.Contains(out, e.Note+"<") || strings.Contains(out, e.Note+`"`) {
+					k = i
+					break
+				}
+			}
+			if k < kmin || k > kmin+4 {
+				t.Errorf("%s/%d: folded %d entries, minimal is %d", mode, max, k, kmin)
+			}
+		}
+	}
+}

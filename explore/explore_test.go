@@ -619,3 +619,34 @@ func TestNoRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentCalls: agents share one cache; big containers get indexed
+// while others read them (run with -race).
+func TestConcurrentCalls(t *testing.T) {
+	dir := t.TempDir()
+	var items []string
+	for i := range 3000 {
+		items = append(items, fmt.Sprintf(`{"id": %d, "name": "n%d"}`, i, i))
+	}
+	writeFile(t, filepath.Join(dir, "big.json"), `{"items": [`+strings.Join(items, ",\n")+`]}`)
+	env := dirEnv(t, dir)
+	env.Cache = NewCache(64 << 20)
+	env.Budget = &fakeBudget{total: 1 << 30, left: 1 << 30}
+	done := make(chan string)
+	for g := range 8 {
+		go func() {
+			i := g * 300
+			got := run(t, env, "iterate_over", map[string]any{"file": "big.json", "path": "items", "fields": "id", "offset": i, "limit": 2})
+			if !strings.Contains(got, fmt.Sprintf(`{"_index":%d,"id":%d}`, i, i)) {
+				done <- got
+				return
+			}
+			done <- ""
+		}()
+	}
+	for range 8 {
+		if s := <-done; s != "" {
+			t.Error(s)
+		}
+	}
+}

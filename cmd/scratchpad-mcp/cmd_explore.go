@@ -33,7 +33,22 @@ func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "example: scratchpad-mcp explore out.json iterate_over path=$.items fields=id,name limit=5")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	// Flags may come anywhere (explore f.json read --max-tokens 500): every
+	// flag here takes a value, so "-x v" and "-x=v" are both moved in front.
+	var flagArgs, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		flagArgs = append(flagArgs, a)
+		if !strings.Contains(a, "=") && i+1 < len(args) && strings.TrimLeft(a, "-") != "h" && strings.TrimLeft(a, "-") != "help" {
+			flagArgs = append(flagArgs, args[i+1])
+			i++
+		}
+	}
+	if err := fs.Parse(append(flagArgs, rest...)); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}

@@ -22,7 +22,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} --dir DIR [-n N] [N]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} --dir DIR [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
@@ -32,32 +32,38 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	// Flags may come before or after the subcommand.
-	if err := fs.Parse(args); err != nil {
-		return 2
+	// Flags may come before, between or after the positional arguments
+	// (flag.Parse stops at the first non-flag, so parse piecewise).
+	var pos []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
-	if fs.NArg() == 0 {
+	if len(pos) == 0 {
 		fs.Usage()
 		return 2
 	}
-	sub := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return 2
-	}
+	sub, pos := pos[0], pos[1:]
 	num := *n
-	if sub == "restore" {
-		if fs.NArg() != 1 {
+	if sub == "restore" || (sub == "diff" && len(pos) == 1) {
+		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "scratchpad-mcp pad restore: want one version number (see pad history)")
 			return 2
 		}
-		v, err := strconv.Atoi(fs.Arg(0))
+		v, err := strconv.Atoi(pos[0])
 		if err != nil {
-			fmt.Fprintf(stderr, "scratchpad-mcp pad restore: %q is not a version number\n", fs.Arg(0))
+			fmt.Fprintf(stderr, "scratchpad-mcp pad %s: %q is not a version number\n", sub, pos[0])
 			return 2
 		}
 		num = v
-	} else if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, fs.Arg(0))
+	} else if len(pos) != 0 {
+		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, pos[0])
 		return 2
 	}
 	if *dir == "" {

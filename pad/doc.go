@@ -69,10 +69,10 @@
 //     fence; replace refuses content with such a line.
 //   - check ticks the item by the number written in the file, so a hand
 //     renumbering is respected.
-//   - Subscribers are notified of changes made through this server's
-//     tools. Hand edits, CLI restores and other server processes sharing
-//     a run's pad do not trigger notifications; a client re-reading each
-//     turn still sees them.
+//   - Subscribers hear of changes made through this server's tools at
+//     once, and of changes made elsewhere (hand edits, the CLI, other
+//     server processes sharing a run's pad) within a poll interval (2s),
+//     detected by file mtime and size.
 //   - [Register] needs the server built with
 //     server.WithResourceCapabilities(true, …) for resources/subscribe;
 //     sessions that opt in through the 2026-07-28 subscriptions/listen

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -38,15 +41,18 @@ func Register(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error
 // Call it before serving. For resources/subscribe to be accepted the server
 // must be built with server.WithResourceCapabilities(true, …); Register
 // records subscriptions through the server's hooks, installing a Hooks value
-// if s has none, and after every change made through a tool it sends
-// notifications/resources/updated to each session subscribed to that pad.
+// if s has none. After every change made through a tool it sends
+// notifications/resources/updated to each session subscribed to that pad;
+// while anyone is subscribed, a watcher also polls the subscribed pads
+// (every 2s) so hand edits, CLI restores and other processes sharing a
+// run's pad are announced too.
 // Invalid options are an error wrapping [ErrOptions] and register nothing.
 func RegisterWithOptions(s *server.MCPServer, padFor func(ctx context.Context) (*Pad, error), opts Options) error {
 	o, err := opts.normalize()
 	if err != nil {
 		return err
 	}
-	r := &registration{s: s, padFor: padFor, subs: map[string]string{}}
+	r := &registration{s: s, padFor: padFor, subs: map[string]string{}, pads: map[string]*Pad{}, stamps: map[string]string{}, every: pollInterval}
 	r.hook()
 
 	s.AddTool(readTool(), r.handleRead)
@@ -64,8 +70,55 @@ type registration struct {
 	s      *server.MCPServer
 	padFor func(ctx context.Context) (*Pad, error)
 
-	mu   sync.Mutex
-	subs map[string]string // session id → pad dir it subscribed to
+	mu      sync.Mutex
+	subs    map[string]string // session id → pad dir it subscribed to
+	pads    map[string]*Pad   // pad dir → pad, for the watcher
+	stamps  map[string]string // pad dir → last seen file stamp
+	polling bool              // a watcher goroutine is running
+	every   time.Duration     // poll interval, fixed at registration
+}
+
+// pollInterval is how often subscribed pads are checked for changes made
+// outside this server's tools: hand edits, the CLI, other processes
+// sharing a run's pad. Tests shorten it.
+var pollInterval = 2 * time.Second
+
+// stamp summarizes the pad and ledger files; any write changes it.
+func stamp(p *Pad) string {
+	var b strings.Builder
+	for _, path := range []string{p.Path(), filepath.Join(p.dir, ledgerFile)} {
+		if info, err := os.Stat(path); err == nil {
+			fmt.Fprintf(&b, "%d/%d;", info.ModTime().UnixNano(), info.Size())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
+}
+
+// watch polls subscribed pads until no subscription is left, so changes
+// made elsewhere reach subscribers too.
+func (r *registration) watch() {
+	for {
+		time.Sleep(r.every)
+		r.mu.Lock()
+		if len(r.subs) == 0 {
+			r.polling = false
+			r.mu.Unlock()
+			return
+		}
+		var changed []string
+		for dir, p := range r.pads {
+			if st := stamp(p); st != r.stamps[dir] {
+				r.stamps[dir] = st
+				changed = append(changed, dir)
+			}
+		}
+		r.mu.Unlock()
+		for _, dir := range changed {
+			r.notify(dir)
+		}
+	}
 }
 
 // hook tracks resources/subscribe per session: mcp-go acknowledges the
@@ -90,6 +143,14 @@ func (r *registration) hook() {
 		}
 		r.mu.Lock()
 		r.subs[session.SessionID()] = p.Dir()
+		if _, ok := r.pads[p.Dir()]; !ok {
+			r.pads[p.Dir()] = p
+			r.stamps[p.Dir()] = stamp(p)
+		}
+		if !r.polling {
+			r.polling = true
+			go r.watch()
+		}
 		r.mu.Unlock()
 	})
 	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
@@ -109,8 +170,27 @@ func (r *registration) hook() {
 	})
 }
 
-// changed notifies every session subscribed to the pad in dir.
-func (r *registration) changed(dir string) {
+// changed notifies every session subscribed to the pad p after a change
+// made through a tool, and records the new stamp so the watcher does not
+// announce the same change again.
+func (r *registration) changed(p *Pad) {
+	r.mu.Lock()
+	if _, ok := r.pads[p.Dir()]; ok {
+		st := stamp(p)
+		if st == r.stamps[p.Dir()] {
+			// The watcher saw this change first and announced it.
+			r.mu.Unlock()
+			return
+		}
+		r.stamps[p.Dir()] = st
+	}
+	r.mu.Unlock()
+	r.notify(p.Dir())
+}
+
+// notify sends notifications/resources/updated to the sessions subscribed
+// to the pad in dir.
+func (r *registration) notify(dir string) {
 	r.mu.Lock()
 	var ids []string
 	for id, d := range r.subs {
@@ -323,7 +403,7 @@ func (r *registration) handleUpdate(ctx context.Context, req mcp.CallToolRequest
 		return failure(p, err), nil
 	}
 	if res.Changed {
-		r.changed(p.Dir())
+		r.changed(p)
 	}
 	return mcp.NewToolResultText(formatResult(res)), nil
 }
@@ -366,7 +446,7 @@ func (r *registration) handleAppend(ctx context.Context, req mcp.CallToolRequest
 	if err != nil {
 		return failure(p, err), nil
 	}
-	r.changed(p.Dir())
+	r.changed(p)
 	return mcp.NewToolResultText("appended to the ledger at " + entryTime(e.Time)), nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -231,5 +232,50 @@ func TestMCPStructuredUpdate(t *testing.T) {
 	text, _ = h.tool(ctx, ToolUpdate, map[string]any{"patches": []any{}})
 	if !strings.Contains(text, `"error":"wrong_format"`) {
 		t.Fatalf("patches on structured pad: %s", text)
+	}
+}
+
+func TestMCPNotifiesChangesMadeElsewhere(t *testing.T) {
+	old := pollInterval
+	pollInterval = 5 * time.Millisecond
+	t.Cleanup(func() { pollInterval = old })
+
+	p := newPad(t, Options{})
+	h := newHarness(t, func(context.Context) (*Pad, error) { return p, nil }, Options{})
+	ctx, sess := h.session("s")
+	h.call(ctx, "resources/subscribe", map[string]any{"uri": ResourceURI})
+
+	// Another process appends to the shared ledger: simulate with a second
+	// *Pad on the same directory, which this server's tools never see.
+	other, err := Open(p.Dir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Append("from another process", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-sess.ch:
+		if n.Method != mcp.MethodNotificationResourceUpdated {
+			t.Fatalf("notification %+v", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no notification for a change made outside the tools")
+	}
+
+	// A tool change is announced once, not again by the watcher.
+	h.tool(ctx, ToolAppend, map[string]any{"note": "via tool"})
+	<-sess.ch
+	time.Sleep(50 * time.Millisecond) // several poll rounds
+	if extra := drain(sess.ch); len(extra) != 0 {
+		t.Fatalf("duplicate notifications: %d", len(extra))
+	}
+
+	// Unsubscribing stops the watcher's notifications.
+	h.call(ctx, "resources/unsubscribe", map[string]any{"uri": ResourceURI})
+	other.Append("after unsubscribe", nil)
+	time.Sleep(50 * time.Millisecond)
+	if extra := drain(sess.ch); len(extra) != 0 {
+		t.Fatalf("notified after unsubscribe: %d", len(extra))
 	}
 }

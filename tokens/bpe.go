@@ -5,10 +5,11 @@ package tokens
 const smallPiece = 48
 
 // maxPiece bounds the memory a single piece may take (about 40 bytes of
-// scratch per byte). A longer piece, a run of over 256 KiB with no space,
-// digit or letter/punctuation change, is merged in windows of this size, so
-// its count can differ from tiktoken's by a few tokens per window; tiktoken
-// itself takes quadratic time on such a piece.
+// scratch per byte, times 3 if ill-formed UTF-8 is replaced). A longer
+// piece, a run of over 256 KiB with no space, digit or letter/punctuation
+// change, is merged in windows of this size (countHuge), so its count can
+// differ from tiktoken's by a few tokens per window; tiktoken itself takes
+// quadratic time on such a piece.
 const maxPiece = 256 << 10
 
 // scratch holds one goroutine's merge buffers.
@@ -38,16 +39,7 @@ func (e *encoding) countPiece(p []byte, s *scratch) int {
 	if len(p) <= smallPiece {
 		return e.mergeSmall(p, s)
 	}
-	n := 0
-	for len(p) > maxPiece {
-		cut := maxPiece
-		for cut > maxPiece-4 && p[cut]&0xC0 == 0x80 { // keep runes whole
-			cut--
-		}
-		n += e.mergeLarge(p[:cut], s)
-		p = p[cut:]
-	}
-	return n + e.mergeLarge(p, s)
+	return e.mergeLarge(p, s)
 }
 
 // mergeSmall is tiktoken's byte_pair_merge: repeatedly merge the leftmost

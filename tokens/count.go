@@ -39,22 +39,14 @@ func (e *encoding) countSeq(b []byte, total *atomic.Int64, limit int64) int {
 		end := e.split(b, i)
 		p := b[i:end]
 		i = end
-		if !valid && !utf8.Valid(p) {
-			s.fixed = appendReplaced(s.fixed[:0], p)
-			p = s.fixed
-		}
-		if len(p) <= cacheKeyMax {
-			ce := &s.cache[hashBytes(p)&(cacheSize-1)]
-			if int(ce.n) == len(p) && string(ce.key[:len(p)]) == string(p) {
-				n += int(ce.count)
-			} else {
-				c := e.countPiece(p, s)
-				n += c
-				ce.n, ce.count = uint8(len(p)), uint8(c)
-				copy(ce.key[:], p)
-			}
+		if len(p) > maxPiece {
+			n += e.countHuge(p, valid, s)
 		} else {
-			n += e.countPiece(p, s)
+			if !valid && !utf8.Valid(p) {
+				s.fixed = appendReplaced(s.fixed[:0], p)
+				p = s.fixed
+			}
+			n += e.countCached(p, s)
 		}
 		if limit > 0 {
 			if pieces++; pieces == flushEvery {
@@ -69,6 +61,43 @@ func (e *encoding) countSeq(b []byte, total *atomic.Int64, limit int64) int {
 	}
 	if total != nil {
 		total.Add(int64(n - flushed))
+	}
+	return n
+}
+
+// countCached counts one piece through the per-worker piece cache.
+func (e *encoding) countCached(p []byte, s *scratch) int {
+	if len(p) > cacheKeyMax {
+		return e.countPiece(p, s)
+	}
+	ce := &s.cache[hashBytes(p)&(cacheSize-1)]
+	if int(ce.n) == len(p) && string(ce.key[:len(p)]) == string(p) {
+		return int(ce.count)
+	}
+	c := e.countPiece(p, s)
+	ce.n, ce.count = uint8(len(p)), uint8(c)
+	copy(ce.key[:], p)
+	return c
+}
+
+// countHuge counts a piece longer than maxPiece in windows of maxPiece
+// bytes, which keeps the scratch memory bounded whatever the input (see
+// maxPiece for what this costs in exactness). Windows end before a byte
+// that starts a rune or an ill-formed sequence, so none is cut in two.
+func (e *encoding) countHuge(p []byte, valid bool, s *scratch) int {
+	n := 0
+	for len(p) > 0 {
+		cut := min(maxPiece, len(p))
+		for cut < len(p) && cut > maxPiece-4 && p[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		w := p[:cut]
+		p = p[cut:]
+		if !valid && !utf8.Valid(w) {
+			s.fixed = appendReplaced(s.fixed[:0], w)
+			w = s.fixed
+		}
+		n += e.countPiece(w, s)
 	}
 	return n
 }

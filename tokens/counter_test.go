@@ -3,6 +3,7 @@ package tokens
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -156,12 +157,36 @@ func TestBadInput(t *testing.T) {
 		bytes.Repeat([]byte(" "), maxPiece*2+17), // one whitespace piece, windowed
 		bytes.Repeat([]byte("é"), maxPiece+3),    // one letter piece with multi-byte runes
 		[]byte(strings.Repeat("\xf0\x9f\x98", 1000)), // truncated emoji
+		bytes.Repeat([]byte{0xff}, maxPiece*2+5),     // one ill-formed piece, windowed
 	}
 	for i, in := range inputs {
 		n := c.Count(in)
 		if n < 0 || (len(in) > 0 && n == 0) {
 			t.Errorf("input %d (%d bytes): count %d", i, len(in), n)
 		}
+	}
+}
+
+// TestHugePieceMemory checks that one enormous piece (here 1 MiB of '=')
+// is counted in bounded scratch memory, not memory proportional to it.
+func TestHugePieceMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts 1 MiB through the heap merge")
+	}
+	c, _ := ForEncoding(O200kBase)
+	c.Count(nil)
+	in := bytes.Repeat([]byte("="), 1<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := c.Count(in)
+	runtime.ReadMemStats(&after)
+	if n <= 0 || n > len(in) {
+		t.Fatalf("count %d", n)
+	}
+	// Scratch for one maxPiece window is ~10 MiB; memory proportional to
+	// the piece would be ~40 MiB.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 24<<20 {
+		t.Errorf("allocated %d MiB for a 1 MiB piece", grew>>20)
 	}
 }
 

@@ -101,13 +101,16 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity) (*app, er
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
-		pad.RegisterWithOptions(a.mcp, func(ctx context.Context) (*pad.Pad, error) {
+		err = pad.RegisterWithOptions(a.mcp, func(ctx context.Context) (*pad.Pad, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return ag.Pad()
 		}, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: [pad]: %w", configName(cfg), err)
+		}
 	}
 	var reserved []string
 	for name := range a.mcp.ListTools() {

@@ -4,9 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -18,11 +21,13 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pad", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "pad directory: {memory_dir}/pad, or {memory_dir}/{run_id}/pad for a run")
+	cfgPath := fs.String("config", "", "config file: the pad is {memory_dir}/pad (or the run's with --run), with its [pad] settings")
+	run := fs.String("run", "", "with --config: the run whose shared pad to open ([pad] scope = \"run\")")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
 	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} --dir DIR [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} (--dir DIR | --config FILE [--run ID]) [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
@@ -66,11 +71,37 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, pos[0])
 		return 2
 	}
-	if *dir == "" {
-		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir is required")
+	opts := pad.Options{Format: *format, Render: *render}
+	switch {
+	case *dir != "" && *cfgPath != "":
+		fmt.Fprintln(stderr, "scratchpad-mcp pad: give --dir or --config, not both")
+		return 2
+	case *cfgPath != "":
+		cfg, err := config.Load(*cfgPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
+			return 2
+		}
+		if opts, err = agents.PadOptions(cfg.Pad); err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
+			return 2
+		}
+		if *render != "" {
+			opts.Render = *render
+		}
+		*dir = filepath.Join(cfg.MemoryDir, "pad")
+		if *run != "" {
+			if _, err := (agents.Identity{Run: *run}).Normalize(); err != nil {
+				fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
+				return 2
+			}
+			*dir = filepath.Join(cfg.MemoryDir, *run, "pad")
+		}
+	case *dir == "":
+		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir or --config is required")
 		return 2
 	}
-	p, err := pad.Open(*dir, pad.Options{Format: *format, Render: *render})
+	p, err := pad.Open(*dir, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 		return 2

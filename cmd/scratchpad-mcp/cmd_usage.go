@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
-	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 func init() {
@@ -21,8 +20,9 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	run := flags.String("run", "", "show only the agents of this run id")
 	memoryDir := flags.String("memory-dir", "", "memory directory holding usage.jsonl (default: the configured memory_dir)")
+	cfgPath := flags.String("config", "", "config file whose memory_dir to read (default: embedded defaults)")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: scratchpad-mcp usage [--run ID] [--memory-dir DIR]")
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp usage [--run ID] [--memory-dir DIR | --config FILE]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Prints one row per finished agent that intercepted or extracted anything.")
 		flags.PrintDefaults()
@@ -39,7 +39,12 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	dir := *memoryDir
 	if dir == "" {
-		dir = config.Default().MemoryDir
+		cfg, err := loadConfig(*cfgPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp usage: %v\n", err)
+			return 2
+		}
+		dir = cfg.MemoryDir
 	}
 	return printUsage(filepath.Join(dir, budget.UsageFile), *run, stdout, stderr)
 }

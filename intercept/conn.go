@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // conn is one live connection to an upstream MCP server, speaking raw
@@ -57,4 +59,35 @@ var (
 	// ErrInvalidResponse means an upstream answered with something that is
 	// not valid JSON-RPC or not the shape the method requires.
 	ErrInvalidResponse = errors.New("invalid response from upstream")
+	// ErrUpstreamTimeout means an upstream did not answer a forwarded
+	// request within its server's timeout.
+	ErrUpstreamTimeout = errors.New("upstream timed out")
 )
+
+// UpstreamError is what a handler returns for an upstream's JSON-RPC
+// error response. Its message is the upstream's, verbatim. mcp-go v1.2.1
+// answers every handler error with code -32603 (internal error) and the
+// error's text, except [mcp.URLElicitationRequiredError] (-32042), which
+// [forwardError] produces for that code: so the client sees the
+// upstream's message unchanged, and its code only for -32603 and -32042.
+// The original code stays available here, with [errors.As].
+type UpstreamError struct {
+	*RPCError
+}
+
+func (e *UpstreamError) Error() string { return e.Message }
+func (e *UpstreamError) Unwrap() error { return e.RPCError }
+
+// forwardError turns an upstream's JSON-RPC error into the error a
+// handler returns to mcp-go.
+func forwardError(e *RPCError) error {
+	if e.Code == mcp.URL_ELICITATION_REQUIRED {
+		var d struct {
+			Elicitations []mcp.ElicitationParams `json:"elicitations"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && len(d.Elicitations) > 0 {
+			return mcp.URLElicitationRequiredError{Elicitations: d.Elicitations}
+		}
+	}
+	return &UpstreamError{e}
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +52,11 @@ type Options struct {
 	// their first bytes and are counted exactly in the background. 0 means
 	// 4 MiB.
 	ExactCountLimit int
+	// ProgressDelay is how long diverting may run before a caller that
+	// passed a progressToken is sent notifications/progress for it
+	// ("counting tokens", "writing file"). 0 means 200ms; a negative
+	// value reports every stage at once.
+	ProgressDelay time.Duration
 }
 
 // Router connects to every upstream, keeps the combined tool catalogue,
@@ -71,7 +75,10 @@ type Router struct {
 
 	progressSeq atomic.Int64
 	progressMu  sync.Mutex
-	progress    map[string]progressRoute // upstream progress token → caller
+	progress    map[string]*progressRoute // upstream progress token → caller
+
+	sess *sessions
+	cat  catalogue // resources, resource templates and prompts
 }
 
 type route struct {
@@ -86,6 +93,9 @@ type route struct {
 type progressRoute struct {
 	ctx   context.Context
 	token any
+
+	mu   sync.Mutex
+	last float64 // highest progress sent: ours must keep increasing
 }
 
 // New returns a router for opts.Servers. Nothing connects until Start.
@@ -96,17 +106,27 @@ func New(opts Options) *Router {
 	if opts.ExactCountLimit == 0 {
 		opts.ExactCountLimit = 4 << 20
 	}
+	if opts.ProgressDelay == 0 {
+		opts.ProgressDelay = 200 * time.Millisecond
+	}
 	r := &Router{
 		opts:       opts,
 		log:        opts.Logger,
 		routes:     map[string]*route{},
 		registered: map[string]string{},
-		progress:   map[string]progressRoute{},
+		progress:   map[string]*progressRoute{},
+		sess:       newSessions(),
+		cat:        newCatalogue(),
 	}
 	for _, sc := range opts.Servers {
 		u := newUpstream(sc, opts.Logger, clientInfo{"scratchpad-mcp", opts.Version})
 		u.onTools = func(*Upstream) { r.sync() }
-		u.h = handlers{notify: func(method string, params json.RawMessage) { r.onNotify(u, method, params) }}
+		u.h = handlers{
+			notify: func(method string, params json.RawMessage) { r.onNotify(u, method, params) },
+			request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+				return r.onRequest(u, ctx, method, params)
+			},
+		}
 		r.ups = append(r.ups, u)
 	}
 	return r
@@ -133,11 +153,34 @@ func (r *Router) Close() {
 	wg.Wait()
 }
 
-// Attach registers the upstream tools on s and keeps them in sync.
+// Attach registers the upstreams' tools, resources, resource templates
+// and prompts on s and keeps them in sync. Call it once, before s serves:
+// it also declares the capabilities a transparent proxy needs (resources
+// with subscribe and listChanged, prompts, logging, completions), installs
+// completion providers that forward to the upstreams, and adds hooks (to
+// the server's own [server.Hooks] when it has some) for sessions,
+// logging/setLevel and resource subscriptions.
 func (r *Router) Attach(s *server.MCPServer) {
 	r.mu.Lock()
 	r.srv = s
 	r.mu.Unlock()
+	r.cat.reserve(s)
+	for _, opt := range []server.ServerOption{
+		server.WithResourceCapabilities(true, true),
+		server.WithPromptCapabilities(true),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{r}),
+		server.WithResourceCompletionProvider(completer{r}),
+	} {
+		opt(s)
+	}
+	hooks := s.GetHooks()
+	if hooks == nil {
+		hooks = &server.Hooks{}
+		server.WithHooks(hooks)(s)
+	}
+	r.addHooks(hooks)
 	r.sync()
 }
 
@@ -229,6 +272,7 @@ func (r *Router) sync() {
 			r.registered[t.Tool.Name] = string(routes[t.Tool.Name].raw)
 		}
 	}
+	r.syncCatalogue(srv)
 }
 
 // exposedTool rebuilds an upstream tool definition under its exposed
@@ -278,20 +322,24 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	} else if req.Params.Arguments != nil {
 		params["arguments"] = req.Params.Arguments
 	}
+	var pr *progressRoute
 	if m := r.forwardMeta(ctx, req.Params.Meta); m != nil {
 		params["_meta"] = m
 		if tok, ok := m["progressToken"].(string); ok {
+			pr = r.progressFor(tok)
 			defer r.forgetProgress(tok)
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, rt.up.cfg.Timeout)
 	defer cancel()
+	end := r.sess.begin(rt.up, cctx)
 	raw, err := rt.up.call(cctx, "tools/call", params)
+	end()
 	if err != nil {
 		var rerr *RPCError
 		switch {
 		case errors.As(err, &rerr):
-			return nil, rerr
+			return nil, forwardError(rerr)
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
@@ -300,12 +348,13 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 			return mcp.NewToolResultError(fmt.Sprintf("calling %s on upstream %q failed: %v", rt.tool, rt.up.cfg.Name, err)), nil
 		}
 	}
-	return r.finish(ctx, rt, raw)
+	return r.finish(ctx, rt, raw, pr)
 }
 
 // finish decides whether raw (a tools/call result) passes through or is
-// diverted, and builds the reply.
-func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*mcp.CallToolResult, error) {
+// diverted, and builds the reply. pr, when the caller asked for progress,
+// is told how diverting goes.
+func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage, pr *progressRoute) (*mcp.CallToolResult, error) {
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", rt.up.cfg.Name, rt.tool, err)), nil
@@ -322,10 +371,17 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*m
 		return &res, nil
 	}
 	visible, payload, divertable := modelView(&res)
-	if !divertable || !agent.Counter.AtLeast(visible, threshold) {
+	if !divertable {
+		return &res, nil
+	}
+	rep := r.newDivertProgress(pr)
+	defer rep.stop()
+	rep.stage("counting tokens")
+	if !agent.Counter.AtLeast(visible, threshold) {
 		return &res, nil
 	}
 	start := time.Now()
+	rep.stage("writing file")
 	st, err := Save(agent.Dir, rt.up.cfg.Name, rt.tool, payload)
 	if err != nil {
 		r.log.Error("diverting output failed", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
@@ -333,6 +389,7 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage) (*m
 			rt.tool, commas(len(payload)), commas(threshold), err)), nil
 	}
 	p := Pointer{Server: rt.up.cfg.Name, Tool: rt.tool, Stored: st, Threshold: threshold}
+	rep.stage("counting tokens")
 	if len(visible) <= r.opts.ExactCountLimit {
 		p.Tokens = agent.Counter.Count(visible)
 		if agent.OnIntercept != nil {
@@ -391,78 +448,4 @@ func modelView(res *mcp.CallToolResult) (visible, payload []byte, divertable boo
 		}
 	}
 	return visible, payload, len(payload) > 0
-}
-
-// forwardMeta copies the caller's _meta for the upstream, replacing the
-// progress token with one unique across all callers and remembering where
-// progress for it must go.
-func (r *Router) forwardMeta(ctx context.Context, m *mcp.Meta) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := map[string]any{}
-	for k, v := range m.AdditionalFields {
-		out[k] = v
-	}
-	if m.ProgressToken != nil {
-		tok := "sp-" + strconv.FormatInt(r.progressSeq.Add(1), 10)
-		r.progressMu.Lock()
-		r.progress[tok] = progressRoute{ctx: ctx, token: m.ProgressToken}
-		r.progressMu.Unlock()
-		out["progressToken"] = tok
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// forgetProgress drops a progress route shortly after its call ended:
-// transports other than stdio may deliver the last notifications after
-// the response.
-func (r *Router) forgetProgress(tok string) {
-	time.AfterFunc(2*time.Second, func() { r.dropProgress(tok) })
-}
-
-func (r *Router) dropProgress(tok string) {
-	r.progressMu.Lock()
-	delete(r.progress, tok)
-	r.progressMu.Unlock()
-}
-
-// onNotify handles notifications an upstream sends on its own.
-func (r *Router) onNotify(u *Upstream, method string, params json.RawMessage) {
-	r.mu.RLock()
-	srv := r.srv
-	r.mu.RUnlock()
-	if srv == nil {
-		return
-	}
-	switch method {
-	case "notifications/progress":
-		var p map[string]any
-		if json.Unmarshal(params, &p) != nil {
-			return
-		}
-		tok, _ := p["progressToken"].(string)
-		r.progressMu.Lock()
-		pr, ok := r.progress[tok]
-		r.progressMu.Unlock()
-		if !ok {
-			return
-		}
-		p["progressToken"] = pr.token
-		if err := srv.SendNotificationToClient(pr.ctx, method, p); err != nil {
-			r.log.Debug("forwarding progress failed", "error", err)
-		}
-	case "notifications/message":
-		var p map[string]any
-		if json.Unmarshal(params, &p) != nil {
-			return
-		}
-		if p["logger"] == nil {
-			p["logger"] = u.cfg.Name
-		}
-		srv.SendNotificationToAllClients(method, p)
-	}
 }

@@ -34,6 +34,7 @@ type stdioConn struct {
 
 	mu      sync.Mutex
 	pending map[string]chan rpcMessage
+	inbound map[string]context.CancelFunc // requests from the upstream being served
 
 	done    chan struct{}
 	errOnce sync.Once
@@ -82,6 +83,7 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 		h:       h,
 		log:     log,
 		pending: map[string]chan rpcMessage{},
+		inbound: map[string]context.CancelFunc{},
 		done:    make(chan struct{}),
 		stderr:  &tailBuffer{max: 4096},
 		events:  make(chan func(), 256),
@@ -147,10 +149,27 @@ func (c *stdioConn) readLoop(out io.Reader) {
 func (c *stdioConn) dispatch(line []byte) {
 	var m rpcMessage
 	if err := json.Unmarshal(line, &m); err != nil {
-		c.log.Warn("upstream sent invalid JSON-RPC; ignored", "server", c.name, "error", err, "line", truncate(string(line), 200))
+		// JSON-RPC answers a message it cannot parse with a parse error
+		// and a null id; the upstream may log it, we carry on.
+		c.log.Warn("upstream sent invalid JSON-RPC; answered with a parse error", "server", c.name, "error", err, "line", truncate(string(line), 200))
+		_ = c.write(rpcError{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &RPCError{Code: -32700, Message: "Parse error: " + err.Error()}})
 		return
 	}
 	switch {
+	case m.Method == "notifications/cancelled" && len(m.ID) == 0:
+		// The upstream gave up on a request it sent us (sampling,
+		// elicitation): stop forwarding it.
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			c.mu.Lock()
+			cancel := c.inbound[string(p.RequestID)]
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
 	case m.Method != "" && len(m.ID) == 0:
 		if c.h.notify != nil {
 			c.queue(func() { c.h.notify(m.Method, m.Params) })
@@ -159,6 +178,8 @@ func (c *stdioConn) dispatch(line []byte) {
 		// Requests from the upstream (sampling, elicitation, roots, ping)
 		// may take as long as a human does: one goroutine each.
 		go c.serveRequest(m)
+	case len(m.ID) == 0 || (m.Result == nil && m.Error == nil):
+		c.log.Warn("upstream sent a JSON-RPC message that is neither request, notification nor response; ignored", "server", c.name, "line", truncate(string(line), 200))
 	default:
 		// Responses go through the same ordered queue as notifications,
 		// so progress sent before a result reaches the caller before it.
@@ -201,6 +222,10 @@ func (c *stdioConn) serveRequest(m rpcMessage) {
 		resp.Error = &RPCError{Code: -32601, Message: "method not found: " + m.Method}
 	} else {
 		ctx, cancel := context.WithCancel(context.Background())
+		key := string(m.ID)
+		c.mu.Lock()
+		c.inbound[key] = cancel
+		c.mu.Unlock()
 		go func() {
 			select {
 			case <-c.done:
@@ -209,7 +234,15 @@ func (c *stdioConn) serveRequest(m rpcMessage) {
 			}
 		}()
 		res, err := c.h.request(ctx, m.Method, m.Params)
+		cancelled := ctx.Err() != nil
 		cancel()
+		c.mu.Lock()
+		delete(c.inbound, key)
+		c.mu.Unlock()
+		if cancelled {
+			// Cancelled by the upstream (or it exited): it expects no answer.
+			return
+		}
 		var rerr *RPCError
 		switch {
 		case errors.As(err, &rerr):
@@ -223,6 +256,14 @@ func (c *stdioConn) serveRequest(m rpcMessage) {
 	if err := c.write(resp); err != nil {
 		c.log.Debug("reply to upstream request failed", "server", c.name, "error", err)
 	}
+}
+
+// rpcError is an error response; unlike rpcMessage it always carries its
+// id, even when that id is null.
+type rpcError struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *RPCError       `json:"error"`
 }
 
 func (c *stdioConn) write(v any) error {

@@ -1,6 +1,7 @@
 package intercept
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,18 +27,25 @@ type Upstream struct {
 	h    handlers
 	info clientInfo
 
-	// onTools is called (off the read loop) after every successful listing.
+	// onTools is called (off the read loop) after every successful listing
+	// of tools, resources, templates or prompts.
 	onTools func(*Upstream)
 
-	mu      sync.Mutex
-	c       conn
-	ready   chan struct{} // closed while c is usable; replaced when c dies
-	tools   []rawTool
-	initRes json.RawMessage // the upstream's initialize result
-	state   string
-	lastErr error
+	mu        sync.Mutex
+	c         conn
+	ready     chan struct{} // closed while c is usable; replaced when c dies
+	tools     []rawTool
+	resources []rawItem
+	templates []rawItem
+	prompts   []rawItem
+	caps      capabilities
+	initRes   json.RawMessage // the upstream's initialize result
+	state     string
+	lastErr   error
+	logLevel  string // forwarded with logging/setLevel on every (re)connect
 
-	refresh chan struct{} // list_changed received: re-list
+	refresh chan struct{} // list_changed received: re-list what is dirty
+	dirty   listKind
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
@@ -46,10 +54,36 @@ type clientInfo struct {
 	name, version string
 }
 
-// rawTool is a tool exactly as the upstream listed it.
-type rawTool struct {
+// rawItem is a tool, resource, resource template or prompt exactly as the
+// upstream listed it. Name is its key: the tool or prompt name, the
+// resource URI, the template's uriTemplate.
+type rawItem struct {
 	Name string
-	Raw  json.RawMessage // the whole tool object
+	Raw  json.RawMessage // the whole object
+}
+
+// rawTool is a tool exactly as the upstream listed it.
+type rawTool = rawItem
+
+// listKind says which listings a list_changed notification made stale.
+type listKind uint8
+
+const (
+	kindTools listKind = 1 << iota
+	kindResources
+	kindPrompts
+)
+
+// capabilities is what the proxy needs from an upstream's initialize
+// result: what it may be asked.
+type capabilities struct {
+	Tools     *struct{} `json:"tools"`
+	Resources *struct {
+		Subscribe bool `json:"subscribe"`
+	} `json:"resources"`
+	Prompts     *struct{} `json:"prompts"`
+	Logging     *struct{} `json:"logging"`
+	Completions *struct{} `json:"completions"`
 }
 
 // Upstream states, as reported by [Upstream.State].
@@ -98,6 +132,45 @@ func (u *Upstream) toolList() []rawTool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.tools
+}
+
+// lists returns the last resource, template and prompt listings.
+func (u *Upstream) lists() (resources, templates, prompts []rawItem) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.resources, u.templates, u.prompts
+}
+
+func (u *Upstream) capabilities() capabilities {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.caps
+}
+
+// markDirty records that a listing is stale and wakes the supervisor.
+func (u *Upstream) markDirty(k listKind) {
+	u.mu.Lock()
+	u.dirty |= k
+	u.mu.Unlock()
+	select {
+	case u.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// setLogLevel remembers level for every future connection and sends it
+// now when connected to an upstream that logs.
+func (u *Upstream) setLogLevel(ctx context.Context, level string) {
+	u.mu.Lock()
+	u.logLevel = level
+	c, logs := u.c, u.caps.Logging != nil
+	u.mu.Unlock()
+	if c == nil || !logs {
+		return
+	}
+	if _, err := c.Call(ctx, "logging/setLevel", map[string]any{"level": level}); err != nil {
+		u.log.Warn("forwarding logging/setLevel failed", "level", level, "error", err)
+	}
 }
 
 // start runs the supervisor until ctx ends or [Upstream.close].
@@ -193,16 +266,17 @@ func (u *Upstream) serve(ctx context.Context, c conn) error {
 		case <-c.Done():
 			return c.Err()
 		case <-u.refresh:
+			u.mu.Lock()
+			kinds := u.dirty
+			u.dirty = 0
+			u.mu.Unlock()
 			lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
-			tools, err := listTools(lctx, c)
+			err := u.relist(lctx, c, kinds)
 			cancel()
 			if err != nil {
-				u.log.Warn("re-listing tools after list_changed failed", "error", err)
+				u.log.Warn("re-listing after list_changed failed", "error", err)
 				continue
 			}
-			u.mu.Lock()
-			u.tools = tools
-			u.mu.Unlock()
 			if u.onTools != nil {
 				u.onTools(u)
 			}
@@ -215,13 +289,15 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	h := u.h
 	userNotify := h.notify
 	h.notify = func(method string, params json.RawMessage) {
-		if method == "notifications/tools/list_changed" {
-			// Never re-list from here: the reply would arrive on the read
-			// loop this handler may be holding. Signal the supervisor.
-			select {
-			case u.refresh <- struct{}{}:
-			default:
-			}
+		// Never re-list from here: the reply would arrive on the read
+		// loop this handler may be holding. Signal the supervisor.
+		switch method {
+		case "notifications/tools/list_changed":
+			u.markDirty(kindTools)
+		case "notifications/resources/list_changed":
+			u.markDirty(kindResources)
+		case "notifications/prompts/list_changed":
+			u.markDirty(kindPrompts)
 		}
 		if userNotify != nil {
 			userNotify(method, params)
@@ -260,57 +336,123 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("initialized notification: %w", err)
 	}
-	tools, err := listTools(hctx, c)
-	if err != nil {
+	var init struct {
+		Capabilities capabilities `json:"capabilities"`
+	}
+	if err := json.Unmarshal(initRes, &init); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("%w: initialize: %v", ErrInvalidResponse, err)
+	}
+	u.mu.Lock()
+	u.initRes = initRes
+	u.caps = init.Capabilities
+	level := u.logLevel
+	u.mu.Unlock()
+	if err := u.relist(hctx, c, kindTools|kindResources|kindPrompts); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
-	u.mu.Lock()
-	u.tools = tools
-	u.initRes = initRes
-	u.mu.Unlock()
+	if level != "" && init.Capabilities.Logging != nil {
+		if _, err := c.Call(hctx, "logging/setLevel", map[string]any{"level": level}); err != nil {
+			u.log.Warn("forwarding logging/setLevel failed", "level", level, "error", err)
+		}
+	}
 	if u.onTools != nil {
 		u.onTools(u)
 	}
 	return c, nil
 }
 
+// relist fetches the listings named by kinds that the upstream's
+// capabilities offer. A server that does not list resources or prompts
+// is simply left out; tools are always listed.
+func (u *Upstream) relist(ctx context.Context, c conn, kinds listKind) error {
+	caps := u.capabilities()
+	if kinds&kindTools != 0 {
+		tools, err := listTools(ctx, c)
+		if err != nil {
+			return err
+		}
+		u.mu.Lock()
+		u.tools = tools
+		u.mu.Unlock()
+	}
+	// Resources and prompts are extras: an upstream that fails to list
+	// them still serves its tools.
+	if kinds&kindResources != 0 && caps.Resources != nil {
+		res, err := listAll(ctx, c, "resources/list", "resources", "uri")
+		if err != nil {
+			u.log.Warn("listing resources failed", "error", err)
+		}
+		tmpl, terr := listAll(ctx, c, "resources/templates/list", "resourceTemplates", "uriTemplate")
+		if terr != nil {
+			u.log.Warn("listing resource templates failed", "error", terr)
+		}
+		u.mu.Lock()
+		u.resources, u.templates = res, tmpl
+		u.mu.Unlock()
+	}
+	if kinds&kindPrompts != 0 && caps.Prompts != nil {
+		prompts, err := listAll(ctx, c, "prompts/list", "prompts", "name")
+		if err != nil {
+			u.log.Warn("listing prompts failed", "error", err)
+		}
+		u.mu.Lock()
+		u.prompts = prompts
+		u.mu.Unlock()
+	}
+	return nil
+}
+
 // listTools follows cursors until the upstream has listed every tool.
 func listTools(ctx context.Context, c conn) ([]rawTool, error) {
-	var out []rawTool
+	return listAll(ctx, c, "tools/list", "tools", "name")
+}
+
+// listAll follows cursors until the upstream has listed every item of a
+// list method; key names the result's array, id the field that names an
+// item.
+func listAll(ctx context.Context, c conn, method, key, id string) ([]rawItem, error) {
+	var out []rawItem
 	cursor := ""
 	for page := 0; ; page++ {
 		if page > 1000 {
-			return nil, fmt.Errorf("%w: tools/list did not stop paginating", ErrInvalidResponse)
+			return nil, fmt.Errorf("%w: %s did not stop paginating", ErrInvalidResponse, method)
 		}
 		var params any
 		if cursor != "" {
 			params = map[string]any{"cursor": cursor}
 		}
-		res, err := c.Call(ctx, "tools/list", params)
+		res, err := c.Call(ctx, method, params)
 		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
+			return nil, fmt.Errorf("%s: %w", method, err)
 		}
-		var list struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
+		var list map[string]json.RawMessage
 		if err := json.Unmarshal(res, &list); err != nil {
-			return nil, fmt.Errorf("%w: tools/list: %v", ErrInvalidResponse, err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalidResponse, method, err)
 		}
-		for _, raw := range list.Tools {
-			var t struct {
-				Name string `json:"name"`
+		var items []json.RawMessage
+		if raw, ok := list[key]; ok && !bytes.Equal(raw, []byte("null")) {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return nil, fmt.Errorf("%w: %s: %s is not an array", ErrInvalidResponse, method, key)
 			}
-			if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
-				return nil, fmt.Errorf("%w: tools/list: a tool without a name", ErrInvalidResponse)
-			}
-			out = append(out, rawTool{Name: t.Name, Raw: raw})
 		}
-		if list.NextCursor == "" {
+		for _, raw := range items {
+			var fields map[string]json.RawMessage
+			var name string
+			if json.Unmarshal(raw, &fields) != nil || json.Unmarshal(fields[id], &name) != nil || name == "" {
+				return nil, fmt.Errorf("%w: %s: an item without %s", ErrInvalidResponse, method, id)
+			}
+			out = append(out, rawItem{Name: name, Raw: raw})
+		}
+		var next string
+		if raw, ok := list["nextCursor"]; ok {
+			_ = json.Unmarshal(raw, &next)
+		}
+		if next == "" {
 			return out, nil
 		}
-		cursor = list.NextCursor
+		cursor = next
 	}
 }
 

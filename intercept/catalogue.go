@@ -1,0 +1,402 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// catalogue is the combined list of the upstreams' resources, resource
+// templates and prompts, as registered on the MCP server.
+//
+// Resource URIs and templates are exposed unchanged. When two upstreams
+// (or an upstream and the proxy itself) list the same URI or template,
+// the first in config order keeps it and the later one's is exposed as
+// "<server>+<uri>" ("docs+file:///a.txt"); reads, subscriptions and
+// resources/updated are mapped back and forth. Prompt names follow the
+// tool rule: the server's prefix applies, and a name already taken is
+// skipped with a warning.
+type catalogue struct {
+	mu        sync.RWMutex
+	foreignR  map[string]bool // the proxy's own resources and prompts
+	foreignP  map[string]bool
+	res       map[string]*itemRoute // exposed URI → route
+	tmpl      map[string]*itemRoute // exposed uriTemplate → route
+	prompts   map[string]*itemRoute // exposed name → route
+	regRes    map[string]string     // exposed → raw, as registered
+	regTmpl   map[string]string
+	regPrompt map[string]string
+}
+
+// itemRoute is one exposed resource, template or prompt.
+type itemRoute struct {
+	up     *Upstream
+	orig   string // the upstream's URI, uriTemplate or name
+	prefix string // "" or "<server>+" for a colliding URI or template
+	raw    json.RawMessage
+	match  *mcp.URITemplate // templates: matches exposed concrete URIs
+}
+
+func newCatalogue() catalogue {
+	return catalogue{
+		foreignR: map[string]bool{}, foreignP: map[string]bool{},
+		res: map[string]*itemRoute{}, tmpl: map[string]*itemRoute{}, prompts: map[string]*itemRoute{},
+		regRes: map[string]string{}, regTmpl: map[string]string{}, regPrompt: map[string]string{},
+	}
+}
+
+// reserve records the proxy's own resources and prompts: upstreams never
+// replace them.
+func (c *catalogue) reserve(s *server.MCPServer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for uri := range s.ListResources() {
+		c.foreignR[uri] = true
+	}
+	for name := range s.ListPrompts() {
+		c.foreignP[name] = true
+	}
+}
+
+// CollisionSeparator joins a server name to a resource URI or template
+// that another upstream already exposes: "docs" + "+" + "file:///a.txt".
+const CollisionSeparator = "+"
+
+// syncCatalogue rebuilds resources, templates and prompts from every
+// upstream's last listing and applies the difference to srv.
+func (r *Router) syncCatalogue(srv *server.MCPServer) {
+	c := &r.cat
+	res := map[string]*itemRoute{}
+	tmpl := map[string]*itemRoute{}
+	prompts := map[string]*itemRoute{}
+	c.mu.RLock()
+	foreignR, foreignP := c.foreignR, c.foreignP
+	c.mu.RUnlock()
+	for _, u := range r.ups {
+		resources, templates, plist := u.lists()
+		for _, it := range resources {
+			exposed, prefix := it.Name, ""
+			if foreignR[exposed] || res[exposed] != nil {
+				prefix = u.cfg.Name + CollisionSeparator
+				exposed = prefix + it.Name
+				r.log.Warn("upstream resource URI collides; exposed with a server prefix", "server", u.cfg.Name, "uri", it.Name, "exposed", exposed)
+			}
+			if foreignR[exposed] || res[exposed] != nil {
+				continue
+			}
+			res[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw}
+		}
+		for _, it := range templates {
+			exposed, prefix := it.Name, ""
+			if tmpl[exposed] != nil {
+				prefix = u.cfg.Name + CollisionSeparator
+				exposed = prefix + it.Name
+				r.log.Warn("upstream resource template collides; exposed with a server prefix", "server", u.cfg.Name, "template", it.Name, "exposed", exposed)
+			}
+			if tmpl[exposed] != nil {
+				continue
+			}
+			var m mcp.URITemplate
+			if err := json.Unmarshal(mustJSON(exposed), &m); err != nil {
+				r.log.Warn("upstream resource template skipped: invalid", "server", u.cfg.Name, "template", it.Name, "error", err)
+				continue
+			}
+			tmpl[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw, match: &m}
+		}
+		for _, it := range plist {
+			name := u.cfg.ExposedName(it.Name)
+			if foreignP[name] || prompts[name] != nil {
+				r.log.Warn("upstream prompt skipped: name already exposed; set a prefix", "server", u.cfg.Name, "prompt", it.Name)
+				continue
+			}
+			prompts[name] = &itemRoute{up: u, orig: it.Name, raw: it.Raw}
+		}
+	}
+
+	c.mu.Lock()
+	c.res, c.tmpl, c.prompts = res, tmpl, prompts
+	var delRes, delPrompts []string
+	var addRes []server.ServerResource
+	var addTmpl []server.ServerResourceTemplate
+	var addPrompts []server.ServerPrompt
+	for uri := range c.regRes {
+		if res[uri] == nil {
+			delRes = append(delRes, uri)
+			delete(c.regRes, uri)
+		}
+	}
+	for uri, rt := range res {
+		if c.regRes[uri] == string(rt.raw) {
+			continue
+		}
+		var v mcp.Resource
+		if err := unmarshalAs(rt.raw, "uri", uri, &v); err != nil {
+			r.log.Warn("upstream resource skipped: invalid", "server", rt.up.cfg.Name, "uri", rt.orig, "error", err)
+			continue
+		}
+		addRes = append(addRes, server.ServerResource{Resource: v, Handler: r.readResource})
+		c.regRes[uri] = string(rt.raw)
+	}
+	for t := range c.regTmpl {
+		if tmpl[t] == nil {
+			// mcp-go cannot delete a template: it stays registered, is
+			// hidden from listings by a hook and reads fail as not found.
+			c.regTmpl[t] = ""
+		}
+	}
+	for t, rt := range tmpl {
+		if c.regTmpl[t] == string(rt.raw) {
+			continue
+		}
+		var v mcp.ResourceTemplate
+		if err := unmarshalAs(rt.raw, "uriTemplate", t, &v); err != nil {
+			r.log.Warn("upstream resource template skipped: invalid", "server", rt.up.cfg.Name, "template", rt.orig, "error", err)
+			continue
+		}
+		addTmpl = append(addTmpl, server.ServerResourceTemplate{Template: v, Handler: r.readResource})
+		c.regTmpl[t] = string(rt.raw)
+	}
+	for name := range c.regPrompt {
+		if prompts[name] == nil {
+			delPrompts = append(delPrompts, name)
+			delete(c.regPrompt, name)
+		}
+	}
+	for name, rt := range prompts {
+		if c.regPrompt[name] == string(rt.raw) {
+			continue
+		}
+		var v mcp.Prompt
+		if err := unmarshalAs(rt.raw, "name", name, &v); err != nil {
+			r.log.Warn("upstream prompt skipped: invalid", "server", rt.up.cfg.Name, "prompt", rt.orig, "error", err)
+			continue
+		}
+		addPrompts = append(addPrompts, server.ServerPrompt{Prompt: v, Handler: r.getPrompt})
+		c.regPrompt[name] = string(rt.raw)
+	}
+	c.mu.Unlock()
+
+	if len(delRes) > 0 {
+		srv.DeleteResources(delRes...)
+	}
+	if len(addRes) > 0 {
+		srv.AddResources(addRes...)
+	}
+	if len(addTmpl) > 0 {
+		srv.AddResourceTemplates(addTmpl...)
+	}
+	if len(delPrompts) > 0 {
+		srv.DeletePrompts(delPrompts...)
+	}
+	if len(addPrompts) > 0 {
+		srv.AddPrompts(addPrompts...)
+	}
+}
+
+// unmarshalAs decodes raw into v with its key field replaced by exposed.
+func unmarshalAs(raw json.RawMessage, key, exposed string, v any) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return err
+	}
+	fields[key] = mustJSON(exposed)
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func mustJSON(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// staleTemplate reports a template registered earlier that no upstream
+// lists now.
+func (c *catalogue) staleTemplate(t string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	raw, ok := c.regTmpl[t]
+	return ok && raw == ""
+}
+
+// owner finds the upstream serving an exposed concrete URI and the URI
+// it knows it by.
+func (c *catalogue) owner(exposed string) (*Upstream, string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if rt := c.res[exposed]; rt != nil {
+		return rt.up, rt.orig, true
+	}
+	for _, rt := range c.tmpl {
+		if rt.match.Regexp().MatchString(exposed) {
+			return rt.up, strings.TrimPrefix(exposed, rt.prefix), true
+		}
+	}
+	return nil, "", false
+}
+
+// exposedURI maps a URI from upstream u to the one clients know.
+func (c *catalogue) exposedURI(u *Upstream, orig string) string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for exposed, rt := range c.res {
+		if rt.up == u && rt.orig == orig {
+			return exposed
+		}
+	}
+	for _, rt := range c.tmpl {
+		if rt.up == u && rt.prefix != "" && rt.match.Regexp().MatchString(rt.prefix+orig) {
+			return rt.prefix + orig
+		}
+	}
+	return orig
+}
+
+func (c *catalogue) prompt(name string) *itemRoute {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.prompts[name]
+}
+
+// template finds an exposed template (a completion reference) or, failing
+// that, an exposed resource.
+func (c *catalogue) template(exposed string) *itemRoute {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if rt := c.tmpl[exposed]; rt != nil {
+		return rt
+	}
+	return c.res[exposed]
+}
+
+// forward sends one client request on to u with the server's timeout,
+// recording the call so that u's own requests reach this client.
+func (r *Router) forward(ctx context.Context, u *Upstream, method string, params any) (json.RawMessage, error) {
+	cctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	defer cancel()
+	end := r.sess.begin(u, cctx)
+	defer end()
+	raw, err := u.call(cctx, method, params)
+	if err == nil {
+		return raw, nil
+	}
+	var rerr *RPCError
+	switch {
+	case errors.As(err, &rerr):
+		return nil, forwardError(rerr)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, u.cfg.Name, method, u.cfg.Timeout, u.cfg.Name)
+	default:
+		return nil, fmt.Errorf("%s on upstream %q failed: %w", method, u.cfg.Name, err)
+	}
+}
+
+// readResource forwards resources/read for a resource or a template.
+func (r *Router) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	u, orig, ok := r.cat.owner(req.Params.URI)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (its upstream no longer lists it)", server.ErrResourceNotFound, req.Params.URI)
+	}
+	params := map[string]any{"uri": orig}
+	if req.Params.Meta != nil {
+		params["_meta"] = req.Params.Meta
+	}
+	raw, err := r.forward(ctx, u, "resources/read", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mcp.ParseReadResourceResult(&raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: resources/read from %q: %v", ErrInvalidResponse, u.cfg.Name, err)
+	}
+	prefix := strings.TrimSuffix(req.Params.URI, orig)
+	if prefix == "" {
+		return res.Contents, nil
+	}
+	out := make([]mcp.ResourceContents, len(res.Contents))
+	for i, rc := range res.Contents {
+		switch v := rc.(type) {
+		case mcp.TextResourceContents:
+			v.URI = prefix + v.URI
+			rc = v
+		case mcp.BlobResourceContents:
+			v.URI = prefix + v.URI
+			rc = v
+		}
+		out[i] = rc
+	}
+	return out, nil
+}
+
+// getPrompt forwards prompts/get.
+func (r *Router) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	rt := r.cat.prompt(req.Params.Name)
+	if rt == nil {
+		return nil, fmt.Errorf("%w: %s (its upstream no longer lists it)", server.ErrPromptNotFound, req.Params.Name)
+	}
+	params := map[string]any{"name": rt.orig}
+	if req.Params.Arguments != nil {
+		params["arguments"] = req.Params.Arguments
+	}
+	raw, err := r.forward(ctx, rt.up, "prompts/get", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mcp.ParseGetPromptResult(&raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: prompts/get from %q: %v", ErrInvalidResponse, rt.up.cfg.Name, err)
+	}
+	return res, nil
+}
+
+// completer forwards completion/complete to the upstream owning the
+// prompt or resource template. An upstream without the completions
+// capability yields no values, as mcp-go's default provider does.
+type completer struct{ r *Router }
+
+func (c completer) CompletePromptArgument(ctx context.Context, name string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	rt := c.r.cat.prompt(name)
+	if rt == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return c.r.complete(ctx, rt.up, map[string]any{"type": "ref/prompt", "name": rt.orig}, arg, cc)
+}
+
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	rt := c.r.cat.template(uri)
+	if rt == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return c.r.complete(ctx, rt.up, map[string]any{"type": "ref/resource", "uri": rt.orig}, arg, cc)
+}
+
+func (r *Router) complete(ctx context.Context, u *Upstream, ref map[string]any, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if u.capabilities().Completions == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	params := map[string]any{"ref": ref, "argument": arg}
+	if len(cc.Arguments) > 0 {
+		params["context"] = cc
+	}
+	raw, err := r.forward(ctx, u, "completion/complete", params)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Completion mcp.Completion `json:"completion"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: completion/complete from %q: %v", ErrInvalidResponse, u.cfg.Name, err)
+	}
+	return &res.Completion, nil
+}

@@ -1,0 +1,121 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// JSON-RPC error codes the proxy answers an upstream's own requests with.
+const (
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+)
+
+// onRequest serves a request an upstream sends while it handles a call:
+// sampling/createMessage, elicitation/create or roots/list. It goes to the
+// client session of the call in flight on that upstream (see
+// [sessions.caller]) and lives no longer than that call. The answer, or
+// the client's error, goes back to the upstream.
+func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	r.mu.RLock()
+	srv := r.srv
+	r.mu.RUnlock()
+	switch method {
+	case string(mcp.MethodSamplingCreateMessage), string(mcp.MethodElicitationCreate), string(mcp.MethodListRoots):
+	default:
+		return nil, &RPCError{Code: codeMethodNotFound, Message: "Method not found: " + method}
+	}
+	callCtx, ok := r.sess.caller(u)
+	if srv == nil || !ok {
+		return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight; scratchpad-mcp forwards requests from an upstream only to the client whose call it is handling", method, u.cfg.Name)}
+	}
+	if err := clientSupports(server.ClientSessionFromContext(callCtx), method, params); err != nil {
+		return nil, err
+	}
+	// Ends when the upstream cancels its request or the client's call ends
+	// (its timeout included): a client that never answers cannot hold the
+	// upstream beyond that.
+	fctx, cancel := context.WithCancel(callCtx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+
+	var res any
+	var err error
+	switch method {
+	case string(mcp.MethodSamplingCreateMessage):
+		var req mcp.CreateMessageRequest
+		if err := json.Unmarshal(params, &req.Params); err != nil {
+			return nil, &RPCError{Code: codeInvalidParams, Message: "Invalid params: " + err.Error()}
+		}
+		req.Method = method
+		res, err = srv.RequestSampling(fctx, req)
+	case string(mcp.MethodElicitationCreate):
+		var req mcp.ElicitationRequest
+		if err := json.Unmarshal(params, &req.Params); err != nil {
+			return nil, &RPCError{Code: codeInvalidParams, Message: "Invalid params: " + err.Error()}
+		}
+		req.Method = method
+		res, err = srv.RequestElicitation(fctx, req)
+	case string(mcp.MethodListRoots):
+		var req mcp.ListRootsRequest
+		req.Method = method
+		res, err = srv.RequestRoots(fctx, req)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.cfg.Name)}
+		}
+		return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client answered with an error: %v", method, err)}
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, &RPCError{Code: codeInternal, Message: err.Error()}
+	}
+	return b, nil
+}
+
+// clientSupports checks the capability the client declared at initialize:
+// the upstream sees exactly what the calling client can do.
+func clientSupports(cs server.ClientSession, method string, params json.RawMessage) error {
+	info, ok := cs.(server.SessionWithClientInfo)
+	if !ok {
+		return &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the client session declares no capabilities)", method)}
+	}
+	caps := info.GetClientCapabilities()
+	missing := ""
+	switch method {
+	case string(mcp.MethodSamplingCreateMessage):
+		if caps.Sampling == nil {
+			missing = "sampling"
+		}
+	case string(mcp.MethodElicitationCreate):
+		var p struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(params, &p)
+		switch {
+		case caps.Elicitation == nil:
+			missing = "elicitation"
+		case p.Mode == string(mcp.ElicitationModeURL) && caps.Elicitation.URL == nil:
+			missing = "elicitation.url"
+		}
+	case string(mcp.MethodListRoots):
+		if caps.Roots == nil {
+			missing = "roots"
+		}
+	}
+	if missing != "" {
+		return &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", method, missing)}
+	}
+	return nil
+}

@@ -254,12 +254,37 @@ func ensureNodeModules(t *testing.T) string {
 // buildServer builds scratchpad-mcp from this checkout.
 func buildServer(t *testing.T) string {
 	t.Helper()
+	statSources(t)
 	bin := filepath.Join(t.TempDir(), "scratchpad-mcp")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/scratchpad-mcp/scratchpad-mcp/cmd/scratchpad-mcp")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building scratchpad-mcp: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// statSources stats every Go source of the module and the client script.
+// This test binary
+// imports none of them, so without this go test would replay a cached
+// pass after the server's code changed: the test cache is keyed on the
+// files a test touched.
+func statSources(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != "..") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".mjs") || d.Name() == "go.mod" || d.Name() == "go.sum" || d.Name() == "package-lock.json") {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // startHTTP runs scratchpad-mcp over streamable HTTP on a free loopback

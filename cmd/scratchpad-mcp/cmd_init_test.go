@@ -286,3 +286,18 @@ func initEqualMaps(a, b map[string]string) bool {
 	}
 	return reflect.DeepEqual(a, b)
 }
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/usr/bin/scratchpad-mcp", "/usr/bin/scratchpad-mcp"},
+		{"/x/@scope/pkg,v=1+2", "/x/@scope/pkg,v=1+2"},
+		{"/Users/me/My Tools/bin", "'/Users/me/My Tools/bin'"},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+	}
+	for _, tt := range tests {
+		if got := shellQuote(tt.in); got != tt.want {
+			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

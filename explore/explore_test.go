@@ -506,7 +506,7 @@ func TestGrepMatchers(t *testing.T) {
 					want = append(want, i+1)
 				}
 			}
-			m, lit, _ := compileGrep(p, ic)
+			m, lit, _ := compileGrep(p, ic, d.data)
 			if lit {
 				t.Fatalf("%q treated as invalid", p)
 			}
@@ -518,7 +518,7 @@ func TestGrepMatchers(t *testing.T) {
 	}
 	// Invalid regexps are searched literally.
 	for _, p := range []string{"(", "[", "a(b", `x\`} {
-		m, lit, msg := compileGrep(p, false)
+		m, lit, msg := compileGrep(p, false, d.data)
 		if !lit || msg == "" {
 			t.Errorf("%q: literal fallback not reported", p)
 		}

@@ -63,11 +63,18 @@ type foldMatcher struct {
 	nlo, nup int // cached next positions of lo and up (absolute), -2 = unknown
 }
 
-func newFoldMatcher(lit []byte, re *regexp.Regexp) *foldMatcher {
-	best, bestRank := 0, 1<<30
+func newFoldMatcher(lit []byte, re *regexp.Regexp, sample []byte) *foldMatcher {
+	// Count how often each byte (both cases) occurs in a sample of the file,
+	// and scan for the literal's rarest one.
+	var freq [256]int
+	for _, c := range sample {
+		freq[toLower(c)]++
+	}
+	best, bestN := 0, -1
 	for i, c := range lit {
-		if r := byteRank(c); r < bestRank {
-			best, bestRank = i, r
+		n := freq[toLower(c)]*1000 + byteRank(c)
+		if bestN < 0 || n < bestN {
+			best, bestN = i, n
 		}
 	}
 	c := lit[best]
@@ -176,7 +183,8 @@ func (m *reMatcher) next(data []byte, from int) (int, int, bool) {
 
 // compileGrep builds the fastest matcher for pattern. literal reports that
 // the pattern was not a valid regexp and is searched as literal text.
-func compileGrep(pattern string, ignoreCase bool) (m matcher, literal bool, reErr string) {
+// sample is a prefix of the file, used to pick the rarest byte to scan for.
+func compileGrep(pattern string, ignoreCase bool, sample []byte) (m matcher, literal bool, reErr string) {
 	flags := ""
 	if ignoreCase {
 		flags = "(?i)"
@@ -187,7 +195,7 @@ func compileGrep(pattern string, ignoreCase bool) (m matcher, literal bool, reEr
 		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "error parsing regexp") {
 			msg = msg[i+2:]
 		}
-		return literalMatcher([]byte(pattern), ignoreCase), true, msg
+		return literalMatcher([]byte(pattern), ignoreCase, sample), true, msg
 	}
 	tree, err := syntax.Parse(flags+pattern, syntax.Perl)
 	if err == nil {
@@ -201,7 +209,7 @@ func compileGrep(pattern string, ignoreCase bool) (m matcher, literal bool, reEr
 				return &litMatcher{lit: lit, re: verify}, false, ""
 			}
 			if isASCII(lit) {
-				return newFoldMatcher(lit, verify), false, ""
+				return newFoldMatcher(lit, verify, sample), false, ""
 			}
 		}
 	}
@@ -209,9 +217,9 @@ func compileGrep(pattern string, ignoreCase bool) (m matcher, literal bool, reEr
 	return &reMatcher{multi: multi, line: re}, false, ""
 }
 
-func literalMatcher(lit []byte, fold bool) matcher {
+func literalMatcher(lit []byte, fold bool, sample []byte) matcher {
 	if fold && isASCII(lit) {
-		return newFoldMatcher(lit, nil)
+		return newFoldMatcher(lit, nil, sample)
 	}
 	if fold {
 		return &reMatcher{multi: regexp.MustCompile("(?im)" + regexp.QuoteMeta(string(lit))), line: regexp.MustCompile("(?i)" + regexp.QuoteMeta(string(lit)))}
@@ -270,7 +278,7 @@ func runGrep(c *call) *mcp.CallToolResult {
 	if res != nil {
 		return res
 	}
-	m, lit, reErr := compileGrep(pattern, ic)
+	m, lit, reErr := compileGrep(pattern, ic, d.data[:min(len(d.data), 256<<10)])
 	matches, total := grepLines(d, m, maxM)
 	locate := locator(pattern, ic, lit)
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -31,6 +32,33 @@ type app struct {
 	router *intercept.Router
 	agents *agents.Registry
 	events *budget.Events
+}
+
+// upstreamStartWait bounds how long the first tools/list waits for
+// upstreams still starting (npx-launched servers take seconds).
+const upstreamStartWait = 15 * time.Second
+
+// awaitUpstreams returns when no upstream is in its first connection
+// attempt any more, when max has passed, or when ctx ends.
+func (a *app) awaitUpstreams(ctx context.Context, max time.Duration) {
+	deadline := time.Now().Add(max)
+	for {
+		starting := false
+		for _, u := range a.router.Upstreams() {
+			if st, _ := u.State(); st == intercept.StateConnecting {
+				starting = true
+				break
+			}
+		}
+		if !starting || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // usageMetaKey is where a client reports the model's real usage in a
@@ -75,6 +103,13 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity) (*app, er
 		server.WithToolFilter(artifacts.ToolFilter(artifactEnv)),
 		server.WithToolHandlerMiddleware(a.accounting),
 	)
+	// A client usually lists tools once, right after initialize: hold
+	// that answer until the upstreams that are still starting are up (or
+	// failed), bounded, so it does not miss their tools. Later lists are
+	// not held: list_changed covers upstreams that come back.
+	hooks.AddBeforeListTools(func(ctx context.Context, id any, req *mcp.ListToolsRequest) {
+		a.awaitUpstreams(ctx, upstreamStartWait)
+	})
 	hooks.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) {
 		a.agents.Finish(s.SessionID())
 	})

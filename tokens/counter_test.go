@@ -99,13 +99,21 @@ func bigText(minBytes int) []byte {
 	return buf.Bytes()
 }
 
-func TestCountParallelMatchesSequential(t *testing.T) {
+// TestCountParallelMatchesReference counts a 3 MiB listing on all cores
+// (GOMAXPROCS permitting) and one core; both must equal tiktoken's count,
+// recorded with ../shared/bench/tokref on the output of bigText(3 << 20).
+func TestCountParallelMatchesReference(t *testing.T) {
 	text := bigText(3 << 20)
-	for _, name := range []string{O200kBase, CL100kBase} {
-		e, _ := mustLazy(name).get()
-		seq := e.countSeq(text, nil, 0)
-		if par := e.count(text, 0); par != seq {
-			t.Errorf("%s: parallel %d, sequential %d", name, par, seq)
+	for _, tt := range []struct {
+		name string
+		want int
+	}{{O200kBase, 648933}, {CL100kBase, 639039}} {
+		e, _ := mustLazy(tt.name).get()
+		if seq := e.countSeq(text, nil, 0); seq != tt.want {
+			t.Errorf("%s: sequential %d, tiktoken %d", tt.name, seq, tt.want)
+		}
+		if par := e.count(text, 0); par != tt.want {
+			t.Errorf("%s: parallel %d, tiktoken %d", tt.name, par, tt.want)
 		}
 	}
 }

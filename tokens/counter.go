@@ -5,8 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// Counter counts tokens for one encoding. Safe for concurrent use. The zero
-// value is not usable: get one from [ForModel] or [ForEncoding].
+// Counter counts tokens for one encoding. Safe for concurrent use. Get one
+// from [ForModel] or [ForEncoding]; the zero value (or a nil *Counter) is
+// not meant to be used, and counts as o200k_base rather than panicking.
 type Counter struct {
 	enc *lazyEncoding
 	// anthropic scales the cl100k_base count by 1.1, rounding up, because no
@@ -42,16 +43,25 @@ func ForEncoding(name string) (*Counter, error) {
 // Name describes the encoding, e.g. "o200k_base" or
 // "cl100k_base*1.1 (anthropic approximation)".
 func (c *Counter) Name() string {
-	if c.anthropic {
-		return c.enc.name + "*1.1 (anthropic approximation)"
+	if c.scaled() {
+		return c.lazy().name + "*1.1 (anthropic approximation)"
 	}
-	return c.enc.name
+	return c.lazy().name
 }
+
+func (c *Counter) lazy() *lazyEncoding {
+	if c == nil || c.enc == nil {
+		return o200kBase
+	}
+	return c.enc
+}
+
+func (c *Counter) scaled() bool { return c != nil && c.anthropic }
 
 // Preload starts loading the encoding in the background and returns at once,
 // so the first Count does not pay the load (about 40 ms for o200k_base).
 func (c *Counter) Preload() {
-	go c.enc.get()
+	go c.lazy().get()
 }
 
 // Count returns the exact token count of b (for the Anthropic counter, the
@@ -60,7 +70,7 @@ func (c *Counter) Preload() {
 // Large inputs are counted on all cores. It blocks until the encoding is
 // loaded.
 func (c *Counter) Count(b []byte) int {
-	e, err := c.enc.get()
+	e, err := c.lazy().get()
 	if err != nil {
 		// Only a corrupt build gets here (the vocabulary is embedded and the
 		// tests load it); the byte length is an upper bound that errs toward
@@ -90,12 +100,12 @@ func (c *Counter) AtLeast(b []byte, n int) bool {
 	if c.scale(3*len(b)) < n {
 		return false
 	}
-	e, err := c.enc.get()
+	e, err := c.lazy().get()
 	if err != nil {
 		return true
 	}
 	need := int64(n)
-	if c.anthropic {
+	if c.scaled() {
 		// Smallest m with ceil(1.1*m) >= n.
 		need = (10*int64(n)-10)/11 + 1
 	}
@@ -104,7 +114,7 @@ func (c *Counter) AtLeast(b []byte, n int) bool {
 
 // scale applies the Anthropic factor: ceil(n × 1.1) in integers.
 func (c *Counter) scale(n int) int {
-	if c.anthropic {
+	if c.scaled() {
 		return (n*11 + 9) / 10
 	}
 	return n

@@ -198,6 +198,20 @@ func TestHugePieceMemory(t *testing.T) {
 	}
 }
 
+func TestZeroCounter(t *testing.T) {
+	var zero Counter
+	var nilc *Counter
+	for _, c := range []*Counter{&zero, nilc} {
+		if got := c.CountString("hello world"); got != 2 {
+			t.Errorf("Count = %d, want 2", got)
+		}
+		if c.Name() != O200kBase || !c.AtLeast([]byte("hello world"), 2) {
+			t.Errorf("Name %q", c.Name())
+		}
+		c.Preload()
+	}
+}
+
 func TestConcurrentFirstUse(t *testing.T) {
 	// Many goroutines racing the first load and counting at once.
 	c := ForModel("openai", "gpt-4o")

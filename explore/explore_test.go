@@ -650,3 +650,31 @@ func TestConcurrentCalls(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIndexJSON: the single-pass validator agrees with encoding/json on
+// what is valid, and its member lists equal the scanner's.
+func FuzzIndexJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}],"c":"x\"y"}`, `[1,]`, `{"a" 1}`, `-0.5e+3`, `"\u12g4"`, `[[[[]]]]`, `{"a":1}x`, "\"\x01\"", `01`, ` true `, `[1 2]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		kids, off, msg := indexJSON(b, 0)
+		valid := json.Valid(b)
+		if (msg == "") != valid {
+			t.Fatalf("indexJSON(%q): err %q at %d, encoding/json valid=%v", b, msg, off, valid)
+		}
+		if !valid {
+			if off < 0 || off > len(b) {
+				t.Fatalf("error offset %d out of range", off)
+			}
+			return
+		}
+		for start, k := range kids {
+			end := valueEnd(b, start)
+			want := scanChildren(b, span{start, end})
+			if fmt.Sprint(want) != fmt.Sprint(k) {
+				t.Fatalf("container at %d of %q: index %v, scanner %v", start, b, k, want)
+			}
+		}
+	})
+}

@@ -190,24 +190,52 @@ func newDoc(name, rel string, data []byte) *doc {
 	case ".ndjson", ".jsonl":
 		d.setNDJSON()
 	case ".json":
-		if gjson.ValidBytes(data) {
+		if d.indexJSON() {
 			d.kind = kindJSON
 		} else if d.looksNDJSON() {
+			d.jsonErr = ""
 			d.setNDJSON()
 		} else {
 			d.kind = kindJSON
-			d.jsonErr = syntaxErrorText(d)
 		}
 	default:
 		first := skipWS(data, 0)
 		switch {
-		case first < len(data) && (data[first] == '{' || data[first] == '[') && gjson.ValidBytes(data):
+		case first < len(data) && (data[first] == '{' || data[first] == '[') && d.indexJSON():
 			d.kind = kindJSON
 		case d.looksNDJSON():
 			d.setNDJSON()
 		}
+		d.jsonErr = ""
 	}
 	return d
+}
+
+// indexJSON validates and indexes the whole file as one JSON value; on
+// failure it records where the syntax breaks in jsonErr.
+func (d *doc) indexJSON() bool {
+	kids, off, msg := indexJSON(d.data, bigContainer)
+	if msg != "" {
+		d.jsonErr = d.position(off) + ": " + msg
+		return false
+	}
+	d.kids = kids
+	var n int64
+	for _, k := range kids {
+		n += int64(cap(k)) * 32
+	}
+	d.extra.Store(n)
+	return true
+}
+
+// position renders a byte offset as "line L, column C".
+func (d *doc) position(off int) string {
+	ln := max(d.lineOf(off), 1)
+	col := 1
+	if ln <= len(d.lines) {
+		col = off - d.lines[ln-1] + 1
+	}
+	return fmt.Sprintf("line %d, column %d", ln, col)
 }
 
 // looksNDJSON reports whether the first two non-blank lines are each a JSON
@@ -242,22 +270,6 @@ func (d *doc) setNDJSON() {
 		}
 		d.records = append(d.records, span{s + lead, s + lead + len(l)})
 	}
-}
-
-// syntaxErrorText locates the first syntax error of a broken JSON file, as
-// "line L, column C: message". encoding/json finds the offset; it is only
-// used on files already known to be broken.
-func syntaxErrorText(d *doc) string {
-	off, msg := jsonSyntaxError(d.data)
-	ln := d.lineOf(off)
-	if ln < 1 {
-		ln = 1
-	}
-	col := 1
-	if ln <= len(d.lines) {
-		col = off - d.lines[ln-1] + 1
-	}
-	return fmt.Sprintf("line %d, column %d: %s", ln, col, msg)
 }
 
 // statSize returns the size of name under env's root without reading it.

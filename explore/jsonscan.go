@@ -2,9 +2,6 @@ package explore
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -202,25 +199,6 @@ func prettyJSON(b []byte, v span) []byte {
 		return bytes.TrimRight(pretty.PrettyOptions(raw, &pretty.Options{Indent: "  ", Width: 80}), "\n")
 	}
 	return raw
-}
-
-// jsonSyntaxError finds the byte offset and message of the first syntax
-// error in b, which is known not to be valid JSON.
-func jsonSyntaxError(b []byte) (int, string) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	var r json.RawMessage
-	err := dec.Decode(&r)
-	if err == nil {
-		return skipWS(b, int(dec.InputOffset())), "unexpected data after the top-level value"
-	}
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		return int(se.Offset), se.Error()
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return len(b), "unexpected end of input"
-	}
-	return 0, err.Error()
 }
 
 // quoteKey renders a key as a path segment: .name when it is a plain

@@ -1,0 +1,247 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+)
+
+// indexJSON validates b as one JSON value (RFC 8259) in a single iterative
+// pass and returns the member lists of every container of at least minSize
+// bytes, keyed by start offset, so that later calls never scan a big
+// container again. On a syntax error it returns the offset and a message
+// instead. Nesting depth is bounded only by memory.
+func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
+	type frame struct {
+		start int
+		obj   bool
+		key   span // key of this container in its parent object
+		kids  []child
+	}
+	var (
+		stack []frame
+		big   = map[int][]child{}
+		key   span // pending key in the current object
+	)
+	// emit records a finished value in the enclosing container.
+	emit := func(v span) {
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			top.kids = append(top.kids, child{key: key, val: v})
+		}
+	}
+	const (
+		wantValue      = iota // a value must come
+		wantValueOrEnd        // after '[': value or ']'
+		wantKeyOrEnd          // after '{': key or '}'
+		wantKey               // after ',' in an object
+		wantColon
+		wantCommaOrEnd
+	)
+	state := wantValue
+	i := skipWS(b, 0)
+	if i == len(b) {
+		return nil, i, "unexpected end of input"
+	}
+	for i < len(b) {
+		c := b[i]
+		switch state {
+		case wantKeyOrEnd, wantKey:
+			if c == '}' && state == wantKeyOrEnd {
+				goto closeContainer
+			}
+			if c != '"' {
+				return nil, i, fmt.Sprintf("expected a string key, found %q", c)
+			}
+			e, msg := scanString(b, i)
+			if msg != "" {
+				return nil, e, msg
+			}
+			key = span{i, e}
+			i = skipWS(b, e)
+			state = wantColon
+			continue
+		case wantColon:
+			if c != ':' {
+				return nil, i, fmt.Sprintf("expected ':' after object key, found %q", c)
+			}
+			i = skipWS(b, i+1)
+			state = wantValue
+			continue
+		case wantCommaOrEnd:
+			top := &stack[len(stack)-1]
+			switch {
+			case c == ',':
+				i = skipWS(b, i+1)
+				if top.obj {
+					state = wantKey
+				} else {
+					state = wantValue
+				}
+				continue
+			case c == '}' && top.obj, c == ']' && !top.obj:
+				goto closeContainer
+			}
+			return nil, i, fmt.Sprintf("expected ',' or a closing bracket, found %q", c)
+		case wantValueOrEnd:
+			if c == ']' {
+				goto closeContainer
+			}
+		}
+		// A value starts at b[i].
+		switch c {
+		case '{', '[':
+			var kids []child
+			if n := len(stack); n < cap(stack) {
+				kids = stack[:n+1][n].kids[:0] // reuse this depth's buffer
+			}
+			stack = append(stack, frame{start: i, obj: c == '{', key: key, kids: kids})
+			key = span{}
+			i = skipWS(b, i+1)
+			if c == '{' {
+				state = wantKeyOrEnd
+			} else {
+				state = wantValueOrEnd
+			}
+			continue
+		case '"':
+			e, msg := scanString(b, i)
+			if msg != "" {
+				return nil, e, msg
+			}
+			emit(span{i, e})
+			i = e
+		case 't', 'f', 'n':
+			lit := "null"
+			if c == 't' {
+				lit = "true"
+			} else if c == 'f' {
+				lit = "false"
+			}
+			if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+				return nil, i, "invalid literal (expected true, false or null)"
+			}
+			emit(span{i, i + len(lit)})
+			i += len(lit)
+		default:
+			e, msg := scanNumber(b, i)
+			if msg != "" {
+				return nil, e, msg
+			}
+			emit(span{i, e})
+			i = e
+		}
+		goto afterValue
+
+	closeContainer:
+		{
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			end := i + 1
+			if end-f.start >= minSize {
+				big[f.start] = slices.Clip(slices.Clone(f.kids))
+			}
+			// f's buffer stays in the popped slot for the next container at
+			// this depth.
+			key = f.key
+			emit(span{f.start, end})
+			i = end
+		}
+
+	afterValue:
+		i = skipWS(b, i)
+		if len(stack) == 0 {
+			if i != len(b) {
+				return nil, i, "unexpected data after the top-level value"
+			}
+			return big, 0, ""
+		}
+		state = wantCommaOrEnd
+	}
+	return nil, len(b), "unexpected end of input"
+}
+
+// strClass marks bytes that end the fast path inside a string.
+var strClass = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return
+}()
+
+// scanString validates the string starting at b[i] == '"' and returns the
+// offset just past it, or the error offset and message.
+func scanString(b []byte, i int) (int, string) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		if !strClass[c] {
+			i++
+			continue
+		}
+		switch {
+		case c == '"':
+			return i + 1, ""
+		case c < 0x20:
+			return i, "control character in string"
+		}
+		// Backslash escape.
+		if i+1 >= len(b) {
+			break
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > len(b) {
+				return len(b), "unexpected end of input in \\u escape"
+			}
+			for _, h := range b[i+2 : i+6] {
+				if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+					return i, "invalid \\u escape"
+				}
+			}
+			i += 6
+		default:
+			return i, "invalid escape in string"
+		}
+	}
+	return len(b), "unexpected end of input in string"
+}
+
+// scanNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func scanNumber(b []byte, i int) (int, string) {
+	start := i
+	digits := func() bool {
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > s
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return start, "invalid character looking for a value"
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return i, "invalid number: digits expected after '.'"
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, "invalid number: digits expected in exponent"
+		}
+	}
+	return i, ""
+}

@@ -51,7 +51,7 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	switch method {
 	case string(mcp.MethodSamplingCreateMessage):
 		var req mcp.CreateMessageRequest
-		if err := json.Unmarshal(params, &req.Params); err != nil {
+		if err := json.Unmarshal(params, &req.CreateMessageParams); err != nil {
 			return nil, &RPCError{Code: codeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 		req.Method = method

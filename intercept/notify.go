@@ -3,6 +3,7 @@ package intercept
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -72,14 +73,20 @@ func (r *Router) addHooks(h *server.Hooks) {
 		if cs == nil {
 			return
 		}
+		// In parallel, but before the client's setLevel is answered: what
+		// it does next is logged at the new level.
 		level := r.sess.setLevel(cs.SessionID(), req.Params.Level)
+		var wg sync.WaitGroup
 		for _, u := range r.ups {
+			wg.Add(1)
 			go func() {
-				lctx, cancel := context.WithTimeout(context.Background(), u.cfg.Timeout)
+				defer wg.Done()
+				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.Timeout)
 				defer cancel()
 				u.setLogLevel(lctx, string(level))
 			}()
 		}
+		wg.Wait()
 	})
 	h.AddBeforeSubscribe(func(ctx context.Context, id any, req *mcp.SubscribeRequest) {
 		cs := server.ClientSessionFromContext(ctx)

@@ -84,18 +84,24 @@ func quietLogger() *slog.Logger {
 // streamable HTTP on loopback.
 func startProxy(t *testing.T, servers ...config.Server) *proxy {
 	t.Helper()
+	return startProxyWith(t, Options{}, servers...)
+}
+
+// startProxyWith is startProxy with router options; Servers, Logger,
+// Version, Reserved and Agent are filled in.
+func startProxyWith(t *testing.T, o Options, servers ...config.Server) *proxy {
+	t.Helper()
 	p := &proxy{dir: filepath.Join(t.TempDir(), "scratchpad")}
-	p.router = New(Options{
-		Servers: servers, Logger: quietLogger(), Version: "test",
-		Reserved: []string{"head", "grep"},
-		Agent: func(ctx context.Context) (*Agent, error) {
-			return &Agent{Enabled: true, Dir: p.dir, Counter: wordCounter{}, OnIntercept: func(n int) {
-				p.mu.Lock()
-				p.got = append(p.got, n)
-				p.mu.Unlock()
-			}}, nil
-		},
-	})
+	o.Servers, o.Logger, o.Version = servers, quietLogger(), "test"
+	o.Reserved = []string{"head", "grep"}
+	o.Agent = func(ctx context.Context) (*Agent, error) {
+		return &Agent{Enabled: true, Dir: p.dir, Counter: wordCounter{}, OnIntercept: func(n int) {
+			p.mu.Lock()
+			p.got = append(p.got, n)
+			p.mu.Unlock()
+		}}, nil
+	}
+	p.router = New(o)
 	p.srv = server.NewMCPServer("scratchpad-mcp", "test", server.WithToolCapabilities(true), server.WithLogging())
 	p.router.Attach(p.srv)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -464,6 +464,18 @@ func (u *Upstream) call(ctx context.Context, method string, params any) (json.Ra
 		c, ready, state, lastErr := u.c, u.ready, u.state, u.lastErr
 		u.mu.Unlock()
 		if c != nil {
+			select {
+			case <-c.Done():
+				// Dead but not yet replaced by the supervisor: wait for
+				// the restart rather than fail on a connection known gone.
+				select {
+				case <-time.After(10 * time.Millisecond):
+					continue
+				case <-ctx.Done():
+					return nil, fmt.Errorf("%w: upstream %q is restarting", ErrUpstreamUnavailable, u.cfg.Name)
+				}
+			default:
+			}
 			res, err := c.Call(ctx, method, params)
 			if errors.Is(err, ErrUpstreamExited) {
 				return nil, fmt.Errorf("upstream %q exited during the call: %w", u.cfg.Name, err)

@@ -2,7 +2,11 @@
 // upstream: over stdio (the test binary re-executes itself) or streamable
 // HTTP. It returns small and huge outputs, crashes on demand, changes its
 // tool list, reports progress, and lists a tool whose schema uses what
-// mcp-go's typed schema would drop.
+// mcp-go's typed schema would drop. For transparency tests it also returns
+// every content type, asks the client for sampling, elicitation and roots
+// mid-call, logs, blocks until cancelled, serves text and binary
+// resources, a template, prompts with arguments and completions, and
+// paginates every list by [PageSize].
 package testupstream
 
 import (
@@ -44,7 +48,7 @@ var calls atomic.Int64
 
 // New builds the upstream server.
 func New() *server.MCPServer {
-	s := server.NewMCPServer("testupstream", "1.0.0", server.WithToolCapabilities(true), server.WithLogging())
+	s := server.NewMCPServer("testupstream", "1.0.0", serverOptions()...)
 	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("returns text"), mcp.WithString("text", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
@@ -105,9 +109,7 @@ func New() *server.MCPServer {
 						map[string]any{"progressToken": tok, "progress": i, "total": steps})
 				}
 			}
-			// mcp-go queues notifications asynchronously: give the last
-			// one time to be written before the result is.
-			time.Sleep(50 * time.Millisecond)
+			flush()
 			return mcp.NewToolResultText("done after " + strconv.Itoa(steps) + " steps"), nil
 		})
 	s.AddTool(mcp.NewToolWithRawSchema("fancy", "schema with anyOf/oneOf", json.RawMessage(FancySchema)),
@@ -130,8 +132,13 @@ func New() *server.MCPServer {
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
 		})
+	addTransparency(s)
 	return s
 }
+
+// flush gives notifications mcp-go queued time to be written before the
+// result that follows them: mcp-go writes them from another goroutine.
+func flush() { time.Sleep(50 * time.Millisecond) }
 
 // Words returns n words separated by single spaces ("w0 w1 …" cycling a
 // small vocabulary), so a whitespace word counter sees exactly n.

@@ -1,0 +1,815 @@
+package intercept
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// fronts are the transports the proxy serves its clients over in these
+// tests: the mcp-go streamable HTTP server and its stdio server (over
+// pipes, in process).
+var fronts = []string{"http", "stdio"}
+
+// fakeClient answers what upstreams ask the client, and records what
+// reached it.
+type fakeClient struct {
+	mu       sync.Mutex
+	sampling []json.RawMessage
+	elicit   []json.RawMessage
+	roots    int
+	notes    []mcp.JSONRPCNotification
+	block    chan struct{} // when set, sampling answers once it is closed
+}
+
+func (f *fakeClient) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	b, _ := json.Marshal(req.CreateMessageParams)
+	f.mu.Lock()
+	f.sampling = append(f.sampling, b)
+	block := f.block
+	f.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &mcp.CreateMessageResult{
+		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("4")},
+		Model:           "test-model", StopReason: "endTurn",
+	}, nil
+}
+
+func (f *fakeClient) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	b, _ := json.Marshal(req.Params)
+	f.mu.Lock()
+	f.elicit = append(f.elicit, b)
+	f.mu.Unlock()
+	res := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept}}
+	if req.Params.Mode != mcp.ElicitationModeURL {
+		res.Content = map[string]any{"name": "ada"}
+	}
+	return res, nil
+}
+
+func (f *fakeClient) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	f.mu.Lock()
+	f.roots++
+	f.mu.Unlock()
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work", Name: "work"}}}, nil
+}
+
+func (f *fakeClient) onNote(n mcp.JSONRPCNotification) {
+	f.mu.Lock()
+	f.notes = append(f.notes, n)
+	f.mu.Unlock()
+}
+
+// notes returns the notifications with method received so far.
+func (f *fakeClient) notesOf(method string) []mcp.JSONRPCNotification {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []mcp.JSONRPCNotification
+	for _, n := range f.notes {
+		if n.Method == method {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// waitNotes polls until at least n notifications with method arrived.
+func (f *fakeClient) waitNotes(t *testing.T, method string, n int) []mcp.JSONRPCNotification {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := f.notesOf(method)
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got %d %s notifications, want %d", len(got), method, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// fullClient declares sampling, elicitation (form and URL) and roots.
+func (f *fakeClient) options() []client.ClientOption {
+	return []client.ClientOption{
+		client.WithSamplingHandler(f), client.WithElicitationHandler(f), client.WithRootsHandler(f),
+		client.WithClientCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}}),
+	}
+}
+
+func initialize(t *testing.T, c *client.Client) {
+	t.Helper()
+	// Start's context lives as long as the connection: the stdio
+	// transport's process and the HTTP listening stream end with it.
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+}
+
+// connectFront connects a client to the proxy over front.
+func connectFront(t *testing.T, p *proxy, front string, f *fakeClient, opts ...client.ClientOption) *client.Client {
+	t.Helper()
+	var tr transport.Interface
+	switch front {
+	case "http":
+		h, err := transport.NewStreamableHTTP(p.url, transport.WithContinuousListening(), transport.WithHTTPLogger(quietLogger()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr = h
+	case "stdio":
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = server.NewStdioServer(p.srv).Listen(ctx, inR, outW)
+		}()
+		t.Cleanup(func() { cancel(); inW.Close(); outW.Close(); <-done })
+		tr = transport.NewIO(outR, inW, nil)
+	}
+	c := client.NewClient(tr, opts...)
+	if f != nil {
+		c.OnNotification(f.onNote)
+	}
+	initialize(t, c)
+	return c
+}
+
+// directTo connects a client straight to a fresh upstream process.
+func directTo(t *testing.T, f *fakeClient, opts ...client.ClientOption) *client.Client {
+	t.Helper()
+	tr := transport.NewStdio(os.Args[0], append(os.Environ(), testupstream.EnvMode+"=stdio"))
+	c := client.NewClient(tr, opts...)
+	if f != nil {
+		c.OnNotification(f.onNote)
+	}
+	initialize(t, c)
+	return c
+}
+
+func callErr(c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, req)
+}
+
+func mustJSON2(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestToolContentIsIdenticalToDirect(t *testing.T) {
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			p := startProxy(t, stdioUpstream("up", thresholds(t, "*", 100000)))
+			c := connectFront(t, p, front, nil)
+			waitTool(t, c, "mixed")
+			d := directTo(t, nil)
+			for _, tool := range []string{"mixed", "echo", "image", "fail", "structured"} {
+				args := map[string]any{"text": "héllo", "n": 2}
+				via, direct := call(t, c, tool, args), call(t, d, tool, args)
+				if a, b := mustJSON2(t, via), mustJSON2(t, direct); a != b {
+					t.Errorf("%s: proxy result differs from direct\nproxy:  %s\ndirect: %s", tool, a, b)
+				}
+			}
+			// The raw bytes too: every content type, annotations, _meta,
+			// structuredContent.
+			raw := rawCall(t, p.url, "mixed")
+			for _, want := range []string{`"type":"audio"`, `"type":"resource_link"`, `"blob":"` + testupstream.BlobBase64 + `"`, `"upstream/trace":"abc-123"`, `"structuredContent":{`, `"audience":["user"]`} {
+				if !strings.Contains(string(raw), want) {
+					t.Errorf("raw result lacks %s:\n%s", want, raw)
+				}
+			}
+		})
+	}
+}
+
+// rawCall calls a tool over streamable HTTP and returns the result bytes
+// as sent.
+func rawCall(t *testing.T, url, tool string) json.RawMessage {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(1), Method: "initialize",
+		Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
+	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(2), Method: "tools/call", Params: map[string]any{"name": tool}})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("tools/call: %v %v", err, resp.Error)
+	}
+	return resp.Result
+}
+
+func TestUpstreamErrorKeepsMessage(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	c := connect(t, p.url)
+	waitTool(t, c, "tool_error")
+	d := directClient(t)
+	args := map[string]any{"message": "quota exceeded for key 7"}
+	_, viaErr := callErr(c, "tool_error", args)
+	_, directErr := callErr(d, "tool_error", args)
+	if viaErr == nil || directErr == nil {
+		t.Fatalf("want JSON-RPC errors, got proxy %v direct %v", viaErr, directErr)
+	}
+	if viaErr.Error() != directErr.Error() {
+		t.Errorf("error differs\nproxy:  %v\ndirect: %v", viaErr, directErr)
+	}
+	var rpc *transport.Error
+	_ = errors.As(viaErr, &rpc)
+	if !strings.Contains(viaErr.Error(), "quota exceeded for key 7") {
+		t.Errorf("message lost: %v", viaErr)
+	}
+	// The session goes on.
+	if got := text(call(t, c, "echo", map[string]any{"text": "still here"})); got != "still here" {
+		t.Errorf("after the error: %q", got)
+	}
+}
+
+func TestForwardErrorMapsCodes(t *testing.T) {
+	for _, tc := range []struct {
+		in      *RPCError
+		wantMsg string
+		url     bool
+	}{
+		{&RPCError{Code: -32602, Message: "bad argument x"}, "bad argument x", false},
+		{&RPCError{Code: -32603, Message: "boom"}, "boom", false},
+		{&RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "go there", Data: json.RawMessage(`{"elicitations":[{"mode":"url","message":"consent","url":"https://x","elicitationId":"e1"}]}`)}, "URL elicitation required: 1 elicitation(s) needed", true},
+		{&RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "no data"}, "no data", false},
+	} {
+		err := forwardError(tc.in)
+		if err.Error() != tc.wantMsg {
+			t.Errorf("%d: message %q, want %q", tc.in.Code, err.Error(), tc.wantMsg)
+		}
+		var u mcp.URLElicitationRequiredError
+		if got := errors.As(err, &u); got != tc.url {
+			t.Errorf("%d: URLElicitationRequiredError=%v, want %v", tc.in.Code, got, tc.url)
+		}
+		var rerr *RPCError
+		if !tc.url && (!errors.As(err, &rerr) || rerr.Code != tc.in.Code) {
+			t.Errorf("%d: original code not reachable with errors.As", tc.in.Code)
+		}
+	}
+}
+
+func TestServerToClientRequestsReachTheCaller(t *testing.T) {
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			p := startProxy(t, stdioUpstream("up", nil))
+			viaF, directF := &fakeClient{}, &fakeClient{}
+			c := connectFront(t, p, front, viaF, viaF.options()...)
+			waitTool(t, c, "ask_sampling")
+			d := directTo(t, directF, directF.options()...)
+			for _, tc := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"ask_sampling", nil},
+				{"ask_elicitation", nil},
+				{"ask_elicitation", map[string]any{"mode": "url"}},
+				{"ask_roots", nil},
+			} {
+				via, direct := call(t, c, tc.tool, tc.args), call(t, d, tc.tool, tc.args)
+				if via.IsError || text(via) != text(direct) {
+					t.Errorf("%s %v: answer differs\nproxy:  %s\ndirect: %s", tc.tool, tc.args, text(via), text(direct))
+				}
+			}
+			viaF.mu.Lock()
+			directF.mu.Lock()
+			defer viaF.mu.Unlock()
+			defer directF.mu.Unlock()
+			if len(viaF.sampling) != 1 || !bytes.Equal(viaF.sampling[0], directF.sampling[0]) {
+				t.Errorf("sampling request differs\nproxy:  %s\ndirect: %s", viaF.sampling, directF.sampling)
+			}
+			if len(viaF.elicit) != 2 || !bytes.Equal(viaF.elicit[0], directF.elicit[0]) || !bytes.Equal(viaF.elicit[1], directF.elicit[1]) {
+				t.Errorf("elicitation requests differ\nproxy:  %s\ndirect: %s", viaF.elicit, directF.elicit)
+			}
+			if viaF.roots != 1 {
+				t.Errorf("roots/list reached the client %d times", viaF.roots)
+			}
+		})
+	}
+}
+
+func TestUndeclaredCapabilityIsAJSONRPCError(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	// Declares elicitation (form only) and nothing else.
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f, client.WithElicitationHandler(f))
+	waitTool(t, c, "ask_sampling")
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"ask_sampling", nil, "did not declare the sampling capability"},
+		{"ask_roots", nil, "did not declare the roots capability"},
+		{"ask_elicitation", map[string]any{"mode": "url"}, "did not declare the elicitation.url capability"},
+	} {
+		res := call(t, c, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text(res), tc.want) || !strings.Contains(text(res), "Method not found") {
+			t.Errorf("%s: want a method-not-found error saying %q, got %q", tc.tool, tc.want, text(res))
+		}
+	}
+	if res := call(t, c, "ask_elicitation", nil); res.IsError {
+		t.Errorf("declared form elicitation failed: %s", text(res))
+	}
+}
+
+func TestClientThatNeverAnswersTimesOut(t *testing.T) {
+	up := stdioUpstream("up", nil)
+	up.Timeout = 2 * time.Second
+	p := startProxy(t, up)
+	release := make(chan struct{})
+	f := &fakeClient{block: release}
+	c := connectFront(t, p, "http", f, client.WithSamplingHandler(f))
+	waitTool(t, c, "ask_sampling")
+	res := call(t, c, "ask_sampling", nil)
+	if !res.IsError || !strings.Contains(text(res), "did not answer") {
+		t.Fatalf("want a clear timeout, got %q", text(res))
+	}
+	// The client answers late (the upstream's request is over by then),
+	// then promptly.
+	f.mu.Lock()
+	f.block = nil
+	f.mu.Unlock()
+	close(release)
+	if res := call(t, c, "ask_sampling", nil); res.IsError || !strings.Contains(text(res), `"model":"test-model"`) {
+		t.Fatalf("session did not survive: %q", text(res))
+	}
+}
+
+func TestUpstreamThatNeverAnswersTimesOut(t *testing.T) {
+	up := stdioUpstream("up", nil)
+	up.Timeout = time.Second
+	p := startProxy(t, up)
+	c := connect(t, p.url)
+	waitTool(t, c, "hang")
+	res := call(t, c, "hang", nil)
+	if !res.IsError || !strings.Contains(text(res), "did not answer hang within 1s") {
+		t.Fatalf("want a clear timeout, got %q", text(res))
+	}
+	if got := text(call(t, c, "echo", map[string]any{"text": "alive"})); got != "alive" {
+		t.Fatalf("after the timeout: %q", got)
+	}
+}
+
+func TestCancelReachesUpstream(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	c := connect(t, p.url)
+	waitTool(t, c, "block")
+	before := text(call(t, c, "cancelled", nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the call is in flight on the upstream.
+		for {
+			if _, ok := p.router.sess.caller(p.router.ups[0]); ok {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "block"
+	if _, err := c.CallTool(ctx, req); err == nil {
+		t.Fatal("cancelled call succeeded")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got := text(call(t, c, "cancelled", nil)); got != before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upstream never saw notifications/cancelled")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestLoggingHonoursSetLevel(t *testing.T) {
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			p := startProxy(t, stdioUpstream("up", nil))
+			f := &fakeClient{}
+			c := connectFront(t, p, front, f)
+			waitTool(t, c, "log")
+			ctx := context.Background()
+			if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}}); err != nil {
+				t.Fatal(err)
+			}
+			call(t, c, "log", nil)
+			got := f.waitNotes(t, "notifications/message", 2)
+			if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+				t.Fatal(err)
+			}
+			call(t, c, "log", nil)
+			got = f.waitNotes(t, "notifications/message", 6)
+			var levels []string
+			for _, n := range got {
+				levels = append(levels, fmt.Sprint(n.Params.AdditionalFields["level"]))
+				if lg := n.Params.AdditionalFields["logger"]; lg != "testupstream" {
+					t.Errorf("logger %v", lg)
+				}
+			}
+			if want := "warning error debug info warning error"; strings.Join(levels, " ") != want {
+				t.Errorf("levels %v, want %s", levels, want)
+			}
+		})
+	}
+}
+
+func TestLogLevelFiltersPerSession(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	quiet, loud := &fakeClient{}, &fakeClient{}
+	cq := connectFront(t, p, "http", quiet)
+	cl := connectFront(t, p, "http", loud)
+	waitTool(t, cq, "log")
+	ctx := context.Background()
+	_ = cq.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelError}})
+	_ = cl.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}})
+	call(t, cq, "log", nil)
+	loud.waitNotes(t, "notifications/message", 4)
+	got := quiet.waitNotes(t, "notifications/message", 1)
+	call(t, cl, "echo", map[string]any{"text": "sync"})
+	if got = quiet.notesOf("notifications/message"); len(got) != 1 || got[0].Params.AdditionalFields["level"] != "error" {
+		t.Errorf("session at error got %d messages", len(got))
+	}
+}
+
+// listed follows cursors through a list method with the client's typed
+// calls and returns each item's JSON keyed by key.
+func listedResources(t *testing.T, c *client.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	req := mcp.ListResourcesRequest{}
+	for {
+		res, err := c.ListResources(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Resources {
+			out[r.URI] = mustJSON2(t, r)
+		}
+		if res.NextCursor == "" {
+			return out
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+func listedPrompts(t *testing.T, c *client.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	req := mcp.ListPromptsRequest{}
+	for {
+		res, err := c.ListPrompts(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Prompts {
+			out[p.Name] = mustJSON2(t, p)
+		}
+		if res.NextCursor == "" {
+			return out
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+func listedTools(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	var out []string
+	req := mcp.ListToolsRequest{}
+	for {
+		res, err := c.ListTools(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range res.Tools {
+			out = append(out, tl.Name)
+		}
+		if res.NextCursor == "" {
+			sort.Strings(out)
+			return out
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+func sameMap(t *testing.T, what string, via, direct map[string]string) {
+	t.Helper()
+	if len(via) != len(direct) {
+		t.Errorf("%s: proxy lists %d, direct %d", what, len(via), len(direct))
+	}
+	for k, d := range direct {
+		if via[k] != d {
+			t.Errorf("%s %s differs\nproxy:  %s\ndirect: %s", what, k, via[k], d)
+		}
+	}
+}
+
+func TestResourcesPromptsCompletionsAreIdentical(t *testing.T) {
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			p := startProxy(t, stdioUpstream("up", nil))
+			c := connectFront(t, p, front, nil)
+			waitTool(t, c, "mixed")
+			d := directTo(t, nil)
+			ctx := context.Background()
+
+			if via, direct := listedTools(t, c), listedTools(t, d); strings.Join(via, ",") != strings.Join(direct, ",") {
+				t.Errorf("tools differ (pagination?)\nproxy:  %v\ndirect: %v", via, direct)
+			}
+			sameMap(t, "resource", listedResources(t, c), listedResources(t, d))
+			sameMap(t, "prompt", listedPrompts(t, c), listedPrompts(t, d))
+
+			vt, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dt, _ := d.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+			if a, b := mustJSON2(t, vt.ResourceTemplates), mustJSON2(t, dt.ResourceTemplates); a != b {
+				t.Errorf("templates differ\nproxy:  %s\ndirect: %s", a, b)
+			}
+
+			for _, uri := range []string{testupstream.TextURI, testupstream.BlobURI, "test://items/42", "test://many/09"} {
+				req := mcp.ReadResourceRequest{}
+				req.Params.URI = uri
+				via, err := c.ReadResource(ctx, req)
+				if err != nil {
+					t.Fatalf("read %s: %v", uri, err)
+				}
+				direct, _ := d.ReadResource(ctx, req)
+				if a, b := mustJSON2(t, via), mustJSON2(t, direct); a != b {
+					t.Errorf("read %s differs\nproxy:  %s\ndirect: %s", uri, a, b)
+				}
+			}
+
+			get := mcp.GetPromptRequest{}
+			get.Params.Name = testupstream.PromptName
+			get.Params.Arguments = map[string]string{"name": "ada", "style": "formal"}
+			via, err := c.GetPrompt(ctx, get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct, _ := d.GetPrompt(ctx, get)
+			if a, b := mustJSON2(t, via), mustJSON2(t, direct); a != b {
+				t.Errorf("prompt differs\nproxy:  %s\ndirect: %s", a, b)
+			}
+			if len(via.Messages) != 3 {
+				t.Errorf("prompt messages: %d", len(via.Messages))
+			}
+			get.Params.Arguments = nil
+			_, viaErr := c.GetPrompt(ctx, get)
+			_, directErr := d.GetPrompt(ctx, get)
+			if viaErr == nil || directErr == nil || viaErr.Error() != directErr.Error() {
+				t.Errorf("prompt error differs\nproxy:  %v\ndirect: %v", viaErr, directErr)
+			}
+
+			for _, ref := range []any{mcp.PromptReference{Type: "ref/prompt", Name: testupstream.PromptName}, mcp.ResourceReference{Type: "ref/resource", URI: testupstream.ItemTemplate}} {
+				creq := mcp.CompleteRequest{}
+				creq.Params.Ref = ref
+				creq.Params.Argument.Name = "name"
+				creq.Params.Argument.Value = "a"
+				via, err := c.Complete(ctx, creq)
+				if err != nil {
+					t.Fatalf("complete %v: %v", ref, err)
+				}
+				direct, err := d.Complete(ctx, creq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, b := mustJSON2(t, via), mustJSON2(t, direct); a != b || len(via.Completion.Values) == 0 {
+					t.Errorf("completion %v differs\nproxy:  %s\ndirect: %s", ref, a, b)
+				}
+			}
+		})
+	}
+}
+
+func TestSubscriptionsAndUpdates(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f)
+	waitTool(t, c, "touch")
+	ctx := context.Background()
+	sub := mcp.SubscribeRequest{}
+	sub.Params.URI = testupstream.TextURI
+	if err := c.Subscribe(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	call(t, c, "touch", map[string]any{"uri": testupstream.TextURI})
+	got := f.waitNotes(t, "notifications/resources/updated", 1)
+	if got[0].Params.AdditionalFields["uri"] != testupstream.TextURI {
+		t.Errorf("updated %v", got[0].Params.AdditionalFields)
+	}
+	// Another session that did not subscribe hears nothing.
+	other := &fakeClient{}
+	co := connectFront(t, p, "http", other)
+	unsub := mcp.UnsubscribeRequest{}
+	unsub.Params.URI = testupstream.TextURI
+	if err := c.Unsubscribe(ctx, unsub); err != nil {
+		t.Fatal(err)
+	}
+	sub.Params.URI = testupstream.BlobURI
+	if err := c.Subscribe(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	call(t, co, "touch", map[string]any{"uri": testupstream.TextURI})
+	call(t, co, "touch", map[string]any{"uri": testupstream.BlobURI})
+	got = f.waitNotes(t, "notifications/resources/updated", 2)
+	if len(got) != 2 || got[1].Params.AdditionalFields["uri"] != testupstream.BlobURI {
+		t.Errorf("after unsubscribing text and subscribing blob: %d updates, last %v", len(got), got[len(got)-1].Params.AdditionalFields)
+	}
+	if n := other.notesOf("notifications/resources/updated"); len(n) != 0 {
+		t.Errorf("unsubscribed session got %d updates", len(n))
+	}
+}
+
+func TestCollidingResourcesArePrefixed(t *testing.T) {
+	second := stdioUpstream("b", nil)
+	second.Prefix = "b"
+	p := startProxy(t, stdioUpstream("a", nil), second)
+	c := connect(t, p.url)
+	waitTool(t, c, "b__echo")
+	ctx := context.Background()
+	var res map[string]string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res = listedResources(t, c)
+		if _, ok := res["b+"+testupstream.TextURI]; ok || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, ok := res[testupstream.TextURI]; !ok {
+		t.Fatalf("first upstream's URI not kept: %v", res)
+	}
+	for _, tc := range []struct{ uri, want string }{
+		{"b+" + testupstream.TextURI, testupstream.TextBody},
+		{"b+test://items/7", `{"id":"7"}`},
+		{testupstream.TextURI, testupstream.TextBody},
+	} {
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = tc.uri
+		got, err := c.ReadResource(ctx, req)
+		if err != nil {
+			t.Fatalf("read %s: %v", tc.uri, err)
+		}
+		tr, ok := got.Contents[0].(mcp.TextResourceContents)
+		if !ok || tr.Text != tc.want || tr.URI != tc.uri {
+			t.Errorf("read %s: %+v", tc.uri, got.Contents[0])
+		}
+	}
+	prompts := listedPrompts(t, c)
+	if _, ok := prompts["b__"+testupstream.PromptName]; !ok {
+		t.Errorf("prefixed prompt missing: %v", prompts)
+	}
+	get := mcp.GetPromptRequest{}
+	get.Params.Name = "b__" + testupstream.PromptName
+	get.Params.Arguments = map[string]string{"name": "grace"}
+	if res, err := c.GetPrompt(ctx, get); err != nil || !strings.Contains(mustJSON2(t, res), "Greet grace") {
+		t.Errorf("prefixed prompt: %v %v", res, err)
+	}
+}
+
+func TestPromptListChangedPropagates(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f)
+	waitTool(t, c, "add_prompt")
+	call(t, c, "add_prompt", map[string]any{"name": "late_prompt"})
+	f.waitNotes(t, "notifications/prompts/list_changed", 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok := listedPrompts(t, c)["late_prompt"]; ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("late_prompt never listed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	get := mcp.GetPromptRequest{}
+	get.Params.Name = "late_prompt"
+	if res, err := c.GetPrompt(context.Background(), get); err != nil || !strings.Contains(mustJSON2(t, res), "hello from late_prompt") {
+		t.Errorf("late prompt: %v %v", res, err)
+	}
+}
+
+func TestDivertReportsProgress(t *testing.T) {
+	p := startProxyWith(t, Options{ProgressDelay: -1}, stdioUpstream("up", thresholds(t, "words", 10)))
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f)
+	waitTool(t, c, "words")
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "words"
+	req.Params.Arguments = map[string]any{"n": 50}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-9"}
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || !isPointer(res) {
+		t.Fatalf("not diverted: %v", err)
+	}
+	// mcp-go sends notifications from another goroutine than the reply,
+	// and stops when the reply is written: the last stage may be lost.
+	got := f.waitNotes(t, "notifications/progress", 2)
+	var msgs []string
+	last := 0.0
+	for _, n := range got {
+		a := n.Params.AdditionalFields
+		if a["progressToken"] != "tok-9" {
+			t.Errorf("token %v", a["progressToken"])
+		}
+		v, _ := a["progress"].(float64)
+		if v <= last {
+			t.Errorf("progress not increasing: %v after %v", v, last)
+		}
+		last = v
+		msgs = append(msgs, fmt.Sprint(a["message"]))
+	}
+	if want := "scratchpad-mcp: counting tokens|scratchpad-mcp: writing file|scratchpad-mcp: counting tokens"; !strings.HasPrefix(want, strings.Join(msgs, "|")) {
+		t.Errorf("messages %q", msgs)
+	}
+}
+
+func TestMalformedUpstreamMessageIsAnsweredAndLogged(t *testing.T) {
+	out := t.TempDir() + "/stdin"
+	c, err := startStdio("garbage", []string{"sh", "-c", `echo 'not json'; echo '{"jsonrpc":"2.0"}'; read line; printf '%s\n' "$line" > ` + out + `; exec cat >/dev/null`}, nil, "", handlers{}, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(out)
+		if len(b) > 0 {
+			var m struct {
+				ID    json.RawMessage `json:"id"`
+				Error RPCError        `json:"error"`
+			}
+			if err := json.Unmarshal(b, &m); err != nil || string(m.ID) != "null" || m.Error.Code != -32700 {
+				t.Fatalf("want a parse error with a null id, upstream read %s", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no parse error sent to the upstream")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case <-c.Done():
+		t.Fatalf("connection died: %v", c.Err())
+	default:
+	}
+}

@@ -32,6 +32,8 @@ func TestForModel(t *testing.T) {
 		{"bedrock", "us.anthropic.claude-3-5-sonnet-20240620-v1:0", "cl100k_base*1.1 (anthropic approximation)"},
 		{"google", "gemini-2.5-pro", O200kBase},
 		{"", "llama-3.1-70b", O200kBase},
+		{"openai", "ft:gpt-4o-mini-2024-07-18:acme::abc123", O200kBase},
+		{"openai", "ft:gpt-3.5-turbo-0125:acme::abc123", CL100kBase},
 		{"", "", O200kBase},
 	}
 	for _, tt := range tests {

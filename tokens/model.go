@@ -14,7 +14,8 @@ import "strings"
 //   - Gemini and everything else: o200k_base (exact Gemma counts are a
 //     separate issue).
 //
-// Matching ignores case and a leading "provider/" path.
+// Matching ignores case, a leading "provider/" path and a fine-tune "ft:"
+// prefix.
 func ForModel(provider, model string) *Counter {
 	p, m := strings.ToLower(provider), strings.ToLower(model)
 	if p == "anthropic" || strings.Contains(m, "claude") {
@@ -23,6 +24,7 @@ func ForModel(provider, model string) *Counter {
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
 	}
+	m = strings.TrimPrefix(m, "ft:")
 	for _, pre := range o200kPrefixes {
 		if strings.HasPrefix(m, pre) {
 			return &Counter{enc: o200kBase}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -27,7 +28,9 @@ type remoteConn struct {
 	events  chan func()
 }
 
-func dialRemote(ctx context.Context, name, kind, url string, headers map[string]string, h handlers, log *slog.Logger) (*remoteConn, error) {
+// dialRemote connects to a remote upstream. ctx bounds the connection's
+// life; timeout bounds connecting.
+func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url string, headers map[string]string, h handlers, log *slog.Logger) (*remoteConn, error) {
 	var tr transport.Interface
 	var err error
 	switch kind {
@@ -66,7 +69,17 @@ func dialRemote(ctx context.Context, name, kind, url string, headers map[string]
 	if sse, ok := tr.(*transport.SSE); ok {
 		sse.SetConnectionLostHandler(func(err error) { c.fail(fmt.Errorf("%w: %v", ErrUpstreamExited, err)) })
 	}
-	if err := tr.Start(ctx); err != nil {
+	// Start's context is the connection's: the SSE stream and the
+	// streamable HTTP listening stream (where the upstream's requests and
+	// notifications arrive) end with it. So it is not the dial timeout;
+	// a connect that takes too long is closed instead.
+	timer := time.AfterFunc(timeout, func() { _ = tr.Close() })
+	err = tr.Start(ctx)
+	if !timer.Stop() && err == nil {
+		err = fmt.Errorf("no answer within %s", timeout)
+	}
+	if err != nil {
+		_ = tr.Close()
 		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, url, err)
 	}
 	go func() {
@@ -110,7 +123,11 @@ func (c *remoteConn) Call(ctx context.Context, method string, params any) (json.
 		return nil, fmt.Errorf("upstream %q: %w", c.name, err)
 	}
 	if resp.Error != nil {
-		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+		rerr := &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+		if resp.Error.Data != nil {
+			rerr.Data, _ = json.Marshal(resp.Error.Data)
+		}
+		return nil, rerr
 	}
 	if resp.Result == nil {
 		return nil, fmt.Errorf("%w: response to %s has neither result nor error", ErrInvalidResponse, method)

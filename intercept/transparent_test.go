@@ -18,7 +18,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mark3labs/mcp-go/server/servertest"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
 
@@ -811,5 +813,111 @@ func TestMalformedUpstreamMessageIsAnsweredAndLogged(t *testing.T) {
 	case <-c.Done():
 		t.Fatalf("connection died: %v", c.Err())
 	default:
+	}
+}
+
+// remoteUpstream serves a fresh test upstream in process over kind
+// (config.TransportSSE or config.TransportHTTPStreamable).
+func remoteUpstream(t *testing.T, name, kind string) config.Server {
+	t.Helper()
+	srv := testupstream.New()
+	var url string
+	switch kind {
+	case config.TransportSSE:
+		ts := servertest.NewTestServer(srv)
+		t.Cleanup(ts.Close)
+		url = ts.URL + "/sse"
+	default:
+		ts := servertest.NewTestStreamableHTTPServer(srv)
+		t.Cleanup(ts.Close)
+		url = ts.URL + "/mcp"
+	}
+	return config.Server{Name: name, Transport: kind, URL: url, Timeout: 10 * time.Second,
+		RestartMaxAttempts: 20, RestartBackoffMax: 500 * time.Millisecond}
+}
+
+// TestEveryUpstreamTransport checks what depends on the upstream's
+// transport (results, errors, requests to the client, notifications,
+// resources, prompts) over stdio, SSE and streamable HTTP.
+func TestEveryUpstreamTransport(t *testing.T) {
+	for _, kind := range []string{config.TransportStdio, config.TransportSSE, config.TransportHTTPStreamable} {
+		t.Run(kind, func(t *testing.T) {
+			up := stdioUpstream("up", nil)
+			if kind != config.TransportStdio {
+				up = remoteUpstream(t, "up", kind)
+			}
+			p := startProxy(t, up)
+			f := &fakeClient{}
+			c := connectFront(t, p, "http", f, f.options()...)
+			waitTool(t, c, "mixed")
+			// Compared with a client of the same upstream over the same
+			// transport: mcp-go's SSE server cannot send requests to a
+			// client, so over SSE both see the same refusal.
+			df := &fakeClient{}
+			var d *client.Client
+			switch kind {
+			case config.TransportStdio:
+				d = directTo(t, df, df.options()...)
+			case config.TransportSSE:
+				tr, err := transport.NewSSE(up.URL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d = client.NewClient(tr, df.options()...)
+				initialize(t, d)
+			default:
+				tr, err := transport.NewStreamableHTTP(up.URL, transport.WithContinuousListening(), transport.WithHTTPLogger(quietLogger()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d = client.NewClient(tr, df.options()...)
+				initialize(t, d)
+			}
+			ctx := context.Background()
+
+			for _, tool := range []string{"mixed", "ask_sampling", "ask_elicitation", "ask_roots"} {
+				via, direct := call(t, c, tool, nil), call(t, d, tool, nil)
+				if a, b := mustJSON2(t, via), mustJSON2(t, direct); a != b {
+					t.Errorf("%s differs\nproxy:  %s\ndirect: %s", tool, a, b)
+				}
+			}
+			_, viaErr := callErr(c, "tool_error", map[string]any{"message": "nope"})
+			if viaErr == nil || !strings.Contains(viaErr.Error(), "nope") {
+				t.Errorf("tool_error: %v", viaErr)
+			}
+			if got := listedTools(t, c); len(got) != len(listedTools(t, d)) {
+				t.Errorf("tools: proxy lists %d, direct %d", len(got), len(listedTools(t, d)))
+			}
+			req := mcp.ReadResourceRequest{}
+			req.Params.URI = testupstream.BlobURI
+			if via, err := c.ReadResource(ctx, req); err != nil || mustJSON2(t, via) != `{"contents":[{"uri":"test://blob","mimeType":"application/octet-stream","blob":"AAECA/7/"}]}` {
+				t.Errorf("blob: %s %v", mustJSON2(t, via), err)
+			}
+			get := mcp.GetPromptRequest{}
+			get.Params.Name = testupstream.PromptName
+			get.Params.Arguments = map[string]string{"name": "ada"}
+			if res, err := c.GetPrompt(ctx, get); err != nil || len(res.Messages) != 3 {
+				t.Errorf("prompt: %v %v", res, err)
+			}
+			if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelError}}); err != nil {
+				t.Fatal(err)
+			}
+			call(t, c, "log", nil)
+			if got := f.waitNotes(t, "notifications/message", 1); got[0].Params.AdditionalFields["level"] != "error" {
+				t.Errorf("log: %v", got[0].Params.AdditionalFields)
+			}
+			preq := mcp.CallToolRequest{}
+			preq.Params.Name = "slow"
+			preq.Params.Arguments = map[string]any{"steps": 2, "ms": 1}
+			preq.Params.Meta = &mcp.Meta{ProgressToken: "p-1"}
+			if _, err := c.CallTool(ctx, preq); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range f.waitNotes(t, "notifications/progress", 2) {
+				if n.Params.AdditionalFields["progressToken"] != "p-1" {
+					t.Errorf("progress token %v", n.Params.AdditionalFields["progressToken"])
+				}
+			}
+		})
 	}
 }

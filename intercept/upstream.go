@@ -310,9 +310,7 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 		argv := append(append([]string{}, u.cfg.Cmd...), u.cfg.Args...)
 		c, err = startStdio(u.cfg.Name, argv, u.cfg.Env, u.cfg.Cwd, h, u.log)
 	default:
-		dctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
-		defer cancel()
-		c, err = dialRemote(dctx, u.cfg.Name, u.cfg.Transport, u.cfg.URL, u.cfg.Headers, h, u.log)
+		c, err = dialRemote(ctx, u.cfg.Timeout, u.cfg.Name, u.cfg.Transport, u.cfg.URL, u.cfg.Headers, h, u.log)
 	}
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@
 #   1. full exact count of a ~4 MB Kubernetes-style JSON listing, MB/s (goal: ours >= 2x tiktoken)
 #   2. divert decision (--at-least 25000) on a 20 MB output, ms   (goal: <= 50 ms)
 #   3. count of a 2 KB result, us, from the Go benchmark          (goal: <= 50 us)
+#   4. the Go libraries considered (pkoukk/tiktoken-go, tiktoken-go/tokenizer) against this
+#      package on the Go benchmark's 4 MB listing, MB/s on one core (SKIP_LIBS=1 skips it)
 # RUNS (default 5) runs each; medians are printed. TOKREF overrides the reference path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,3 +91,17 @@ for enc in o200k_base cl100k_base; do
 done
 line=$("$tokref" o200k_base "$work/2kb.json")
 printf '  tiktoken (one call in node, indicative only): %s us\n' "$(field encode_s <<<"$line" | awk '{ print $1 * 1e6 }')"
+
+if [ "${SKIP_LIBS:-0}" != 1 ]; then
+  echo
+  echo "4. Go libraries on the Go benchmark's 4 MB listing (MB/s, median, one core each)"
+  go test -run XXX -bench 'BenchmarkCount$/(ours-1core|tiktoken-go-tokenizer|pkoukk-tiktoken-go)/' -benchtime 1x -count 3 ./tokens/ >"$work/libs"
+  printf '  %-24s %12s %12s\n' implementation o200k_base cl100k_base
+  for impl in ours-1core tiktoken-go-tokenizer pkoukk-tiktoken-go; do
+    row=()
+    for enc in o200k_base cl100k_base; do
+      row+=("$(awk -v e="BenchmarkCount/$impl/$enc-" 'index($1, e) == 1 { print $5 }' "$work/libs" | median)")
+    done
+    printf '  %-24s %12s %12s\n' "$impl" "${row[@]}"
+  done
+fi

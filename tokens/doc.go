@@ -66,17 +66,21 @@
 // Divert decision (AtLeast, threshold 25,000) on a 20 MB output: 1.7 ms
 // (tiktoken needs its full count, 11.2 s). Counting a 2 KB result
 // (BenchmarkCount2KB): 23 µs o200k_base, 13 µs cl100k_base. The parallel
-// count gains little on that machine, whose second core was busy with
-// other work during the run; one core already clears the goal by far.
+// count could not show a speed-up there: during the runs the session got
+// under one core in all (a control of two spinning goroutines did too), so
+// the figures are in effect one core's.
 //
 // Why not a library: github.com/pkoukk/tiktoken-go (the loader's own
-// tokenizer) and github.com/tiktoken-go/tokenizer were measured on the same
-// listing with BenchmarkCount (medians of 3): tiktoken-go/tokenizer
-// 4.4 MB/s o200k_base and 8.2 MB/s cl100k_base; pkoukk/tiktoken-go 2.3 and
-// 2.4 MB/s; this package 72.6 and 138 MB/s on one core. Both libraries spend their time in the
-// regexp2 pre-tokenizer and neither reaches 2× tiktoken, even on two cores,
-// so neither is used at run time; tiktoken-go/tokenizer stays a test
-// dependency as an independent cross-check (TestCountMatchesTokenizer).
+// tokenizer) and github.com/tiktoken-go/tokenizer were measured against this
+// package in one BenchmarkCount run on the 4 MB listing (medians of 3, one
+// core each): tiktoken-go/tokenizer 4.4 MB/s o200k_base and 8.2 MB/s
+// cl100k_base; pkoukk/tiktoken-go 2.3 and 2.4 MB/s; this package 72.6 and
+// 138 MB/s. Of the two libraries tiktoken-go/tokenizer is the faster, but
+// both spend their time in the regexp2 pre-tokenizer and stay an order of
+// magnitude behind, so neither is used at run time; tiktoken-go/tokenizer
+// remains a test dependency as an independent cross-check
+// (TestCountMatchesTokenizer). scripts/bench-tokens.sh prints the same
+// comparison.
 //
 // # Caveats
 //

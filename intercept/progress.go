@@ -88,8 +88,8 @@ func (r *Router) sendProgress(pr *progressRoute, p map[string]any) {
 // seconds, and a silent call looks hung. Its progress values continue
 // from the upstream's last one, so they keep increasing.
 type divertProgress struct {
-	r  *Router
-	pr *progressRoute
+	pr   *progressRoute
+	send func(p map[string]any)
 
 	mu      sync.Mutex
 	current string
@@ -104,12 +104,16 @@ func (r *Router) newDivertProgress(pr *progressRoute) *divertProgress {
 	if pr == nil {
 		return nil
 	}
-	d := &divertProgress{r: r, pr: pr}
-	if r.opts.ProgressDelay < 0 {
+	return startDivertProgress(pr, r.opts.ProgressDelay, func(p map[string]any) { r.sendProgress(pr, p) })
+}
+
+func startDivertProgress(pr *progressRoute, delay time.Duration, send func(map[string]any)) *divertProgress {
+	d := &divertProgress{pr: pr, send: send}
+	if delay < 0 {
 		d.due = true
 		return d
 	}
-	d.timer = time.AfterFunc(r.opts.ProgressDelay, func() {
+	d.timer = time.AfterFunc(delay, func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if d.done {
@@ -141,7 +145,7 @@ func (d *divertProgress) sendLocked(msg string) {
 	d.pr.last++
 	v := d.pr.last
 	d.pr.mu.Unlock()
-	d.r.sendProgress(d.pr, map[string]any{"progressToken": d.pr.token, "progress": v, "message": "scratchpad-mcp: " + msg})
+	d.send(map[string]any{"progressToken": d.pr.token, "progress": v, "message": "scratchpad-mcp: " + msg})
 }
 
 // stop ends reporting: nothing is sent after the reply.

@@ -53,6 +53,7 @@ var goldenCases = []struct {
 	{"head_default", "head", map[string]any{"file": "app.log", "lines": 3}, 0, nil},
 	{"head_all", "head", map[string]any{"file": "table.tsv"}, 0, nil},
 	{"head_budget", "head", map[string]any{"file": "app.log", "lines": 2}, 0, &fakeBudget{total: 102400, left: 61200}},
+	{"head_minified_too_large", "head", map[string]any{"file": "minified.json"}, 5, nil},
 	{"head_too_large", "head", map[string]any{"file": "app.log", "lines": 40}, 100, nil},
 	{"head_over_budget", "head", map[string]any{"file": "app.log", "lines": 40}, 0, &fakeBudget{total: 1000, left: 50}},
 	{"slice", "slice", map[string]any{"file": "app.log", "start": 9, "end": 11}, 0, nil},

@@ -47,7 +47,7 @@ func runHead(c *call) *mcp.CallToolResult {
 	}
 	what := fmt.Sprintf("%s (lines [1..%d) of %s total)", c.file, hi+1, comma(total))
 	if hi == total {
-		what = fmt.Sprintf("%s (all %s lines)", c.file, comma(total))
+		what = fmt.Sprintf("%s (all %s)", c.file, plural(total, "line"))
 	}
 	return c.finish(b.String(), what, func() []suggestion {
 		var s []suggestion
@@ -55,8 +55,8 @@ func runHead(c *call) *mcp.CallToolResult {
 			s = append(s, suggest("head", "half the lines", kv{"file", c.file}, kv{"lines", hi / 2}))
 		}
 		s = append(s, suggest("schema", "the file's shape without its content", kv{"file", c.file}))
-		if d.kind == kindJSON || d.kind == kindNDJSON {
-			s = append(s, suggest("get_in", "the first item only", kv{"file", c.file}, kv{"path", "$[0]"}))
+		if d.kind == kindJSON && d.jsonErr == "" || d.kind == kindNDJSON {
+			s = append(s, suggest("get_in", "the first entries of the top-level value", kv{"file", c.file}, kv{"path", "$"}, kv{"offset", 0}, kv{"limit", 5}))
 		}
 		return s
 	})

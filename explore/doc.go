@@ -28,8 +28,9 @@
 // suggestions are complete calls, ready to run. Other problems the model can
 // fix (key_path_not_found, invalid_path, not_json, invalid_json,
 // not_an_array, invalid_range, invalid_arguments, file_not_found,
-// file_outside_root, pattern_too_long, io_error) have the same shape. They
-// are successful tool results, not protocol errors, and are not charged.
+// file_outside_root, pattern_too_long, io_error, cancelled) have the same
+// shape. They are successful tool results, not protocol errors, and are not
+// charged.
 //
 // Paths are written $.items[3].metadata.name or items.3.metadata.name; keys
 // that are not identifiers are quoted, $["a.b"]. An NDJSON file is an array

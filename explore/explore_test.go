@@ -510,7 +510,7 @@ func TestGrepMatchers(t *testing.T) {
 			if lit {
 				t.Fatalf("%q treated as invalid", p)
 			}
-			got, total := grepLines(d, m, 1<<30)
+			got, total, _ := grepLines(context.Background(), d, m, 1<<30)
 			if fmt.Sprint(got) != fmt.Sprint(want) || total != len(want) {
 				t.Errorf("pattern %q ic=%v (%T): got %v (total %d), want %v", p, ic, m, got, total, want)
 			}
@@ -522,7 +522,7 @@ func TestGrepMatchers(t *testing.T) {
 		if !lit || msg == "" {
 			t.Errorf("%q: literal fallback not reported", p)
 		}
-		got, _ := grepLines(d, m, 1<<30)
+		got, _, _ := grepLines(context.Background(), d, m, 1<<30)
 		var want []int
 		for i, l := range lines {
 			if strings.Contains(l, p) {
@@ -677,4 +677,28 @@ func FuzzIndexJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCancelled(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "x.log"), strings.Repeat("hit\n", 5000))
+	var items []string
+	for i := range 3000 {
+		items = append(items, fmt.Sprintf(`{"i":%d}`, i))
+	}
+	writeFile(t, filepath.Join(dir, "a.json"), "["+strings.Join(items, ",")+"]")
+	env := dirEnv(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"grep", map[string]any{"file": "x.log", "pattern": "hit"}},
+		{"item_schema", map[string]any{"file": "a.json", "path": "$"}},
+	} {
+		if got := errCode(text(Call(ctx, env, c.tool, c.args))); got != "cancelled" {
+			t.Errorf("%s with a cancelled context: %q", c.tool, got)
+		}
+	}
 }

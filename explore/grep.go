@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -279,7 +280,10 @@ func runGrep(c *call) *mcp.CallToolResult {
 		return res
 	}
 	m, lit, reErr := compileGrep(pattern, ic, d.data[:min(len(d.data), 256<<10)])
-	matches, total := grepLines(d, m, maxM)
+	matches, total, err := grepLines(c.ctx, d, m, maxM)
+	if err != nil {
+		return c.cancelled(err)
+	}
 	locate := locator(pattern, ic, lit)
 
 	var b strings.Builder
@@ -348,10 +352,13 @@ func runGrep(c *call) *mcp.CallToolResult {
 
 // grepLines returns the 1-based numbers of the first maxM matching lines and
 // the total count of matching lines (the whole file is scanned).
-func grepLines(d *doc, m matcher, maxM int) ([]int, int) {
+func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]int, int, error) {
 	var out []int
 	total := 0
 	for from := 0; from < len(d.data); {
+		if total&1023 == 1023 && ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
 		s, e, ok := m.next(d.data, from)
 		if !ok {
 			break
@@ -362,7 +369,7 @@ func grepLines(d *doc, m matcher, maxM int) ([]int, int) {
 		}
 		from = e + 1
 	}
-	return out, total
+	return out, total, nil
 }
 
 // maxShownLine is the longest line grep shows whole; longer lines (minified

@@ -25,6 +25,9 @@ func runItemSchema(c *call) *mcp.CallToolResult {
 	s := newShape()
 	bad := 0
 	for i := lo; i < hi; i++ {
+		if i&1023 == 1023 && c.ctx.Err() != nil {
+			return c.cancelled(c.ctx.Err())
+		}
 		if n.records && d.badRecord(i) {
 			bad++
 			continue

@@ -153,6 +153,11 @@ func (c *call) invalidJSON(d *doc, where string, line int) *mcp.CallToolResult {
 		}})
 }
 
+// cancelled is the result when the client gave up while a scan ran.
+func (c *call) cancelled(err error) *mcp.CallToolResult {
+	return errorResult("cancelled", fmt.Sprintf("%s stopped before finishing: %v.", c.tool, err))
+}
+
 // parsePathArg parses the path argument or returns the invalid_path error.
 func (c *call) parsePathArg(p string) ([]segment, *mcp.CallToolResult) {
 	segs, err := parsePath(p)

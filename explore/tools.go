@@ -124,6 +124,9 @@ func Call(ctx context.Context, env *Env, tool string, args map[string]any) (res 
 	if args == nil {
 		args = map[string]any{}
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	c := &call{ctx: ctx, env: env, tool: tool, args: newArgReader(args)}
 	c.file = c.args.str("file", true)
 	return h(c)

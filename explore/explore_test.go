@@ -702,3 +702,20 @@ func TestCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestScanStringWordBoundaries: the 8-bytes-at-a-time string scan finds a
+// quote, backslash or control byte at every offset within and across words.
+func TestScanStringWordBoundaries(t *testing.T) {
+	specials := []string{`"`, `\"`, `\\`, `\n`, `\u00e9`, "\x01", "\x1f", `\x`, "é", "\x7f"}
+	for k := range 24 {
+		for _, sp := range specials {
+			for _, tail := range []string{`"`, `abcdefghijklmnop"`, ``} {
+				s := `"` + strings.Repeat("a", k) + sp + tail
+				_, _, msg := indexJSON([]byte(s), 0)
+				if (msg == "") != json.Valid([]byte(s)) {
+					t.Errorf("%q: indexJSON error %q, encoding/json valid=%v", s, msg, json.Valid([]byte(s)))
+				}
+			}
+		}
+	}
+}

@@ -36,13 +36,15 @@ func (k fileKind) String() string {
 // span is a half-open byte range of doc.data.
 type span struct{ start, end int }
 
-// doc is a loaded file with its indexes. data and lines never change after
+// doc is a loaded file with its indexes. data never changes after
 // load; the child index of big containers fills in lazily.
 type doc struct {
-	name  string // the file argument as the caller gave it
-	data  []byte
-	kind  fileKind
-	lines []int // byte offset of the start of each line
+	name string // the file argument as the caller gave it
+	data []byte
+	kind fileKind
+
+	linesOnce sync.Once
+	lines     []int // byte offset of the start of each line; use lineStarts
 
 	jsonErr string // non-empty: kind is JSON but the file does not parse
 	records []span // NDJSON: one per non-blank line
@@ -54,18 +56,29 @@ type doc struct {
 }
 
 func (d *doc) memSize() int64 {
-	return int64(len(d.data)) + int64(len(d.lines))*8 + int64(len(d.records))*16 + d.extra.Load()
+	return int64(len(d.data)) + int64(len(d.records))*16 + d.extra.Load()
+}
+
+// lineStarts returns the line index, building it on first use: the JSON
+// path tools never need it, so a first get_in does not pay for it.
+func (d *doc) lineStarts() []int {
+	d.linesOnce.Do(func() {
+		d.lines = indexLines(d.data)
+		d.extra.Add(int64(cap(d.lines)) * 8)
+	})
+	return d.lines
 }
 
 // lineCount is the number of lines; a final line without a newline counts.
-func (d *doc) lineCount() int { return len(d.lines) }
+func (d *doc) lineCount() int { return len(d.lineStarts()) }
 
 // line returns line n (1-based) without its line terminator.
 func (d *doc) line(n int) []byte {
-	s := d.lines[n-1]
+	lines := d.lineStarts()
+	s := lines[n-1]
 	e := len(d.data)
-	if n < len(d.lines) {
-		e = d.lines[n]
+	if n < len(lines) {
+		e = lines[n]
 	}
 	b := d.data[s:e]
 	b = bytes.TrimSuffix(b, []byte{'\n'})
@@ -74,7 +87,8 @@ func (d *doc) line(n int) []byte {
 
 // lineOf returns the 1-based line holding byte offset off.
 func (d *doc) lineOf(off int) int {
-	return sort.Search(len(d.lines), func(i int) bool { return d.lines[i] > off })
+	lines := d.lineStarts()
+	return sort.Search(len(lines), func(i int) bool { return lines[i] > off })
 }
 
 func indexLines(data []byte) []int {
@@ -179,7 +193,7 @@ func errnoText(err error) string {
 // newDoc indexes data and decides how to interpret it: by extension first,
 // then by content for .txt/.log and unknown extensions.
 func newDoc(name, rel string, data []byte) *doc {
-	d := &doc{name: name, data: data, lines: indexLines(data)}
+	d := &doc{name: name, data: data}
 	ext := strings.ToLower(path.Ext(rel))
 	switch ext {
 	case ".md", ".markdown":
@@ -225,7 +239,7 @@ func (d *doc) indexJSON() bool {
 	for _, k := range kids {
 		n += int64(cap(k)) * 32
 	}
-	d.extra.Store(n)
+	d.extra.Add(n)
 	return true
 }
 
@@ -233,8 +247,8 @@ func (d *doc) indexJSON() bool {
 func (d *doc) position(off int) string {
 	ln := max(d.lineOf(off), 1)
 	col := 1
-	if ln <= len(d.lines) {
-		col = off - d.lines[ln-1] + 1
+	if lines := d.lineStarts(); ln <= len(lines) {
+		col = off - lines[ln-1] + 1
 	}
 	return fmt.Sprintf("line %d, column %d", ln, col)
 }
@@ -243,7 +257,7 @@ func (d *doc) position(off int) string {
 // object or array on their own.
 func (d *doc) looksNDJSON() bool {
 	seen := 0
-	for n := 1; n <= len(d.lines) && seen < 2; n++ {
+	for n := 1; n <= d.lineCount() && seen < 2; n++ {
 		l := bytes.TrimSpace(d.line(n))
 		if len(l) == 0 {
 			continue
@@ -258,8 +272,9 @@ func (d *doc) looksNDJSON() bool {
 
 func (d *doc) setNDJSON() {
 	d.kind = kindNDJSON
-	for n := 1; n <= len(d.lines); n++ {
-		s := d.lines[n-1]
+	lines := d.lineStarts()
+	for n := 1; n <= len(lines); n++ {
+		s := lines[n-1]
 		l := d.line(n)
 		lead := len(l) - len(bytes.TrimLeft(l, " \t"))
 		l = bytes.TrimSpace(l)

@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -174,6 +176,19 @@ var strClass = func() (t [256]bool) {
 func scanString(b []byte, i int) (int, string) {
 	i++
 	for i < len(b) {
+		// Skip 8 plain bytes at a time: the lowest flagged byte of the
+		// word is exact, so the scalar code below takes over there.
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if t := hasZero(x^0x2222222222222222) | hasZero(x^0x5c5c5c5c5c5c5c5c) | hasLess32(x); t != 0 {
+				i += bits.TrailingZeros64(t) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if !strClass[c] {
 			i++
@@ -208,6 +223,16 @@ func scanString(b []byte, i int) (int, string) {
 	}
 	return len(b), "unexpected end of input in string"
 }
+
+const lo7, hi7 = 0x0101010101010101, 0x8080808080808080
+
+// hasZero flags (high bit) the bytes of x that are zero; the lowest flag is
+// exact, higher ones may be false positives.
+func hasZero(x uint64) uint64 { return (x - lo7) & ^x & hi7 }
+
+// hasLess32 flags the bytes of x below 0x20 (control characters), with the
+// same exactness as hasZero.
+func hasLess32(x uint64) uint64 { return (x - lo7*0x20) & ^x & hi7 }
 
 // scanNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
 func scanNumber(b []byte, i int) (int, string) {

@@ -51,36 +51,36 @@
 //
 // # Figures
 //
-// Measured side by side in one run by scripts/bench-tokens.sh (medians of
-// 5 runs) on a 2-core machine shared with other builds, so absolute numbers
-// move from run to run; the ratios are what the script is for.
+// scripts/bench-tokens.sh runs tiktoken (via ../shared/bench/tokref) and
+// this package side by side on the same generated inputs and prints medians
+// of 5 runs. One run, 2026-11-30, on a 2-core machine shared with other
+// builds (absolute numbers move from run to run; the ratios are the point):
 //
-// On the ~4.2 MB Kubernetes-style listing the script generates (831,281
-// o200k_base tokens), full exact count, 2026-11-30:
+//	~4.2 MB Kubernetes-style listing, full exact count
+//	             tokens    tiktoken (Rust/WASM)  this package  ratio
+//	o200k_base   831,281   1.74 MB/s             67.3 MB/s     39×
+//	cl100k_base  819,741   1.47 MB/s             94.1 MB/s     64×
+//	load         -         0.56 s / 0.48 s       93 ms / 52 ms (o200k / cl100k)
 //
-//	             tiktoken (Rust/WASM)   this package   ratio
-//	o200k_base   1.47 MB/s              69.3 MB/s      47×
-//	cl100k_base  1.37 MB/s              77.1 MB/s      56×
-//	load         1.10 s / 0.68 s        73 ms / 51 ms  (o200k / cl100k)
+//	divert decision on a 20 MB output (AtLeast 25,000):  1.4 ms
+//	  (tiktoken has no early stop; its full count took 14.2 s)
+//	count of a 2 KB result (BenchmarkCount2KB):          33 µs o200k, 25 µs cl100k
 //
-// Divert decision (AtLeast, threshold 25,000) on a 20 MB output: 1.7 ms
-// (tiktoken needs its full count, 11.2 s). Counting a 2 KB result
-// (BenchmarkCount2KB): 23 µs o200k_base, 13 µs cl100k_base. The parallel
-// count could not show a speed-up there: during the runs the session got
-// under one core in all (a control of two spinning goroutines did too), so
-// the figures are in effect one core's.
+//	Go libraries, Go benchmark's 4 MB listing, one core  o200k_base  cl100k_base
+//	this package                                          78.3 MB/s   90.4 MB/s
+//	github.com/tiktoken-go/tokenizer                       3.6 MB/s    4.8 MB/s
+//	github.com/pkoukk/tiktoken-go                          1.6 MB/s    1.6 MB/s
 //
-// Why not a library: github.com/pkoukk/tiktoken-go (the loader's own
-// tokenizer) and github.com/tiktoken-go/tokenizer were measured against this
-// package in one BenchmarkCount run on the 4 MB listing (medians of 3, one
-// core each): tiktoken-go/tokenizer 4.4 MB/s o200k_base and 8.2 MB/s
-// cl100k_base; pkoukk/tiktoken-go 2.3 and 2.4 MB/s; this package 72.6 and
-// 138 MB/s. Of the two libraries tiktoken-go/tokenizer is the faster, but
-// both spend their time in the regexp2 pre-tokenizer and stay an order of
-// magnitude behind, so neither is used at run time; tiktoken-go/tokenizer
-// remains a test dependency as an independent cross-check
-// (TestCountMatchesTokenizer). scripts/bench-tokens.sh prints the same
-// comparison.
+// The parallel count could not show a speed-up there: during the runs the
+// session got under one core in all (a control of two spinning goroutines
+// did too), so the figures are in effect one core's. The counts are equal to
+// tiktoken's; the script fails if they are not.
+//
+// Why not a library: of the two Go libraries, tiktoken-go/tokenizer is the
+// faster, but both spend their time in the regexp2 pre-tokenizer and stay
+// an order of magnitude behind this package (and about level with tiktoken
+// itself), so neither is used at run time. tiktoken-go/tokenizer remains a
+// test dependency as an independent cross-check (TestCountMatchesTokenizer).
 //
 // # Caveats
 //

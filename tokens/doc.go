@@ -77,10 +77,12 @@
 // tiktoken's; the script fails if they are not.
 //
 // Why not a library: of the two Go libraries, tiktoken-go/tokenizer is the
-// faster, but both spend their time in the regexp2 pre-tokenizer and stay
-// an order of magnitude behind this package (and about level with tiktoken
-// itself), so neither is used at run time. tiktoken-go/tokenizer remains a
-// test dependency as an independent cross-check (TestCountMatchesTokenizer).
+// faster, 2-3× tiktoken in that run, at the edge of the goal; pkoukk is
+// about level with tiktoken. Both spend their time in the regexp2
+// pre-tokenizer and stay 20× or more behind this package, so neither is used
+// at run time; the counts then leave room for the divert check on every tool
+// call. tiktoken-go/tokenizer remains a test dependency as an independent
+// cross-check (TestCountMatchesTokenizer).
 //
 // # Caveats
 //

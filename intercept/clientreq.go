@@ -62,6 +62,11 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 			return nil, &RPCError{Code: codeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 		req.Method = method
+		if req.Params.Mode == mcp.ElicitationModeURL && req.Params.ElicitationID != "" {
+			if cs := server.ClientSessionFromContext(callCtx); cs != nil {
+				r.sess.elicited(req.Params.ElicitationID, cs.SessionID())
+			}
+		}
 		res, err = srv.RequestElicitation(fctx, req)
 	case string(mcp.MethodListRoots):
 		var req mcp.ListRootsRequest

@@ -37,6 +37,12 @@ func (r *Router) onNotify(u *Upstream, method string, params json.RawMessage) {
 		for _, id := range r.sess.logTargets(mcp.LoggingLevel(level)) {
 			_ = srv.SendNotificationToSpecificClient(id, method, p)
 		}
+	case "notifications/elicitation/complete":
+		p := decode(params)
+		id, _ := p["elicitationId"].(string)
+		if sid, ok := r.sess.completed(id); ok {
+			_ = srv.SendNotificationToSpecificClient(sid, method, p)
+		}
 	case "notifications/resources/updated":
 		p := decode(params)
 		uri, _ := p["uri"].(string)

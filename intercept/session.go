@@ -19,6 +19,7 @@ type sessions struct {
 	subs   map[string]map[string]bool // exposed URI → session ids
 	seq    uint64
 	calls  map[*Upstream][]caller
+	urls   map[string]string // URL-mode elicitationId → session id
 }
 
 // caller is one client request in flight on an upstream. ctx is the
@@ -34,7 +35,25 @@ func newSessions() *sessions {
 		levels: map[string]mcp.LoggingLevel{},
 		subs:   map[string]map[string]bool{},
 		calls:  map[*Upstream][]caller{},
+		urls:   map[string]string{},
 	}
+}
+
+// elicited remembers which session a URL-mode elicitation went to: its
+// notifications/elicitation/complete goes there too.
+func (s *sessions) elicited(elicitationID, session string) {
+	s.mu.Lock()
+	s.urls[elicitationID] = session
+	s.mu.Unlock()
+}
+
+// completed returns and forgets the session of a URL-mode elicitation.
+func (s *sessions) completed(elicitationID string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.urls[elicitationID]
+	delete(s.urls, elicitationID)
+	return id, ok
 }
 
 func (s *sessions) add(cs server.ClientSession) {
@@ -50,6 +69,11 @@ func (s *sessions) remove(id string) (orphaned []string) {
 	defer s.mu.Unlock()
 	delete(s.all, id)
 	delete(s.levels, id)
+	for el, sid := range s.urls {
+		if sid == id {
+			delete(s.urls, el)
+		}
+	}
 	for uri, ids := range s.subs {
 		if ids[id] {
 			delete(ids, id)

@@ -338,6 +338,15 @@ func TestServerToClientRequestsReachTheCaller(t *testing.T) {
 			if viaF.roots != 1 {
 				t.Errorf("roots/list reached the client %d times", viaF.roots)
 			}
+			viaF.mu.Unlock()
+			directF.mu.Unlock()
+			via := viaF.waitNotes(t, "notifications/elicitation/complete", 1)
+			direct := directF.waitNotes(t, "notifications/elicitation/complete", 1)
+			if a, b := mustJSON2(t, via[0].Params), mustJSON2(t, direct[0].Params); a != b {
+				t.Errorf("elicitation/complete differs\nproxy:  %s\ndirect: %s", a, b)
+			}
+			viaF.mu.Lock()
+			directF.mu.Lock()
 		})
 	}
 }
@@ -369,7 +378,7 @@ func TestUndeclaredCapabilityIsAJSONRPCError(t *testing.T) {
 
 func TestClientThatNeverAnswersTimesOut(t *testing.T) {
 	up := stdioUpstream("up", nil)
-	up.Timeout = 2 * time.Second
+	up.Timeout = 4 * time.Second
 	p := startProxy(t, up)
 	release := make(chan struct{})
 	f := &fakeClient{block: release}
@@ -392,12 +401,12 @@ func TestClientThatNeverAnswersTimesOut(t *testing.T) {
 
 func TestUpstreamThatNeverAnswersTimesOut(t *testing.T) {
 	up := stdioUpstream("up", nil)
-	up.Timeout = time.Second
+	up.Timeout = 3 * time.Second
 	p := startProxy(t, up)
 	c := connect(t, p.url)
 	waitTool(t, c, "hang")
 	res := call(t, c, "hang", nil)
-	if !res.IsError || !strings.Contains(text(res), "did not answer hang within 1s") {
+	if !res.IsError || !strings.Contains(text(res), "did not answer hang within 3s") {
 		t.Fatalf("want a clear timeout, got %q", text(res))
 	}
 	if got := text(call(t, c, "echo", map[string]any{"text": "alive"})); got != "alive" {
@@ -945,5 +954,77 @@ func TestEveryUpstreamTransport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestUpstreamRequestsThatCannotBeServed(t *testing.T) {
+	r := New(Options{Logger: quietLogger(), Agent: func(context.Context) (*Agent, error) { return &Agent{}, nil }})
+	r.Attach(server.NewMCPServer("p", "1"))
+	u := newUpstream(config.Server{Name: "lonely"}, quietLogger(), clientInfo{})
+	for _, tc := range []struct {
+		method string
+		code   int
+		want   string
+	}{
+		{"sampling/createMessage", -32603, `no client request to "lonely" is in flight`},
+		{"roots/list", -32603, "no client request"},
+		{"tools/call", -32601, "Method not found: tools/call"},
+		{"", -32601, "Method not found"},
+	} {
+		_, err := r.onRequest(u, context.Background(), tc.method, json.RawMessage(`{}`))
+		var rerr *RPCError
+		if !errors.As(err, &rerr) || rerr.Code != tc.code || !strings.Contains(rerr.Message, tc.want) {
+			t.Errorf("%q: got %v, want %d %q", tc.method, err, tc.code, tc.want)
+		}
+	}
+}
+
+func TestUpstreamCancelsItsOwnRequest(t *testing.T) {
+	dir := t.TempDir()
+	script := `printf '%s\n' '{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":{}}'
+read started
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}'
+timeout 1 head -n 1 > ` + dir + `/answer
+touch ` + dir + `/done
+exec cat >/dev/null`
+	started := make(chan struct{})
+	stopped := make(chan error, 1)
+	h := handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return json.RawMessage(`{}`), nil
+	}}
+	c, err := startStdio("canceller", []string{"sh", "-c", script}, nil, "", h, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream's request never reached the handler")
+	}
+	_ = c.Notify(context.Background(), "notifications/message", map[string]any{"level": "info"}) // lets the script go on
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("handler context ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("notifications/cancelled did not cancel the forwarded request")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(dir + "/done"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("script never finished")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(dir + "/answer"); len(bytes.TrimSpace(b)) != 0 {
+		t.Errorf("a cancelled request was answered: %s", b)
 	}
 }

@@ -270,9 +270,7 @@ func (u *Upstream) serve(ctx context.Context, c conn) error {
 			kinds := u.dirty
 			u.dirty = 0
 			u.mu.Unlock()
-			lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
-			err := u.relist(lctx, c, kinds)
-			cancel()
+			err := u.relist(ctx, c, kinds)
 			if err != nil {
 				u.log.Warn("re-listing after list_changed failed", "error", err)
 				continue
@@ -346,12 +344,15 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	u.caps = init.Capabilities
 	level := u.logLevel
 	u.mu.Unlock()
-	if err := u.relist(hctx, c, kindTools|kindResources|kindPrompts); err != nil {
+	if err := u.relist(ctx, c, kindTools|kindResources|kindPrompts); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
 	if level != "" && init.Capabilities.Logging != nil {
-		if _, err := c.Call(hctx, "logging/setLevel", map[string]any{"level": level}); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+		_, err := c.Call(sctx, "logging/setLevel", map[string]any{"level": level})
+		cancel()
+		if err != nil {
 			u.log.Warn("forwarding logging/setLevel failed", "level", level, "error", err)
 		}
 	}
@@ -364,10 +365,18 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 // relist fetches the listings named by kinds that the upstream's
 // capabilities offer. A server that does not list resources or prompts
 // is simply left out; tools are always listed.
+//
+// Each listing gets the server's timeout of its own: a slow start-up
+// should not make a server with many pages fail its handshake.
 func (u *Upstream) relist(ctx context.Context, c conn, kinds listKind) error {
 	caps := u.capabilities()
+	list := func(method, key, id string) ([]rawItem, error) {
+		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+		defer cancel()
+		return listAll(lctx, c, method, key, id)
+	}
 	if kinds&kindTools != 0 {
-		tools, err := listTools(ctx, c)
+		tools, err := list("tools/list", "tools", "name")
 		if err != nil {
 			return err
 		}
@@ -378,11 +387,11 @@ func (u *Upstream) relist(ctx context.Context, c conn, kinds listKind) error {
 	// Resources and prompts are extras: an upstream that fails to list
 	// them still serves its tools.
 	if kinds&kindResources != 0 && caps.Resources != nil {
-		res, err := listAll(ctx, c, "resources/list", "resources", "uri")
+		res, err := list("resources/list", "resources", "uri")
 		if err != nil {
 			u.log.Warn("listing resources failed", "error", err)
 		}
-		tmpl, terr := listAll(ctx, c, "resources/templates/list", "resourceTemplates", "uriTemplate")
+		tmpl, terr := list("resources/templates/list", "resourceTemplates", "uriTemplate")
 		if terr != nil {
 			u.log.Warn("listing resource templates failed", "error", terr)
 		}
@@ -391,7 +400,7 @@ func (u *Upstream) relist(ctx context.Context, c conn, kinds listKind) error {
 		u.mu.Unlock()
 	}
 	if kinds&kindPrompts != 0 && caps.Prompts != nil {
-		prompts, err := listAll(ctx, c, "prompts/list", "prompts", "name")
+		prompts, err := list("prompts/list", "prompts", "name")
 		if err != nil {
 			u.log.Warn("listing prompts failed", "error", err)
 		}

@@ -105,7 +105,13 @@ func addTransparency(s *server.MCPServer) {
 			} else {
 				ereq.Params.RequestedSchema = map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}
 			}
-			res, err := server.ServerFromContext(ctx).RequestElicitation(ctx, ereq)
+			srv := server.ServerFromContext(ctx)
+			res, err := srv.RequestElicitation(ctx, ereq)
+			if err == nil && ereq.Params.Mode == mcp.ElicitationModeURL {
+				// The out-of-band interaction is over at once.
+				_ = srv.SendElicitationComplete(ctx, server.ClientSessionFromContext(ctx), ereq.Params.ElicitationID)
+				flush()
+			}
 			return answer(res, err)
 		})
 	s.AddTool(mcp.NewTool("ask_roots", mcp.WithDescription("asks the client for its roots, returns them as JSON")),

@@ -1,0 +1,83 @@
+// Package intercept is scratchpad-mcp's proxy: it connects to the upstream
+// MCP servers of the config, re-exposes everything they offer, and diverts
+// tool results at or above their token threshold to disk, returning a
+// short [Pointer] instead. Diverting is the one intended difference: the
+// rest passes through as if the client talked to the upstream itself.
+//
+// # Basics
+//
+// [New] builds a [Router] for the configured servers, [Router.Attach]
+// registers their catalogue on an mcp-go server, [Router.Start] connects
+// (each [Upstream] in the background, restarted with backoff when it dies)
+// and [Router.Close] stops them:
+//
+//	r := intercept.New(intercept.Options{Servers: cfg.Servers, Agent: resolve})
+//	r.Attach(mcpServer) // before mcpServer serves
+//	r.Start(ctx)
+//	defer r.Close()
+//
+// What passes through, over stdio, SSE and streamable HTTP upstreams:
+//
+//   - Tools: listed with their raw input schema; tools/call results below
+//     threshold unchanged (every content type, structuredContent, isError,
+//     _meta). A result at or above it is saved with [Save] and replaced by
+//     a [Pointer]; a caller that passed a progressToken hears
+//     notifications/progress ("counting tokens", "writing file") once
+//     diverting takes longer than [Options.ProgressDelay].
+//   - Resources, resource templates and prompts: registered on the server
+//     and forwarded (resources/read text and binary, prompts/get with
+//     arguments, completion/complete for prompt and template arguments).
+//     Every upstream list is read to its last page.
+//   - Requests an upstream sends while it handles a call
+//     (sampling/createMessage, elicitation/create in form and URL mode,
+//     roots/list) go to the client session whose call is in flight on that
+//     upstream, and its answer goes back. The client's declared
+//     capabilities decide: one it lacks is answered with -32601.
+//   - Notifications: progress (under the caller's own token), logging
+//     (logging/setLevel is forwarded to every upstream as the most verbose
+//     level any session asked for; each session then gets only what its
+//     own level lets through), cancellation both ways, list_changed for
+//     tools, resources and prompts, resources/updated to the sessions that
+//     subscribed (subscriptions are forwarded to the owning upstream once
+//     and dropped when the last session leaves).
+//
+// # Names
+//
+// Tool and prompt names get the server's prefix when one is configured
+// (Prefix__name); a name already taken is skipped with a warning. Resource
+// URIs and templates are not rewritten unless two upstreams (or an upstream
+// and the proxy's own resources) list the same one: the later server in
+// config order is then exposed as "<server>+<uri>" ([CollisionSeparator]),
+// for example "docs+file:///README.md", and reads, subscriptions and
+// resources/updated are mapped back and forth.
+//
+// # Caveats
+//
+//   - mcp-go v1.2.1 answers every handler error with code -32603. An
+//     upstream's JSON-RPC error therefore reaches the client with its
+//     message verbatim but code -32603, except -32042 (URL elicitation
+//     required), which keeps its code and elicitations. The original is an
+//     [*UpstreamError] for Go callers.
+//   - Upstreams are shared by all client sessions, so an upstream's own
+//     request is routed to the most recent call in flight on it. Two
+//     sessions calling the same upstream at the same moment cannot be told
+//     apart: MCP does not say which call a server-to-client request serves.
+//     A request with no call in flight is refused (-32603). A forwarded
+//     request lives no longer than the call: a client that never answers
+//     fails it when the call's timeout ends.
+//   - The upstream is told at initialize that the proxy supports sampling,
+//     elicitation and roots (it cannot know which clients will come);
+//     each request is then checked against the calling client's
+//     capabilities.
+//   - The proxy's capabilities are declared before any upstream is known:
+//     resources (subscribe, listChanged), prompts, logging and completions
+//     are always on; with no upstream offering them the lists are empty.
+//   - mcp-go cannot delete a resource template: one an upstream stops
+//     listing is hidden from resources/templates/list and reads of it fail.
+//   - Over SSE, mcp-go's client transport cannot receive server-to-client
+//     requests (and its SSE server cannot send them).
+//   - A notifications/cancelled from the upstream stops the forwarded
+//     request; the client is not told (mcp-go does not expose the id it
+//     used). mcp-go may drop a notification sent just before the reply it
+//     precedes, and does not order notifications across streams.
+package intercept

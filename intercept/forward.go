@@ -1,0 +1,136 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// forward sends one client request on to u with the server's timeout,
+// recording the call so that u's own requests reach this client.
+func (r *Router) forward(ctx context.Context, u *Upstream, method string, params any) (json.RawMessage, error) {
+	cctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	defer cancel()
+	end := r.sess.begin(u, cctx)
+	defer end()
+	raw, err := u.call(cctx, method, params)
+	if err == nil {
+		return raw, nil
+	}
+	var rerr *RPCError
+	switch {
+	case errors.As(err, &rerr):
+		return nil, forwardError(rerr)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, u.cfg.Name, method, u.cfg.Timeout, u.cfg.Name)
+	default:
+		return nil, fmt.Errorf("%s on upstream %q failed: %w", method, u.cfg.Name, err)
+	}
+}
+
+// readResource forwards resources/read for a resource or a template.
+func (r *Router) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	u, orig, ok := r.cat.owner(req.Params.URI)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (its upstream no longer lists it)", server.ErrResourceNotFound, req.Params.URI)
+	}
+	params := map[string]any{"uri": orig}
+	if req.Params.Meta != nil {
+		params["_meta"] = req.Params.Meta
+	}
+	raw, err := r.forward(ctx, u, "resources/read", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mcp.ParseReadResourceResult(&raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: resources/read from %q: %v", ErrInvalidResponse, u.cfg.Name, err)
+	}
+	prefix := strings.TrimSuffix(req.Params.URI, orig)
+	if prefix == "" {
+		return res.Contents, nil
+	}
+	out := make([]mcp.ResourceContents, len(res.Contents))
+	for i, rc := range res.Contents {
+		switch v := rc.(type) {
+		case mcp.TextResourceContents:
+			v.URI = prefix + v.URI
+			rc = v
+		case mcp.BlobResourceContents:
+			v.URI = prefix + v.URI
+			rc = v
+		}
+		out[i] = rc
+	}
+	return out, nil
+}
+
+// getPrompt forwards prompts/get.
+func (r *Router) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	rt := r.cat.prompt(req.Params.Name)
+	if rt == nil {
+		return nil, fmt.Errorf("%w: %s (its upstream no longer lists it)", server.ErrPromptNotFound, req.Params.Name)
+	}
+	params := map[string]any{"name": rt.orig}
+	if req.Params.Arguments != nil {
+		params["arguments"] = req.Params.Arguments
+	}
+	raw, err := r.forward(ctx, rt.up, "prompts/get", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mcp.ParseGetPromptResult(&raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: prompts/get from %q: %v", ErrInvalidResponse, rt.up.cfg.Name, err)
+	}
+	return res, nil
+}
+
+// completer forwards completion/complete to the upstream owning the
+// prompt or resource template. An upstream without the completions
+// capability yields no values, as mcp-go's default provider does.
+type completer struct{ r *Router }
+
+func (c completer) CompletePromptArgument(ctx context.Context, name string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	rt := c.r.cat.prompt(name)
+	if rt == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return c.r.complete(ctx, rt.up, map[string]any{"type": "ref/prompt", "name": rt.orig}, arg, cc)
+}
+
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	rt := c.r.cat.template(uri)
+	if rt == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return c.r.complete(ctx, rt.up, map[string]any{"type": "ref/resource", "uri": rt.orig}, arg, cc)
+}
+
+func (r *Router) complete(ctx context.Context, u *Upstream, ref map[string]any, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if u.capabilities().Completions == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	params := map[string]any{"ref": ref, "argument": arg}
+	if len(cc.Arguments) > 0 {
+		params["context"] = cc
+	}
+	raw, err := r.forward(ctx, u, "completion/complete", params)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Completion mcp.Completion `json:"completion"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: completion/complete from %q: %v", ErrInvalidResponse, u.cfg.Name, err)
+	}
+	return &res.Completion, nil
+}

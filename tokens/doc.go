@@ -80,8 +80,8 @@
 // faster, 2-3× tiktoken in that run, at the edge of the goal; pkoukk is
 // about level with tiktoken. Both spend their time in the regexp2
 // pre-tokenizer and stay 20× or more behind this package, so neither is used
-// at run time; the counts then leave room for the divert check on every tool
-// call. tiktoken-go/tokenizer remains a test dependency as an independent
+// at run time: the divert check runs on every tool call, and that margin is
+// what keeps it off the latency. tiktoken-go/tokenizer remains a test dependency as an independent
 // cross-check (TestCountMatchesTokenizer).
 //
 // # Caveats

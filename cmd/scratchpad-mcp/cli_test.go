@@ -55,3 +55,30 @@ func TestVersionAndUnknownCommand(t *testing.T) {
 		t.Errorf("unknown command: %d %q", code, errOut)
 	}
 }
+
+func TestTokensCommand(t *testing.T) {
+	cjk := filepath.Join("..", "..", "testdata", "tokens", "cjk.txt")
+	emoji := filepath.Join("..", "..", "testdata", "tokens", "emoji.txt")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// Counts recorded from tiktoken (testdata/tokens/counts.json).
+		{[]string{"tokens", "--encoding", "cl100k_base", cjk}, "3420\t" + cjk + "\n"},
+		{[]string{"tokens", "--model", "gpt-4o", cjk}, "2320\t" + cjk + "\n"},
+		{[]string{"tokens", "--model", "gpt-4", cjk}, "3420\t" + cjk + "\n"},
+		// Anthropic: ceil(cl100k × 1.1).
+		{[]string{"tokens", "--model", "claude-sonnet-4", cjk, emoji}, "3762\t" + cjk + "\n3630\t" + emoji + "\n7392\ttotal\n"},
+	} {
+		code, out, errOut := runCLI(t, tc.args...)
+		if code != 0 || out != tc.want {
+			t.Errorf("%v: exit %d\n%q\nwant %q\n%s", tc.args, code, out, tc.want, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "tokens", "--encoding", "nope", cjk); code != 2 || !strings.Contains(errOut, `unknown encoding "nope"`) {
+		t.Errorf("unknown encoding: %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "tokens", "/nonexistent/file"); code != 1 || !strings.Contains(errOut, "/nonexistent/file") {
+		t.Errorf("missing file: %d %s", code, errOut)
+	}
+}

@@ -38,7 +38,7 @@ type wordCounter struct{}
 func (wordCounter) Count(b []byte) int             { return len(bytes.Fields(b)) + bytes.Count(b, []byte(",")) }
 func (w wordCounter) AtLeast(b []byte, n int) bool { return w.Count(b) >= n }
 
-func thresholds(t *testing.T, kv ...any) []config.Threshold {
+func thresholds(t testing.TB, kv ...any) []config.Threshold {
 	t.Helper()
 	var out []config.Threshold
 	for i := 0; i < len(kv); i += 2 {
@@ -82,14 +82,14 @@ func quietLogger() *slog.Logger {
 
 // startProxy runs a Router in front of servers, served over real
 // streamable HTTP on loopback.
-func startProxy(t *testing.T, servers ...config.Server) *proxy {
+func startProxy(t testing.TB, servers ...config.Server) *proxy {
 	t.Helper()
 	return startProxyWith(t, Options{}, servers...)
 }
 
 // startProxyWith is startProxy with router options; Servers, Logger,
 // Version, Reserved and Agent are filled in.
-func startProxyWith(t *testing.T, o Options, servers ...config.Server) *proxy {
+func startProxyWith(t testing.TB, o Options, servers ...config.Server) *proxy {
 	t.Helper()
 	p := &proxy{dir: filepath.Join(t.TempDir(), "scratchpad")}
 	o.Servers, o.Logger, o.Version = servers, quietLogger(), "test"
@@ -116,7 +116,7 @@ func startProxyWith(t *testing.T, o Options, servers ...config.Server) *proxy {
 	return p
 }
 
-func connect(t *testing.T, url string) *client.Client {
+func connect(t testing.TB, url string) *client.Client {
 	t.Helper()
 	c, err := client.NewStreamableHttpClient(url, transport.WithContinuousListening())
 	if err != nil {
@@ -138,7 +138,7 @@ func connect(t *testing.T, url string) *client.Client {
 }
 
 // waitTool polls tools/list until name shows up.
-func waitTool(t *testing.T, c *client.Client, name string) {
+func waitTool(t testing.TB, c *client.Client, name string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -155,7 +155,7 @@ func waitTool(t *testing.T, c *client.Client, name string) {
 	t.Fatalf("tool %q never listed", name)
 }
 
-func call(t *testing.T, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
+func call(t testing.TB, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
@@ -184,7 +184,7 @@ func isPointer(res *mcp.CallToolResult) bool {
 }
 
 // directClient connects to a fresh upstream process without the proxy.
-func directClient(t *testing.T) *client.Client {
+func directClient(t testing.TB) *client.Client {
 	t.Helper()
 	env := append(os.Environ(), testupstream.EnvMode+"=stdio")
 	c, err := client.NewStdioMCPClient(os.Args[0], env)
@@ -369,7 +369,7 @@ func TestStructuredToolLosesOutputSchemaAndDiverts(t *testing.T) {
 
 // rawToolsList performs tools/list over streamable HTTP and returns the
 // result bytes exactly as sent.
-func rawToolsList(t *testing.T, url string) json.RawMessage {
+func rawToolsList(t testing.TB, url string) json.RawMessage {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url)
 	if err != nil {
@@ -393,7 +393,7 @@ func rawToolsList(t *testing.T, url string) json.RawMessage {
 	return resp.Result
 }
 
-func toolRaw(t *testing.T, list json.RawMessage, name string) json.RawMessage {
+func toolRaw(t testing.TB, list json.RawMessage, name string) json.RawMessage {
 	t.Helper()
 	var l struct {
 		Tools []json.RawMessage `json:"tools"`

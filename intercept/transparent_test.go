@@ -121,7 +121,7 @@ func (f *fakeClient) options() []client.ClientOption {
 	}
 }
 
-func initialize(t *testing.T, c *client.Client) {
+func initialize(t testing.TB, c *client.Client) {
 	t.Helper()
 	// Start's context lives as long as the connection: the stdio
 	// transport's process and the HTTP listening stream end with it.
@@ -140,7 +140,7 @@ func initialize(t *testing.T, c *client.Client) {
 }
 
 // connectFront connects a client to the proxy over front.
-func connectFront(t *testing.T, p *proxy, front string, f *fakeClient, opts ...client.ClientOption) *client.Client {
+func connectFront(t testing.TB, p *proxy, front string, f *fakeClient, opts ...client.ClientOption) *client.Client {
 	t.Helper()
 	var tr transport.Interface
 	switch front {
@@ -171,7 +171,7 @@ func connectFront(t *testing.T, p *proxy, front string, f *fakeClient, opts ...c
 }
 
 // directTo connects a client straight to a fresh upstream process.
-func directTo(t *testing.T, f *fakeClient, opts ...client.ClientOption) *client.Client {
+func directTo(t testing.TB, f *fakeClient, opts ...client.ClientOption) *client.Client {
 	t.Helper()
 	tr := transport.NewStdio(os.Args[0], append(os.Environ(), testupstream.EnvMode+"=stdio"))
 	c := client.NewClient(tr, opts...)
@@ -191,7 +191,7 @@ func callErr(c *client.Client, name string, args map[string]any) (*mcp.CallToolR
 	return c.CallTool(ctx, req)
 }
 
-func mustJSON2(t *testing.T, v any) string {
+func mustJSON2(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -228,7 +228,7 @@ func TestToolContentIsIdenticalToDirect(t *testing.T) {
 
 // rawCall calls a tool over streamable HTTP and returns the result bytes
 // as sent.
-func rawCall(t *testing.T, url, tool string) json.RawMessage {
+func rawCall(t testing.TB, url, tool string) json.RawMessage {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url)
 	if err != nil {
@@ -503,7 +503,7 @@ func TestLogLevelFiltersPerSession(t *testing.T) {
 
 // listed follows cursors through a list method with the client's typed
 // calls and returns each item's JSON keyed by key.
-func listedResources(t *testing.T, c *client.Client) map[string]string {
+func listedResources(t testing.TB, c *client.Client) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	req := mcp.ListResourcesRequest{}
@@ -522,7 +522,7 @@ func listedResources(t *testing.T, c *client.Client) map[string]string {
 	}
 }
 
-func listedPrompts(t *testing.T, c *client.Client) map[string]string {
+func listedPrompts(t testing.TB, c *client.Client) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	req := mcp.ListPromptsRequest{}
@@ -541,7 +541,7 @@ func listedPrompts(t *testing.T, c *client.Client) map[string]string {
 	}
 }
 
-func listedTools(t *testing.T, c *client.Client) []string {
+func listedTools(t testing.TB, c *client.Client) []string {
 	t.Helper()
 	var out []string
 	req := mcp.ListToolsRequest{}
@@ -561,7 +561,7 @@ func listedTools(t *testing.T, c *client.Client) []string {
 	}
 }
 
-func sameMap(t *testing.T, what string, via, direct map[string]string) {
+func sameMap(t testing.TB, what string, via, direct map[string]string) {
 	t.Helper()
 	if len(via) != len(direct) {
 		t.Errorf("%s: proxy lists %d, direct %d", what, len(via), len(direct))
@@ -853,7 +853,7 @@ func TestMalformedUpstreamMessageIsAnsweredAndLogged(t *testing.T) {
 
 // remoteUpstream serves a fresh test upstream in process over kind
 // (config.TransportSSE or config.TransportHTTPStreamable).
-func remoteUpstream(t *testing.T, name, kind string) config.Server {
+func remoteUpstream(t testing.TB, name, kind string) config.Server {
 	t.Helper()
 	srv := testupstream.New()
 	var url string

@@ -39,7 +39,9 @@
 //     own level lets through), cancellation both ways, list_changed for
 //     tools, resources and prompts, resources/updated to the sessions that
 //     subscribed (subscriptions are forwarded to the owning upstream once
-//     and dropped when the last session leaves).
+//     and dropped when the last session leaves), a client's
+//     roots/list_changed to every upstream, and a URL-mode
+//     elicitation's completion to the session that was asked.
 //
 // # Names
 //
@@ -76,8 +78,9 @@
 //     listing is hidden from resources/templates/list and reads of it fail.
 //   - Over SSE, mcp-go's client transport cannot receive server-to-client
 //     requests (and its SSE server cannot send them).
-//   - A notifications/cancelled from the upstream stops the forwarded
-//     request; the client is not told (mcp-go does not expose the id it
-//     used). mcp-go may drop a notification sent just before the reply it
+//   - A notifications/cancelled from a stdio upstream stops the request
+//     forwarded to the client, but the client is not told (mcp-go does not
+//     expose the id it used); over HTTP upstreams it is left to mcp-go's
+//     client transport. mcp-go may drop a notification sent just before the reply it
 //     precedes, and does not order notifications across streams.
 package intercept

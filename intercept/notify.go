@@ -126,6 +126,15 @@ func (r *Router) addHooks(h *server.Hooks) {
 	})
 }
 
+// onRootsChanged tells every upstream that a client's roots changed:
+// the upstream asks again (roots/list), and the request goes to whichever
+// client has a call in flight on it.
+func (r *Router) onRootsChanged(ctx context.Context, n mcp.JSONRPCNotification) {
+	for _, u := range r.ups {
+		u.notify(context.WithoutCancel(ctx), n.Method, nil)
+	}
+}
+
 // forwardSubscription tells the upstream owning an exposed URI that the
 // first client subscribed, or the last one left. mcp-go's subscribe
 // handler cannot fail from a hook, so an upstream error is logged.

@@ -181,6 +181,7 @@ func (r *Router) Attach(s *server.MCPServer) {
 		server.WithHooks(hooks)(s)
 	}
 	r.addHooks(hooks)
+	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, r.onRootsChanged)
 	r.sync()
 }
 

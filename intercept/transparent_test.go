@@ -1028,3 +1028,25 @@ exec cat >/dev/null`
 		t.Errorf("a cancelled request was answered: %s", b)
 	}
 }
+
+func TestRootsListChangedReachesUpstreams(t *testing.T) {
+	second := stdioUpstream("b", nil)
+	second.Prefix = "b"
+	p := startProxy(t, stdioUpstream("a", nil), second)
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f, client.WithRootsHandler(f))
+	waitTool(t, c, "roots_changed")
+	waitTool(t, c, "b__roots_changed")
+	if err := c.RootListChanges(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"roots_changed", "b__roots_changed"} {
+		deadline := time.Now().Add(10 * time.Second)
+		for text(call(t, c, tool, nil)) != "1" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the upstream never heard roots/list_changed", tool)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

@@ -28,7 +28,7 @@ const (
 // Names the "name" argument of the greet prompt completes to.
 var Names = []string{"ada", "alan", "alonzo", "barbara", "grace"}
 
-var cancelled atomic.Int64
+var cancelled, rootsChanged atomic.Int64
 
 // serverOptions are the capabilities the upstream declares.
 func serverOptions() []server.ServerOption {
@@ -139,6 +139,13 @@ func addTransparency(s *server.MCPServer) {
 	s.AddTool(mcp.NewTool("cancelled", mcp.WithDescription("how many block calls were cancelled")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(fmt.Sprint(cancelled.Load())), nil
+		})
+	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(ctx context.Context, n mcp.JSONRPCNotification) {
+		rootsChanged.Add(1)
+	})
+	s.AddTool(mcp.NewTool("roots_changed", mcp.WithDescription("how many notifications/roots/list_changed arrived")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(fmt.Sprint(rootsChanged.Load())), nil
 		})
 	s.AddTool(mcp.NewTool("hang", mcp.WithDescription("never answers, even when cancelled")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

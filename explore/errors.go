@@ -17,7 +17,7 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrIO: the file exists but could not be read ["io_error"].
 	ErrIO = errors.New("I/O error")
-	// ErrNoRoot: the [Env] has no Root or no Count function ["no_read_root"].
+	// ErrNoRoot: the [Env] is nil or has no Root or no Count function ["no_read_root"].
 	ErrNoRoot = errors.New("no read root configured")
 	// ErrBadPath: a JSON path could not be parsed ["invalid_path"].
 	ErrBadPath = errors.New("invalid JSON path")

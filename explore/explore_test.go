@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -510,7 +511,8 @@ func TestGrepMatchers(t *testing.T) {
 			if lit {
 				t.Fatalf("%q treated as invalid", p)
 			}
-			got, total, _ := grepLines(context.Background(), d, m, 1<<30)
+			hits, total, _ := grepLines(context.Background(), d, m, 1<<30)
+			got := hitLines(d, hits)
 			if fmt.Sprint(got) != fmt.Sprint(want) || total != len(want) {
 				t.Errorf("pattern %q ic=%v (%T): got %v (total %d), want %v", p, ic, m, got, total, want)
 			}
@@ -522,7 +524,8 @@ func TestGrepMatchers(t *testing.T) {
 		if !lit || msg == "" {
 			t.Errorf("%q: literal fallback not reported", p)
 		}
-		got, _, _ := grepLines(context.Background(), d, m, 1<<30)
+		hits, _, _ := grepLines(context.Background(), d, m, 1<<30)
+		got := hitLines(d, hits)
 		var want []int
 		for i, l := range lines {
 			if strings.Contains(l, p) {
@@ -716,6 +719,47 @@ func TestScanStringWordBoundaries(t *testing.T) {
 					t.Errorf("%q: indexJSON error %q, encoding/json valid=%v", s, msg, json.Valid([]byte(s)))
 				}
 			}
+		}
+	}
+}
+
+// hitLines returns the hits' line numbers, checking each against the line
+// index and its text.
+func hitLines(d *doc, hits []hit) []int {
+	var out []int
+	for _, h := range hits {
+		if d.lineOf(h.start) != h.line || string(d.line(h.line)) != string(bytes.TrimSuffix(d.data[h.start:h.end], []byte{'\r'})) {
+			return []int{-1, h.line}
+		}
+		out = append(out, h.line)
+	}
+	return out
+}
+
+// TestGrepContextLines: context lines walked from the hits equal the lines
+// of the index, at the start and end of the file and with CRLF endings.
+func TestGrepContextLines(t *testing.T) {
+	for _, data := range []string{"a\nb\nhit\nc\nd\n", "hit\nx\nhit", "x\r\nhit\r\ny\r\n", "hit", "\n\nhit\n\n"} {
+		d := newDoc("t.txt", "t.txt", []byte(data))
+		m, _, _ := compileGrep("hit", false, nil)
+		hits, _, _ := grepLines(context.Background(), d, m, 10)
+		for ctx := range 4 {
+			got := d.contextLines(hits, ctx)
+			for n, l := range got {
+				if n < 1 || n > d.lineCount() || string(l) != string(d.line(n)) {
+					t.Errorf("%q ctx %d: line %d = %q, want %q", data, ctx, n, l, d.line(max(1, min(n, d.lineCount()))))
+				}
+			}
+			for _, h := range hits {
+				for n := max(1, h.line-ctx); n <= min(d.lineCount(), h.line+ctx); n++ {
+					if _, ok := got[n]; !ok {
+						t.Errorf("%q ctx %d: line %d missing", data, ctx, n)
+					}
+				}
+			}
+		}
+		if d.countLines() != d.lineCount() {
+			t.Errorf("%q: countLines %d, lineCount %d", data, d.countLines(), d.lineCount())
 		}
 	}
 }

@@ -44,7 +44,8 @@ type doc struct {
 	kind fileKind
 
 	linesOnce sync.Once
-	lines     []int // byte offset of the start of each line; use lineStarts
+	lines     []int        // byte offset of the start of each line; use lineStarts
+	nlines    atomic.Int64 // line count + 1 once counted; 0 = not yet
 
 	jsonErr string // non-empty: kind is JSON but the file does not parse
 	records []span // NDJSON: one per non-blank line
@@ -71,6 +72,20 @@ func (d *doc) lineStarts() []int {
 
 // lineCount is the number of lines; a final line without a newline counts.
 func (d *doc) lineCount() int { return len(d.lineStarts()) }
+
+// countLines is lineCount without building the index when it is not built
+// yet (grep on a cold file).
+func (d *doc) countLines() int {
+	if n := d.nlines.Load(); n > 0 {
+		return int(n - 1)
+	}
+	n := bytes.Count(d.data, []byte{'\n'})
+	if len(d.data) > 0 && d.data[len(d.data)-1] != '\n' {
+		n++
+	}
+	d.nlines.Store(int64(n) + 1)
+	return n
+}
 
 // line returns line n (1-based) without its line terminator.
 func (d *doc) line(n int) []byte {

@@ -280,15 +280,21 @@ func runGrep(c *call) *mcp.CallToolResult {
 		return res
 	}
 	m, lit, reErr := compileGrep(pattern, ic, d.data[:min(len(d.data), 256<<10)])
-	matches, total, err := grepLines(c.ctx, d, m, maxM)
+	hits, total, err := grepLines(c.ctx, d, m, maxM)
 	if err != nil {
 		return c.cancelled(err)
 	}
 	locate := locator(pattern, ic, lit)
+	nLines := d.countLines()
+	matches := make([]int, len(hits))
+	for i, h := range hits {
+		matches[i] = h.line
+	}
+	shown := d.contextLines(hits, ctxLines)
 
 	var b strings.Builder
 	if len(matches) > 0 {
-		w := len(strconv.Itoa(min(matches[len(matches)-1]+ctxLines, d.lineCount())))
+		w := len(strconv.Itoa(min(matches[len(matches)-1]+ctxLines, nLines)))
 		isMatch := map[int]bool{}
 		for _, n := range matches {
 			isMatch[n] = true
@@ -296,17 +302,17 @@ func runGrep(c *call) *mcp.CallToolResult {
 		prevEnd := 0
 		for i := 0; i < len(matches); {
 			lo := max(1, matches[i]-ctxLines)
-			hi := min(d.lineCount(), matches[i]+ctxLines)
+			hi := min(nLines, matches[i]+ctxLines)
 			j := i + 1
 			for j < len(matches) && matches[j]-ctxLines <= hi+1 {
-				hi = min(d.lineCount(), matches[j]+ctxLines)
+				hi = min(nLines, matches[j]+ctxLines)
 				j++
 			}
 			if prevEnd > 0 && ctxLines > 0 {
 				b.WriteString("--\n")
 			}
 			for n := lo; n <= hi; n++ {
-				l := d.line(n)
+				l := shown[n]
 				if len(l) > maxShownLine {
 					pos := 0
 					if isMatch[n] {
@@ -324,7 +330,7 @@ func runGrep(c *call) *mcp.CallToolResult {
 	if ic {
 		q += "i"
 	}
-	what := fmt.Sprintf("%s in %s (%s of %s lines", q, c.file, plural(total, "matching line"), comma(d.lineCount()))
+	what := fmt.Sprintf("%s in %s (%s of %s lines", q, c.file, plural(total, "matching line"), comma(nLines))
 	if len(matches) < total {
 		what += fmt.Sprintf(", showing first %d", len(matches))
 	}
@@ -350,11 +356,15 @@ func runGrep(c *call) *mcp.CallToolResult {
 	})
 }
 
-// grepLines returns the 1-based numbers of the first maxM matching lines and
-// the total count of matching lines (the whole file is scanned).
-func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]int, int, error) {
-	var out []int
-	total := 0
+// hit is a matching line: its 1-based number and byte span (no newline).
+type hit struct{ line, start, end int }
+
+// grepLines returns the first maxM matching lines and the total count of
+// matching lines (the whole file is scanned). Line numbers come from
+// counting newlines between hits, so a cold file needs no line index.
+func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]hit, int, error) {
+	var out []hit
+	total, line, pos := 0, 1, 0
 	for from := 0; from < len(d.data); {
 		if total&1023 == 1023 && ctx.Err() != nil {
 			return nil, 0, ctx.Err()
@@ -365,11 +375,43 @@ func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]int, int, er
 		}
 		total++
 		if len(out) < maxM {
-			out = append(out, d.lineOf(s))
+			line += bytes.Count(d.data[pos:s], []byte{'\n'})
+			pos = s
+			out = append(out, hit{line, s, e})
 		}
 		from = e + 1
 	}
 	return out, total, nil
+}
+
+// contextLines returns the text of each hit's line and of up to ctx lines
+// before and after it, by line number, walking from the hit's bytes.
+func (d *doc) contextLines(hits []hit, ctx int) map[int][]byte {
+	out := make(map[int][]byte, len(hits)*(2*ctx+1))
+	trim := func(b []byte) []byte { return bytes.TrimSuffix(b, []byte{'\r'}) }
+	for _, h := range hits {
+		out[h.line] = trim(d.data[h.start:h.end])
+		p := h.start
+		for k := 1; k <= ctx && p > 0; k++ {
+			e := p - 1 // the '\n' ending the previous line
+			s := bytes.LastIndexByte(d.data[:e], '\n') + 1
+			out[h.line-k] = trim(d.data[s:e])
+			p = s
+		}
+		q := h.end
+		for k := 1; k <= ctx && q+1 < len(d.data); k++ {
+			s := q + 1
+			e := bytes.IndexByte(d.data[s:], '\n')
+			if e < 0 {
+				e = len(d.data)
+			} else {
+				e += s
+			}
+			out[h.line+k] = trim(d.data[s:e])
+			q = e
+		}
+	}
+	return out
 }
 
 // maxShownLine is the longest line grep shows whole; longer lines (minified

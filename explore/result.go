@@ -97,7 +97,7 @@ func (c *call) fileError(err error) *mcp.CallToolResult {
 	case errors.Is(err, ErrNotRegular):
 		return errorResult("not_a_regular_file", fmt.Sprintf("%q is a directory or special file, not a stored output.", c.file), f)
 	case errors.Is(err, ErrNoRoot):
-		return errorResult("no_read_root", "this session has no read root configured; exploration tools are unavailable.")
+		return errorResult("no_read_root", "this session has no read root (or no token counter) configured; exploration tools are unavailable.")
 	case errors.Is(err, ErrIO):
 		return errorResult("io_error", fmt.Sprintf("could not read %q: %v. The file exists; retrying may help.", c.file, err), f)
 	}

@@ -51,7 +51,7 @@ declare -A GOB
 while read -r name ms; do GOB[$name]=$ms; done < <(
 	SCRATCHPAD_BENCH_DIR=$BENCH_DIR SCRATCHPAD_BENCH_MB=$MB \
 		go test -run XXX -bench 'Warm|Cold|FirstTouch' -benchtime "${BENCHTIME:-10x}" ./explore/ |
-		awk '/^Benchmark/ {sub(/-[0-9]+$/, "", $1); sub(/^Benchmark/, "", $1); printf "%s %.3g\n", $1, $3 / 1e6}'
+		awk '/^Benchmark/ {sub(/-[0-9]+$/, "", $1); sub(/^Benchmark/, "", $1); ms = $3 / 1e6; printf (ms >= 100 ? "%s %.0f\n" : ms >= 1 ? "%s %.1f\n" : "%s %.3f\n"), $1, ms}'
 )
 ratio() { awk -v r="$1" -v o="$2" 'BEGIN {if (o == 0) o = 0.1; printf "%.2f", r / o}'; }
 

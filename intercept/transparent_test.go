@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -1048,5 +1049,75 @@ func TestRootsListChangedReachesUpstreams(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+}
+
+func TestRemovedTemplateIsHiddenAndUnreadable(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f)
+	waitTool(t, c, "drop_templates")
+	ctx := context.Background()
+	read := mcp.ReadResourceRequest{}
+	read.Params.URI = "test://items/1"
+	if _, err := c.ReadResource(ctx, read); err != nil {
+		t.Fatalf("template read before removal: %v", err)
+	}
+	call(t, c, "drop_templates", nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.ResourceTemplates) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("removed template still listed: %v", mustJSON2(t, res.ResourceTemplates))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := c.ReadResource(ctx, read); err == nil || !strings.Contains(err.Error(), "no longer lists it") {
+		t.Errorf("read of a removed template: %v", err)
+	}
+	// Plain resources are untouched.
+	read.Params.URI = testupstream.TextURI
+	if _, err := c.ReadResource(ctx, read); err != nil {
+		t.Errorf("text resource after removal: %v", err)
+	}
+}
+
+func TestMalformedClientMessageIsAnswered(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	c := connect(t, p.url)
+	waitTool(t, c, "echo")
+	for _, body := range []string{"not json", `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"oops"}`} {
+		req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", c.GetSessionId())
+		req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		// The answer may come as one SSE event.
+		for _, line := range strings.Split(string(b), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				b = []byte(data)
+			}
+		}
+		var m struct {
+			Error *RPCError `json:"error"`
+		}
+		if json.Unmarshal(b, &m) != nil || m.Error == nil || m.Error.Code >= -32000 {
+			t.Errorf("%s: want a JSON-RPC error, got %d %s", body, resp.StatusCode, b)
+		}
+	}
+	if got := text(call(t, c, "echo", map[string]any{"text": "fine"})); got != "fine" {
+		t.Errorf("after garbage: %q", got)
 	}
 }

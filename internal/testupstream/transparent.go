@@ -147,6 +147,11 @@ func addTransparency(s *server.MCPServer) {
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(fmt.Sprint(rootsChanged.Load())), nil
 		})
+	s.AddTool(mcp.NewTool("drop_templates", mcp.WithDescription("removes every resource template")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			go server.ServerFromContext(ctx).SetResourceTemplates()
+			return mcp.NewToolResultText("dropping templates"), nil
+		})
 	s.AddTool(mcp.NewTool("hang", mcp.WithDescription("never answers, even when cancelled")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {}

@@ -60,6 +60,10 @@
 //     message verbatim but code -32603, except -32042 (URL elicitation
 //     required), which keeps its code and elicitations. The original is an
 //     [*UpstreamError] for Go callers.
+//   - Results, resources and prompts are re-encoded by mcp-go's types
+//     (tool schemas excepted: they stay raw). Everything MCP defines comes
+//     through byte for byte, as the tests check against a direct
+//     connection; a field mcp-go v1.2.1 does not model is dropped.
 //   - Upstreams are shared by all client sessions, so an upstream's own
 //     request is routed to the most recent call in flight on it. Two
 //     sessions calling the same upstream at the same moment cannot be told

@@ -178,7 +178,9 @@ func (c *stdioConn) dispatch(line []byte) {
 		// Requests from the upstream (sampling, elicitation, roots, ping)
 		// may take as long as a human does: one goroutine each.
 		go c.serveRequest(m)
-	case len(m.ID) == 0 || (m.Result == nil && m.Error == nil):
+	case len(m.ID) == 0:
+		// A response without id cannot be matched; one with an id but
+		// neither result nor error fails its call (see Call).
 		c.log.Warn("upstream sent a JSON-RPC message that is neither request, notification nor response; ignored", "server", c.name, "line", truncate(string(line), 200))
 	default:
 		// Responses go through the same ordered queue as notifications,

@@ -35,6 +35,19 @@ func (r *Router) forward(ctx context.Context, u *Upstream, method string, params
 	}
 }
 
+// withMeta adds the caller's _meta to params, its progress token mapped
+// as for tools/call so that the upstream's progress reaches the caller.
+// Call done when the request is over.
+func (r *Router) withMeta(ctx context.Context, params map[string]any, m *mcp.Meta) (done func()) {
+	if fm := r.forwardMeta(ctx, m); fm != nil {
+		params["_meta"] = fm
+		if tok, ok := fm["progressToken"].(string); ok {
+			return func() { r.forgetProgress(tok) }
+		}
+	}
+	return func() {}
+}
+
 // readResource forwards resources/read for a resource or a template.
 func (r *Router) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	u, orig, ok := r.cat.owner(req.Params.URI)
@@ -42,9 +55,7 @@ func (r *Router) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 		return nil, fmt.Errorf("%w: %s (its upstream no longer lists it)", server.ErrResourceNotFound, req.Params.URI)
 	}
 	params := map[string]any{"uri": orig}
-	if req.Params.Meta != nil {
-		params["_meta"] = req.Params.Meta
-	}
+	defer r.withMeta(ctx, params, req.Params.Meta)()
 	raw, err := r.forward(ctx, u, "resources/read", params)
 	if err != nil {
 		return nil, err
@@ -82,6 +93,7 @@ func (r *Router) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 	if req.Params.Arguments != nil {
 		params["arguments"] = req.Params.Arguments
 	}
+	defer r.withMeta(ctx, params, req.Params.Meta)()
 	raw, err := r.forward(ctx, rt.up, "prompts/get", params)
 	if err != nil {
 		return nil, err

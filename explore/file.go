@@ -269,11 +269,18 @@ func (d *doc) position(off int) string {
 }
 
 // looksNDJSON reports whether the first two non-blank lines are each a JSON
-// object or array on their own.
+// object or array on their own. It reads only those lines, so classifying a
+// big log does not build its line index.
 func (d *doc) looksNDJSON() bool {
 	seen := 0
-	for n := 1; n <= d.lineCount() && seen < 2; n++ {
-		l := bytes.TrimSpace(d.line(n))
+	for rest := d.data; len(rest) > 0 && seen < 2; {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		l = bytes.TrimSpace(l)
 		if len(l) == 0 {
 			continue
 		}

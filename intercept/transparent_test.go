@@ -267,8 +267,6 @@ func TestUpstreamErrorKeepsMessage(t *testing.T) {
 	if viaErr.Error() != directErr.Error() {
 		t.Errorf("error differs\nproxy:  %v\ndirect: %v", viaErr, directErr)
 	}
-	var rpc *transport.Error
-	_ = errors.As(viaErr, &rpc)
 	if !strings.Contains(viaErr.Error(), "quota exceeded for key 7") {
 		t.Errorf("message lost: %v", viaErr)
 	}

@@ -176,3 +176,23 @@ func TestIdleAgentWritesNoUsage(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestIdleSessionPastTTLWritesUsage(t *testing.T) {
+	cfg, mem := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg, "--session-ttl", "1s")
+	c := httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "sleepy"})
+	waitForTool(t, c, "listing")
+	callTool(t, c, "listing", map[string]any{"n": 300})
+	// No DELETE: the session just goes quiet and the server ends it.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(mem, "usage.jsonl"))
+		if strings.Contains(string(b), `"agent_name":"sleepy"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("idle session's usage never written:\n%s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -203,9 +203,9 @@ func TestServeStdioEndToEnd(t *testing.T) {
 
 // startHTTP runs `serve --transport kind` on a free loopback port and
 // returns its base URL.
-func startHTTP(t *testing.T, kind, cfg string) string {
+func startHTTP(t *testing.T, kind, cfg string, extra ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--transport", kind, "--addr", "127.0.0.1:0")
+	cmd := exec.Command(binary(t), append([]string{"serve", "--config", cfg, "--transport", kind, "--addr", "127.0.0.1:0"}, extra...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -23,6 +24,36 @@ type conn interface {
 	Done() <-chan struct{}
 	Err() error
 	Close() error
+}
+
+// lifetime is the end of a connection, shared by both kinds: Done is
+// closed once, by the first fail, and Err says why.
+type lifetime struct {
+	done chan struct{}
+	once sync.Once
+	mu   sync.Mutex
+	err  error
+}
+
+func newLifetime() *lifetime { return &lifetime{done: make(chan struct{})} }
+
+func (l *lifetime) fail(err error) {
+	l.once.Do(func() {
+		l.mu.Lock()
+		l.err = err
+		l.mu.Unlock()
+		close(l.done)
+	})
+}
+
+// Done is closed when the connection is gone for good.
+func (l *lifetime) Done() <-chan struct{} { return l.done }
+
+// Err says why the connection ended; nil while it lives.
+func (l *lifetime) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }
 
 // handlers receive what an upstream sends unprompted. They are called on a

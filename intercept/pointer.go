@@ -53,13 +53,23 @@ func (p Pointer) Text(data []byte) string {
 // built from the actual data.
 func describe(st Stored, data []byte) (string, []string) {
 	file := st.Name
+	// call renders a ready-to-run call with its arguments in the order a
+	// person reads them: file first, then as given.
 	call := func(tool string, args ...any) string {
-		m := map[string]any{"file": file}
+		var b strings.Builder
+		b.WriteString(tool + ` {"file":`)
+		f, _ := json.Marshal(file)
+		b.Write(f)
 		for i := 0; i+1 < len(args); i += 2 {
-			m[args[i].(string)] = args[i+1]
+			k, _ := json.Marshal(args[i].(string))
+			v, _ := json.Marshal(args[i+1])
+			b.WriteByte(',')
+			b.Write(k)
+			b.WriteByte(':')
+			b.Write(v)
 		}
-		b, _ := json.Marshal(m)
-		return tool + " " + string(b)
+		b.WriteByte('}')
+		return b.String()
 	}
 	switch st.Format {
 	case FormatJSON:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,11 +20,8 @@ type remoteConn struct {
 	tr     transport.Interface
 	nextID atomic.Int64
 
-	done    chan struct{}
-	errOnce sync.Once
-	mu      sync.Mutex
-	err     error
-	events  chan func()
+	*lifetime
+	events chan func()
 }
 
 // dialRemote connects to a remote upstream. ctx bounds the connection's
@@ -42,7 +38,7 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: %w", name, err)
 	}
-	c := &remoteConn{name: name, tr: tr, done: make(chan struct{}), events: make(chan func(), 256)}
+	c := &remoteConn{name: name, tr: tr, lifetime: newLifetime(), events: make(chan func(), 256)}
 	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
 		if h.notify == nil {
 			return
@@ -93,23 +89,6 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 		}
 	}()
 	return c, nil
-}
-
-func (c *remoteConn) fail(err error) {
-	c.errOnce.Do(func() {
-		c.mu.Lock()
-		c.err = err
-		c.mu.Unlock()
-		close(c.done)
-	})
-}
-
-func (c *remoteConn) Done() <-chan struct{} { return c.done }
-
-func (c *remoteConn) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
 }
 
 func (c *remoteConn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {

@@ -328,7 +328,7 @@ func TestJSONIsStoredPrettyWithSketch(t *testing.T) {
 	waitTool(t, c, "listing")
 	res := call(t, c, "listing", map[string]any{"n": 200})
 	out := text(res)
-	for _, want := range []string{"format: json", "items: array[200] of objects {metadata, spec, status}", `iterate_over {"fields":"metadata.name,metadata.namespace,status.phase","file":"up-listing-`, `"path":"$.items"`} {
+	for _, want := range []string{"format: json", "items: array[200] of objects {metadata, spec, status}", `iterate_over {"file":"up-listing-`, `","path":"$.items","fields":"metadata.name,metadata.namespace,status.phase","limit":20}`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pointer lacks %q:\n%s", want, truncate(out, 2000))
 		}
@@ -371,6 +371,13 @@ func TestStructuredToolLosesOutputSchemaAndDiverts(t *testing.T) {
 // result bytes exactly as sent.
 func rawToolsList(t testing.TB, url string) json.RawMessage {
 	t.Helper()
+	return rawRequest(t, url, "tools/list", nil)
+}
+
+// rawRequest initializes a fresh streamable HTTP session, sends one
+// request and returns the result bytes exactly as sent.
+func rawRequest(t testing.TB, url, method string, params any) json.RawMessage {
+	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url)
 	if err != nil {
 		t.Fatal(err)
@@ -386,9 +393,9 @@ func rawToolsList(t testing.TB, url string) json.RawMessage {
 		t.Fatal(err)
 	}
 	_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
-	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(2), Method: "tools/list"})
+	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(2), Method: method, Params: params})
 	if err != nil || resp.Error != nil {
-		t.Fatalf("tools/list: %v %v", err, resp.Error)
+		t.Fatalf("%s: %v %v", method, err, resp.Error)
 	}
 	return resp.Result
 }

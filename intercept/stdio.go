@@ -36,9 +36,7 @@ type stdioConn struct {
 	pending map[string]chan rpcMessage
 	inbound map[string]context.CancelFunc // requests from the upstream being served
 
-	done    chan struct{}
-	errOnce sync.Once
-	err     error
+	*lifetime
 
 	stderr *tailBuffer
 	events chan func() // unprompted messages, delivered in order off the read loop
@@ -77,16 +75,16 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 		return nil, err
 	}
 	c := &stdioConn{
-		name:    name,
-		cmd:     cmd,
-		in:      in,
-		h:       h,
-		log:     log,
-		pending: map[string]chan rpcMessage{},
-		inbound: map[string]context.CancelFunc{},
-		done:    make(chan struct{}),
-		stderr:  &tailBuffer{max: 4096},
-		events:  make(chan func(), 256),
+		name:     name,
+		cmd:      cmd,
+		in:       in,
+		h:        h,
+		log:      log,
+		pending:  map[string]chan rpcMessage{},
+		inbound:  map[string]context.CancelFunc{},
+		lifetime: newLifetime(),
+		stderr:   &tailBuffer{max: 4096},
+		events:   make(chan func(), 256),
 	}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
@@ -106,23 +104,6 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 		c.fail(fmt.Errorf("%w: %s", ErrUpstreamExited, msg))
 	}()
 	return c, nil
-}
-
-func (c *stdioConn) fail(err error) {
-	c.errOnce.Do(func() {
-		c.mu.Lock()
-		c.err = err
-		c.mu.Unlock()
-		close(c.done)
-	})
-}
-
-func (c *stdioConn) Done() <-chan struct{} { return c.done }
-
-func (c *stdioConn) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
 }
 
 func (c *stdioConn) readLoop(out io.Reader) {

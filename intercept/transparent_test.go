@@ -231,26 +231,7 @@ func TestToolContentIsIdenticalToDirect(t *testing.T) {
 // as sent.
 func rawCall(t testing.TB, url, tool string) json.RawMessage {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := tr.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(1), Method: "initialize",
-		Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
-	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(2), Method: "tools/call", Params: map[string]any{"name": tool}})
-	if err != nil || resp.Error != nil {
-		t.Fatalf("tools/call: %v %v", err, resp.Error)
-	}
-	return resp.Result
+	return rawRequest(t, url, "tools/call", map[string]any{"name": tool})
 }
 
 func TestUpstreamErrorKeepsMessage(t *testing.T) {

@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: all build test test-short vet bench deps clean
+.PHONY: all build test test-short vet bench bench-deps deps clean
 
 all: build
 
@@ -23,7 +23,13 @@ test: deps
 test-short:
 	$(GO) test -short -count=1 ./...
 
-bench: build
+# Side-by-side references: jq and GNU grep (Debian packages), tiktoken via
+# ../shared/bench/tokref (installs its npm packages itself).
+bench-deps:
+	@command -v jq >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq jq; }
+	@command -v grep >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq grep; }
+
+bench: build bench-deps
 	./scripts/bench.sh
 
 clean:

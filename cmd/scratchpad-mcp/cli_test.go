@@ -82,3 +82,26 @@ func TestTokensCommand(t *testing.T) {
 		t.Errorf("missing file: %d %s", code, errOut)
 	}
 }
+
+func TestExploreCommand(t *testing.T) {
+	file := filepath.Join("..", "..", "testdata", "explore", "nested.json")
+	code, out, errOut := runCLI(t, "explore", file, "iterate_over", "path=$.results", "fields=id,metadata.name", "limit=2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`{"_index":0,"id":1,"metadata.name":"item-1"}`, `{"_index":1,"id":2,"metadata.name":"item-2"}`, "items [0..2) of 12 total"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explore output lacks %q:\n%s", want, out)
+		}
+	}
+	// A structured error is printed as the model would see it, with exit 1.
+	code, out, _ = runCLI(t, "explore", file, "get_in", "path=$.results[0].nope")
+	if code != 1 || !strings.Contains(out, `"error":"key_path_not_found"`) {
+		t.Errorf("missing key: exit %d\n%s", code, out)
+	}
+	// The per-call cap applies as in the server.
+	code, out, _ = runCLI(t, "explore", "--max-tokens", "20", file, "read")
+	if code != 1 || !strings.Contains(out, `"error":"read_too_large"`) {
+		t.Errorf("over cap: exit %d\n%s", code, out)
+	}
+}

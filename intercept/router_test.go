@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -686,5 +687,45 @@ func TestDetectFormat(t *testing.T) {
 		if got := DetectFormat([]byte(tc.in)); got != tc.want {
 			t.Errorf("DetectFormat(%q) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestDiskFullLeavesNothingBehind diverts into a real full filesystem: a
+// 64 KiB tmpfs (mounting needs root; elsewhere the test skips).
+func TestDiskFullLeavesNothingBehind(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", thresholds(t, "words", 10)))
+	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", p.dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v: %s)", err, bytes.TrimSpace(out))
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", p.dir).Run() })
+	// Something already stored must survive the failed write untouched.
+	kept := filepath.Join(p.dir, "up-words-00000000.txt")
+	if err := os.WriteFile(kept, []byte("earlier output\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, p.url)
+	waitTool(t, c, "words")
+	res := call(t, c, "words", map[string]any{"n": 40000}) // ~250 KB
+	if !res.IsError || !strings.Contains(text(res), "could not be saved") || !strings.Contains(text(res), "no space left") {
+		t.Fatalf("want a clear disk-full error, got %q", truncate(text(res), 300))
+	}
+	entries, _ := os.ReadDir(p.dir)
+	if len(entries) != 1 || entries[0].Name() != filepath.Base(kept) {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("after a failed write the dir holds %v, want only the earlier file", names)
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "earlier output\n" {
+		t.Errorf("earlier output changed: %q", b)
+	}
+	// Space freed: the same call now succeeds.
+	_ = os.Remove(kept)
+	if res := call(t, c, "words", map[string]any{"n": 2000}); !isPointer(res) {
+		t.Errorf("after freeing space the divert still fails: %q", truncate(text(res), 300))
 	}
 }

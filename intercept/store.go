@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,7 +155,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		return st, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return Stored{}, fmt.Errorf("create scratchpad dir: %w", err)
+		return Stored{}, fmt.Errorf("create scratchpad dir: %w", bareErr(err))
 	}
 	if err := WriteFileAtomic(path, stored, 0o600); err != nil {
 		return Stored{}, err
@@ -169,7 +170,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
 	}
 	tmp := f.Name()
 	defer func() {
@@ -179,19 +180,19 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 		}
 	}()
 	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
 	}
 	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("sync %s: %w", filepath.Base(path), bareErr(err))
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("close %s: %w", filepath.Base(path), bareErr(err))
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("rename %s: %w", filepath.Base(path), bareErr(err))
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync()
@@ -216,4 +217,19 @@ func CleanTemp(dir string) error {
 		}
 	}
 	return nil
+}
+
+// bareErr drops the path from an *fs.PathError or *os.LinkError: the
+// error reaches the model, which needs the cause (no space left on
+// device), not where memory_dir is on this host.
+func bareErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

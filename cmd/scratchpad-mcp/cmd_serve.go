@@ -143,7 +143,9 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 		h := server.NewStreamableHTTPServer(a.mcp,
 			server.WithEndpointPath("/mcp"),
 			server.WithHTTPContextFunc(withIdentity),
-			server.WithSessionIdleTTL(ttl))
+			server.WithSessionIdleTTL(ttl),
+			// Resumable streams (Last-Event-ID), bounded per session.
+			server.WithEventStore(newEventStore(eventStoreBytes)))
 		mux.Handle("/mcp", h)
 	case "sse":
 		h := server.NewSSEServer(a.mcp,
@@ -196,6 +198,10 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
 }
+
+// eventStoreBytes bounds what one HTTP session keeps for redelivery to a
+// client that reconnects with Last-Event-ID.
+const eventStoreBytes = 4 << 20
 
 type ownerKey struct{}
 

@@ -52,7 +52,7 @@ crash = 7
 prefix = "q"
 mcp_filter = ["pid"]
 `)
-	code, out, stderr := runSubcommand(t, "doctor", "--config", cfg)
+	code, out, stderr := runCLI(t, "doctor", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
@@ -96,7 +96,7 @@ transport = "http_streamable"
 url = "http://127.0.0.1:1/mcp"
 timeout = "2s"
 `)
-	code, out, _ := runSubcommand(t, "doctor", "--config", cfg)
+	code, out, _ := runCLI(t, "doctor", "--config", cfg)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
@@ -125,7 +125,7 @@ enabeld = true
 transport = "carrier-pigeon"
 cmd = ["x"]
 `)
-	code, out, _ := runSubcommand(t, "doctor", "--config", cfg)
+	code, out, _ := runCLI(t, "doctor", "--config", cfg)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
@@ -133,10 +133,10 @@ cmd = ["x"]
 	if len(lines) != 2 {
 		t.Errorf("want one problem line per config error (2), got %d:\n%s", len(lines), out)
 	}
-	if code, out, _ := runSubcommand(t, "doctor", "--config", filepath.Join(t.TempDir(), "none.toml")); code != 1 || !strings.Contains(out, "problem: config:") {
+	if code, out, _ := runCLI(t, "doctor", "--config", filepath.Join(t.TempDir(), "none.toml")); code != 1 || !strings.Contains(out, "problem: config:") {
 		t.Errorf("missing file: exit %d:\n%s", code, out)
 	}
-	if code, _, _ := runSubcommand(t, "doctor", "stray"); code != 2 {
+	if code, _, _ := runCLI(t, "doctor", "stray"); code != 2 {
 		t.Errorf("stray argument: exit %d, want 2", code)
 	}
 }
@@ -178,7 +178,7 @@ func TestDoctorMemoryDir(t *testing.T) {
 			}
 			cfg, mem := doctorConfig(t, "")
 			tt.setup(t, mem)
-			code, out, _ := runSubcommand(t, "doctor", "--config", cfg)
+			code, out, _ := runCLI(t, "doctor", "--config", cfg)
 			if tt.want == "" {
 				if code != 0 || !strings.Contains(out, "ok (writable, yours)") {
 					t.Fatalf("exit %d:\n%s", code, out)

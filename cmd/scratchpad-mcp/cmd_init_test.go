@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,17 +11,10 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
-func runSubcommand(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var o, e bytes.Buffer
-	code = run(args, strings.NewReader(""), &o, &e)
-	return code, o.String(), e.String()
-}
-
 func TestInitStarterLoads(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "scratchpad.toml")
-	code, stdout, stderr := runSubcommand(t, "init", "--out", out)
+	code, stdout, stderr := runCLI(t, "init", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -53,14 +45,14 @@ func TestInitRefusesOverwrite(t *testing.T) {
 	if err := os.WriteFile(out, []byte("# hand-tuned\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runSubcommand(t, "init", "--out", out)
+	code, _, stderr := runCLI(t, "init", "--out", out)
 	if code == 0 || !strings.Contains(stderr, "--force") {
 		t.Fatalf("exit %d, stderr %q: want a refusal that mentions --force", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "# hand-tuned\n" {
 		t.Fatalf("existing file changed: %q", b)
 	}
-	if code, _, stderr := runSubcommand(t, "init", "--out", out, "--force"); code != 0 {
+	if code, _, stderr := runCLI(t, "init", "--out", out, "--force"); code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "[agent.scratchpad]") {
@@ -82,7 +74,7 @@ func TestInitBadUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, _ := runSubcommand(t, append([]string{"init"}, tt.args...)...)
+			code, _, _ := runCLI(t, append([]string{"init"}, tt.args...)...)
 			if code != tt.want {
 				t.Errorf("exit %d, want %d", code, tt.want)
 			}
@@ -178,7 +170,7 @@ func TestInitConvert(t *testing.T) {
 				t.Setenv(k, "") // restored after the test
 				os.Unsetenv(k)
 			}
-			code, stdout, stderr := runSubcommand(t, "init", "--from", in, "--out", out)
+			code, stdout, stderr := runCLI(t, "init", "--from", in, "--out", out)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -253,7 +245,7 @@ func TestInitConvertedFileRejectedByLoader(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"mcpServers": {"x": {"url": "ftp://h/mcp"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runSubcommand(t, "init", "--from", in, "--out", filepath.Join(dir, "s.toml"))
+	code, _, stderr := runCLI(t, "init", "--from", in, "--out", filepath.Join(dir, "s.toml"))
 	if code != 1 || !strings.Contains(stderr, "does not load") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}

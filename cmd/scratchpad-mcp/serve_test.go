@@ -339,11 +339,16 @@ func TestServeHTTPRejectsBadIdentityAndOrigin(t *testing.T) {
 		{"X-Scratchpad-Run", "../../etc", http.StatusBadRequest},
 		{"X-Scratchpad-Role", "root", http.StatusBadRequest},
 		{"Origin", "https://evil.example", http.StatusForbidden},
+		{"Host", "evil.example", http.StatusForbidden}, // DNS rebinding onto a loopback listener
 	} {
 		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(tc.header, tc.value)
+		if tc.header == "Host" {
+			req.Host = tc.value
+		} else {
+			req.Header.Set(tc.header, tc.value)
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

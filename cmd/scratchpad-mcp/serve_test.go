@@ -397,3 +397,41 @@ func TestServeOnDefaults(t *testing.T) {
 		t.Errorf("only %d tools on defaults", len(tools))
 	}
 }
+
+func TestServeHTTPBearerTokens(t *testing.T) {
+	cfg, _ := writeConfig(t, "\n[[http.tokens]]\nowner = \"orchestrator\"\ntoken = \"s3cret-token-value\"\n")
+	base := startHTTP(t, "http", cfg)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tc := range []struct {
+		auth   string
+		status int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer wrong", http.StatusUnauthorized},
+		{"Bearer s3cret-token-value", http.StatusOK},
+	} {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("Authorization %q: HTTP %d, want %d", tc.auth, resp.StatusCode, tc.status)
+		}
+	}
+	// With tokens configured, /events is guarded too.
+	resp, err := http.Get(base + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/events without a token: HTTP %d", resp.StatusCode)
+	}
+}

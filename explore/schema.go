@@ -103,7 +103,7 @@ func jsonSchema(b *strings.Builder, d *doc, n node, label, indent string, depth 
 		s := newShape()
 		k := min(ln, maxSchemaElements)
 		for i := 0; i < k; i++ {
-			s.add(d, d.elem(n, i), i, depth-2)
+			s.add(d, d.elem(n, i), i, depth-1)
 		}
 		note := "all " + plural(ln, "item")
 		if k < ln {

@@ -20,8 +20,11 @@ const (
 // Entry is one finding in the append-only ledger, stored as one JSON line.
 type Entry struct {
 	Time time.Time `json:"ts"`
-	Note string    `json:"note"`
-	Tags []string  `json:"tags,omitempty"`
+	// By is the agent that appended the entry, as the server knows it
+	// (never a tool argument); empty when unknown.
+	By   string   `json:"by,omitempty"`
+	Note string   `json:"note"`
+	Tags []string `json:"tags,omitempty"`
 }
 
 // appendEntry writes one entry as a single O_APPEND write under the ledger

@@ -442,7 +442,7 @@ func (r *registration) handleAppend(ctx context.Context, req mcp.CallToolRequest
 	if fail != nil {
 		return fail, nil
 	}
-	e, err := p.Append(args.Note, args.Tags)
+	e, err := p.AppendBy(AuthorFrom(ctx), args.Note, args.Tags)
 	if err != nil {
 		return failure(p, err), nil
 	}
@@ -480,4 +480,19 @@ func (r *registration) handlePrompt(ctx context.Context, _ mcp.GetPromptRequest)
 	}
 	return mcp.NewGetPromptResult("The current scratchpad",
 		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
+}
+
+type authorKey struct{}
+
+// WithAuthor returns ctx naming the agent behind a request; the server
+// sets it from the session's identity, and append_scratchpad records it
+// on the ledger entry.
+func WithAuthor(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, authorKey{}, name)
+}
+
+// AuthorFrom returns the name [WithAuthor] stored in ctx, or "".
+func AuthorFrom(ctx context.Context) string {
+	s, _ := ctx.Value(authorKey{}).(string)
+	return s
 }

@@ -441,11 +441,18 @@ func (p *Pad) Merge(update []byte) (*Result, error) {
 // file and is safe under any number of concurrent appenders, in this
 // process or others.
 func (p *Pad) Append(note string, tags []string) (Entry, error) {
+	return p.AppendBy("", note, tags)
+}
+
+// AppendBy is [Pad.Append] recording who appended the entry: the agent's
+// name as the server knows it, so the agents sharing a run's pad can tell
+// their findings apart.
+func (p *Pad) AppendBy(by, note string, tags []string) (Entry, error) {
 	note, tags, err := cleanNote(note, tags)
 	if err != nil {
 		return Entry{}, err
 	}
-	e := Entry{Time: p.opts.Now().UTC(), Note: note, Tags: tags}
+	e := Entry{Time: p.opts.Now().UTC(), By: by, Note: note, Tags: tags}
 	if err := appendEntry(p.dir, e); err != nil {
 		return Entry{}, err
 	}

@@ -588,3 +588,26 @@ func TestPatchJSONContent(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendByIsRecordedAndRendered(t *testing.T) {
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AppendBy("alice", "the leak is in the cache", []string{"mem"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Append("anonymous finding", nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Read(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "(alice) [mem] the leak is in the cache") {
+		t.Errorf("author missing from the ledger:\n%s", out)
+	}
+	if strings.Contains(out, "() anonymous") {
+		t.Errorf("empty author rendered:\n%s", out)
+	}
+}

@@ -86,11 +86,19 @@ func mdEntry(e Entry) string {
 	if len(e.Tags) > 0 {
 		tags = " [" + strings.Join(e.Tags, ", ") + "]"
 	}
-	return fmt.Sprintf("- %s%s %s\n", entryTime(e.Time), tags, indentContinuation(e.Note))
+	by := ""
+	if e.By != "" {
+		by = " (" + e.By + ")"
+	}
+	return fmt.Sprintf("- %s%s%s %s\n", entryTime(e.Time), by, tags, indentContinuation(e.Note))
 }
 
 func xmlEntry(e Entry) string {
-	return fmt.Sprintf("<entry ts=\"%s\" tags=\"%s\">%s</entry>\n", entryTime(e.Time), xmlEscape(strings.Join(e.Tags, ",")), xmlEscape(e.Note))
+	by := ""
+	if e.By != "" {
+		by = fmt.Sprintf(" by=\"%s\"", xmlEscape(e.By))
+	}
+	return fmt.Sprintf("<entry ts=\"%s\"%s tags=\"%s\">%s</entry>\n", entryTime(e.Time), by, xmlEscape(strings.Join(e.Tags, ",")), xmlEscape(e.Note))
 }
 
 func overBudget(n, max int) string {

@@ -208,8 +208,9 @@ func (a *app) carried(count func(string) int) int {
 	return count(string(b)) + count(instructions(a.cfg))
 }
 
-// accounting wraps every tool call: it counts the call for usage and takes
-// the model's real usage when the client reports it in _meta.
+// accounting wraps every tool call: it counts the call for usage, takes
+// the model's real usage when the client reports it in _meta, and names
+// the agent for the pad's ledger.
 func (a *app) accounting(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if ag, err := a.agents.Resolve(ctx); err == nil {
@@ -217,6 +218,7 @@ func (a *app) accounting(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			if in, out, ok := reportedUsage(req.Params.Meta); ok {
 				ag.Budget.ObserveUsage(in, out)
 			}
+			ctx = pad.WithAuthor(ctx, ag.ID.Agent)
 		} else {
 			return mcp.NewToolResultError("scratchpad-mcp: " + err.Error()), nil
 		}

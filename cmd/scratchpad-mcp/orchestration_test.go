@@ -196,3 +196,16 @@ func TestIdleSessionPastTTLWritesUsage(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func TestRunPadLedgerNamesEachAgent(t *testing.T) {
+	cfg, _ := writeConfig(t, "\n[pad]\nscope = \"run\"\n")
+	base := startHTTP(t, "http", cfg)
+	alice := httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "alice", "X-Scratchpad-Run": "r9"})
+	bob := httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "bob", "X-Scratchpad-Run": "r9"})
+	callTool(t, alice, "append_scratchpad", map[string]any{"note": "pods restart every 5 minutes"})
+	callTool(t, bob, "append_scratchpad", map[string]any{"note": "node-3 is out of memory"})
+	out := callTool(t, alice, "read_scratchpad", map[string]any{})
+	if !strings.Contains(out, "(alice) pods restart") || !strings.Contains(out, "(bob) node-3") {
+		t.Fatalf("the run's shared ledger should name each agent:\n%s", short(out))
+	}
+}

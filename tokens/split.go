@@ -173,6 +173,10 @@ func splitCL100k(b []byte, i int) int {
 	return splitCommon(b, i, w0, c0, false)
 }
 
+// letterRun returns the end of the letter run from k. The class-run loop
+// is written out here and in the o200k alternatives on purpose: a shared
+// helper taking the class mask measured 15-20% slower on cl100k_base
+// (go test -bench 'BenchmarkCount/ours-1core' ./tokens).
 func letterRun(b []byte, k int) int {
 	for k < len(b) {
 		w, c := 1, asciiClass[b[k]]

@@ -729,3 +729,28 @@ func TestDiskFullLeavesNothingBehind(t *testing.T) {
 		t.Errorf("after freeing space the divert still fails: %q", truncate(text(res), 300))
 	}
 }
+
+// TestUpstreamDyingAtStartSaysWhy: a server that exits before answering
+// initialize is reported with its exit status and last stderr lines, not
+// as a broken pipe.
+func TestUpstreamDyingAtStartSaysWhy(t *testing.T) {
+	dying := config.Server{Name: "dying", Transport: config.TransportStdio,
+		Cmd:     []string{"sh", "-c", "echo 'Error: Cannot find module @acme/mcp' >&2; exit 3"},
+		Timeout: 5 * time.Second, RestartMaxAttempts: config.NeverRestart}
+	p := startProxy(t, dying)
+	u := p.router.Upstreams()[0]
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		state, err := u.State()
+		if state == StateFailed {
+			if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "Cannot find module @acme/mcp") {
+				t.Fatalf("want exit status and stderr in the error, got %v", err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state %s", state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -285,8 +285,12 @@ func (c *stdioConn) Call(ctx context.Context, method string, params any) (json.R
 	}{"2.0", json.RawMessage(id), method, params}
 	if err := c.write(req); err != nil {
 		forget()
-		if e := c.Err(); e != nil {
-			return nil, e
+		// A broken pipe usually means the process is exiting: wait a
+		// moment for its exit status and stderr, which say why.
+		select {
+		case <-c.done:
+			return nil, c.Err()
+		case <-time.After(time.Second):
 		}
 		return nil, fmt.Errorf("write to upstream %q: %w", c.name, err)
 	}

@@ -29,7 +29,7 @@ stamp=e2e/node_modules/.scratchpad-deps-stamp
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_sum" ]; then
 	exit 0
 fi
-if ! out="$(cd e2e && npm ci --no-audit --no-fund --loglevel=error 2>&1)"; then
+if ! out="$(cd e2e && npm ci --prefer-offline --no-audit --no-fund --loglevel=error 2>&1)"; then
 	echo "$out" >&2
 	echo "deps: npm ci in e2e/ failed" >&2
 	exit 1

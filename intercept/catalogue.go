@@ -122,61 +122,39 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 	var addRes []server.ServerResource
 	var addTmpl []server.ServerResourceTemplate
 	var addPrompts []server.ServerPrompt
-	for uri := range c.regRes {
-		if res[uri] == nil {
-			delRes = append(delRes, uri)
-			delete(c.regRes, uri)
-		}
-	}
-	for uri, rt := range res {
-		if c.regRes[uri] == string(rt.raw) {
-			continue
-		}
-		var v mcp.Resource
-		if err := unmarshalAs(rt.raw, "uri", uri, &v); err != nil {
-			r.log.Warn("upstream resource skipped: invalid", "server", rt.up.cfg.Name, "uri", rt.orig, "error", err)
-			continue
-		}
-		addRes = append(addRes, server.ServerResource{Resource: v, Handler: r.readResource})
-		c.regRes[uri] = string(rt.raw)
-	}
-	for t := range c.regTmpl {
-		if tmpl[t] == nil {
-			// mcp-go cannot delete a template: it stays registered, is
-			// hidden from listings by a hook and reads fail as not found.
-			c.regTmpl[t] = ""
-		}
-	}
-	for t, rt := range tmpl {
-		if c.regTmpl[t] == string(rt.raw) {
-			continue
-		}
+	reconcile(c.regRes, res, func(uri string) { delRes = append(delRes, uri) },
+		func(uri string, rt *itemRoute) bool {
+			var v mcp.Resource
+			if err := unmarshalAs(rt.raw, "uri", uri, &v); err != nil {
+				r.log.Warn("upstream resource skipped: invalid", "server", rt.up.cfg.Name, "uri", rt.orig, "error", err)
+				return false
+			}
+			addRes = append(addRes, server.ServerResource{Resource: v, Handler: r.readResource})
+			return true
+		})
+	reconcile(c.regTmpl, tmpl, func(t string) {
+		// mcp-go cannot delete a template: it stays registered, is hidden
+		// from listings by a hook and reads fail as not found.
+		c.regTmpl[t] = ""
+	}, func(t string, rt *itemRoute) bool {
 		var v mcp.ResourceTemplate
 		if err := unmarshalAs(rt.raw, "uriTemplate", t, &v); err != nil {
 			r.log.Warn("upstream resource template skipped: invalid", "server", rt.up.cfg.Name, "template", rt.orig, "error", err)
-			continue
+			return false
 		}
 		addTmpl = append(addTmpl, server.ServerResourceTemplate{Template: v, Handler: r.readResource})
-		c.regTmpl[t] = string(rt.raw)
-	}
-	for name := range c.regPrompt {
-		if prompts[name] == nil {
-			delPrompts = append(delPrompts, name)
-			delete(c.regPrompt, name)
-		}
-	}
-	for name, rt := range prompts {
-		if c.regPrompt[name] == string(rt.raw) {
-			continue
-		}
-		var v mcp.Prompt
-		if err := unmarshalAs(rt.raw, "name", name, &v); err != nil {
-			r.log.Warn("upstream prompt skipped: invalid", "server", rt.up.cfg.Name, "prompt", rt.orig, "error", err)
-			continue
-		}
-		addPrompts = append(addPrompts, server.ServerPrompt{Prompt: v, Handler: r.getPrompt})
-		c.regPrompt[name] = string(rt.raw)
-	}
+		return true
+	})
+	reconcile(c.regPrompt, prompts, func(name string) { delPrompts = append(delPrompts, name) },
+		func(name string, rt *itemRoute) bool {
+			var v mcp.Prompt
+			if err := unmarshalAs(rt.raw, "name", name, &v); err != nil {
+				r.log.Warn("upstream prompt skipped: invalid", "server", rt.up.cfg.Name, "prompt", rt.orig, "error", err)
+				return false
+			}
+			addPrompts = append(addPrompts, server.ServerPrompt{Prompt: v, Handler: r.getPrompt})
+			return true
+		})
 	c.mu.Unlock()
 
 	if len(delRes) > 0 {
@@ -193,6 +171,40 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 	}
 	if len(addPrompts) > 0 {
 		srv.AddPrompts(addPrompts...)
+	}
+}
+
+// rawDefinition is an exposed tool, resource, template or prompt as its
+// upstream listed it.
+type rawDefinition interface{ definition() json.RawMessage }
+
+func (rt *itemRoute) definition() json.RawMessage { return rt.raw }
+func (rt *route) definition() json.RawMessage     { return rt.raw }
+
+// reconcile brings reg (exposed name → raw JSON as registered) in line
+// with want. A registered name no longer wanted is forgotten and passed to
+// drop (which may record it again, as templates do); a wanted name whose
+// definition is new or changed is passed to add and recorded only when
+// add succeeds, so an invalid definition is tried again at the next sync.
+func reconcile[T rawDefinition](reg map[string]string, want map[string]T, drop func(name string), add func(name string, v T) bool) {
+	var gone []string
+	for name := range reg {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	for _, name := range gone {
+		delete(reg, name)
+		drop(name)
+	}
+	for name, v := range want {
+		raw := string(v.definition())
+		if prev, ok := reg[name]; ok && prev == raw {
+			continue
+		}
+		if add(name, v) {
+			reg[name] = raw
+		}
 	}
 }
 

@@ -244,34 +244,22 @@ func (r *Router) sync() {
 		return
 	}
 	var remove []string
-	for name := range r.registered {
-		if _, ok := routes[name]; !ok {
-			remove = append(remove, name)
-		}
-	}
 	var add []server.ServerTool
-	for name, rt := range routes {
-		if r.registered[name] == string(rt.raw) {
-			continue
-		}
-		tool, err := exposedTool(name, rt)
-		if err != nil {
-			r.log.Warn("upstream tool skipped: invalid definition", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
-			continue
-		}
-		add = append(add, server.ServerTool{Tool: tool, Handler: r.handle})
-	}
+	reconcile(r.registered, routes, func(name string) { remove = append(remove, name) },
+		func(name string, rt *route) bool {
+			tool, err := exposedTool(name, rt)
+			if err != nil {
+				r.log.Warn("upstream tool skipped: invalid definition", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
+				return false
+			}
+			add = append(add, server.ServerTool{Tool: tool, Handler: r.handle})
+			return true
+		})
 	if len(remove) > 0 {
 		srv.DeleteTools(remove...)
-		for _, n := range remove {
-			delete(r.registered, n)
-		}
 	}
 	if len(add) > 0 {
 		srv.AddTools(add...)
-		for _, t := range add {
-			r.registered[t.Tool.Name] = string(routes[t.Tool.Name].raw)
-		}
 	}
 	r.syncCatalogue(srv)
 }

@@ -74,11 +74,12 @@ func describe(st Stored, data []byte) (string, []string) {
 	switch st.Format {
 	case FormatJSON:
 		root := gjson.ParseBytes(bytes.TrimSpace(data))
-		shape := sketch(root, 0)
-		path, arr := largestArray(root)
+		lengths := arrayLengths{}
+		shape := sketch(root, 0, lengths)
+		path, arr := largestArray(root, lengths)
 		var calls []string
 		if arr.Exists() {
-			n := count(arr)
+			n := lengths.of(arr)
 			fields := pickFields(arr)
 			limit := 20
 			if n < limit {
@@ -113,7 +114,7 @@ func describe(st Stored, data []byte) (string, []string) {
 			lines++
 		}
 		rec := gjson.ParseBytes(first)
-		shape := fmt.Sprintf("%d records, each %s", lines, sketch(rec, 1))
+		shape := fmt.Sprintf("%d records, each %s", lines, sketch(rec, 1, arrayLengths{}))
 		var calls []string
 		if f := itemFields(rec); len(f) > 0 {
 			calls = append(calls, call("iterate_over", "path", "$", "fields", strings.Join(f, ","), "limit", 20))
@@ -155,7 +156,7 @@ func limitCalls(c []string) []string {
 
 // sketch renders a value's shape to depth maxSketchDepth: objects as
 // {key: type, …}, arrays as array[n] of <first item's shape>.
-func sketch(v gjson.Result, depth int) string {
+func sketch(v gjson.Result, depth int, lengths arrayLengths) string {
 	switch {
 	case v.IsObject():
 		if depth >= maxSketchDepth {
@@ -166,7 +167,7 @@ func sketch(v gjson.Result, depth int) string {
 		v.ForEach(func(k, val gjson.Result) bool {
 			n++
 			if len(parts) < maxSketchKeys {
-				parts = append(parts, k.String()+": "+sketch(val, depth+1))
+				parts = append(parts, k.String()+": "+sketch(val, depth+1, lengths))
 			}
 			return true
 		})
@@ -175,7 +176,7 @@ func sketch(v gjson.Result, depth int) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case v.IsArray():
-		n := count(v)
+		n := lengths.of(v)
 		if n == 0 {
 			return "array[0]"
 		}
@@ -212,6 +213,20 @@ func typeName(v gjson.Result) string {
 	return "object"
 }
 
+// arrayLengths remembers array lengths by position in the output:
+// counting a 100,000-item array walks all of it, and the sketch, the
+// largest-array search and the suggestions all need the same lengths.
+type arrayLengths map[int]int
+
+func (l arrayLengths) of(arr gjson.Result) int {
+	if n, ok := l[arr.Index]; ok {
+		return n
+	}
+	n := count(arr)
+	l[arr.Index] = n
+	return n
+}
+
 func count(arr gjson.Result) int {
 	n := 0
 	arr.ForEach(func(_, _ gjson.Result) bool { n++; return true })
@@ -239,7 +254,7 @@ func itemKeys(arr gjson.Result) []string {
 
 // largestArray finds the longest array at the root or up to two object
 // levels below it, the listing a model most likely wants to iterate.
-func largestArray(root gjson.Result) (string, gjson.Result) {
+func largestArray(root gjson.Result, lengths arrayLengths) (string, gjson.Result) {
 	if root.IsArray() {
 		return "$", root
 	}
@@ -249,7 +264,7 @@ func largestArray(root gjson.Result) (string, gjson.Result) {
 		v.ForEach(func(k, val gjson.Result) bool {
 			p := path + "." + pathKey(k.String())
 			if val.IsArray() {
-				if n := count(val); n > bestN {
+				if n := lengths.of(val); n > bestN {
 					bestPath, best, bestN = p, val, n
 				}
 			} else if val.IsObject() && depth < 2 {

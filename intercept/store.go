@@ -37,11 +37,17 @@ type Stored struct {
 // tables; anything else is text.
 func DetectFormat(data []byte) string {
 	t := bytes.TrimSpace(data)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		return FormatJSON
+	}
+	return detectNonJSON(t)
+}
+
+// detectNonJSON is [DetectFormat] for trimmed data already known not to
+// be one JSON value.
+func detectNonJSON(t []byte) string {
 	if len(t) == 0 {
 		return FormatText
-	}
-	if (t[0] == '{' || t[0] == '[') && json.Valid(t) {
-		return FormatJSON
 	}
 	if t[0] == '{' || t[0] == '[' {
 		if isNDJSON(t) {
@@ -96,22 +102,25 @@ func looksMarkdown(t []byte) bool {
 	return false
 }
 
-// prepare turns an output into the bytes to store: JSON pretty-printed
-// with two-space indent (one value per line, so line tools work on it),
-// everything else as it is. A trailing newline is ensured.
-func prepare(data []byte, format string) []byte {
-	if format == FormatJSON {
+// prepare detects data's format and turns it into the bytes to store:
+// JSON pretty-printed with two-space indent (one value per line, so line
+// tools work on it), everything else as it is, with a trailing newline.
+// JSON is validated once, by the indenting itself.
+func prepare(data []byte) (stored []byte, format string) {
+	t := bytes.TrimSpace(data)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		var buf bytes.Buffer
-		buf.Grow(len(data) + len(data)/4)
-		if err := json.Indent(&buf, bytes.TrimSpace(data), "", "  "); err == nil {
+		buf.Grow(len(t) + len(t)/2)
+		if err := json.Indent(&buf, t, "", "  "); err == nil {
 			buf.WriteByte('\n')
-			return buf.Bytes()
+			return buf.Bytes(), FormatJSON
 		}
 	}
+	format = detectNonJSON(t)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return append(append(make([]byte, 0, len(data)+1), data...), '\n')
+		return append(append(make([]byte, 0, len(data)+1), data...), '\n'), format
 	}
-	return data
+	return data, format
 }
 
 // fileName is {server}-{tool}-{hash8}.{ext}; the hash is of the stored
@@ -145,8 +154,7 @@ func safeName(s string) string {
 // The write is atomic: a crash or a full disk leaves either the complete
 // file or nothing, never a partial one, and never touches other files.
 func Save(dir, server, tool string, data []byte) (Stored, error) {
-	format := DetectFormat(data)
-	stored := prepare(data, format)
+	stored, format := prepare(data)
 	name := fileName(server, tool, format, stored)
 	path := filepath.Join(dir, name)
 	st := Stored{Name: name, Path: path, Format: format, Bytes: len(stored), Lines: bytes.Count(stored, []byte{'\n'})}

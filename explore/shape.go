@@ -10,12 +10,10 @@ import (
 // which types, and in how many items. It backs item_schema and the element
 // summary of schema.
 type shape struct {
-	order   []string
-	fields  map[string]*fieldStat
-	items   int  // items merged
-	cut     bool // a nested array was sampled, not read whole
-	visits  int
-	maxSeen int
+	order  []string
+	fields map[string]*fieldStat
+	items  int  // items merged
+	cut    bool // a nested array was sampled, not read whole
 }
 
 type fieldStat struct {

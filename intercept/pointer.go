@@ -309,7 +309,7 @@ func itemFields(item gjson.Result) []string {
 	}
 	var rest []string
 	item.ForEach(func(k, v gjson.Result) bool {
-		if !v.IsObject() && !v.IsArray() && !contains(out, k.String()) && strings.IndexAny(k.String(), ".,") < 0 {
+		if !v.IsObject() && !v.IsArray() && !contains(out, k.String()) && !strings.ContainsAny(k.String(), ".,") {
 			rest = append(rest, k.String())
 		}
 		return true

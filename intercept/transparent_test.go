@@ -439,12 +439,12 @@ func TestLoggingHonoursSetLevel(t *testing.T) {
 				t.Fatal(err)
 			}
 			call(t, c, "log", nil)
-			got := f.waitNotes(t, "notifications/message", 2)
+			f.waitNotes(t, "notifications/message", 2)
 			if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
 				t.Fatal(err)
 			}
 			call(t, c, "log", nil)
-			got = f.waitNotes(t, "notifications/message", 6)
+			got := f.waitNotes(t, "notifications/message", 6)
 			var levels []string
 			for _, n := range got {
 				levels = append(levels, fmt.Sprint(n.Params.AdditionalFields["level"]))
@@ -474,9 +474,9 @@ func TestLogLevelFiltersPerSession(t *testing.T) {
 	_ = cl.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}})
 	call(t, cq, "log", nil)
 	loud.waitNotes(t, "notifications/message", 4)
-	got := quiet.waitNotes(t, "notifications/message", 1)
+	quiet.waitNotes(t, "notifications/message", 1)
 	call(t, cl, "echo", map[string]any{"text": "sync"})
-	if got = quiet.notesOf("notifications/message"); len(got) != 1 || got[0].Params.AdditionalFields["level"] != "error" {
+	if got := quiet.notesOf("notifications/message"); len(got) != 1 || got[0].Params.AdditionalFields["level"] != "error" {
 		t.Errorf("session at error got %d messages", len(got))
 	}
 }

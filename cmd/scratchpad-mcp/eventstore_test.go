@@ -87,13 +87,15 @@ func TestServeHTTPStreamsCarryResumableIDs(t *testing.T) {
 		t.Fatal("no session id")
 	}
 	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
-	// A progress token makes the server answer on an SSE stream.
-	resp = post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_scratchpad","arguments":{},"_meta":{"progressToken":"p1"}}}`)
+	// The first tools/list waits for the upstream; then a call that sends
+	// progress mid-way makes the server answer on an SSE stream.
+	post(session, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`).Body.Close()
+	resp = post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2,"ms":10},"_meta":{"progressToken":"p1"}}}`)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	idLine := regexp.MustCompile(`(?m)^id: ?(\S+)`).FindStringSubmatch(string(body))
 	if idLine == nil {
-		t.Fatalf("a call with a progress token was answered without an SSE event id (%s):\n%s", resp.Header.Get("Content-Type"), body)
+		t.Fatalf("a call sending progress was answered without an SSE event id (%s):\n%s", resp.Header.Get("Content-Type"), body)
 	}
 	get := func(lastID string) int {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

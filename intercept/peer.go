@@ -1,0 +1,276 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// peer is the JSON-RPC side of an upstream connection, whatever carries
+// the bytes (a child's stdin/stdout, an SSE stream and POSTs). It matches
+// responses to calls, serves the upstream's own requests (stopped by its
+// notifications/cancelled) and delivers notifications and responses in the
+// order they arrived, off the transport's read loop. The transport hands it
+// each whole message with [peer.dispatch] and sends for it with send.
+type peer struct {
+	name string
+	h    handlers
+	log  *slog.Logger
+
+	// send writes one encoded message. ctx is the sender's: a transport
+	// that can abort a write (an HTTP POST) honours it.
+	send func(ctx context.Context, msg []byte) error
+	// sendFailed turns a request that could not be sent into Call's
+	// error, with what the transport knows about why; nil returns the
+	// send error as it is.
+	sendFailed func(ctx context.Context, err error) error
+
+	nextID atomic.Int64
+
+	mu      sync.Mutex
+	pending map[string]chan rpcMessage
+	inbound map[string]context.CancelFunc // requests from the upstream being served
+
+	*lifetime
+
+	events  chan func()    // unprompted messages, delivered in order off the read loop
+	serving sync.WaitGroup // serveRequest goroutines, for a transport that waits for them on Close
+}
+
+// cancelNoticeTimeout bounds telling the upstream that a call was given up:
+// the caller is already done, and an HTTP upstream that does not answer
+// the notice must not hold it.
+const cancelNoticeTimeout = 5 * time.Second
+
+func newPeer(name string, h handlers, log *slog.Logger, send func(context.Context, []byte) error) *peer {
+	return &peer{
+		name:     name,
+		h:        h,
+		log:      log,
+		send:     send,
+		pending:  map[string]chan rpcMessage{},
+		inbound:  map[string]context.CancelFunc{},
+		lifetime: newLifetime(),
+		events:   make(chan func(), 256),
+	}
+}
+
+// rpcMessage is any JSON-RPC message; which fields are set says which kind.
+type rpcMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}
+
+// rpcError is an error response; unlike rpcMessage it always carries its
+// id, even when that id is null.
+type rpcError struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *RPCError       `json:"error"`
+}
+
+// dispatch handles one message the upstream sent.
+func (p *peer) dispatch(msg []byte) {
+	var m rpcMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		// JSON-RPC answers a message it cannot parse with a parse error
+		// and a null id; the upstream may log it, we carry on.
+		p.log.Warn("upstream sent invalid JSON-RPC; answered with a parse error", "server", p.name, "error", err, "line", truncate(string(msg), 200))
+		_ = p.write(context.Background(), rpcError{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &RPCError{Code: -32700, Message: "Parse error: " + err.Error()}})
+		return
+	}
+	switch {
+	case m.Method == "notifications/cancelled" && len(m.ID) == 0:
+		// The upstream gave up on a request it sent us (sampling,
+		// elicitation): stop forwarding it.
+		var params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &params) == nil {
+			p.mu.Lock()
+			cancel := p.inbound[string(params.RequestID)]
+			p.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	case m.Method != "" && len(m.ID) == 0:
+		if p.h.notify != nil {
+			p.queue(func() { p.h.notify(m.Method, m.Params) })
+		}
+	case m.Method != "":
+		// Requests from the upstream (sampling, elicitation, roots, ping)
+		// may take as long as a human does: one goroutine each.
+		p.serving.Add(1)
+		go p.serveRequest(m)
+	case len(m.ID) == 0:
+		// A response without id cannot be matched; one with an id but
+		// neither result nor error fails its call (see Call).
+		p.log.Warn("upstream sent a JSON-RPC message that is neither request, notification nor response; ignored", "server", p.name, "line", truncate(string(msg), 200))
+	default:
+		// Responses go through the same ordered queue as notifications,
+		// so progress sent before a result reaches the caller before it.
+		p.queue(func() {
+			key := string(m.ID)
+			p.mu.Lock()
+			ch := p.pending[key]
+			delete(p.pending, key)
+			p.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		})
+	}
+}
+
+func (p *peer) queue(f func()) {
+	select {
+	case p.events <- f:
+	case <-p.done:
+	}
+}
+
+// deliver runs queued deliveries until the connection ends; the
+// transport starts it.
+func (p *peer) deliver() {
+	for {
+		select {
+		case f := <-p.events:
+			f()
+		case <-p.done:
+			return
+		}
+	}
+}
+
+func (p *peer) serveRequest(m rpcMessage) {
+	defer p.serving.Done()
+	resp := rpcMessage{JSONRPC: "2.0", ID: m.ID}
+	if m.Method == "ping" {
+		resp.Result = json.RawMessage(`{}`)
+	} else if p.h.request == nil {
+		resp.Error = &RPCError{Code: -32601, Message: "method not found: " + m.Method}
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		key := string(m.ID)
+		p.mu.Lock()
+		p.inbound[key] = cancel
+		p.mu.Unlock()
+		go func() {
+			select {
+			case <-p.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		res, err := p.h.request(ctx, m.Method, m.Params)
+		cancelled := ctx.Err() != nil
+		cancel()
+		p.mu.Lock()
+		delete(p.inbound, key)
+		p.mu.Unlock()
+		if cancelled {
+			// Cancelled by the upstream (or it exited): it expects no answer.
+			return
+		}
+		var rerr *RPCError
+		switch {
+		case errors.As(err, &rerr):
+			resp.Error = rerr
+		case err != nil:
+			resp.Error = &RPCError{Code: -32603, Message: err.Error()}
+		default:
+			resp.Result = res
+		}
+	}
+	if err := p.write(context.Background(), resp); err != nil {
+		p.log.Debug("reply to upstream request failed", "server", p.name, "error", err)
+	}
+}
+
+// write encodes v and sends it, unless the connection is already gone.
+func (p *peer) write(ctx context.Context, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-p.done:
+		return p.Err()
+	default:
+	}
+	return p.send(ctx, b)
+}
+
+func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := strconv.FormatInt(p.nextID.Add(1), 10)
+	ch := make(chan rpcMessage, 1)
+	p.mu.Lock()
+	p.pending[id] = ch
+	p.mu.Unlock()
+	forget := func() {
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+	}
+	req := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  any             `json:"params,omitempty"`
+	}{"2.0", json.RawMessage(id), method, params}
+	if err := p.write(ctx, req); err != nil {
+		forget()
+		if p.sendFailed != nil {
+			return nil, p.sendFailed(ctx, err)
+		}
+		return nil, err
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		if m.Result == nil {
+			return nil, fmt.Errorf("%w: response to %s has neither result nor error", ErrInvalidResponse, method)
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		forget()
+		// Tell the upstream to stop working on it.
+		nctx, cancel := context.WithTimeout(context.Background(), cancelNoticeTimeout)
+		_ = p.Notify(nctx, "notifications/cancelled", map[string]any{
+			"requestId": json.RawMessage(id), "reason": ctx.Err().Error(),
+		})
+		cancel()
+		return nil, ctx.Err()
+	case <-p.done:
+		forget()
+		return nil, p.Err()
+	}
+}
+
+func (p *peer) Notify(ctx context.Context, method string, params any) error {
+	return p.write(ctx, struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -95,13 +95,11 @@ var (
 	ErrUpstreamTimeout = errors.New("upstream timed out")
 )
 
-// UpstreamError is what a handler returns for an upstream's JSON-RPC
-// error response. Its message is the upstream's, verbatim. mcp-go v1.2.1
-// answers every handler error with code -32603 (internal error) and the
-// error's text, except [mcp.URLElicitationRequiredError] (-32042), which
-// [forwardError] produces for that code: so the client sees the
-// upstream's message unchanged, and its code only for -32603 and -32042.
-// The original code stays available here, with [errors.As].
+// UpstreamError is an upstream's JSON-RPC error response, as a handler
+// returns it. Its message is the upstream's, verbatim. The client sees
+// the upstream's code and data too when the server's output goes through
+// [RestoreErrorCodes] or [RestoreErrorCodesHTTP] (mcp-go alone would send
+// -32603); Go callers get them with [errors.As].
 type UpstreamError struct {
 	*RPCError
 }
@@ -120,5 +118,5 @@ func forwardError(e *RPCError) error {
 			return mcp.URLElicitationRequiredError{Elicitations: d.Elicitations}
 		}
 	}
-	return &UpstreamError{e}
+	return newCodedError(&UpstreamError{e})
 }

@@ -55,11 +55,14 @@
 //
 // # Caveats
 //
-//   - mcp-go v1.2.1 answers every handler error with code -32603. An
-//     upstream's JSON-RPC error therefore reaches the client with its
-//     message verbatim but code -32603, except -32042 (URL elicitation
-//     required), which keeps its code and elicitations. The original is an
-//     [*UpstreamError] for Go callers.
+//   - mcp-go v1.2.1 answers every handler error with code -32603, so an
+//     upstream's JSON-RPC error is returned to mcp-go with its code and data
+//     hidden in its text, and the server's output must go through
+//     [RestoreErrorCodes] (stdio) or [RestoreErrorCodesHTTP] (streamable
+//     HTTP, SSE), which put them back: the client then sees the upstream's
+//     code, message and data unchanged. Without them it sees -32603 and a
+//     marked message. -32042 (URL elicitation required) is mcp-go's own
+//     and keeps its code either way. Go callers get an [*UpstreamError].
 //   - Results, resources and prompts are re-encoded by mcp-go's types
 //     (tool schemas excepted: they stay raw). Everything MCP defines comes
 //     through byte for byte, as the tests check against a direct

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mark3labs/mcp-go/server/servertest"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
@@ -107,7 +107,7 @@ func startProxyWith(t testing.TB, o Options, servers ...config.Server) *proxy {
 	p.router.Attach(p.srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	p.router.Start(ctx)
-	ts := servertest.NewTestStreamableHTTPServer(p.srv)
+	ts := httptest.NewServer(RestoreErrorCodesHTTP(server.NewStreamableHTTPServer(p.srv)))
 	p.url = ts.URL + "/mcp"
 	t.Cleanup(func() {
 		ts.Close()

@@ -24,7 +24,8 @@ import (
 )
 
 // EnvMode selects the upstream mode when a test binary starts: set it to
-// "stdio" and call [MaybeRun] from TestMain.
+// "stdio" (this package's mcp-go server) or [RawMode] and call [MaybeRun]
+// from TestMain.
 const EnvMode = "SCRATCHPAD_TESTUPSTREAM"
 
 // FancySchema is the raw input schema of the "fancy" tool. Proxies must
@@ -34,6 +35,7 @@ const FancySchema = `{"type":"object","description":"top-level description kept"
 // MaybeRun runs the upstream and exits when the environment asks for it;
 // otherwise it returns at once.
 func MaybeRun() {
+	maybeRunRaw()
 	if os.Getenv(EnvMode) != "stdio" {
 		return
 	}

@@ -1,0 +1,170 @@
+package intercept
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// wireError is what mcp-go's server writes for a handler that returned
+// err: the JSON-RPC error response for request 7.
+func wireError(t *testing.T, err error) string {
+	t.Helper()
+	b, merr := json.Marshal(mcp.NewJSONRPCError(mcp.NewRequestId(7), mcp.INTERNAL_ERROR, err.Error(), nil))
+	if merr != nil {
+		t.Fatal(merr)
+	}
+	return string(b)
+}
+
+func TestRestoreRewritesOnlyMarkedErrors(t *testing.T) {
+	coded := forwardError(&RPCError{Code: -32099, Message: "rate limited <&>", Data: json.RawMessage(`{"retryAfter":3}`)})
+	plain := forwardError(&RPCError{Code: -32000, Message: "no data"})
+	marked, marked2 := wireError(t, coded), wireError(t, plain)
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32099,"message":"rate limited \u003c\u0026\u003e","data":{"retryAfter":3}}}`
+	want2 := `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"no data"}}`
+	forged := strings.Replace(marked, markerNonce, strings.Repeat("0", len(markerNonce)), 1)
+	result := `{"jsonrpc":"2.0","id":8,"result":{"content":[]}}`
+	for _, tc := range []struct{ name, in, want string }{
+		{"stdio line", marked + "\n", want + "\n"},
+		{"no data", marked2 + "\n", want2 + "\n"},
+		{"JSON body", marked + "\n", want + "\n"},
+		{"SSE event", "event: message\ndata: " + marked + "\n\n", "event: message\ndata: " + want + "\n\n"},
+		{"SSE event, CRLF", "event: message\r\ndata:" + marked + "\r\n\r\n", "event: message\r\ndata:" + want + "\r\n\r\n"},
+		{"no newline", marked, want},
+		{"two in one write", marked + "\n" + result + "\n" + marked2 + "\n", want + "\n" + result + "\n" + want2 + "\n"},
+		{"forged nonce", forged + "\n", forged + "\n"},
+		{"unmarked", result + "\n", result + "\n"},
+		{"marker in a result", `{"jsonrpc":"2.0","id":9,"result":{"text":"` + string(markerWire) + `1:e30\u001f"}}`, `{"jsonrpc":"2.0","id":9,"result":{"text":"` + string(markerWire) + `1:e30\u001f"}}`},
+	} {
+		var buf bytes.Buffer
+		n, err := RestoreErrorCodes(&buf).Write([]byte(tc.in))
+		if err != nil || n != len(tc.in) {
+			t.Errorf("%s: Write = %d, %v; want %d, nil", tc.name, n, err, len(tc.in))
+		}
+		if got := buf.String(); got != tc.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestRestoreKeepsIDsAndStringIDs(t *testing.T) {
+	err := forwardError(&RPCError{Code: -32001, Message: "m"})
+	b, _ := json.Marshal(mcp.NewJSONRPCError(mcp.NewRequestId("req-α"), mcp.INTERNAL_ERROR, err.Error(), nil))
+	got := string(restore(b))
+	if want := `{"jsonrpc":"2.0","id":"req-α","error":{"code":-32001,"message":"m"}}`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// rawUpstream runs the hand-written upstream whose calls fail with
+// [testupstream.RawErrors].
+func rawUpstream(name string) config.Server {
+	up := stdioUpstream(name, nil)
+	up.Env = map[string]string{testupstream.EnvMode: testupstream.RawMode}
+	return up
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// TestUpstreamErrorCodesReachTheClient drives the proxy, served over
+// streamable HTTP and stdio, with a raw JSON-RPC client and compares each
+// error with the one the upstream sent.
+func TestUpstreamErrorCodesReachTheClient(t *testing.T) {
+	p := startProxy(t, rawUpstream("raw"))
+	waitTool(t, connect(t, p.url), "coded_error")
+	requests := []struct{ method, params string }{
+		{"tools/call", `{"name":"coded_error","arguments":{}}`},
+		{"resources/read", `{"uri":"raw://gone"}`},
+		{"prompts/get", `{"name":"strict","arguments":{"colour":"red"}}`},
+	}
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			tr := frontTransport(t, p, front)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if err := tr.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "initialize",
+				Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
+				t.Fatal(err)
+			}
+			_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
+			for i, rq := range requests {
+				resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(10 + i)), Method: rq.method, Params: json.RawMessage(rq.params)})
+				if err != nil {
+					t.Fatalf("%s: %v", rq.method, err)
+				}
+				if resp.Error == nil {
+					t.Fatalf("%s: want an error, got %s", rq.method, resp.Result)
+				}
+				got, _ := json.Marshal(resp.Error)
+				if want := testupstream.RawErrors[rq.method]; !sameJSON(t, got, []byte(want)) {
+					t.Errorf("%s:\nproxy:    %s\nupstream: %s", rq.method, got, want)
+				}
+			}
+		})
+	}
+}
+
+// frontTransport is a raw client transport to the proxy over front.
+func frontTransport(t *testing.T, p *proxy, front string) transport.Interface {
+	t.Helper()
+	if front == "http" {
+		tr, err := transport.NewStreamableHTTP(p.url, transport.WithHTTPLogger(quietLogger()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s := server.NewStdioServer(p.srv)
+		s.SetErrorLogger(log.New(io.Discard, "", 0))
+		_ = s.Listen(ctx, inR, RestoreErrorCodes(outW))
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); outW.Close(); <-done })
+	return transport.NewIO(outR, inW, nil)
+}
+
+func TestRawErrorsAreNotInternal(t *testing.T) {
+	// Guards the test above: the raw upstream's codes must be ones mcp-go
+	// itself would turn into -32603, or the test would prove nothing.
+	for m, e := range testupstream.RawErrors {
+		var d struct{ Code int }
+		_ = json.Unmarshal([]byte(e), &d)
+		if d.Code == mcp.INTERNAL_ERROR {
+			t.Errorf("%s: code %d cannot tell a restored error from mcp-go's", m, d.Code)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // An upstream's JSON-RPC error must reach the client with its own code,
@@ -150,24 +152,84 @@ func (r restoringWriter) Write(p []byte) (int, error) {
 
 // RestoreErrorCodesHTTP is [RestoreErrorCodes] for an HTTP MCP handler
 // (streamable HTTP or SSE): every response body written through it,
-// JSON or event stream, is restored.
+// JSON or event stream, is restored. Protocol 2026-07-28 also maps an
+// error's code onto the HTTP status of a JSON answer; for such a request
+// the status waits for the body, so that it follows the restored code.
 func RestoreErrorCodesHTTP(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&restoringResponse{ResponseWriter: w}, r)
+		rw := &restoringResponse{ResponseWriter: w, modern: mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))}
+		h.ServeHTTP(rw, r)
+		rw.release()
 	})
 }
 
-type restoringResponse struct{ http.ResponseWriter }
+type restoringResponse struct {
+	http.ResponseWriter
+	modern bool
+	held   int // a status not yet written, waiting for the body
+	wrote  bool
+}
+
+func (r *restoringResponse) WriteHeader(status int) {
+	if r.wrote || r.held != 0 {
+		return
+	}
+	if r.modern && status == http.StatusOK && r.Header().Get("Content-Type") == "application/json" {
+		r.held = status
+		return
+	}
+	r.wrote = true
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// release writes a held status.
+func (r *restoringResponse) release() {
+	if r.held != 0 && !r.wrote {
+		r.wrote = true
+		r.ResponseWriter.WriteHeader(r.held)
+	}
+}
 
 func (r *restoringResponse) Write(p []byte) (int, error) {
-	if _, err := r.ResponseWriter.Write(restore(p)); err != nil {
+	out := restore(p)
+	if r.held != 0 && !r.wrote {
+		if len(out) != len(p) {
+			var m struct {
+				Error *struct {
+					Code int `json:"code"`
+				} `json:"error"`
+			}
+			if json.Unmarshal(out, &m) == nil && m.Error != nil {
+				r.held = modernStatus(m.Error.Code)
+			}
+		}
+		r.release()
+	}
+	r.wrote = true
+	if _, err := r.ResponseWriter.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
+// modernStatus is the HTTP status protocol 2026-07-28 gives a JSON-RPC
+// error answered as JSON.
+func modernStatus(code int) int {
+	switch code {
+	case mcp.METHOD_NOT_FOUND:
+		return http.StatusNotFound
+	case mcp.HEADER_MISMATCH, mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, mcp.UNSUPPORTED_PROTOCOL_VERSION,
+		mcp.INVALID_REQUEST, mcp.INVALID_PARAMS, mcp.PARSE_ERROR:
+		return http.StatusBadRequest
+	default:
+		return http.StatusOK
+	}
+}
+
 // Flush keeps event streams streaming.
 func (r *restoringResponse) Flush() {
+	r.release()
+	r.wrote = true
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

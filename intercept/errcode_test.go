@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"io"
 	"log"
+	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -165,6 +168,77 @@ func TestRawErrorsAreNotInternal(t *testing.T) {
 		_ = json.Unmarshal([]byte(e), &d)
 		if d.Code == mcp.INTERNAL_ERROR {
 			t.Errorf("%s: code %d cannot tell a restored error from mcp-go's", m, d.Code)
+		}
+	}
+}
+
+// lastPost records the status and body of the last POST answered.
+type lastPost struct {
+	mu     sync.Mutex
+	status int
+	body   []byte
+}
+
+func (l *lastPost) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	l.mu.Lock()
+	l.status, l.body = resp.StatusCode, body
+	l.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, err
+}
+
+// TestModernProtocolStatusFollowsRestoredCode: protocol 2026-07-28 maps
+// error codes onto HTTP statuses, so the status must be the restored
+// code's, not -32603's.
+func TestModernProtocolStatusFollowsRestoredCode(t *testing.T) {
+	p := startProxy(t, rawUpstream("raw"))
+	waitTool(t, connect(t, p.url), "coded_error")
+	rec := &lastPost{}
+	tr, err := transport.NewStreamableHTTP(p.url, transport.WithHTTPBasicClient(&http.Client{Transport: rec}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20260728
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method string
+		do     func() error
+		status int
+	}{
+		{"prompts/get", func() error {
+			req := mcp.GetPromptRequest{}
+			req.Params.Name, req.Params.Arguments = "strict", map[string]string{"colour": "red"}
+			_, err := c.GetPrompt(ctx, req)
+			return err
+		}, http.StatusBadRequest},
+		{"tools/call", func() error { _, err := callErr(c, "coded_error", nil); return err }, http.StatusOK},
+	} {
+		if err := tc.do(); err == nil {
+			t.Fatalf("%s: want an error", tc.method)
+		}
+		rec.mu.Lock()
+		status, body := rec.status, rec.body
+		rec.mu.Unlock()
+		var m struct{ Error json.RawMessage }
+		_ = json.Unmarshal(body, &m)
+		if status != tc.status || !sameJSON(t, m.Error, []byte(testupstream.RawErrors[tc.method])) {
+			t.Errorf("%s: HTTP %d %s; want %d %s", tc.method, status, body, tc.status, testupstream.RawErrors[tc.method])
 		}
 	}
 }

@@ -57,6 +57,10 @@ type Options struct {
 	// ("counting tokens", "writing file"). 0 means 200ms; a negative
 	// value reports every stage at once.
 	ProgressDelay time.Duration
+	// StartWait bounds how long an initialize answer waits for upstreams
+	// still in their first connection attempt, so that it can declare
+	// their capabilities. 0 means 15s.
+	StartWait time.Duration
 }
 
 // Router connects to every upstream, keeps the combined tool catalogue,
@@ -78,6 +82,7 @@ type Router struct {
 	progress    map[string]*progressRoute // upstream progress token → caller
 
 	sess *sessions
+	own  ownCaps
 	cat  catalogue // resources, resource templates and prompts
 }
 
@@ -154,17 +159,21 @@ func (r *Router) Close() {
 }
 
 // Attach registers the upstreams' tools, resources, resource templates
-// and prompts on s and keeps them in sync. Call it once, before s serves:
-// it also declares the capabilities a transparent proxy needs (resources
-// with subscribe and listChanged, prompts, logging, completions), installs
-// completion providers that forward to the upstreams, and adds hooks (to
-// the server's own [server.Hooks] when it has some) for sessions,
-// logging/setLevel and resource subscriptions.
+// and prompts on s and keeps them in sync. Call it once, after s has its
+// own tools, resources and prompts and before it serves: it also enables
+// the methods a transparent proxy serves (resources with subscribe and
+// listChanged, prompts, logging, completions), installs completion
+// providers that forward to the upstreams, and adds hooks (to the
+// server's own [server.Hooks] when it has some) for sessions,
+// logging/setLevel, resource subscriptions and initialize, whose answer
+// waits for upstreams still connecting ([Options.StartWait]) and declares
+// the server's own capabilities plus the union of its upstreams'.
 func (r *Router) Attach(s *server.MCPServer) {
 	r.mu.Lock()
 	r.srv = s
 	r.mu.Unlock()
 	r.cat.reserve(s)
+	r.noteOwn(s)
 	for _, opt := range []server.ServerOption{
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
@@ -181,6 +190,7 @@ func (r *Router) Attach(s *server.MCPServer) {
 		server.WithHooks(hooks)(s)
 	}
 	r.addHooks(hooks)
+	r.addInitializeHook(hooks)
 	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, r.onRootsChanged)
 	r.sync()
 }

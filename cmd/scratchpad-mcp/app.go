@@ -34,32 +34,9 @@ type app struct {
 	events *budget.Events
 }
 
-// upstreamStartWait bounds how long the first tools/list waits for
-// upstreams still starting (npx-launched servers take seconds).
+// upstreamStartWait bounds how long initialize and the first tools/list
+// wait for upstreams still starting (npx-launched servers take seconds).
 const upstreamStartWait = 15 * time.Second
-
-// awaitUpstreams returns when no upstream is in its first connection
-// attempt any more, when max has passed, or when ctx ends.
-func (a *app) awaitUpstreams(ctx context.Context, max time.Duration) {
-	deadline := time.Now().Add(max)
-	for {
-		starting := false
-		for _, u := range a.router.Upstreams() {
-			if st, _ := u.State(); st == intercept.StateConnecting {
-				starting = true
-				break
-			}
-		}
-		if !starting || time.Now().After(deadline) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
 
 // usageMetaKey is where a client reports the model's real usage in a
 // tools/call request's _meta.
@@ -108,7 +85,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity) (*app, er
 	// failed), bounded, so it does not miss their tools. Later lists are
 	// not held: list_changed covers upstreams that come back.
 	hooks.AddBeforeListTools(func(ctx context.Context, id any, req *mcp.ListToolsRequest) {
-		a.awaitUpstreams(ctx, upstreamStartWait)
+		a.router.AwaitStarted(ctx, upstreamStartWait)
 	})
 	hooks.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) {
 		a.agents.Finish(s.SessionID())
@@ -153,6 +130,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity) (*app, er
 	}
 	a.router = intercept.New(intercept.Options{
 		Servers: cfg.Servers, Logger: log, Version: versionString(), Reserved: reserved,
+		StartWait: upstreamStartWait,
 		Agent: func(ctx context.Context) (*intercept.Agent, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {

@@ -83,11 +83,15 @@
 //     are always on; with no upstream offering them the lists are empty.
 //   - mcp-go cannot delete a resource template: one an upstream stops
 //     listing is hidden from resources/templates/list and reads of it fail.
-//   - Over SSE, mcp-go's client transport cannot receive server-to-client
-//     requests (and its SSE server cannot send them).
-//   - A notifications/cancelled from a stdio upstream stops the request
-//     forwarded to the client, but the client is not told (mcp-go does not
-//     expose the id it used); over HTTP upstreams it is left to mcp-go's
-//     client transport. mcp-go may drop a notification sent just before the reply it
-//     precedes, and does not order notifications across streams.
+//   - mcp-go's SSE server cannot send requests to its client, so a client
+//     connected through it is never asked: an upstream's sampling,
+//     elicitation or roots request is answered with an error. SSE
+//     upstreams can ask, over stdio and streamable HTTP fronts: the proxy
+//     reads their stream with a client of its own, not mcp-go's.
+//   - A notifications/cancelled from a stdio or SSE upstream stops the
+//     request forwarded to the client, but the client is not told (mcp-go
+//     does not expose the id it used); over streamable HTTP upstreams it is
+//     left to mcp-go's client transport. mcp-go may drop a notification
+//     sent just before the reply it precedes, and does not order
+//     notifications across streams.
 package intercept

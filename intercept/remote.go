@@ -10,11 +10,13 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
-// remoteConn adapts mcp-go's streamable HTTP and SSE client transports to
-// [conn]. Those transports already return raw results; this only maps
-// errors, ids and unprompted messages.
+// remoteConn adapts mcp-go's streamable HTTP client transport to [conn].
+// That transport already returns raw results; this only maps errors, ids
+// and unprompted messages. Legacy SSE upstreams get [sseConn] instead.
 type remoteConn struct {
 	name   string
 	tr     transport.Interface
@@ -24,17 +26,18 @@ type remoteConn struct {
 	events chan func()
 }
 
-// dialRemote connects to a remote upstream. ctx bounds the connection's
-// life; timeout bounds connecting.
-func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url string, headers map[string]string, h handlers, log *slog.Logger) (*remoteConn, error) {
-	var tr transport.Interface
-	var err error
-	switch kind {
-	case "sse":
-		tr, err = transport.NewSSE(url, transport.WithHeaders(headers), transport.WithSSELogger(log))
-	default:
-		tr, err = transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(headers), transport.WithHTTPLogger(log), transport.WithContinuousListening())
+// dialRemote connects to a remote upstream of kind (config.TransportSSE
+// or config.TransportHTTPStreamable). ctx bounds the connection's life;
+// timeout bounds connecting.
+func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url string, headers map[string]string, h handlers, log *slog.Logger) (conn, error) {
+	if kind == config.TransportSSE {
+		c, err := dialSSE(ctx, timeout, name, url, headers, h, log)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(headers), transport.WithHTTPLogger(log), transport.WithContinuousListening())
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: %w", name, err)
 	}
@@ -49,8 +52,8 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 		case <-c.done:
 		}
 	})
-	if bi, ok := tr.(transport.BidirectionalInterface); ok && h.request != nil {
-		bi.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if h.request != nil {
+		tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 			params, _ := json.Marshal(req.Params)
 			res, err := h.request(ctx, req.Method, params)
 			if err != nil {
@@ -62,13 +65,10 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 			return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: res}, nil
 		})
 	}
-	if sse, ok := tr.(*transport.SSE); ok {
-		sse.SetConnectionLostHandler(func(err error) { c.fail(fmt.Errorf("%w: %v", ErrUpstreamExited, err)) })
-	}
-	// Start's context is the connection's: the SSE stream and the
-	// streamable HTTP listening stream (where the upstream's requests and
-	// notifications arrive) end with it. So it is not the dial timeout;
-	// a connect that takes too long is closed instead.
+	// Start's context is the connection's: the listening stream (where the
+	// upstream's requests and notifications arrive) ends with it. So it is
+	// not the dial timeout; a connect that takes too long is closed
+	// instead.
 	timer := time.AfterFunc(timeout, func() { _ = tr.Close() })
 	err = tr.Start(ctx)
 	if !timer.Stop() && err == nil {

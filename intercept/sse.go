@@ -1,0 +1,415 @@
+package intercept
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sseConn speaks the legacy MCP SSE transport (protocol 2024-11-05): a GET
+// opens an event stream whose first endpoint event names the URL to POST
+// messages to, and every message from the server arrives as a message
+// event. It is ours rather than mcp-go's client transport because that one
+// cannot receive the server's own requests (sampling, elicitation, roots),
+// which real SSE servers send and the proxy forwards. The JSON-RPC is
+// [peer]'s, as for stdio.
+type sseConn struct {
+	*peer
+	url      *url.URL // the stream's
+	headers  map[string]string
+	hc       *http.Client
+	ctx      context.Context // the stream's; cancelling it ends the stream and every POST
+	cancel   context.CancelCauseFunc
+	endpoint *url.URL      // set by the reader before ready is closed, then read-only
+	ready    chan struct{} // closed when the endpoint event arrived
+	endErr   error         // why the stream ended, set by the reader before it fails the connection
+	wg       sync.WaitGroup
+}
+
+var (
+	// errForeignEndpoint means an upstream's endpoint event named another
+	// origin than its stream: messages (and the configured headers, which
+	// may be credentials) would go to a server the config does not name.
+	errForeignEndpoint = errors.New("endpoint on another origin refused")
+	// errStreamEnded means the server closed the event stream: with the
+	// legacy transport that is the end of the session.
+	errStreamEnded = errors.New("the SSE stream ended")
+	errSSEClosed   = errors.New("closed")
+)
+
+// dialSSE opens the event stream at rawURL and waits, at most timeout, for
+// its endpoint event. ctx bounds the connection's life.
+func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, headers map[string]string, h handlers, log *slog.Logger) (*sseConn, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, rawURL)
+	}
+	// A transport of our own, so Close can drop its idle connections:
+	// nothing of the connection outlives it.
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		tr = dt.Clone()
+	}
+	c := &sseConn{
+		url:     u,
+		headers: headers,
+		hc:      &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect},
+		ready:   make(chan struct{}),
+	}
+	c.peer = newPeer(name, h, log, c.send)
+	c.sendFailed = func(ctx context.Context, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	var timer *time.Timer
+	fail := func(err error) (*sseConn, error) {
+		if timer != nil {
+			timer.Stop()
+		}
+		c.cancel(err)
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, rawURL, err)
+	}
+	if timeout > 0 {
+		timer = time.AfterFunc(timeout, func() { c.cancel(fmt.Errorf("no endpoint event within %s", timeout)) })
+	}
+
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return fail(err)
+	}
+	c.setHeaders(req)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cache-Control", "no-cache")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if cause := context.Cause(c.ctx); cause != nil {
+			err = cause
+		}
+		return fail(err)
+	}
+	if err := httpStatusError(resp); err != nil {
+		resp.Body.Close()
+		return fail(err)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		return fail(fmt.Errorf("answered with Content-Type %q, not an SSE stream (text/event-stream)", resp.Header.Get("Content-Type")))
+	}
+
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		c.deliver()
+	}()
+	go func() {
+		defer c.wg.Done()
+		c.read(resp.Body)
+	}()
+	select {
+	case <-c.ready:
+		if timer == nil || timer.Stop() {
+			return c, nil
+		}
+		// The timer fired as the endpoint arrived: the stream is being
+		// cancelled already.
+		<-c.done
+	case <-c.done:
+	}
+	_ = c.Close()
+	return nil, fmt.Errorf("upstream %q: connect %s: %w", name, rawURL, c.endErr)
+}
+
+// read consumes the event stream until it ends, then fails the connection
+// with the reason.
+func (c *sseConn) read(body io.ReadCloser) {
+	defer body.Close()
+	err := c.readEvents(newSSEReader(body))
+	if cause := context.Cause(c.ctx); cause != nil {
+		err = cause // cancelled: the cause says why better than the read error
+	} else if errors.Is(err, io.EOF) {
+		err = errStreamEnded
+	}
+	c.endErr = err
+	c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, err))
+	// In-flight POSTs are pointless once the session is gone.
+	c.cancel(err)
+}
+
+func (c *sseConn) readEvents(r *sseReader) error {
+	for {
+		ev, err := r.next()
+		if err != nil {
+			return err
+		}
+		switch ev.name {
+		case "endpoint":
+			if c.endpoint != nil {
+				c.log.Warn("upstream sent a second endpoint event; ignored", "server", c.name)
+				continue
+			}
+			u, err := resolveEndpoint(c.url, string(ev.data))
+			if err != nil {
+				return err
+			}
+			c.endpoint = u
+			close(c.ready)
+		case "message":
+			if c.endpoint == nil {
+				// It could not be answered: there is nowhere to POST yet.
+				c.log.Warn("upstream sent a message before its endpoint event; ignored", "server", c.name, "data", truncate(string(ev.data), 200))
+				continue
+			}
+			if len(bytes.TrimSpace(ev.data)) > 0 {
+				c.dispatch(ev.data)
+			}
+		default:
+			c.log.Debug("upstream sent an SSE event of unknown type; ignored", "server", c.name, "event", ev.name)
+		}
+	}
+}
+
+// send POSTs one message to the endpoint. Servers answer 202 Accepted (or
+// 200) and send any response over the stream.
+func (c *sseConn) send(ctx context.Context, msg []byte) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint.String(), bytes.NewReader(msg))
+	if err != nil {
+		return err
+	}
+	c.setHeaders(req)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			// The connection ended (or is ending), which says why.
+			if err := c.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: %w", ErrUpstreamExited, context.Cause(c.ctx))
+		}
+		return fmt.Errorf("upstream %q: POST to its message endpoint: %w", c.name, err)
+	}
+	defer resp.Body.Close()
+	if err := httpStatusError(resp); err != nil {
+		return fmt.Errorf("upstream %q: POST to its message endpoint: %w", c.name, err)
+	}
+	// Read a little of what is left so the HTTP connection can be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	return nil
+}
+
+func (c *sseConn) setHeaders(req *http.Request) {
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+}
+
+// Close ends the stream and any POST in flight, and returns once the
+// connection's goroutines have (requests being served see their context
+// cancelled).
+func (c *sseConn) Close() error {
+	c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, errSSEClosed))
+	c.cancel(errSSEClosed)
+	c.wg.Wait()
+	c.serving.Wait() // after the reader: nothing starts new ones
+	c.hc.CloseIdleConnections()
+	return nil
+}
+
+// httpStatusError is nil for a 2xx response, else an error naming the
+// status and the start of the body.
+func httpStatusError(resp *http.Response) error {
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 201))
+	msg := truncate(strings.TrimSpace(string(b)), 200)
+	if msg == "" {
+		return fmt.Errorf("HTTP %s", resp.Status)
+	}
+	return fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+}
+
+// resolveEndpoint resolves an endpoint event's data against the stream's
+// URL. Only the stream's own origin is accepted: the config names that
+// server, and the headers sent with every POST may be its credentials.
+func resolveEndpoint(stream *url.URL, data string) (*url.URL, error) {
+	ref := strings.TrimSpace(data)
+	if ref == "" {
+		return nil, errors.New("empty endpoint event")
+	}
+	u, err := stream.Parse(ref)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint event %q: %w", truncate(ref, 200), err)
+	}
+	if !sameOrigin(stream, u) {
+		return nil, fmt.Errorf("%w: the upstream's endpoint event names %s, its SSE stream is on %s", errForeignEndpoint, origin(u), origin(stream))
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+// sameOriginRedirect refuses a redirect to another origin, for the reason
+// [resolveEndpoint] does.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if !sameOrigin(via[0].URL, req.URL) {
+		return fmt.Errorf("redirect to another origin (%s) refused", origin(req.URL))
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// sameOrigin compares scheme, host and port, with default ports filled in.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}
+
+func origin(u *url.URL) string {
+	if u.Hostname() == "" {
+		return fmt.Sprintf("%q (no host)", u.Scheme+":")
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port(u))
+}
+
+// sseEvent is one dispatched Server-Sent Event.
+type sseEvent struct {
+	name string // "message" when the event had no event field
+	data []byte // the data fields' values joined with "\n"
+}
+
+// sseReader parses an event stream as the HTML standard defines it
+// (§9.2.6 "Interpreting an event stream"): lines end with CRLF, LF or CR;
+// a line starting with ':' is a comment; an empty line dispatches the
+// event. Lines have no length limit: a 50 MB message is one event.
+type sseReader struct {
+	r       *bufio.Reader
+	afterCR bool // the last line ended with CR: a LF right after it is part of that ending
+	started bool // past the first line, where a byte order mark may be
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next event. An event the stream ends in the middle of
+// is not dispatched (the standard says so).
+func (s *sseReader) next() (sseEvent, error) {
+	var name string
+	var data []byte
+	hasData := false
+	for {
+		line, err := s.line()
+		if err != nil {
+			return sseEvent{}, err
+		}
+		if len(line) == 0 {
+			if !hasData {
+				name = ""
+				continue
+			}
+			if name == "" {
+				name = "message"
+			}
+			return sseEvent{name: name, data: data}, nil
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if !hasData {
+				data, hasData = value, true // each line is a fresh slice: no copy
+			} else {
+				data = append(append(data, '\n'), value...)
+			}
+		}
+		// id and retry serve reconnecting, which a legacy MCP session
+		// cannot do: a new stream is a new session.
+	}
+}
+
+// line returns the next line without its ending.
+func (s *sseReader) line() ([]byte, error) {
+	var line []byte
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		if s.afterCR {
+			s.afterCR = false
+			if buf[0] == '\n' {
+				_, _ = s.r.Discard(1)
+				continue
+			}
+		}
+		// Look for LF first and for CR only before it: searching the
+		// whole buffer for a CR that most streams never send would cost
+		// a buffer's length per line.
+		end := bytes.IndexByte(buf, '\n')
+		before := buf
+		if end >= 0 {
+			before = buf[:end]
+		}
+		if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+			end = cr
+			s.afterCR = true
+		}
+		if end < 0 {
+			line = append(line, buf...)
+			_, _ = s.r.Discard(len(buf))
+			continue
+		}
+		line = append(line, buf[:end]...)
+		_, _ = s.r.Discard(end + 1)
+		if !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+		}
+		return line, nil
+	}
+}

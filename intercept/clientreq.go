@@ -21,7 +21,9 @@ const (
 // sampling/createMessage, elicitation/create or roots/list. It goes to the
 // client session of the call in flight on that upstream (see
 // [sessions.caller]) and lives no longer than that call. The answer, or
-// the client's error, goes back to the upstream.
+// the client's error, goes back to the upstream. When the upstream
+// cancels its request, or the call ends first, the client is sent
+// notifications/cancelled for it.
 func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	r.mu.RLock()
 	srv := r.srv
@@ -45,6 +47,13 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	// Note the id mcp-go sends the request with, to cancel it at the
+	// client if it is abandoned (see sentRequests).
+	session := ""
+	if cs := server.ClientSessionFromContext(callCtx); cs != nil {
+		session = cs.SessionID()
+	}
+	slot := r.sent.expect(fctx, session, method)
 
 	var res any
 	var err error
@@ -73,8 +82,20 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 		req.Method = method
 		res, err = srv.RequestRoots(fctx, req)
 	}
+	sentID := r.sent.done(slot)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			reason := fmt.Sprintf("the call to %q it served ended", u.cfg.Name)
+			if ctx.Err() != nil {
+				reason = fmt.Sprintf("cancelled by upstream %q", u.cfg.Name)
+			}
+			if sentID != nil && session != "" {
+				// The client may still be working on it (a person
+				// typing an answer): tell it to stop.
+				if nerr := srv.SendNotificationToSpecificClient(session, "notifications/cancelled", map[string]any{"requestId": sentID, "reason": reason}); nerr != nil {
+					r.log.Debug("telling the client a forwarded request was cancelled failed", "method", method, "error", nerr)
+				}
+			}
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

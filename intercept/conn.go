@@ -98,7 +98,7 @@ var (
 // UpstreamError is an upstream's JSON-RPC error response, as a handler
 // returns it. Its message is the upstream's, verbatim. The client sees
 // the upstream's code and data too when the server's output goes through
-// [RestoreErrorCodes] or [RestoreErrorCodesHTTP] (mcp-go alone would send
+// [Router.Output] or [Router.OutputHTTP] (mcp-go alone would send
 // -32603); Go callers get them with [errors.As].
 type UpstreamError struct {
 	*RPCError

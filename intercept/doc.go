@@ -58,8 +58,8 @@
 //   - mcp-go v1.2.1 answers every handler error with code -32603, so an
 //     upstream's JSON-RPC error is returned to mcp-go with its code and data
 //     hidden in its text, and the server's output must go through
-//     [RestoreErrorCodes] (stdio) or [RestoreErrorCodesHTTP] (streamable
-//     HTTP, SSE), which put them back: the client then sees the upstream's
+//     [Router.Output] (stdio) or [Router.OutputHTTP] (streamable HTTP,
+//     SSE), which put them back: the client then sees the upstream's
 //     code, message and data unchanged. Without them it sees -32603 and a
 //     marked message. -32042 (URL elicitation required) is mcp-go's own
 //     and keeps its code either way. Go callers get an [*UpstreamError].
@@ -78,9 +78,13 @@
 //     elicitation and roots (it cannot know which clients will come);
 //     each request is then checked against the calling client's
 //     capabilities.
-//   - The proxy's capabilities are declared before any upstream is known:
-//     resources (subscribe, listChanged), prompts, logging and completions
-//     are always on; with no upstream offering them the lists are empty.
+//   - An initialize answer waits for upstreams still in their first
+//     connection attempt (at most [Options.StartWait]) and declares the
+//     proxy's own capabilities plus the union of its upstreams'. An
+//     upstream that never connected counts as offering everything, and
+//     capabilities cannot change during a session: an upstream that
+//     connects later with a new capability is used by sessions that
+//     start after it.
 //   - mcp-go cannot delete a resource template: one an upstream stops
 //     listing is hidden from resources/templates/list and reads of it fail.
 //   - mcp-go's SSE server cannot send requests to its client, so a client
@@ -88,10 +92,12 @@
 //     elicitation or roots request is answered with an error. SSE
 //     upstreams can ask, over stdio and streamable HTTP fronts: the proxy
 //     reads their stream with a client of its own, not mcp-go's.
-//   - A notifications/cancelled from a stdio or SSE upstream stops the
-//     request forwarded to the client, but the client is not told (mcp-go
-//     does not expose the id it used); over streamable HTTP upstreams it is
-//     left to mcp-go's client transport. mcp-go may drop a notification
-//     sent just before the reply it precedes, and does not order
-//     notifications across streams.
+//   - An upstream's notifications/cancelled for its own request stops
+//     the request forwarded to the client, and the client is sent
+//     notifications/cancelled naming the id mcp-go gave that request
+//     (mcp-go does not expose it: it is read from the output, see
+//     [Router.Output]); so is a forwarded request whose call ends first.
+//     mcp-go's streamable HTTP server may drop a notification that a
+//     request stream takes just as its reply is written, and does not
+//     order notifications across streams.
 package intercept

@@ -6,13 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // An upstream's JSON-RPC error must reach the client with its own code,
@@ -20,10 +16,10 @@ import (
 // -32603 and the error's text, and offers no way to choose the code. So a
 // forwarded error carries its code and data in its text, behind a marker
 // only this process can produce ([codedError]), and the writers that carry
-// the server's output put them back: [RestoreErrorCodes] for stdio,
-// [RestoreErrorCodesHTTP] for streamable HTTP and SSE. A response without
-// the marker is written untouched; until the first forwarded error no
-// output is even searched.
+// the server's output put them back: [Router.Output] for stdio,
+// [Router.OutputHTTP] for streamable HTTP and SSE. A response without the
+// marker is written untouched; until the first forwarded error no output
+// is even searched.
 
 // markerNonce makes the marker unguessable, so an upstream cannot choose
 // the code of some other error by putting a fake marker in its message.
@@ -134,106 +130,3 @@ func restore(p []byte) []byte {
 	}
 	return append(out, rest...)
 }
-
-// RestoreErrorCodes wraps the writer a stdio MCP server writes its
-// messages to, so that forwarded upstream errors reach the client with
-// their own code and data (see [UpstreamError]). The server must write
-// each message with a single Write, as mcp-go's stdio server does.
-func RestoreErrorCodes(w io.Writer) io.Writer { return restoringWriter{w} }
-
-type restoringWriter struct{ w io.Writer }
-
-func (r restoringWriter) Write(p []byte) (int, error) {
-	if _, err := r.w.Write(restore(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// RestoreErrorCodesHTTP is [RestoreErrorCodes] for an HTTP MCP handler
-// (streamable HTTP or SSE): every response body written through it,
-// JSON or event stream, is restored. Protocol 2026-07-28 also maps an
-// error's code onto the HTTP status of a JSON answer; for such a request
-// the status waits for the body, so that it follows the restored code.
-func RestoreErrorCodesHTTP(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rw := &restoringResponse{ResponseWriter: w, modern: mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))}
-		h.ServeHTTP(rw, r)
-		rw.release()
-	})
-}
-
-type restoringResponse struct {
-	http.ResponseWriter
-	modern bool
-	held   int // a status not yet written, waiting for the body
-	wrote  bool
-}
-
-func (r *restoringResponse) WriteHeader(status int) {
-	if r.wrote || r.held != 0 {
-		return
-	}
-	if r.modern && status == http.StatusOK && r.Header().Get("Content-Type") == "application/json" {
-		r.held = status
-		return
-	}
-	r.wrote = true
-	r.ResponseWriter.WriteHeader(status)
-}
-
-// release writes a held status.
-func (r *restoringResponse) release() {
-	if r.held != 0 && !r.wrote {
-		r.wrote = true
-		r.ResponseWriter.WriteHeader(r.held)
-	}
-}
-
-func (r *restoringResponse) Write(p []byte) (int, error) {
-	out := restore(p)
-	if r.held != 0 && !r.wrote {
-		if len(out) != len(p) {
-			var m struct {
-				Error *struct {
-					Code int `json:"code"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(out, &m) == nil && m.Error != nil {
-				r.held = modernStatus(m.Error.Code)
-			}
-		}
-		r.release()
-	}
-	r.wrote = true
-	if _, err := r.ResponseWriter.Write(out); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// modernStatus is the HTTP status protocol 2026-07-28 gives a JSON-RPC
-// error answered as JSON.
-func modernStatus(code int) int {
-	switch code {
-	case mcp.METHOD_NOT_FOUND:
-		return http.StatusNotFound
-	case mcp.HEADER_MISMATCH, mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, mcp.UNSUPPORTED_PROTOCOL_VERSION,
-		mcp.INVALID_REQUEST, mcp.INVALID_PARAMS, mcp.PARSE_ERROR:
-		return http.StatusBadRequest
-	default:
-		return http.StatusOK
-	}
-}
-
-// Flush keeps event streams streaming.
-func (r *restoringResponse) Flush() {
-	r.release()
-	r.wrote = true
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets [http.ResponseController] reach the connection (deadlines).
-func (r *restoringResponse) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -54,7 +54,7 @@ func TestRestoreRewritesOnlyMarkedErrors(t *testing.T) {
 		{"marker in a result", `{"jsonrpc":"2.0","id":9,"result":{"text":"` + string(markerWire) + `1:e30\u001f"}}`, `{"jsonrpc":"2.0","id":9,"result":{"text":"` + string(markerWire) + `1:e30\u001f"}}`},
 	} {
 		var buf bytes.Buffer
-		n, err := RestoreErrorCodes(&buf).Write([]byte(tc.in))
+		n, err := New(Options{}).Output(&buf).Write([]byte(tc.in))
 		if err != nil || n != len(tc.in) {
 			t.Errorf("%s: Write = %d, %v; want %d, nil", tc.name, n, err, len(tc.in))
 		}
@@ -140,7 +140,7 @@ func TestUpstreamErrorCodesReachTheClient(t *testing.T) {
 func frontTransport(t *testing.T, p *proxy, front string) transport.Interface {
 	t.Helper()
 	if front == "http" {
-		tr, err := transport.NewStreamableHTTP(p.url, transport.WithHTTPLogger(quietLogger()))
+		tr, err := transport.NewStreamableHTTP(p.url, transport.WithContinuousListening(), transport.WithHTTPLogger(quietLogger()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func frontTransport(t *testing.T, p *proxy, front string) transport.Interface {
 		defer close(done)
 		s := server.NewStdioServer(p.srv)
 		s.SetErrorLogger(log.New(io.Discard, "", 0))
-		_ = s.Listen(ctx, inR, RestoreErrorCodes(outW))
+		_ = s.Listen(ctx, inR, p.router.Output(outW))
 	}()
 	t.Cleanup(func() { cancel(); inW.Close(); outW.Close(); <-done })
 	return transport.NewIO(outR, inW, nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,9 @@ type remoteConn struct {
 	name   string
 	tr     transport.Interface
 	nextID atomic.Int64
+
+	mu      sync.Mutex
+	inbound map[string]context.CancelFunc // the upstream's requests being served
 
 	*lifetime
 	events chan func()
@@ -41,30 +45,7 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: %w", name, err)
 	}
-	c := &remoteConn{name: name, tr: tr, lifetime: newLifetime(), events: make(chan func(), 256)}
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		if h.notify == nil {
-			return
-		}
-		params, _ := json.Marshal(n.Params)
-		select {
-		case c.events <- func() { h.notify(n.Method, params) }:
-		case <-c.done:
-		}
-	})
-	if h.request != nil {
-		tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-			params, _ := json.Marshal(req.Params)
-			res, err := h.request(ctx, req.Method, params)
-			if err != nil {
-				if rerr, ok := err.(*RPCError); ok {
-					return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Error: &mcp.JSONRPCErrorDetails{Code: rerr.Code, Message: rerr.Message}}, nil
-				}
-				return nil, err
-			}
-			return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: res}, nil
-		})
-	}
+	c := newRemoteConn(name, tr, h)
 	// Start's context is the connection's: the listening stream (where the
 	// upstream's requests and notifications arrive) ends with it. So it is
 	// not the dial timeout; a connect that takes too long is closed
@@ -76,7 +57,65 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 	}
 	if err != nil {
 		_ = tr.Close()
+		c.fail(fmt.Errorf("%w: %v", ErrUpstreamExited, err))
 		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, url, err)
+	}
+	return c, nil
+}
+
+// newRemoteConn wires tr's unprompted messages to h. Requests from the
+// upstream are served each on a context of their own, which the
+// upstream's notifications/cancelled for that request ends: mcp-go's
+// transport does not do it.
+func newRemoteConn(name string, tr transport.Interface, h handlers) *remoteConn {
+	c := &remoteConn{name: name, tr: tr, lifetime: newLifetime(), events: make(chan func(), 256), inbound: map[string]context.CancelFunc{}}
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/cancelled" && c.cancelInbound(n.Params.AdditionalFields["requestId"]) {
+			return
+		}
+		if h.notify == nil {
+			return
+		}
+		params, _ := json.Marshal(n.Params)
+		select {
+		case c.events <- func() { h.notify(n.Method, params) }:
+		case <-c.done:
+		}
+	})
+	if bi, ok := tr.(transport.BidirectionalInterface); ok && h.request != nil {
+		bi.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			key := idKey(req.ID)
+			c.mu.Lock()
+			c.inbound[key] = cancel
+			c.mu.Unlock()
+			defer func() {
+				c.mu.Lock()
+				delete(c.inbound, key)
+				c.mu.Unlock()
+				cancel()
+			}()
+			go func() {
+				select {
+				case <-c.done:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			params, _ := json.Marshal(req.Params)
+			res, err := h.request(ctx, req.Method, params)
+			if err != nil {
+				if rerr, ok := err.(*RPCError); ok {
+					d := &mcp.JSONRPCErrorDetails{Code: rerr.Code, Message: rerr.Message}
+					if len(rerr.Data) > 0 {
+						d.Data = rerr.Data
+					}
+					return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Error: d}, nil
+				}
+				return nil, err
+			}
+			return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: res}, nil
+		})
 	}
 	go func() {
 		for {
@@ -88,7 +127,27 @@ func dialRemote(ctx context.Context, timeout time.Duration, name, kind, url stri
 			}
 		}
 	}()
-	return c, nil
+	return c
+}
+
+// cancelInbound ends the upstream's request with id, if it is being
+// served; it reports whether it was.
+func (c *remoteConn) cancelInbound(id any) bool {
+	key := idKey(id)
+	c.mu.Lock()
+	cancel := c.inbound[key]
+	c.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
+// idKey is a JSON-RPC id as its JSON text: 7 and "7" differ.
+func idKey(id any) string {
+	b, _ := json.Marshal(id)
+	return string(b)
 }
 
 func (c *remoteConn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {

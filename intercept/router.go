@@ -83,6 +83,7 @@ type Router struct {
 
 	sess *sessions
 	own  ownCaps
+	sent sentRequests
 	cat  catalogue // resources, resource templates and prompts
 }
 

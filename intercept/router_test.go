@@ -107,7 +107,7 @@ func startProxyWith(t testing.TB, o Options, servers ...config.Server) *proxy {
 	p.router.Attach(p.srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	p.router.Start(ctx)
-	ts := httptest.NewServer(RestoreErrorCodesHTTP(server.NewStreamableHTTPServer(p.srv)))
+	ts := httptest.NewServer(p.router.OutputHTTP(server.NewStreamableHTTPServer(p.srv)))
 	p.url = ts.URL + "/mcp"
 	t.Cleanup(func() {
 		ts.Close()

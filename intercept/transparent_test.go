@@ -158,7 +158,7 @@ func connectFront(t testing.TB, p *proxy, front string, f *fakeClient, opts ...c
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = server.NewStdioServer(p.srv).Listen(ctx, inR, RestoreErrorCodes(outW))
+			_ = server.NewStdioServer(p.srv).Listen(ctx, inR, p.router.Output(outW))
 		}()
 		t.Cleanup(func() { cancel(); inW.Close(); outW.Close(); <-done })
 		tr = transport.NewIO(outR, inW, nil)

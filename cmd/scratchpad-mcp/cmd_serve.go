@@ -21,7 +21,6 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/intercept"
 )
 
 func init() {
@@ -115,8 +114,8 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (a *app) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	s := server.NewStdioServer(a.mcp)
 	s.SetErrorLogger(slogStd(a.log).logger())
-	// Upstream errors keep their JSON-RPC code (see intercept.RestoreErrorCodes).
-	err := s.Listen(ctx, stdin, intercept.RestoreErrorCodes(stdout))
+	// Upstream errors keep their JSON-RPC code (see intercept.Router.Output).
+	err := s.Listen(ctx, stdin, a.router.Output(stdout))
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -148,14 +147,14 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 			server.WithSessionIdleTTL(ttl),
 			// Resumable streams (Last-Event-ID), bounded per session.
 			server.WithEventStore(newEventStore(eventStoreBytes)))
-		mux.Handle("/mcp", intercept.RestoreErrorCodesHTTP(h))
+		mux.Handle("/mcp", a.router.OutputHTTP(h))
 	case "sse":
 		h := server.NewSSEServer(a.mcp,
 			server.WithSSEEndpoint("/sse"),
 			server.WithMessageEndpoint("/message"),
 			server.WithSSEContextFunc(withIdentity))
-		mux.Handle("/sse", intercept.RestoreErrorCodesHTTP(h))
-		mux.Handle("/message", intercept.RestoreErrorCodesHTTP(h))
+		mux.Handle("/sse", a.router.OutputHTTP(h))
+		mux.Handle("/message", a.router.OutputHTTP(h))
 	}
 	mux.HandleFunc("/events", a.events.ServeSSE)
 	ln, err := net.Listen("tcp", addr)

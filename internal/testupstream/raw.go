@@ -21,10 +21,16 @@ const RawMode = "raw"
 
 // runRaw is an MCP server written by hand, without mcp-go, on stdio: it
 // lists one tool, one resource and one prompt, and answers their calls
-// with [RawErrors].
+// with [RawErrors]. Two more tools test cancellation of its own request:
+// ask_then_cancel sends sampling/createMessage (id "s-1") and waits; a
+// notifications/roots/list_changed then makes it send
+// notifications/cancelled for "s-1", and release answers both calls.
+// Each step waits for the client, so no message races another. (mcp-go's
+// server cannot cancel a request it sent.)
 func runRaw(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	w := json.NewEncoder(out)
+	var asking json.RawMessage // the ask_then_cancel call waiting for release
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
@@ -33,16 +39,45 @@ func runRaw(in io.Reader, out io.Writer) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
 		}
-		if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || m.Method == "" {
-			continue // notifications and responses
+		if json.Unmarshal(line, &m) != nil || m.Method == "" {
+			continue // responses
+		}
+		if len(m.ID) == 0 {
+			if m.Method == "notifications/roots/list_changed" && asking != nil {
+				_ = w.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": "s-1", "reason": "changed my mind"}})
+			}
+			continue
 		}
 		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
 		switch m.Method {
 		case "initialize":
 			reply["result"] = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"raw","version":"1"}}`)
 		case "tools/list":
-			reply["result"] = json.RawMessage(`{"tools":[{"name":"coded_error","description":"fails with a JSON-RPC error of its own","inputSchema":{"type":"object"}}]}`)
+			reply["result"] = json.RawMessage(`{"tools":[{"name":"coded_error","description":"fails with a JSON-RPC error of its own","inputSchema":{"type":"object"}},` +
+				`{"name":"ask_then_cancel","description":"asks the client for sampling, then waits for release","inputSchema":{"type":"object"}},` +
+				`{"name":"release","description":"ends ask_then_cancel and itself","inputSchema":{"type":"object"}}]}`)
+		case "tools/call":
+			switch m.Params.Name {
+			case "ask_then_cancel":
+				asking = m.ID
+				if w.Encode(map[string]any{"jsonrpc": "2.0", "id": "s-1", "method": "sampling/createMessage",
+					"params": map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "never mind"}}}, "maxTokens": 5}}) != nil {
+					return
+				}
+				continue
+			case "release":
+				if asking != nil {
+					_ = w.Encode(map[string]any{"jsonrpc": "2.0", "id": asking, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "asked and cancelled"}}}})
+					asking = nil
+				}
+				reply["result"] = json.RawMessage(`{"content":[{"type":"text","text":"released"}]}`)
+			default:
+				reply["error"] = json.RawMessage(RawErrors["tools/call"])
+			}
 		case "resources/list":
 			reply["result"] = json.RawMessage(`{"resources":[{"uri":"raw://gone","name":"gone"}]}`)
 		case "resources/templates/list":

@@ -1,0 +1,93 @@
+package intercept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestUpstreamCancellationReachesTheClient: an upstream asks the client
+// for sampling mid-call, then cancels that request; the client, served
+// over streamable HTTP or stdio, is sent notifications/cancelled with the
+// id its request came with.
+func TestUpstreamCancellationReachesTheClient(t *testing.T) {
+	p := startProxy(t, rawUpstream("raw"))
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			tr := frontTransport(t, p, front)
+			asked := make(chan mcp.RequestId, 1)
+			cancelled := make(chan json.RawMessage, 1)
+			tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+				if n.Method == "notifications/cancelled" {
+					b, _ := json.Marshal(n.Params.AdditionalFields["requestId"])
+					cancelled <- b
+				}
+			})
+			bi, ok := tr.(transport.BidirectionalInterface)
+			if !ok {
+				t.Fatalf("%T cannot serve requests", tr)
+			}
+			bi.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+				if req.Method == string(mcp.MethodSamplingCreateMessage) {
+					asked <- req.ID
+				}
+				// A person who has not answered yet.
+				select {
+				case <-ctx.Done():
+				case <-time.After(15 * time.Second):
+				}
+				return nil, errors.New("no answer")
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := tr.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "initialize",
+				Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{"sampling": map[string]any{}}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
+				t.Fatal(err)
+			}
+			_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
+			askDone := make(chan *transport.JSONRPCResponse, 1)
+			go func() {
+				resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(2)), Method: "tools/call", Params: map[string]any{"name": "ask_then_cancel"}})
+				if err != nil {
+					t.Errorf("ask_then_cancel: %v", err)
+				}
+				askDone <- resp
+			}()
+			var id mcp.RequestId
+			select {
+			case id = <-asked:
+			case <-ctx.Done():
+				t.Fatal("the upstream's sampling request never reached the client")
+			}
+			// The proxy forwards this to the upstream, which then cancels
+			// its request.
+			if err := tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/roots/list_changed"}}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case got := <-cancelled:
+				want, _ := json.Marshal(id)
+				if string(got) != string(want) {
+					t.Errorf("notifications/cancelled for %s, the request was %s", got, want)
+				}
+			case <-ctx.Done():
+				t.Fatal("the client was not told the request was cancelled")
+			}
+			if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "tools/call", Params: map[string]any{"name": "release"}}); err != nil {
+				t.Fatal(err)
+			}
+			if resp := <-askDone; resp == nil || resp.Error != nil || !json.Valid(resp.Result) {
+				t.Errorf("ask_then_cancel answer: %+v", resp)
+			}
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package intercept
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Output wraps the writer a stdio MCP server writes its messages to. What
+// the server sends its client passes through it for two things mcp-go
+// does not do by itself: an upstream's JSON-RPC error gets its own code
+// and data back (mcp-go would send -32603), and the ids of requests
+// forwarded to the client are noted, so that an upstream cancelling its
+// request gets the client told. The server must write each message with a
+// single Write, as mcp-go's stdio server does.
+func (r *Router) Output(w io.Writer) io.Writer { return &output{r: r, w: w} }
+
+type output struct {
+	r       *Router
+	w       io.Writer
+	session string // "" for stdio: one session
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	out := restore(p)
+	o.r.sent.observe(o.session, out)
+	if _, err := o.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// OutputHTTP is [Router.Output] for an HTTP MCP handler (streamable HTTP
+// or SSE): every response body written through it, JSON or event stream,
+// is handled. Protocol 2026-07-28 also maps an error's code onto the HTTP
+// status of a JSON answer; for such a request the status waits for the
+// body, so that it follows the restored code.
+func (r *Router) OutputHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rw := &outputResponse{ResponseWriter: w,
+			out:    output{r: r, w: w, session: req.Header.Get(server.HeaderKeySessionID)},
+			modern: mcp.IsModernProtocol(req.Header.Get(mcp.HeaderProtocolVersion))}
+		h.ServeHTTP(rw, req)
+		rw.release()
+	})
+}
+
+type outputResponse struct {
+	http.ResponseWriter
+	out    output
+	modern bool
+	held   int // a status not yet written, waiting for the body
+	wrote  bool
+}
+
+func (r *outputResponse) WriteHeader(status int) {
+	if r.wrote || r.held != 0 {
+		return
+	}
+	if r.modern && status == http.StatusOK && r.Header().Get("Content-Type") == "application/json" {
+		r.held = status
+		return
+	}
+	r.wrote = true
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// release writes a held status.
+func (r *outputResponse) release() {
+	if r.held != 0 && !r.wrote {
+		r.wrote = true
+		r.ResponseWriter.WriteHeader(r.held)
+	}
+}
+
+func (r *outputResponse) Write(p []byte) (int, error) {
+	out := restore(p)
+	r.out.r.sent.observe(r.out.session, out)
+	if r.held != 0 && !r.wrote {
+		if len(out) != len(p) {
+			var m struct {
+				Error *struct {
+					Code int `json:"code"`
+				} `json:"error"`
+			}
+			if json.Unmarshal(out, &m) == nil && m.Error != nil {
+				r.held = modernStatus(m.Error.Code)
+			}
+		}
+		r.release()
+	}
+	r.wrote = true
+	if _, err := r.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// modernStatus is the HTTP status protocol 2026-07-28 gives a JSON-RPC
+// error answered as JSON.
+func modernStatus(code int) int {
+	switch code {
+	case mcp.METHOD_NOT_FOUND:
+		return http.StatusNotFound
+	case mcp.HEADER_MISMATCH, mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, mcp.UNSUPPORTED_PROTOCOL_VERSION,
+		mcp.INVALID_REQUEST, mcp.INVALID_PARAMS, mcp.PARSE_ERROR:
+		return http.StatusBadRequest
+	default:
+		return http.StatusOK
+	}
+}
+
+// Flush keeps event streams streaming.
+func (r *outputResponse) Flush() {
+	r.release()
+	r.wrote = true
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets [http.ResponseController] reach the connection (deadlines).
+func (r *outputResponse) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -93,6 +93,13 @@ func (r *Router) noteOwn(s *server.MCPServer) {
 // and declare the union of capabilities.
 func (r *Router) addInitializeHook(h *server.Hooks) {
 	h.AddAfterInitialize(func(ctx context.Context, id any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		// mcp-go's legacy SSE sessions do not keep what the client
+		// declared; requests forwarded to it are checked against it.
+		if cs := server.ClientSessionFromContext(ctx); cs != nil && req != nil {
+			if _, ok := cs.(server.SessionWithClientInfo); !ok {
+				r.sse.setCaps(cs.SessionID(), req.Params.Capabilities)
+			}
+		}
 		if res == nil {
 			return
 		}

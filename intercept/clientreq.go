@@ -37,7 +37,8 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	if srv == nil || !ok {
 		return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight; scratchpad-mcp forwards requests from an upstream only to the client whose call it is handling", method, u.cfg.Name)}
 	}
-	if err := clientSupports(server.ClientSessionFromContext(callCtx), method, params); err != nil {
+	cs := server.ClientSessionFromContext(callCtx)
+	if err := r.clientSupports(cs, method, params); err != nil {
 		return nil, err
 	}
 	// Ends when the upstream cancels its request or the client's call ends
@@ -50,8 +51,25 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	// Note the id mcp-go sends the request with, to cancel it at the
 	// client if it is abandoned (see sentRequests).
 	session := ""
-	if cs := server.ClientSessionFromContext(callCtx); cs != nil {
+	if cs != nil {
 		session = cs.SessionID()
+	}
+	if st := r.sse.stream(session); st != nil {
+		// A legacy SSE client: mcp-go cannot ask it, the proxy does.
+		res, err := r.sse.request(fctx, st, method, params)
+		var rerr *RPCError
+		switch {
+		case err == nil:
+			return res, nil
+		case errors.As(err, &rerr):
+			return nil, rerr // the client's own error, code and all
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case fctx.Err() != nil:
+			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.cfg.Name)}
+		default:
+			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: %v", method, err)}
+		}
 	}
 	slot := r.sent.expect(fctx, session, method)
 
@@ -112,12 +130,15 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 
 // clientSupports checks the capability the client declared at initialize:
 // the upstream sees exactly what the calling client can do.
-func clientSupports(cs server.ClientSession, method string, params json.RawMessage) error {
-	info, ok := cs.(server.SessionWithClientInfo)
-	if !ok {
+func (r *Router) clientSupports(cs server.ClientSession, method string, params json.RawMessage) error {
+	var caps mcp.ClientCapabilities
+	if info, ok := cs.(server.SessionWithClientInfo); ok {
+		caps = info.GetClientCapabilities()
+	} else if c, ok := r.sse.capsOf(sessionID(cs)); ok {
+		caps = c
+	} else {
 		return &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the client session declares no capabilities)", method)}
 	}
-	caps := info.GetClientCapabilities()
 	missing := ""
 	switch method {
 	case string(mcp.MethodSamplingCreateMessage):
@@ -144,4 +165,11 @@ func clientSupports(cs server.ClientSession, method string, params json.RawMessa
 		return &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", method, missing)}
 	}
 	return nil
+}
+
+func sessionID(cs server.ClientSession) string {
+	if cs == nil {
+		return ""
+	}
+	return cs.SessionID()
 }

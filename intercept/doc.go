@@ -87,11 +87,12 @@
 //     start after it.
 //   - mcp-go cannot delete a resource template: one an upstream stops
 //     listing is hidden from resources/templates/list and reads of it fail.
-//   - mcp-go's SSE server cannot send requests to its client, so a client
-//     connected through it is never asked: an upstream's sampling,
-//     elicitation or roots request is answered with an error. SSE
-//     upstreams can ask, over stdio and streamable HTTP fronts: the proxy
-//     reads their stream with a client of its own, not mcp-go's.
+//   - mcp-go's SSE server cannot send requests to its client, so for a
+//     client served over legacy SSE the proxy does it itself: through
+//     [Router.OutputHTTP] it writes the request to the client's event
+//     stream and takes the answer out of the client's POST (see
+//     sseFront). SSE upstreams can ask too: the proxy reads their stream
+//     with a client of its own, not mcp-go's.
 //   - An upstream's notifications/cancelled for its own request stops
 //     the request forwarded to the client, and the client is sent
 //     notifications/cancelled naming the id mcp-go gave that request

@@ -2,8 +2,10 @@ package intercept
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -37,14 +39,25 @@ func (o *output) Write(p []byte) (int, error) {
 // or SSE): every response body written through it, JSON or event stream,
 // is handled. Protocol 2026-07-28 also maps an error's code onto the HTTP
 // status of a JSON answer; for such a request the status waits for the
-// body, so that it follows the restored code.
+// body, so that it follows the restored code. For legacy SSE sessions it
+// also carries the proxy's own requests to the client and their answers
+// (see sseFront).
 func (r *Router) OutputHTTP(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if r.sse.interceptAnswer(w, req) {
+			return
+		}
 		rw := &outputResponse{ResponseWriter: w,
 			out:    output{r: r, w: w, session: req.Header.Get(server.HeaderKeySessionID)},
 			modern: mcp.IsModernProtocol(req.Header.Get(mcp.HeaderProtocolVersion))}
 		h.ServeHTTP(rw, req)
+		rw.mu.Lock()
 		rw.release()
+		rw.closed = true
+		rw.mu.Unlock()
+		if rw.sseSession != "" {
+			r.sse.detach(rw.sseSession, rw)
+		}
 	})
 }
 
@@ -52,11 +65,19 @@ type outputResponse struct {
 	http.ResponseWriter
 	out    output
 	modern bool
-	held   int // a status not yet written, waiting for the body
-	wrote  bool
+
+	// mu orders the handler's writes and the proxy's own events on a
+	// legacy SSE stream.
+	mu         sync.Mutex
+	held       int // a status not yet written, waiting for the body
+	wrote      bool
+	closed     bool   // the handler returned: the stream is gone
+	sseSession string // set when this is a legacy SSE session's stream
 }
 
 func (r *outputResponse) WriteHeader(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.wrote || r.held != 0 {
 		return
 	}
@@ -68,7 +89,7 @@ func (r *outputResponse) WriteHeader(status int) {
 	r.ResponseWriter.WriteHeader(status)
 }
 
-// release writes a held status.
+// release writes a held status. r.mu is held.
 func (r *outputResponse) release() {
 	if r.held != 0 && !r.wrote {
 		r.wrote = true
@@ -78,6 +99,17 @@ func (r *outputResponse) release() {
 
 func (r *outputResponse) Write(p []byte) (int, error) {
 	out := restore(p)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.wrote && r.sseSession == "" {
+		// mcp-go's SSE stream starts with its endpoint event, which
+		// names the session.
+		if id, ok := sessionOfEndpoint(out); ok {
+			r.sseSession = id
+			r.out.session = id
+			r.out.r.sse.attach(id, r)
+		}
+	}
 	r.out.r.sent.observe(r.out.session, out)
 	if r.held != 0 && !r.wrote {
 		if len(out) != len(p) {
@@ -99,6 +131,22 @@ func (r *outputResponse) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// event writes msg to the stream as a message event and flushes it.
+func (r *outputResponse) event(msg []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errNoStream
+	}
+	if _, err := fmt.Fprintf(r.ResponseWriter, "event: message\ndata: %s\n\n", msg); err != nil {
+		return fmt.Errorf("%w: %v", errNoStream, err)
+	}
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+	return nil
+}
+
 // modernStatus is the HTTP status protocol 2026-07-28 gives a JSON-RPC
 // error answered as JSON.
 func modernStatus(code int) int {
@@ -115,6 +163,8 @@ func modernStatus(code int) int {
 
 // Flush keeps event streams streaming.
 func (r *outputResponse) Flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.release()
 	r.wrote = true
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {

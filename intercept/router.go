@@ -84,6 +84,7 @@ type Router struct {
 	sess *sessions
 	own  ownCaps
 	sent sentRequests
+	sse  sseFront
 	cat  catalogue // resources, resource templates and prompts
 }
 

@@ -91,7 +91,7 @@ func writeResult(w io.Writer, res *Result) {
 }
 
 func writeHistory(p *Pad, w io.Writer) error {
-	versions, err := p.History()
+	versions, err := p.store.history(0)
 	if err != nil {
 		return err
 	}
@@ -99,11 +99,11 @@ func writeHistory(p *Pad, w io.Writer) error {
 		fmt.Fprintln(w, "no history yet")
 		return nil
 	}
-	cur, _ := os.ReadFile(p.Path())
+	cur, _, _ := p.store.readDoc()
 	fmt.Fprintf(w, "%3s  %-24s  %7s\n", "N", "saved (UTC)", "bytes")
 	for _, v := range versions {
 		mark := ""
-		if data, err := os.ReadFile(v.Path); err == nil && cur != nil && bytes.Equal(data, cur) {
+		if data, err := v.read(); err == nil && cur != nil && bytes.Equal(data, cur) {
 			mark = "  (current)"
 		}
 		fmt.Fprintf(w, "%3d  %-24s  %7d%s\n", v.N, v.Time.Format("2006-01-02T15:04:05.000Z"), v.Size, mark)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -71,11 +69,17 @@ type registration struct {
 	padFor func(ctx context.Context) (*Pad, error)
 
 	mu      sync.Mutex
-	subs    map[string]string // session id → pad dir it subscribed to
-	pads    map[string]*Pad   // pad dir → pad, for the watcher
-	stamps  map[string]string // pad dir → last seen file stamp
+	subs    map[string]string // session id → location of the pad it subscribed to
+	pads    map[string]*Pad   // pad location → pad, for the watcher
+	stamps  map[string]string // pad location → last seen stamp
 	polling bool              // a watcher goroutine is running
 	every   time.Duration     // poll interval, fixed at registration
+
+	// stampMu makes taking a stamp and comparing it one step for the
+	// watcher and for changed, without holding mu across a Redis round
+	// trip; otherwise one could overwrite the other's newer stamp with an
+	// older one and announce a change twice.
+	stampMu sync.Mutex
 }
 
 // pollInterval is how often subscribed pads are checked for changes made
@@ -83,40 +87,52 @@ type registration struct {
 // sharing a run's pad. Tests shorten it.
 var pollInterval = 2 * time.Second
 
-// stamp summarizes the pad and ledger files; any write changes it.
-func stamp(p *Pad) string {
-	var b strings.Builder
-	for _, path := range []string{p.Path(), filepath.Join(p.dir, ledgerFile)} {
-		if info, err := os.Stat(path); err == nil {
-			fmt.Fprintf(&b, "%d/%d;", info.ModTime().UnixNano(), info.Size())
-		} else {
-			b.WriteString("-;")
-		}
-	}
-	return b.String()
+// stamp summarizes the pad and its ledger; any write changes it (file
+// mtimes and sizes, or the version counter and content hash on Redis). ok
+// is false when the store cannot be read (Redis down): keep the old stamp
+// then rather than announce a change that did not happen.
+func stamp(p *Pad) (s string, ok bool) {
+	s, err := p.store.stamp()
+	return s, err == nil
 }
 
 // watch polls subscribed pads until no subscription is left, so changes
-// made elsewhere reach subscribers too.
+// made elsewhere reach subscribers too. Stamps are taken outside the
+// mutex: on Redis each is a round trip.
 func (r *registration) watch() {
 	for {
 		time.Sleep(r.every)
+		r.stampMu.Lock()
 		r.mu.Lock()
 		if len(r.subs) == 0 {
 			r.polling = false
 			r.mu.Unlock()
+			r.stampMu.Unlock()
 			return
 		}
+		pads := make(map[string]*Pad, len(r.pads))
+		for loc, p := range r.pads {
+			pads[loc] = p
+		}
+		r.mu.Unlock()
+		fresh := map[string]string{}
+		for loc, p := range pads {
+			if st, ok := stamp(p); ok {
+				fresh[loc] = st
+			}
+		}
 		var changed []string
-		for dir, p := range r.pads {
-			if st := stamp(p); st != r.stamps[dir] {
-				r.stamps[dir] = st
-				changed = append(changed, dir)
+		r.mu.Lock()
+		for loc, st := range fresh {
+			if st != r.stamps[loc] {
+				r.stamps[loc] = st
+				changed = append(changed, loc)
 			}
 		}
 		r.mu.Unlock()
-		for _, dir := range changed {
-			r.notify(dir)
+		r.stampMu.Unlock()
+		for _, loc := range changed {
+			r.notify(loc)
 		}
 	}
 }
@@ -141,11 +157,13 @@ func (r *registration) hook() {
 		if err != nil || p == nil {
 			return
 		}
+		loc := p.Location()
+		st, _ := stamp(p)
 		r.mu.Lock()
-		r.subs[session.SessionID()] = p.Dir()
-		if _, ok := r.pads[p.Dir()]; !ok {
-			r.pads[p.Dir()] = p
-			r.stamps[p.Dir()] = stamp(p)
+		r.subs[session.SessionID()] = loc
+		if _, ok := r.pads[loc]; !ok {
+			r.pads[loc] = p
+			r.stamps[loc] = st
 		}
 		if !r.polling {
 			r.polling = true
@@ -174,27 +192,36 @@ func (r *registration) hook() {
 // made through a tool, and records the new stamp so the watcher does not
 // announce the same change again.
 func (r *registration) changed(p *Pad) {
+	loc := p.Location()
+	r.stampMu.Lock()
 	r.mu.Lock()
-	if _, ok := r.pads[p.Dir()]; ok {
-		st := stamp(p)
-		if st == r.stamps[p.Dir()] {
+	_, watched := r.pads[loc]
+	r.mu.Unlock()
+	if watched {
+		st, ok := stamp(p)
+		r.mu.Lock()
+		if ok && st == r.stamps[loc] {
 			// The watcher saw this change first and announced it.
 			r.mu.Unlock()
+			r.stampMu.Unlock()
 			return
 		}
-		r.stamps[p.Dir()] = st
+		if ok {
+			r.stamps[loc] = st
+		}
+		r.mu.Unlock()
 	}
-	r.mu.Unlock()
-	r.notify(p.Dir())
+	r.stampMu.Unlock()
+	r.notify(loc)
 }
 
 // notify sends notifications/resources/updated to the sessions subscribed
-// to the pad in dir.
-func (r *registration) notify(dir string) {
+// to the pad at loc.
+func (r *registration) notify(loc string) {
 	r.mu.Lock()
 	var ids []string
-	for id, d := range r.subs {
-		if d == dir {
+	for id, l := range r.subs {
+		if l == loc {
 			ids = append(ids, id)
 		}
 	}

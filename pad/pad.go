@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,11 +20,13 @@ const (
 	noticeFile = ".notice"
 )
 
-// Pad is one scratchpad directory. It holds no state between calls beyond
-// its options, so hand edits are seen on the next call, and one *Pad may be
-// used from many goroutines; processes coordinate through file locks.
+// Pad is one scratchpad: a directory ([Open]) or keys on a Redis server
+// ([Redis.Open]). It holds no state between calls beyond its options, so
+// hand edits are seen on the next call, and one *Pad may be used from many
+// goroutines; processes (and, on Redis, hosts) coordinate through the
+// store's lock.
 type Pad struct {
-	dir    string
+	store  store
 	opts   Options
 	schema *jsonschema.Schema
 	file   string // mdFile or jsonFile
@@ -49,14 +50,25 @@ type Result struct {
 // both locks and a directory scan: open a pad once (at start, or on a
 // session's first call) and share the *Pad rather than opening per call.
 func Open(dir string, opts Options) (*Pad, error) {
+	if dir == "" {
+		if _, err := opts.normalize(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: empty pad directory", ErrOptions)
+	}
+	return openStore(opts, func(file, ext string) store {
+		return &fileStore{path: dir, file: file, ext: ext}
+	})
+}
+
+// openStore validates opts and builds a pad on the store that mk returns for
+// the document's name and history extension, then removes crash leftovers.
+func openStore(opts Options, mk func(file, ext string) store) (*Pad, error) {
 	o, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		return nil, fmt.Errorf("%w: empty pad directory", ErrOptions)
-	}
-	p := &Pad{dir: dir, opts: o, file: mdFile, ext: ".md"}
+	p := &Pad{opts: o, file: mdFile, ext: ".md"}
 	if o.Format == FormatJSON {
 		p.file, p.ext = jsonFile, ".json"
 		if len(o.Schema) > 0 {
@@ -65,39 +77,28 @@ func Open(dir string, opts Options) (*Pad, error) {
 			}
 		}
 	}
-	if info, err := os.Stat(dir); err == nil && info.IsDir() {
-		if err := p.cleanStale(); err != nil {
-			return nil, err
-		}
+	p.store = mk(p.file, p.ext)
+	if err := p.store.cleanStale(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// cleanStale removes crash leftovers while holding both locks, so no live
-// writer (of the pad or of a ledger compaction) owns a temp file.
-func (p *Pad) cleanStale() error {
-	lk, err := lockFile(filepath.Join(p.dir, lockName))
-	if err != nil {
-		return err
-	}
-	defer lk.unlock()
-	lk2, err := lockFile(filepath.Join(p.dir, ledgerLockFile))
-	if err != nil {
-		return err
-	}
-	defer lk2.unlock()
-	_, err = removeTemps(p.dir)
-	return err
-}
+// Dir returns the pad directory, or "" for a pad that is not a directory
+// (Redis); see [Pad.Location].
+func (p *Pad) Dir() string { return p.store.dir() }
 
-// Dir returns the pad directory.
-func (p *Pad) Dir() string { return p.dir }
+// Location names where the pad lives: its directory, or for Redis the
+// server's URL (password redacted) and the pad's key prefix. Two *Pad
+// values with the same location are the same pad.
+func (p *Pad) Location() string { return p.store.location() }
 
 // Options returns the normalized options (defaults filled in).
 func (p *Pad) Options() Options { return p.opts }
 
-// Path returns the pad file's path (pad.md or pad.json).
-func (p *Pad) Path() string { return filepath.Join(p.dir, p.file) }
+// Path returns the pad file's path (pad.md or pad.json); for Redis, the
+// document's key, after the server's URL.
+func (p *Pad) Path() string { return p.store.docPath() }
 
 // state is one loaded version of the pad file.
 type state struct {
@@ -141,25 +142,25 @@ func (p *Pad) parse(raw []byte) (*state, error) {
 }
 
 // load reads and parses the pad file without locking: saves are atomic
-// renames, so a reader always sees a whole version.
+// (renames, or one Redis command), so a reader always sees a whole version.
 func (p *Pad) load() (*state, error) {
-	raw, err := os.ReadFile(p.Path())
+	raw, ok, err := p.store.readDoc()
 	if err != nil {
-		if os.IsNotExist(err) {
-			return p.emptyState(), nil
-		}
-		return nil, fmt.Errorf("pad: read %s: %w", p.file, err)
+		return nil, err
+	}
+	if !ok {
+		return p.emptyState(), nil
 	}
 	return p.parse(raw)
 }
 
 // loadLocked loads the pad with the lock held, quarantining a file that
 // does not parse. The note says what happened.
-func (p *Pad) loadLocked() (*state, string, error) {
+func (p *Pad) loadLocked(lk heldLock) (*state, string, error) {
 	st, err := p.load()
 	var perr *ParseError
 	if errors.As(err, &perr) {
-		return p.quarantine(perr)
+		return p.quarantine(lk, perr)
 	}
 	return st, "", err
 }
@@ -171,12 +172,12 @@ func (p *Pad) loadRepair() (*state, error) {
 	if !errors.As(err, &perr) {
 		return st, err
 	}
-	lk, err := lockFile(filepath.Join(p.dir, lockName))
+	lk, err := p.store.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer lk.unlock()
-	st, _, err = p.loadLocked() // re-checks: another process may have repaired it
+	st, _, err = p.loadLocked(lk) // re-checks: another process may have repaired it
 	return st, err
 }
 
@@ -184,32 +185,25 @@ func (p *Pad) loadRepair() (*state, error) {
 // history that parses, and leaves a notice for the next read. It never
 // resets to empty: without a good version, what can be read is kept and
 // the rest stays in the quarantined file. The caller holds the lock.
-func (p *Pad) quarantine(perr *ParseError) (*state, string, error) {
+func (p *Pad) quarantine(lk heldLock, perr *ParseError) (*state, string, error) {
 	now := p.opts.Now()
-	broken := fmt.Sprintf("%s.broken-%d", p.Path(), now.Unix())
-	for i := 2; fileExists(broken); i++ {
-		broken = fmt.Sprintf("%s.broken-%d-%d", p.Path(), now.Unix(), i)
-	}
-	raw, err := os.ReadFile(p.Path())
+	broken, raw, err := p.store.quarantine(lk, now)
 	if err != nil {
-		return nil, "", fmt.Errorf("pad: read broken file: %w", err)
+		return nil, "", err
 	}
-	if err := os.Rename(p.Path(), broken); err != nil {
-		return nil, "", fmt.Errorf("pad: quarantine: %w", err)
-	}
-	versions, err := listHistory(p.dir, p.ext)
+	versions, err := p.store.history(0)
 	if err != nil {
 		return nil, "", err
 	}
 	var note string
 	var st *state
 	for _, v := range versions {
-		data, err := os.ReadFile(v.Path)
+		data, err := v.read()
 		if err != nil {
 			continue
 		}
 		if good, err := p.parse(data); err == nil {
-			if err := writeAtomic(p.Path(), data); err != nil {
+			if err := p.store.commit(lk, nil, data, false, p.opts.History, now); err != nil {
 				return nil, "", err
 			}
 			st = good
@@ -224,10 +218,7 @@ func (p *Pad) quarantine(perr *ParseError) (*state, string, error) {
 		if p.opts.Format == FormatMarkdown {
 			doc, dropped := salvageMarkdown(raw, p.opts.Sections)
 			data := doc.format()
-			if err := writeAtomic(p.Path(), data); err != nil {
-				return nil, "", err
-			}
-			if err := addHistory(p.dir, p.ext, data, p.opts.History, now); err != nil {
+			if err := p.store.commit(lk, nil, data, true, p.opts.History, now); err != nil {
 				return nil, "", err
 			}
 			st = &state{raw: data, canon: data, exists: true, doc: doc}
@@ -241,7 +232,7 @@ func (p *Pad) quarantine(perr *ParseError) (*state, string, error) {
 			note += "; the state starts empty until it is restored from that file."
 		}
 	}
-	if err := p.addNotice(note); err != nil {
+	if err := p.store.addNotice(lk, note); err != nil {
 		return nil, "", err
 	}
 	return st, note, nil
@@ -259,49 +250,8 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// addNotice queues a note for the next read. The caller holds the lock.
-func (p *Pad) addNotice(note string) error {
-	f, err := os.OpenFile(filepath.Join(p.dir, noticeFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("pad: write notice: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(strings.ReplaceAll(note, "\n", " ") + "\n"); err != nil {
-		return fmt.Errorf("pad: write notice: %w", err)
-	}
-	return nil
-}
-
 // notices returns queued notes; consume removes them, so each is shown once.
-func (p *Pad) notices(consume bool) ([]string, error) {
-	path := filepath.Join(p.dir, noticeFile)
-	if !fileExists(path) {
-		return nil, nil
-	}
-	if !consume {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil
-		}
-		return splitNonEmpty(string(data)), nil
-	}
-	lk, err := lockFile(filepath.Join(p.dir, lockName))
-	if err != nil {
-		return nil, err
-	}
-	defer lk.unlock()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("pad: read notice: %w", err)
-	}
-	if err := os.Remove(path); err != nil {
-		return nil, fmt.Errorf("pad: remove notice: %w", err)
-	}
-	return splitNonEmpty(string(data)), nil
-}
+func (p *Pad) notices(consume bool) ([]string, error) { return p.store.notices(consume) }
 
 func splitNonEmpty(s string) []string {
 	var out []string
@@ -316,15 +266,12 @@ func splitNonEmpty(s string) []string {
 // mutate runs one read-modify-write with the lock held throughout. fn gets
 // the current state and returns the new file bytes (nil for no change).
 func (p *Pad) mutate(fn func(st *state) ([]byte, []string, error)) (*Result, error) {
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("pad: create pad dir: %w", err)
-	}
-	lk, err := lockFile(filepath.Join(p.dir, lockName))
+	lk, err := p.store.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer lk.unlock()
-	st, note, err := p.loadLocked()
+	st, note, err := p.loadLocked(lk)
 	if err != nil {
 		return nil, err
 	}
@@ -343,29 +290,25 @@ func (p *Pad) mutate(fn func(st *state) ([]byte, []string, error)) (*Result, err
 		return res, nil
 	}
 	now := p.opts.Now()
+	var prev []byte
 	if st.exists {
 		// Keep a hand edit made since the last save as its own version, so
 		// history and diffs show it instead of folding it into this change.
-		versions, err := listHistory(p.dir, p.ext)
+		versions, err := p.store.history(1)
 		if err != nil {
 			return nil, err
 		}
 		same := false
 		if len(versions) > 0 {
-			if prev, err := os.ReadFile(versions[0].Path); err == nil && bytes.Equal(prev, st.raw) {
+			if data, err := versions[0].read(); err == nil && bytes.Equal(data, st.raw) {
 				same = true
 			}
 		}
 		if !same {
-			if err := addHistory(p.dir, p.ext, st.raw, p.opts.History, now); err != nil {
-				return nil, err
-			}
+			prev = st.raw
 		}
 	}
-	if err := writeAtomic(p.Path(), next); err != nil {
-		return nil, err
-	}
-	if err := addHistory(p.dir, p.ext, next, p.opts.History, now); err != nil {
+	if err := p.store.commit(lk, prev, next, true, p.opts.History, now); err != nil {
 		return nil, err
 	}
 	res.Changed = true
@@ -453,7 +396,7 @@ func (p *Pad) AppendBy(by, note string, tags []string) (Entry, error) {
 		return Entry{}, err
 	}
 	e := Entry{Time: p.opts.Now().UTC(), By: by, Note: note, Tags: tags}
-	if err := appendEntry(p.dir, e); err != nil {
+	if err := p.store.appendEntry(e); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
@@ -465,7 +408,7 @@ func (p *Pad) Compact() (int, error) {
 	if p.opts.EntryTTL <= 0 {
 		return 0, nil
 	}
-	return compactLedger(p.dir, p.opts.Now().Add(-p.opts.EntryTTL))
+	return p.store.compactLedger(p.opts.Now().Add(-p.opts.EntryTTL))
 }
 
 // View is one read of the pad, ready to render.
@@ -515,7 +458,7 @@ func (p *Pad) view(st *state, notes, tags []string, compact bool) (*View, error)
 			v.Warnings = append(v.Warnings, fmt.Sprintf("the state on disk does not satisfy the schema: %v", err))
 		}
 	}
-	entries, bad, err := readLedger(p.dir)
+	entries, bad, err := p.store.readLedger()
 	if err != nil {
 		return nil, err
 	}
@@ -565,9 +508,9 @@ func (p *Pad) Show() (string, error) {
 	if errors.As(err, &perr) {
 		note := fmt.Sprintf("%s does not parse (%s). ", p.file, perr.Error())
 		st = nil
-		versions, _ := listHistory(p.dir, p.ext)
+		versions, _ := p.store.history(0)
 		for _, v := range versions {
-			if data, err := os.ReadFile(v.Path); err == nil {
+			if data, err := v.read(); err == nil {
 				if good, err := p.parse(data); err == nil {
 					st = good
 					note += fmt.Sprintf("Showing the last good version (saved %s); the server will quarantine the file on its next access.", v.Time.Format(time.RFC3339))
@@ -604,12 +547,16 @@ type Report struct {
 // that does not parse is returned as a *ParseError (errors.Is ErrMalformed)
 // together with the report.
 func (p *Pad) Validate() (*Report, error) {
-	r := &Report{File: p.Path(), Exists: fileExists(p.Path())}
-	entries, bad, err := readLedger(p.dir)
+	r := &Report{File: p.Path()}
+	entries, bad, err := p.store.readLedger()
 	if err != nil {
 		return r, err
 	}
 	r.Entries, r.BadLines = len(entries), bad
+	_, r.Exists, err = p.store.readDoc()
+	if err != nil {
+		return r, err
+	}
 	st, err := p.load()
 	if err != nil {
 		return r, err
@@ -624,27 +571,33 @@ func (p *Pad) Validate() (*Report, error) {
 
 // History lists saved versions, newest first; version 1 is normally the
 // current file.
-func (p *Pad) History() ([]Version, error) { return listHistory(p.dir, p.ext) }
+func (p *Pad) History() ([]Version, error) {
+	items, err := p.store.history(0)
+	if err != nil {
+		return nil, err
+	}
+	return versions(items), nil
+}
 
 // Diff returns the change that produced version n (1 = the latest change):
 // the diff from version n+1 to version n.
 func (p *Pad) Diff(n int) (string, error) {
-	versions, err := p.History()
+	versions, err := p.store.history(0)
 	if err != nil {
 		return "", err
 	}
 	if n < 1 || n > len(versions) {
 		return "", fmt.Errorf("%w: %d (history has %d)", ErrNoVersion, n, len(versions))
 	}
-	to, err := os.ReadFile(versions[n-1].Path)
+	to, err := versions[n-1].read()
 	if err != nil {
-		return "", fmt.Errorf("pad: read version: %w", err)
+		return "", err
 	}
 	var from []byte
 	fromName := "/dev/null"
 	if n < len(versions) {
-		if from, err = os.ReadFile(versions[n].Path); err != nil {
-			return "", fmt.Errorf("pad: read version: %w", err)
+		if from, err = versions[n].read(); err != nil {
+			return "", err
 		}
 		fromName = fmt.Sprintf("a/%s@%s", p.file, versions[n].Time.Format(time.RFC3339Nano))
 	}
@@ -654,16 +607,16 @@ func (p *Pad) Diff(n int) (string, error) {
 // Restore makes version n the current pad, saved as a new version so the
 // restore itself can be undone.
 func (p *Pad) Restore(n int) (*Result, error) {
-	versions, err := p.History()
+	versions, err := p.store.history(0)
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 || n > len(versions) {
 		return nil, fmt.Errorf("%w: %d (history has %d)", ErrNoVersion, n, len(versions))
 	}
-	data, err := os.ReadFile(versions[n-1].Path)
+	data, err := versions[n-1].read()
 	if err != nil {
-		return nil, fmt.Errorf("pad: read version: %w", err)
+		return nil, err
 	}
 	if _, err := p.parse(data); err != nil {
 		return nil, fmt.Errorf("pad: version %d: %w", n, err)
@@ -674,12 +627,12 @@ func (p *Pad) Restore(n int) (*Result, error) {
 // Text returns the pad file as stored, or the empty structure on a fresh
 // path; it is what an editor starts from.
 func (p *Pad) Text() ([]byte, error) {
-	raw, err := os.ReadFile(p.Path())
-	if os.IsNotExist(err) {
-		return p.emptyState().raw, nil
-	}
+	raw, ok, err := p.store.readDoc()
 	if err != nil {
-		return nil, fmt.Errorf("pad: read %s: %w", p.file, err)
+		return nil, err
+	}
+	if !ok {
+		return p.emptyState().raw, nil
 	}
 	return raw, nil
 }

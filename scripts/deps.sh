@@ -1,16 +1,38 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond the Go toolchain: Go modules, and the
-# npm packages of the end-to-end tests (e2e/: the TypeScript MCP SDK and
-# server-filesystem, pinned by e2e/package-lock.json) into e2e/node_modules.
+# Installs what the tests need beyond the Go toolchain: Go modules,
+# redis-server (the pad's Redis backend is tested against a real server,
+# started by internal/testredis), and the npm packages of the end-to-end
+# tests (e2e/: the TypeScript MCP SDK and server-filesystem, pinned by
+# e2e/package-lock.json) into e2e/node_modules.
 #
-# Idempotent and quiet: npm ci runs only when e2e/node_modules is missing
-# or was installed from another package-lock.json. Without node/npm (or
-# with a node too old for the pinned packages) it says so and skips them;
-# the e2e tests then skip too.
+# Idempotent and quiet: redis-server is installed only when it is not on
+# PATH; npm ci runs only when e2e/node_modules is missing or was installed
+# from another package-lock.json. Without node/npm (or with a node too old
+# for the pinned packages) it says so and skips them; the e2e tests then
+# skip too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 go mod download
+
+# redis-server: from the distribution's packages (sudo only when not root).
+# The tests need the binary only; no service is enabled or started here.
+if ! command -v redis-server >/dev/null 2>&1; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		sudo="sudo"
+	fi
+	if ! out="$($sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq 2>&1 &&
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server 2>&1)"; then
+		echo "$out" >&2
+		echo "deps: installing redis-server failed (the pad's Redis tests need it)" >&2
+		exit 1
+	fi
+	if ! command -v redis-server >/dev/null 2>&1; then
+		echo "deps: redis-server was installed but is not on PATH" >&2
+		exit 1
+	fi
+fi
 
 e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +91,35 @@ func TestUpstreamCancellationReachesTheClient(t *testing.T) {
 				t.Errorf("ask_then_cancel answer: %+v", resp)
 			}
 		})
+	}
+}
+
+// TestRequestOutsideACallGoesToTheOnlyClient: an upstream asking for roots
+// with no call in flight (as servers tracking roots do when they change)
+// is answered by the only client; with two clients it is refused.
+func TestRequestOutsideACallGoesToTheOnlyClient(t *testing.T) {
+	p := startProxy(t, rawUpstream("raw"))
+	f := &fakeClient{}
+	c := connectFront(t, p, "http", f, f.options()...)
+	if err := c.SetLevel(context.Background(), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+		t.Fatal(err)
+	}
+	// roots/list_changed reaches the upstream, which asks roots/list and
+	// logs the answer. (Polling a tool instead would put a call in flight,
+	// which the request would be taken for.)
+	answered := func(n int) string {
+		t.Helper()
+		if err := c.RootListChanges(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		notes := f.waitNotes(t, "notifications/message", n)
+		return fmt.Sprint(notes[n-1].Params.AdditionalFields["data"])
+	}
+	if got := answered(1); !strings.Contains(got, `"roots"`) {
+		t.Fatalf("one client: %s", got)
+	}
+	connectFront(t, p, "http", &fakeClient{}, f.options()...)
+	if got := answered(2); !strings.Contains(got, "2 clients are connected") {
+		t.Errorf("two clients: %s", got)
 	}
 }

@@ -20,7 +20,8 @@ const (
 // onRequest serves a request an upstream sends while it handles a call:
 // sampling/createMessage, elicitation/create or roots/list. It goes to the
 // client session of the call in flight on that upstream (see
-// [sessions.caller]) and lives no longer than that call. The answer, or
+// [sessions.caller]) and lives no longer than that call; with no call in
+// flight, to the only client session, for at most the upstream's timeout. The answer, or
 // the client's error, goes back to the upstream. When the upstream
 // cancels its request, or the call ends first, the client is sent
 // notifications/cancelled for it.
@@ -33,9 +34,22 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	default:
 		return nil, &RPCError{Code: codeMethodNotFound, Message: "Method not found: " + method}
 	}
+	if srv == nil {
+		return nil, &RPCError{Code: codeInternal, Message: method + ": the proxy is not serving yet"}
+	}
 	callCtx, ok := r.sess.caller(u)
-	if srv == nil || !ok {
-		return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight; scratchpad-mcp forwards requests from an upstream only to the client whose call it is handling", method, u.cfg.Name)}
+	if !ok {
+		// No call to this upstream is in flight (a server asking for
+		// roots when it starts, or when they change). With one client,
+		// it goes where a direct connection would have sent it; with
+		// several, nothing says which.
+		cs, n := r.sess.only()
+		if cs == nil {
+			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight and %d clients are connected; scratchpad-mcp forwards requests from an upstream to the client whose call it is handling, or to the only client", method, u.cfg.Name, n)}
+		}
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(srv.WithContext(context.Background(), cs), u.cfg.Timeout)
+		defer cancel()
 	}
 	cs := server.ClientSessionFromContext(callCtx)
 	if err := r.clientSupports(cs, method, params); err != nil {

@@ -202,6 +202,21 @@ func (s *sessions) caller(u *Upstream) (context.Context, bool) {
 	return nil, false
 }
 
+// only returns the one client session when exactly one is connected and
+// initialized, and how many there are.
+func (s *sessions) only() (server.ClientSession, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.all) == 1 {
+		for _, cs := range s.all {
+			if cs.Initialized() {
+				return cs, 1
+			}
+		}
+	}
+	return nil, len(s.all)
+}
+
 // levelRank orders MCP logging levels from most to least verbose; an
 // unknown level ranks as info.
 func levelRank(l mcp.LoggingLevel) int {

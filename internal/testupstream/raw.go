@@ -25,12 +25,16 @@ const RawMode = "raw"
 // ask_then_cancel sends sampling/createMessage (id "s-1") and waits; a
 // notifications/roots/list_changed then makes it send
 // notifications/cancelled for "s-1", and release answers both calls.
-// Each step waits for the client, so no message races another. (mcp-go's
+// Each step waits for the client, so no message races another. Outside
+// ask_then_cancel, notifications/roots/list_changed makes it ask
+// roots/list outside any call; the answer is logged (notifications/message)
+// and last_roots returns it. (mcp-go's
 // server cannot cancel a request it sent.)
 func runRaw(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	w := json.NewEncoder(out)
 	var asking json.RawMessage // the ask_then_cancel call waiting for release
+	lastRoots := "none"        // the answer to our last roots/list
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
@@ -42,13 +46,29 @@ func runRaw(in io.Reader, out io.Writer) {
 			Params struct {
 				Name string `json:"name"`
 			} `json:"params"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
 		}
-		if json.Unmarshal(line, &m) != nil || m.Method == "" {
-			continue // responses
+		if json.Unmarshal(line, &m) != nil {
+			continue
+		}
+		if m.Method == "" {
+			if string(m.ID) == `"r-1"` {
+				lastRoots = string(m.Result) + string(m.Error)
+				// Says so at once: a call to last_roots could be taken
+				// for the call the request belongs to.
+				_ = w.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "warning", "logger": "raw", "data": "roots/list answered " + lastRoots}})
+			}
+			continue
 		}
 		if len(m.ID) == 0 {
-			if m.Method == "notifications/roots/list_changed" && asking != nil {
-				_ = w.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": "s-1", "reason": "changed my mind"}})
+			if m.Method == "notifications/roots/list_changed" {
+				if asking != nil {
+					_ = w.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": "s-1", "reason": "changed my mind"}})
+				} else {
+					// Outside any call, as a server that tracks roots does.
+					_ = w.Encode(map[string]any{"jsonrpc": "2.0", "id": "r-1", "method": "roots/list"})
+				}
 			}
 			continue
 		}
@@ -59,7 +79,8 @@ func runRaw(in io.Reader, out io.Writer) {
 		case "tools/list":
 			reply["result"] = json.RawMessage(`{"tools":[{"name":"coded_error","description":"fails with a JSON-RPC error of its own","inputSchema":{"type":"object"}},` +
 				`{"name":"ask_then_cancel","description":"asks the client for sampling, then waits for release","inputSchema":{"type":"object"}},` +
-				`{"name":"release","description":"ends ask_then_cancel and itself","inputSchema":{"type":"object"}}]}`)
+				`{"name":"release","description":"ends ask_then_cancel and itself","inputSchema":{"type":"object"}},` +
+				`{"name":"last_roots","description":"the answer to the roots/list sent when roots last changed outside a call","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
 			switch m.Params.Name {
 			case "ask_then_cancel":
@@ -75,6 +96,8 @@ func runRaw(in io.Reader, out io.Writer) {
 					asking = nil
 				}
 				reply["result"] = json.RawMessage(`{"content":[{"type":"text","text":"released"}]}`)
+			case "last_roots":
+				reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": lastRoots}}}
 			default:
 				reply["error"] = json.RawMessage(RawErrors["tools/call"])
 			}

@@ -3,21 +3,28 @@
 //
 //   node client.mjs stdio FILE BIN ARG...   spawn BIN ARG... and talk over stdio
 //   node client.mjs http  FILE URL          talk streamable HTTP to URL
+//   node client.mjs sse   FILE URL          talk legacy SSE to URL (…/sse)
 //
 // FILE is the large JSON file server-filesystem serves. The script runs the
 // scenario (list tools, small read passes through, large read is diverted,
 // schema, iterate_over, grep, an over-cap read) and prints one JSON object
-// with every step's result on stdout; e2e_test.go asserts on it. It exits
+// with every step's result on stdout; e2e_test.go asserts on it. The client
+// declares roots (FILE's directory) and says they changed once connected:
+// server-filesystem then asks for them (roots/list) through the proxy, with
+// no call in flight; report.rootsAsked counts the requests that arrived. It exits
 // non-zero only when the SDK itself fails (connection, protocol, schema
 // validation), printing the error on stderr.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { ListRootsRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const [mode, file, ...rest] = process.argv.slice(2);
 if (!mode || !file || rest.length === 0) {
-  console.error("usage: node client.mjs stdio FILE BIN ARG... | http FILE URL");
+  console.error("usage: node client.mjs stdio FILE BIN ARG... | http FILE URL | sse FILE URL");
   process.exit(2);
 }
 
@@ -26,13 +33,19 @@ if (mode === "stdio") {
   transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
 } else if (mode === "http") {
   transport = new StreamableHTTPClientTransport(new URL(rest[0]));
+} else if (mode === "sse") {
+  transport = new SSEClientTransport(new URL(rest[0]));
 } else {
   console.error(`unknown mode ${mode}`);
   process.exit(2);
 }
 
-const client = new Client({ name: "scratchpad-e2e", version: "1.0.0" });
-const report = { mode, steps: {} };
+const client = new Client({ name: "scratchpad-e2e", version: "1.0.0" }, { capabilities: { roots: { listChanged: true } } });
+const report = { mode, steps: {}, rootsAsked: 0 };
+client.setRequestHandler(ListRootsRequestSchema, () => {
+  report.rootsAsked++;
+  return { roots: [{ uri: pathToFileURL(dirname(file)).href, name: "data" }] };
+});
 
 // text joins a result's text contents; the SDK has already validated the
 // result against the tool's outputSchema, if it has one.
@@ -68,6 +81,10 @@ try {
     await new Promise((r) => setTimeout(r, 200));
   }
   report.tools = tools.map((t) => t.name).sort();
+  await client.sendRootsListChanged();
+  for (const deadline = Date.now() + 20_000; report.rootsAsked === 0 && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   report.readTextFileHasOutputSchema = tools.some((t) => t.name === "read_text_file" && t.outputSchema);
 
   await step("small_read", "read_text_file", { path: file, head: 3 });

@@ -38,6 +38,7 @@ type report struct {
 	Tools                       []string        `json:"tools"`
 	ReadTextFileHasOutputSchema bool            `json:"readTextFileHasOutputSchema"`
 	Stored                      string          `json:"stored"`
+	RootsAsked                  int             `json:"rootsAsked"`
 	Steps                       map[string]struct {
 		Tool    string         `json:"tool"`
 		IsError bool           `json:"isError"`
@@ -84,8 +85,14 @@ func TestFilesystemThroughProxy(t *testing.T) {
 	})
 	t.Run("http", func(t *testing.T) {
 		cfg, mem := f.config(t)
-		url := startHTTP(t, f.bin, cfg)
-		r := f.runClient(t, "http", url)
+		url := startHTTP(t, f.bin, cfg, "http")
+		r := f.runClient(t, "http", url+"/mcp")
+		f.check(t, r, mem)
+	})
+	t.Run("sse", func(t *testing.T) {
+		cfg, mem := f.config(t)
+		url := startHTTP(t, f.bin, cfg, "sse")
+		r := f.runClient(t, "sse", url+"/sse")
 		f.check(t, r, mem)
 	})
 }
@@ -97,6 +104,11 @@ func (f *fixture) check(t *testing.T, r report, mem string) {
 		if !contains(r.Tools, want) {
 			t.Errorf("tools/list lacks %q: %v", want, r.Tools)
 		}
+	}
+	// server-filesystem asked the client for its roots through the proxy
+	// (roots/list with no call in flight goes to the only client).
+	if r.RootsAsked == 0 {
+		t.Error("server-filesystem's roots/list never reached the client")
 	}
 	if r.ReadTextFileHasOutputSchema {
 		t.Error("read_text_file still has its outputSchema: a pointer result would fail the SDK's validation")
@@ -289,9 +301,9 @@ func statSources(t *testing.T) {
 
 // startHTTP runs scratchpad-mcp over streamable HTTP on a free loopback
 // port and returns its /mcp URL; it is stopped with SIGTERM at cleanup.
-func startHTTP(t *testing.T, bin, cfg string) string {
+func startHTTP(t *testing.T, bin, cfg, transport string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0", "--log-level", "info")
+	cmd := exec.Command(bin, "serve", "--config", cfg, "--transport", transport, "--addr", "127.0.0.1:0", "--log-level", "info")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -335,7 +347,7 @@ func startHTTP(t *testing.T, bin, cfg string) string {
 	})
 	select {
 	case addr := <-addrc:
-		return "http://" + addr + "/mcp"
+		return "http://" + addr
 	case <-done:
 		t.Fatalf("scratchpad-mcp exited before serving:\n%s", logs.String())
 	case <-time.After(30 * time.Second):

@@ -71,7 +71,9 @@
 //     request is routed to the most recent call in flight on it. Two
 //     sessions calling the same upstream at the same moment cannot be told
 //     apart: MCP does not say which call a server-to-client request serves.
-//     A request with no call in flight is refused (-32603). A forwarded
+//     A request with no call in flight (roots/list when roots change)
+//     goes to the only client session, and is refused (-32603) when
+//     several are connected: nothing says which one. A forwarded
 //     request lives no longer than the call: a client that never answers
 //     fails it when the call's timeout ends.
 //   - The upstream is told at initialize that the proxy supports sampling,

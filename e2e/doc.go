@@ -9,9 +9,9 @@
 // The test builds scratchpad-mcp into a temporary directory and generates a
 // 5 MB JSON file. Then, for stdio, streamable HTTP and legacy SSE, it
 // follows a new user's path: scratchpad-mcp init converts a Claude Desktop
-// config (testdata/e2e/claude_desktop_config.json) that runs server-
-// filesystem on the file's directory, scratchpad-mcp doctor must list
-// read_text_file as intercepted, and client.mjs connects through
+// config (testdata/e2e/claude_desktop_config.json) that runs
+// server-filesystem on the file's directory, scratchpad-mcp doctor must
+// list read_text_file as intercepted, and client.mjs connects through
 // scratchpad-mcp. The client reads the file through the proxy (it must come
 // back as a pointer), then calls schema, iterate_over and grep on the
 // stored output and makes a request over the extraction cap, which must

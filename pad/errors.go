@@ -35,6 +35,14 @@ var (
 	ErrWrongFormat = errors.New("wrong pad format")
 	// ErrNoVersion reports a history version number that does not exist.
 	ErrNoVersion = errors.New("no such history version")
+	// ErrLocked reports a write that could not get the pad's lock within
+	// [RedisOptions.LockWait]: another writer held it all along. Nothing
+	// changed; retrying later is safe.
+	ErrLocked = errors.New("pad is locked")
+	// ErrLockLost reports a write refused because the writer's lock lease
+	// ([RedisOptions.LockLease]) ran out before it wrote, so another writer
+	// may have taken the lock: nothing was written. Retrying is safe.
+	ErrLockLost = errors.New("pad lock lost")
 )
 
 // PatchError locates a rejected patch in an update. Nothing was changed.

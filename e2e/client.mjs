@@ -41,7 +41,7 @@ if (mode === "stdio") {
 }
 
 const client = new Client({ name: "scratchpad-e2e", version: "1.0.0" }, { capabilities: { roots: { listChanged: true } } });
-const report = { mode, steps: {}, rootsAsked: 0 };
+const report = { mode, steps: {}, rootsAsked: 0, rootsAskedAtStart: 0 };
 client.setRequestHandler(ListRootsRequestSchema, () => {
   report.rootsAsked++;
   return { roots: [{ uri: pathToFileURL(dirname(file)).href, name: "data" }] };
@@ -81,10 +81,20 @@ try {
     await new Promise((r) => setTimeout(r, 200));
   }
   report.tools = tools.map((t) => t.name).sort();
-  await client.sendRootsListChanged();
-  for (const deadline = Date.now() + 20_000; report.rootsAsked === 0 && Date.now() < deadline; ) {
-    await new Promise((r) => setTimeout(r, 50));
+  const waitRoots = async (n, ms) => {
+    for (const deadline = Date.now() + ms; report.rootsAsked < n && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  if (mode === "stdio") {
+    // Over stdio the upstreams start with this client and see its
+    // capabilities: server-filesystem asks for roots at once.
+    await waitRoots(1, 10_000);
+    report.rootsAskedAtStart = report.rootsAsked;
   }
+  const before = report.rootsAsked;
+  await client.sendRootsListChanged();
+  await waitRoots(before + 1, 20_000);
   report.readTextFileHasOutputSchema = tools.some((t) => t.name === "read_text_file" && t.outputSchema);
 
   await step("small_read", "read_text_file", { path: file, head: 3 });

@@ -39,6 +39,7 @@ type report struct {
 	ReadTextFileHasOutputSchema bool            `json:"readTextFileHasOutputSchema"`
 	Stored                      string          `json:"stored"`
 	RootsAsked                  int             `json:"rootsAsked"`
+	RootsAskedAtStart           int             `json:"rootsAskedAtStart"`
 	Steps                       map[string]struct {
 		Tool    string         `json:"tool"`
 		IsError bool           `json:"isError"`
@@ -107,8 +108,13 @@ func (f *fixture) check(t *testing.T, r report, mem string) {
 	}
 	// server-filesystem asked the client for its roots through the proxy
 	// (roots/list with no call in flight goes to the only client).
-	if r.RootsAsked == 0 {
-		t.Error("server-filesystem's roots/list never reached the client")
+	if r.RootsAsked < 1+r.RootsAskedAtStart {
+		t.Errorf("server-filesystem's roots/list after roots/list_changed never reached the client (asked %d times)", r.RootsAsked)
+	}
+	// Over stdio, upstreams start with the client and are told its
+	// capabilities: server-filesystem asks for roots as it starts.
+	if r.Mode == "stdio" && r.RootsAskedAtStart == 0 {
+		t.Error("over stdio, server-filesystem did not ask the client for its roots as it started")
 	}
 	if r.ReadTextFileHasOutputSchema {
 		t.Error("read_text_file still has its outputSchema: a pointer result would fail the SDK's validation")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,5 +122,41 @@ func TestRequestOutsideACallGoesToTheOnlyClient(t *testing.T) {
 	connectFront(t, p, "http", &fakeClient{}, f.options()...)
 	if got := answered(2); !strings.Contains(got, "2 clients are connected") {
 		t.Errorf("two clients: %s", got)
+	}
+}
+
+// initSession is a client session that finishes initializing on demand.
+type initSession struct {
+	id   string
+	done atomic.Bool
+}
+
+func (s *initSession) Initialize()                                         {}
+func (s *initSession) Initialized() bool                                   { return s.done.Load() }
+func (s *initSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+func (s *initSession) SessionID() string                                   { return s.id }
+
+// TestOnlyWaitsForTheSessionToInitialize: a request outside any call made
+// while the only client is still initializing waits for it.
+func TestOnlyWaitsForTheSessionToInitialize(t *testing.T) {
+	ss := newSessions()
+	if cs, n := ss.onlyWait(context.Background(), time.Second); cs != nil || n != 0 {
+		t.Fatalf("no session: %v %d", cs, n)
+	}
+	s := &initSession{id: "a"}
+	ss.add(s)
+	if cs, n := ss.onlyWait(context.Background(), 0); cs != nil || n != 1 {
+		t.Errorf("initializing, no wait: %v %d", cs, n)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		s.done.Store(true)
+	}()
+	if cs, _ := ss.onlyWait(context.Background(), 20*time.Second); cs != s {
+		t.Errorf("after initializing: %v", cs)
+	}
+	ss.add(&initSession{id: "b"})
+	if cs, n := ss.onlyWait(context.Background(), 20*time.Second); cs != nil || n != 2 {
+		t.Errorf("two sessions: %v %d", cs, n)
 	}
 }

@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -87,6 +88,57 @@ func (r *Router) advertise(c *mcp.ServerCapabilities) {
 // noteOwn records what s offers before upstreams are attached.
 func (r *Router) noteOwn(s *server.MCPServer) {
 	r.own = ownCaps{resources: len(s.ListResources()) > 0, prompts: len(s.ListPrompts()) > 0}
+}
+
+// defaultOffer is what upstreams are told a client can do when no single
+// client is known: everything the proxy forwards. Each request is checked
+// against the capabilities of the client it goes to.
+func defaultOffer() map[string]any {
+	return map[string]any{
+		"roots":       map[string]any{"listChanged": true},
+		"sampling":    map[string]any{},
+		"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}},
+	}
+}
+
+// mirrorOffer is what a client declared of what the proxy forwards
+// (sampling, elicitation, roots), as it declared it.
+func mirrorOffer(c mcp.ClientCapabilities) map[string]any {
+	var all map[string]any
+	b, _ := json.Marshal(c)
+	_ = json.Unmarshal(b, &all)
+	offer := map[string]any{}
+	for _, k := range []string{"roots", "sampling", "elicitation"} {
+		if v, ok := all[k]; ok {
+			offer[k] = v
+		}
+	}
+	return offer
+}
+
+// addStartHook starts the upstreams on the first client request under
+// [Options.StartOnFirstClient], offering them what an initializing client
+// declared.
+func (r *Router) addStartHook(h *server.Hooks) {
+	if !r.opts.StartOnFirstClient {
+		return
+	}
+	start := func(offer map[string]any) {
+		r.mu.RLock()
+		ctx := r.startCtx
+		r.mu.RUnlock()
+		if ctx != nil {
+			r.startAll(ctx, offer)
+		}
+	}
+	h.AddBeforeInitialize(func(ctx context.Context, id any, req *mcp.InitializeRequest) {
+		start(mirrorOffer(req.Params.Capabilities))
+	})
+	h.AddBeforeAny(func(ctx context.Context, id any, method mcp.MCPMethod, message any) {
+		if method != mcp.MethodInitialize {
+			start(defaultOffer()) // a client without initialize (2026-07-28)
+		}
+	})
 }
 
 // addInitializeHook makes initialize wait for starting upstreams, bounded,

@@ -95,3 +95,45 @@ func TestOwnResourcesAndPromptsAreDeclared(t *testing.T) {
 		t.Errorf("capabilities\ngot  %s\nwant %s", got, want)
 	}
 }
+
+// TestUpstreamSeesTheClientsCapabilities: with StartOnFirstClient (one
+// client, as over stdio) an upstream is told exactly the sampling,
+// elicitation and roots capabilities the client declared; otherwise all
+// three.
+func TestUpstreamSeesTheClientsCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mirror bool
+		client mcp.ClientCapabilities
+		want   string
+	}{
+		{"mirrored, sampling only", true, mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}, `{"sampling":{}}`},
+		{"mirrored, nothing", true, mcp.ClientCapabilities{}, `{}`},
+		{"mirrored, form elicitation and roots", true,
+			mcp.ClientCapabilities{Roots: &struct {
+				ListChanged bool `json:"listChanged,omitempty"`
+			}{ListChanged: true}, Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}}},
+			`{"elicitation":{"form":{}},"roots":{"listChanged":true}}`},
+		{"several clients", false, mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}},
+			`{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startProxyWith(t, Options{StartOnFirstClient: tc.mirror}, stdioUpstream("up", nil))
+			c := connectFront(t, p, "stdio", nil, client.WithClientCapabilities(tc.client))
+			waitTool(t, c, "client_caps")
+			got := text(call(t, c, "client_caps", nil))
+			var a, b map[string]any
+			_ = json.Unmarshal([]byte(got), &a)
+			_ = json.Unmarshal([]byte(tc.want), &b)
+			// Only what the proxy forwards is compared.
+			for k := range a {
+				if k != "sampling" && k != "elicitation" && k != "roots" {
+					delete(a, k)
+				}
+			}
+			if ga, _ := json.Marshal(a); string(ga) != mustJSON2(t, b) {
+				t.Errorf("upstream saw %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
+
+// initializingWait bounds how long an upstream's request made outside any
+// call waits for the only client session to finish initializing.
+const initializingWait = 10 * time.Second
 
 // JSON-RPC error codes the proxy answers an upstream's own requests with.
 const (
@@ -43,7 +48,7 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 		// roots when it starts, or when they change). With one client,
 		// it goes where a direct connection would have sent it; with
 		// several, nothing says which.
-		cs, n := r.sess.only()
+		cs, n := r.sess.onlyWait(ctx, initializingWait)
 		if cs == nil {
 			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight and %d clients are connected; scratchpad-mcp forwards requests from an upstream to the client whose call it is handling, or to the only client", method, u.cfg.Name, n)}
 		}

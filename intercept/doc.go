@@ -76,10 +76,12 @@
 //     several are connected: nothing says which one. A forwarded
 //     request lives no longer than the call: a client that never answers
 //     fails it when the call's timeout ends.
-//   - The upstream is told at initialize that the proxy supports sampling,
-//     elicitation and roots (it cannot know which clients will come);
-//     each request is then checked against the calling client's
-//     capabilities.
+//   - With [Options.StartOnFirstClient] (stdio: one client) the upstreams
+//     start with the client's initialize and are told exactly the
+//     sampling, elicitation and roots capabilities it declared. Otherwise
+//     (HTTP, SSE: any number of clients, arriving later) they are told
+//     all three, and each request is checked against the capabilities of
+//     the client it goes to.
 //   - An initialize answer waits for upstreams still in their first
 //     connection attempt (at most [Options.StartWait]) and declares the
 //     proxy's own capabilities plus the union of its upstreams'. An

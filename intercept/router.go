@@ -61,6 +61,13 @@ type Options struct {
 	// still in their first connection attempt, so that it can declare
 	// their capabilities. 0 means 15s.
 	StartWait time.Duration
+	// StartOnFirstClient defers starting the upstreams from [Router.Start]
+	// to the first client request, so that they can be told exactly the
+	// sampling, elicitation and roots capabilities that client declared
+	// at initialize. For a server with one client (stdio). Otherwise the
+	// upstreams are offered all three, and each request they send is
+	// checked against the capabilities of the client it goes to.
+	StartOnFirstClient bool
 }
 
 // Router connects to every upstream, keeps the combined tool catalogue,
@@ -85,7 +92,10 @@ type Router struct {
 	own  ownCaps
 	sent sentRequests
 	sse  sseFront
-	cat  catalogue // resources, resource templates and prompts
+
+	startOnce sync.Once
+	startCtx  context.Context // kept by Start under StartOnFirstClient
+	cat       catalogue       // resources, resource templates and prompts
 }
 
 type route struct {
@@ -144,14 +154,32 @@ func (r *Router) Upstreams() []*Upstream { return r.ups }
 
 // Start connects to every upstream concurrently and returns at once; one
 // that fails is logged and retried with backoff, never blocking the others.
+// With [Options.StartOnFirstClient] it only keeps ctx: the first client
+// request starts them.
 func (r *Router) Start(ctx context.Context) {
-	for _, u := range r.ups {
-		u.start(ctx)
+	if r.opts.StartOnFirstClient {
+		r.mu.Lock()
+		r.startCtx = ctx
+		r.mu.Unlock()
+		return
 	}
+	r.startAll(ctx, defaultOffer())
+}
+
+// startAll starts every upstream, once, offering them the client
+// capabilities offer at initialize.
+func (r *Router) startAll(ctx context.Context, offer map[string]any) {
+	r.startOnce.Do(func() {
+		for _, u := range r.ups {
+			u.offer = offer
+			u.start(ctx)
+		}
+	})
 }
 
 // Close stops every upstream (their processes are ended).
 func (r *Router) Close() {
+	r.startOnce.Do(func() {}) // none starts after this
 	var wg sync.WaitGroup
 	for _, u := range r.ups {
 		wg.Add(1)
@@ -192,6 +220,7 @@ func (r *Router) Attach(s *server.MCPServer) {
 		server.WithHooks(hooks)(s)
 	}
 	r.addHooks(hooks)
+	r.addStartHook(hooks)
 	r.addInitializeHook(hooks)
 	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, r.onRootsChanged)
 	r.sync()

@@ -3,6 +3,7 @@ package intercept
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -203,18 +204,39 @@ func (s *sessions) caller(u *Upstream) (context.Context, bool) {
 }
 
 // only returns the one client session when exactly one is connected and
-// initialized, and how many there are.
-func (s *sessions) only() (server.ClientSession, int) {
+// initialized, and how many there are. pending is true when the one
+// session is still initializing.
+func (s *sessions) only() (cs server.ClientSession, n int, pending bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.all) == 1 {
 		for _, cs := range s.all {
 			if cs.Initialized() {
-				return cs, 1
+				return cs, 1, false
 			}
+			return nil, 1, true
 		}
 	}
-	return nil, len(s.all)
+	return nil, len(s.all), false
+}
+
+// onlyWait is [sessions.only], waiting up to max for a session that is
+// still initializing: an upstream asks for roots as soon as the proxy has
+// initialized it, which under Options.StartOnFirstClient is while the
+// client's own initialize is being answered.
+func (s *sessions) onlyWait(ctx context.Context, max time.Duration) (server.ClientSession, int) {
+	deadline := time.Now().Add(max)
+	for {
+		cs, n, pending := s.only()
+		if !pending || time.Now().After(deadline) {
+			return cs, n
+		}
+		select {
+		case <-ctx.Done():
+			return nil, n
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // levelRank orders MCP logging levels from most to least verbose; an

@@ -31,6 +31,10 @@ type Upstream struct {
 	// of tools, resources, templates or prompts.
 	onTools func(*Upstream)
 
+	// offer is the client capabilities sent at initialize; set before
+	// start.
+	offer map[string]any
+
 	mu        sync.Mutex
 	c         conn
 	ready     chan struct{} // closed while c is usable; replaced when c dies
@@ -313,16 +317,16 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	offer := u.offer
+	if offer == nil {
+		offer = defaultOffer()
+	}
 	hctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
 	defer cancel()
 	initRes, err := c.Call(hctx, "initialize", map[string]any{
 		"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION,
-		"capabilities": map[string]any{
-			"roots":       map[string]any{"listChanged": true},
-			"sampling":    map[string]any{},
-			"elicitation": map[string]any{},
-		},
-		"clientInfo": map[string]any{"name": u.info.name, "version": u.info.version},
+		"capabilities":    offer,
+		"clientInfo":      map[string]any{"name": u.info.name, "version": u.info.version},
 	})
 	if err != nil {
 		_ = c.Close()

@@ -42,7 +42,16 @@ const upstreamStartWait = 15 * time.Second
 // tools/call request's _meta.
 const usageMetaKey = "scratchpad/usage"
 
-func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity) (*app, error) {
+// appOptions are what differs between the ways the server is run; the
+// zero value suits several clients (HTTP, SSE) and doctor.
+type appOptions struct {
+	// OneClient means the server has exactly one client (stdio): the
+	// upstreams start with its initialize and are told the sampling,
+	// elicitation and roots capabilities it declared.
+	OneClient bool
+}
+
+func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appOptions) (*app, error) {
 	if err := agents.Check(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
@@ -130,7 +139,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity) (*app, er
 	}
 	a.router = intercept.New(intercept.Options{
 		Servers: cfg.Servers, Logger: log, Version: versionString(), Reserved: reserved,
-		StartWait: upstreamStartWait,
+		StartWait: upstreamStartWait, StartOnFirstClient: opts.OneClient,
 		Agent: func(ctx context.Context) (*intercept.Agent, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {

@@ -93,7 +93,7 @@ func (d *doctor) run(cfgPath string) {
 	}
 	d.checkMemoryDir(cfg.MemoryDir)
 
-	a, err := newApp(cfg, d.log, agents.Identity{Agent: "doctor", Role: agents.RoleWorker})
+	a, err := newApp(cfg, d.log, agents.Identity{Agent: "doctor", Role: agents.RoleWorker}, appOptions{})
 	if err != nil {
 		d.problem("%v", err)
 		return

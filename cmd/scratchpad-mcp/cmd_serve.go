@@ -80,7 +80,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 2
 	}
-	a, err := newApp(cfg, log, def)
+	a, err := newApp(cfg, log, def, appOptions{OneClient: f.transport == "stdio"})
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1

@@ -114,6 +114,14 @@ func addTransparency(s *server.MCPServer) {
 			}
 			return answer(res, err)
 		})
+	s.AddTool(mcp.NewTool("client_caps", mcp.WithDescription("returns the capabilities its client declared at initialize, as JSON")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			info, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+			if !ok {
+				return mcp.NewToolResultError("the session keeps no client info"), nil
+			}
+			return answer(info.GetClientCapabilities(), nil)
+		})
 	s.AddTool(mcp.NewTool("ask_roots", mcp.WithDescription("asks the client for its roots, returns them as JSON")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := server.ServerFromContext(ctx).RequestRoots(ctx, mcp.ListRootsRequest{})

@@ -242,3 +242,36 @@ func TestModernProtocolStatusFollowsRestoredCode(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRestore: whatever the server writes, restoring never panics, leaves
+// output without a marker as it was, and keeps JSON valid.
+func FuzzRestore(f *testing.F) {
+	marked, _ := json.Marshal(mcp.NewJSONRPCError(mcp.NewRequestId(1), mcp.INTERNAL_ERROR,
+		forwardError(&RPCError{Code: -32001, Message: "m", Data: json.RawMessage(`{"a":1}`)}).Error(), nil))
+	f.Add(marked)
+	f.Add([]byte("event: message\ndata: " + string(marked) + "\n\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
+	f.Add(append([]byte("data: "), markerWire...))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		out := restore(p)
+		if !bytes.Contains(p, markerWire) && !bytes.Equal(out, p) {
+			t.Fatalf("unmarked output changed: %q → %q", p, out)
+		}
+		if json.Valid(p) && !bytes.ContainsAny(p, "\n") && !json.Valid(out) {
+			t.Fatalf("valid JSON became invalid: %q → %q", p, out)
+		}
+	})
+}
+
+func BenchmarkOutputWrite(b *testing.B) {
+	line := append(bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`), 1), bytes.Repeat([]byte("x"), 1<<20)...)
+	line = append(line, []byte(`"}]}}`+"\n")...)
+	o := New(Options{}).Output(io.Discard)
+	b.SetBytes(int64(len(line)))
+	b.Run("1MiB result, after a forwarded error", func(b *testing.B) {
+		_ = forwardError(&RPCError{Code: 1, Message: "x"}) // markers issued: outputs are searched
+		for b.Loop() {
+			_, _ = o.Write(line)
+		}
+	})
+}

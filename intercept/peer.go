@@ -238,13 +238,7 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 	}
 	select {
 	case m := <-ch:
-		if m.Error != nil {
-			return nil, m.Error
-		}
-		if m.Result == nil {
-			return nil, fmt.Errorf("%w: response to %s has neither result nor error", ErrInvalidResponse, method)
-		}
-		return m.Result, nil
+		return m.outcome(method)
 	case <-ctx.Done():
 		forget()
 		// Tell the upstream to stop working on it.
@@ -273,4 +267,16 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// outcome is what a response to method means: its result, or its error
+// as an [*RPCError].
+func (m rpcMessage) outcome(method string) (json.RawMessage, error) {
+	if m.Error != nil {
+		return nil, m.Error
+	}
+	if m.Result == nil {
+		return nil, fmt.Errorf("%w: response to %s has neither result nor error", ErrInvalidResponse, method)
+	}
+	return m.Result, nil
 }

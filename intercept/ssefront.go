@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -104,13 +103,7 @@ func (f *sseFront) request(ctx context.Context, st *outputResponse, method strin
 	}
 	select {
 	case m := <-ch:
-		if m.Error != nil {
-			return nil, m.Error
-		}
-		if m.Result == nil {
-			return nil, fmt.Errorf("%w: the client's answer to %s has neither result nor error", ErrInvalidResponse, method)
-		}
-		return m.Result, nil
+		return m.outcome(method)
 	case <-ctx.Done():
 		note, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
 			"params": map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()}})

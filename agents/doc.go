@@ -24,6 +24,12 @@
 //	{run}/artifacts/                     run artifacts
 //	{run}/pad/                           the run's shared pad ([pad] scope = "run")
 //
+// With [pad] backend = "redis" the pads live on a Redis server instead, so
+// agents of a run served on different hosts share one: the run's pad is
+// the pad id "run:{run}" and an agent's own is "agent:{name}" (or
+// "agent:{owner}/{name}" with a bearer token's owner); see [PadID]. One
+// client serves every pad of a [Registry].
+//
 // # Caveats
 //
 // Run ids and agent names become path elements, so they are restricted to

@@ -2,8 +2,10 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,7 +54,8 @@ type Registry struct {
 	agents map[string]*Agent // by session id
 
 	padMu sync.Mutex
-	pads  map[string]*pad.Pad // by directory: agents of a run share one
+	pads  map[string]*pad.Pad // by location (directory or Redis pad id): agents of a run share one
+	redis *pad.Redis          // [pad] backend = "redis": one client for every pad, made on first use
 }
 
 // NewRegistry returns an empty registry.
@@ -73,7 +76,8 @@ type Agent struct {
 
 	ScratchpadDir string // where its diverted outputs go (absolute)
 	ReadRoot      string // what its exploration tools may read (absolute)
-	PadDir        string // its pad (absolute)
+	PadDir        string // its pad (absolute); "" with [pad] backend = "redis"
+	PadID         string // its pad on Redis (see [PadID]); "" with the file backend
 
 	root    *os.Root
 	explore *explore.Env
@@ -189,9 +193,12 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 		rel = filepath.Join("iteration-"+strconv.Itoa(id.Iteration), "scratchpad")
 		a.ScratchpadDir = filepath.Join(a.ReadRoot, rel)
 	}
-	if cfg.Pad.Scope == config.ScopeRun && id.Run != "" {
+	switch {
+	case cfg.Pad.Backend == config.BackendRedis:
+		a.PadID = PadID(cfg.Pad.Scope, id)
+	case cfg.Pad.Scope == config.ScopeRun && id.Run != "":
 		a.PadDir = filepath.Join(mem, id.Run, "pad")
-	} else {
+	default:
 		a.PadDir = filepath.Join(mem, "pad")
 	}
 	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
@@ -263,13 +270,17 @@ func (a *Agent) Artifacts() (*artifacts.Env, error) {
 	return env, nil
 }
 
-// Pad returns the agent's pad, opened once per directory and shared by
-// the agents of a run.
+// Pad returns the agent's pad, opened once per location (a directory, or
+// a pad id on Redis) and shared by the agents of a run.
 func (a *Agent) Pad() (*pad.Pad, error) {
 	r := a.reg
 	r.padMu.Lock()
 	defer r.padMu.Unlock()
-	if p := r.pads[a.PadDir]; p != nil {
+	key := a.PadDir
+	if a.PadID != "" {
+		key = "redis " + a.PadID // never a directory: those are absolute
+	}
+	if p := r.pads[key]; p != nil {
 		return p, nil
 	}
 	opts, err := PadOptions(r.opts.Config.Pad)
@@ -277,12 +288,68 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 		return nil, err
 	}
 	opts.Count = a.Counter.CountString
-	p, err := pad.Open(a.PadDir, opts)
+	var p *pad.Pad
+	if a.PadID != "" {
+		if r.redis == nil {
+			if r.redis, err = PadRedis(r.opts.Config.Pad); err != nil {
+				return nil, err
+			}
+		}
+		p, err = r.redis.Open(a.PadID, opts)
+	} else {
+		p, err = pad.Open(a.PadDir, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
-	r.pads[a.PadDir] = p
+	r.pads[key] = p
 	return p, nil
+}
+
+// PadID names an agent's pad on Redis, the same identity the file layout
+// gives: with scope "run" and a run id, the run's shared pad "run:<run>";
+// otherwise the agent's own, "agent:<name>", or "agent:<owner>/<name>"
+// when a bearer token names an owner (escaped, so no owner can reach
+// another's pad or break the key's hash tag).
+func PadID(scope string, id Identity) string {
+	if scope == config.ScopeRun && id.Run != "" {
+		return "run:" + id.Run
+	}
+	if id.Owner != "" {
+		return "agent:" + url.PathEscape(id.Owner) + "/" + id.Agent
+	}
+	return "agent:" + id.Agent
+}
+
+// PadRedis returns a client for [pad] redis_url; it does no I/O.
+func PadRedis(c config.Pad) (*pad.Redis, error) {
+	r, err := pad.NewRedis(pad.RedisOptions{URL: c.RedisURL, Prefix: c.RedisPrefix})
+	if err != nil {
+		return nil, fmt.Errorf("[pad] redis_url: %w", err)
+	}
+	return r, nil
+}
+
+// CheckPad checks, before serving, that the pad's backend can be reached:
+// with backend "redis", that the server answers PING within ctx. Its error
+// names the config key and never the password.
+func CheckPad(ctx context.Context, c config.Pad) error {
+	if !c.Enabled || c.Backend != config.BackendRedis {
+		return nil
+	}
+	r, err := PadRedis(c)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.Ping(ctx); err != nil {
+		// Ping's error names the server too: keep only the cause.
+		if cause := errors.Unwrap(err); cause != nil {
+			err = cause
+		}
+		return fmt.Errorf("[pad] redis_url: cannot reach %s: %w", r, err)
+	}
+	return nil
 }
 
 // PadOptions maps [pad] to pad.Options, reading the schema file.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -54,6 +55,7 @@ const (
 	DefaultMaxExtractionTokens = 10000
 	DefaultTurnDepthBonus      = 6
 	DefaultPadHistory          = 20
+	DefaultRedisPrefix         = "scratchpad"
 )
 
 // NeverRestart as [Server.RestartMaxAttempts] (restart_max_attempts = -1)
@@ -128,6 +130,7 @@ type ScratchpadOverride struct {
 // Pad is [pad]: the working-memory scratchpad.
 type Pad struct {
 	Enabled   bool          // default true
+	Backend   string        // "file" (default) or "redis"
 	Scope     string        // "agent" (default) or "run"
 	Render    string        // "markdown" (default), "xml" or "json"
 	MaxTokens int           // bound on a rendering; 0: unbounded
@@ -136,6 +139,22 @@ type Pad struct {
 	Format    string        // "markdown" (default) or "json"
 	Schema    string        // JSON Schema path for format "json", absolute; "" none
 	Sections  []Section     // nil: the pad package's default sections
+
+	// RedisURL is where pads live with backend "redis":
+	// redis://[user:password@]host[:port][/db] or rediss://. It may hold a
+	// password: print [Pad.RedactedRedisURL] instead.
+	RedisURL    string
+	RedisPrefix string // starts every Redis key; default "scratchpad"
+}
+
+// RedactedRedisURL is RedisURL with any password replaced by "xxxxx", for
+// messages and logs.
+func (p Pad) RedactedRedisURL() string {
+	u, err := url.Parse(p.RedisURL)
+	if err != nil {
+		return "(unparsable redis_url)"
+	}
+	return u.Redacted()
 }
 
 // Section is one [[pad.sections]] entry.
@@ -146,8 +165,10 @@ type Section struct {
 	Numbered bool
 }
 
-// Values of [Pad.Scope], [Pad.Render] and [Pad.Format].
+// Values of [Pad.Backend], [Pad.Scope], [Pad.Render] and [Pad.Format].
 const (
+	BackendFile    = "file"
+	BackendRedis   = "redis"
 	ScopeAgent     = "agent"
 	ScopeRun       = "run"
 	RenderMarkdown = "markdown"
@@ -194,11 +215,13 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 		}},
 		Orchestration: Orchestration{Workers: map[string]Worker{}},
 		Pad: Pad{
-			Enabled: true,
-			Scope:   ScopeAgent,
-			Render:  RenderMarkdown,
-			History: DefaultPadHistory,
-			Format:  FormatMarkdown,
+			Enabled:     true,
+			Backend:     BackendFile,
+			Scope:       ScopeAgent,
+			Render:      RenderMarkdown,
+			History:     DefaultPadHistory,
+			Format:      FormatMarkdown,
+			RedisPrefix: DefaultRedisPrefix,
 		},
 		Explore: Explore{CacheBytes: DefaultCacheMB << 20},
 		HTTP:    HTTP{Addr: DefaultHTTPAddr},

@@ -1,7 +1,12 @@
 package config
 
 import (
+	"errors"
+	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func (d *decoder) pad(p keyPath, v any, pd *Pad) {
@@ -9,12 +14,14 @@ func (d *decoder) pad(p keyPath, v any, pd *Pad) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "enabled", "scope", "render", "max_tokens", "entry_ttl", "history", "format", "schema", "sections")
+	d.checkKeys(p, m, "enabled", "backend", "scope", "render", "max_tokens", "entry_ttl", "history", "format", "schema", "sections",
+		"redis_url", "redis_prefix")
 	if v, ok := m["enabled"]; ok {
 		if b, ok := d.boolean(p.key("enabled"), v); ok {
 			pd.Enabled = b
 		}
 	}
+	d.padBackend(p, m, pd)
 	if v, ok := m["scope"]; ok {
 		if s, ok := d.oneOf(p.key("scope"), v, ScopeAgent, ScopeRun); ok {
 			pd.Scope = s
@@ -115,4 +122,107 @@ func (d *decoder) sections(p keyPath, v any) ([]Section, bool) {
 		out = append(out, s)
 	}
 	return out, good
+}
+
+// padBackend decodes backend, redis_url and redis_prefix. The Redis keys
+// need backend = "redis", and it needs redis_url; when backend itself is
+// invalid only that is reported.
+func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
+	backendOK := true
+	if v, ok := m["backend"]; ok {
+		var s string
+		if s, backendOK = d.oneOf(p.key("backend"), v, BackendFile, BackendRedis); backendOK {
+			pd.Backend = s
+		}
+	}
+	if v, ok := m["redis_url"]; ok {
+		pd.RedisURL, _ = d.redisURL(p.key("redis_url"), v)
+	}
+	if v, ok := m["redis_prefix"]; ok {
+		if s, ok := d.str(p.key("redis_prefix"), v); ok {
+			if msg := redisPrefixProblem(s); msg != "" {
+				d.fail(p.key("redis_prefix"), "invalid prefix %q: %s", s, msg)
+			} else {
+				pd.RedisPrefix = s
+			}
+		}
+	}
+	if !backendOK {
+		return
+	}
+	if pd.Backend == BackendRedis {
+		if _, ok := m["redis_url"]; !ok {
+			d.fail(p.key("backend"), "redis_url is required with backend = %q", BackendRedis)
+		}
+		return
+	}
+	for _, k := range []string{"redis_url", "redis_prefix"} {
+		if _, ok := m[k]; ok {
+			d.fail(p.key(k), "only used with backend = %q", BackendRedis)
+		}
+	}
+}
+
+// redisURL checks a Redis URL. Messages show it with the password
+// redacted: config errors end up in logs.
+func (d *decoder) redisURL(p keyPath, v any) (string, bool) {
+	s, ok := d.nonEmpty(p, v)
+	if !ok {
+		return "", false
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		// url.Error repeats the whole URL, password included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		d.fail(p, "invalid url: %v", err)
+		return "", false
+	}
+	red := u.Redacted()
+	switch {
+	case u.Scheme != "redis" && u.Scheme != "rediss":
+		d.fail(p, "invalid url %q: want a redis:// or rediss:// URL", red)
+		return "", false
+	case u.Hostname() == "":
+		d.fail(p, "invalid url %q: no host", red)
+		return "", false
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			d.fail(p, "invalid url %q: invalid port %q", red, port)
+			return "", false
+		}
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			d.fail(p, "invalid url %q: the path must be a database number, got %q", red, db)
+			return "", false
+		}
+	}
+	// The client's own parser checks the query options (dial_timeout=3s,
+	// …); its messages never include the password.
+	if _, err := redis.ParseURL(s); err != nil {
+		d.fail(p, "invalid url %q: %s", red, strings.TrimPrefix(err.Error(), "redis: "))
+		return "", false
+	}
+	return s, true
+}
+
+// redisPrefixProblem says why a key prefix cannot be used, or "". Braces
+// would change the keys' hash tag, and so their cluster slot.
+func redisPrefixProblem(s string) string {
+	switch {
+	case s == "":
+		return "must not be empty"
+	case len(s) > 64:
+		return "longer than 64 characters"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:-", c)) {
+			return "use only A-Z a-z 0-9 . _ : -"
+		}
+	}
+	return ""
 }

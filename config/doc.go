@@ -62,7 +62,9 @@
 //   - restart_max_attempts = 0 means the default (10); -1 ([NeverRestart])
 //     means never restart.
 //   - Load does no I/O beyond reading the file: pad.schema is resolved but
-//     not opened, cmd is not looked up in PATH, urls are not dialled.
+//     not opened, cmd is not looked up in PATH, urls are not dialled
+//     (pad.redis_url is checked for shape here and reached with PING when
+//     the server or doctor starts).
 //
 // # Reference
 //
@@ -108,6 +110,7 @@
 //
 //	[pad]
 //	enabled                    boolean   true
+//	backend                    string    "file" (default: a directory under memory_dir) | "redis" (keys on a Redis server)
 //	scope                      string    "agent" (default: one pad per agent) | "run" (shared by a run's agents)
 //	render                     string    "markdown" (default) | "xml" | "json"
 //	max_tokens                 integer   0 = unbounded; bound on one rendering
@@ -115,6 +118,11 @@
 //	history                    integer   20, in [1, 10000]: versions kept in .history/
 //	format                     string    "markdown" (default) | "json"
 //	schema                     string    JSON Schema file for format = "json"
+//	redis_url                  string    required with backend = "redis": redis://[user:password@]host[:port][/db],
+//	                                     or rediss:// for TLS; go-redis query options allowed (?dial_timeout=3s).
+//	                                     Use {{ env.NAME }} for the password: errors and logs show it as xxxxx
+//	redis_prefix               string    "scratchpad": starts every key (A-Z a-z 0-9 . _ : -); keys are
+//	                                     <prefix>:{run:<run id>}:… (scope "run") or <prefix>:{agent:[<owner>/]<name>}:…
 //
 //	[[pad.sections]]           replaces the default sections when present (at least one)
 //	name                       string, required, unique (case-insensitive), one line

@@ -355,6 +355,11 @@ func failure(p *Pad, err error) *mcp.CallToolResult {
 		code = "wrong_format"
 	case errors.Is(err, errBadArguments):
 		code = "bad_arguments"
+	case errors.Is(err, ErrLocked), errors.Is(err, ErrLockLost):
+		// Another writer held the pad too long, or this one outlived its
+		// lease: nothing was written and the same call may be retried.
+		code = "pad_busy"
+		extra["state_unchanged"] = true
 	default:
 		res := errorResult("internal", err.Error(), nil)
 		res.IsError = true

@@ -324,3 +324,21 @@ func TestRedisForeignItems(t *testing.T) {
 		t.Fatalf("after compaction: %d entries, %d bad", len(entries), bad)
 	}
 }
+
+// A tool call that cannot get the lock tells the model to retry: nothing
+// changed.
+func TestRedisBusyPadIsAToolResult(t *testing.T) {
+	env := newRedisEnv(t)
+	p := env.open(t, env.conn(t, RedisOptions{LockWait: 20 * time.Millisecond}), "run:tool", Options{})
+	h := newHarness(t, func(context.Context) (*Pad, error) { return p.Pad, nil }, Options{})
+	ctx, _ := h.session("s")
+	lk, err := p.another(Options{}).store.lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.unlock()
+	text, isErr := h.tool(ctx, ToolUpdate, map[string]any{"patches": []map[string]any{{"section": "Next", "op": "replace", "content": "x"}}})
+	if isErr || !strings.Contains(text, `"error":"pad_busy"`) || !strings.Contains(text, `"state_unchanged":true`) {
+		t.Fatalf("update while locked: %v %s", isErr, text)
+	}
+}

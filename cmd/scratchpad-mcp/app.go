@@ -38,6 +38,9 @@ type app struct {
 // wait for upstreams still starting (npx-launched servers take seconds).
 const upstreamStartWait = 15 * time.Second
 
+// padCheckWait bounds the start-up PING of a Redis pad backend.
+const padCheckWait = 5 * time.Second
+
 // usageMetaKey is where a client reports the model's real usage in a
 // tools/call request's _meta.
 const usageMetaKey = "scratchpad/usage"
@@ -53,6 +56,13 @@ type appOptions struct {
 
 func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appOptions) (*app, error) {
 	if err := agents.Check(cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+	}
+	// A Redis pad that cannot be reached fails the start, not the first call.
+	ctx, cancel := context.WithTimeout(context.Background(), padCheckWait)
+	err := agents.CheckPad(ctx, cfg.Pad)
+	cancel()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	a := &app{cfg: cfg, log: log, events: budget.NewEvents(cfg.MemoryDir)}

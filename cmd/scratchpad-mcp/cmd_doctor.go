@@ -92,6 +92,13 @@ func (d *doctor) run(cfgPath string) {
 		fmt.Fprintln(d.out, "note: [agent.scratchpad] enabled = false: no output will be intercepted")
 	}
 	d.checkMemoryDir(cfg.MemoryDir)
+	if !d.checkPad(cfg) {
+		// Reported once; check the upstreams without the pad, which newApp
+		// would refuse again.
+		c := *cfg
+		c.Pad.Enabled = false
+		cfg = &c
+	}
 
 	a, err := newApp(cfg, d.log, agents.Identity{Agent: "doctor", Role: agents.RoleWorker}, appOptions{})
 	if err != nil {
@@ -142,6 +149,22 @@ func (d *doctor) run(cfgPath string) {
 			fmt.Fprintln(d.out, "  (no tools exposed: check mcp_filter and name clashes)")
 		}
 	}
+}
+
+// checkPad reaches a Redis pad backend with PING; it reports whether the
+// pad can be served.
+func (d *doctor) checkPad(cfg *config.Config) bool {
+	if !cfg.Pad.Enabled || cfg.Pad.Backend != config.BackendRedis {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), padCheckWait)
+	defer cancel()
+	if err := agents.CheckPad(ctx, cfg.Pad); err != nil {
+		d.problem("%s: %v", configName(cfg), err)
+		return false
+	}
+	fmt.Fprintf(d.out, "pad: redis %s (prefix %q, scope %s): reachable\n", cfg.Pad.RedactedRedisURL(), cfg.Pad.RedisPrefix, cfg.Pad.Scope)
+	return true
 }
 
 // describeTarget is what a server runs or dials, for the report.

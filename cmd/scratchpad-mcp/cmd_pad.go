@@ -23,11 +23,13 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "pad directory: {memory_dir}/pad, or {memory_dir}/{run_id}/pad for a run")
 	cfgPath := fs.String("config", "", "config file: the pad is {memory_dir}/pad (or the run's with --run), with its [pad] settings")
 	run := fs.String("run", "", "with --config: the run whose shared pad to open ([pad] scope = \"run\")")
+	agent := fs.String("agent", "main", "with --config and [pad] backend = \"redis\", no --run: the agent whose pad to open")
+	owner := fs.String("owner", "", "with --agent: the bearer token owner the agent runs under, if any")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
 	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} (--dir DIR | --config FILE [--run ID]) [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} (--dir DIR | --config FILE [--run ID | --agent NAME]) [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
@@ -71,7 +73,10 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, pos[0])
 		return 2
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := pad.Options{Format: *format, Render: *render}
+	var p *pad.Pad
 	switch {
 	case *dir != "" && *cfgPath != "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: give --dir or --config, not both")
@@ -89,22 +94,47 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *render != "" {
 			opts.Render = *render
 		}
-		*dir = filepath.Join(cfg.MemoryDir, "pad")
-		if *run != "" {
-			if _, err := (agents.Identity{Run: *run}).Normalize(); err != nil {
+		id, err := (agents.Identity{Run: *run, Agent: *agent, Owner: *owner}).Normalize()
+		if err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
+			return 2
+		}
+		if cfg.Pad.Backend == config.BackendRedis {
+			// The same pad the server gives that agent or run.
+			rd, err := agents.PadRedis(cfg.Pad)
+			if err != nil {
+				fmt.Fprintf(stderr, "scratchpad-mcp pad: %s: %v\n", configName(cfg), err)
+				return 2
+			}
+			defer rd.Close()
+			scope := config.ScopeAgent
+			if *run != "" {
+				scope = config.ScopeRun
+			}
+			if p, err = rd.Open(agents.PadID(scope, id), opts); err != nil {
 				fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 				return 2
 			}
+			break
+		}
+		if set["agent"] || set["owner"] {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad: --agent and --owner need [pad] backend = %q (on files every agent's pad is %s)\n", config.BackendRedis, filepath.Join(cfg.MemoryDir, "pad"))
+			return 2
+		}
+		*dir = filepath.Join(cfg.MemoryDir, "pad")
+		if *run != "" {
 			*dir = filepath.Join(cfg.MemoryDir, *run, "pad")
 		}
 	case *dir == "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir or --config is required")
 		return 2
 	}
-	p, err := pad.Open(*dir, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
-		return 2
+	if p == nil {
+		var err error
+		if p, err = pad.Open(*dir, opts); err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
+			return 2
+		}
 	}
 	return pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }

@@ -52,11 +52,7 @@ func TestUpstreamCancellationReachesTheClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tr.Close()
-			if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "initialize",
-				Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{"sampling": map[string]any{}}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
-				t.Fatal(err)
-			}
-			_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
+			rawInitialize(ctx, t, tr, map[string]any{"sampling": map[string]any{}})
 			askDone := make(chan *transport.JSONRPCResponse, 1)
 			go func() {
 				resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(2)), Method: "tools/call", Params: map[string]any{"name": "ask_then_cancel"}})

@@ -114,11 +114,7 @@ func TestUpstreamErrorCodesReachTheClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tr.Close()
-			if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "initialize",
-				Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
-				t.Fatal(err)
-			}
-			_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
+			rawInitialize(ctx, t, tr, map[string]any{})
 			for i, rq := range requests {
 				resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(10 + i)), Method: rq.method, Params: json.RawMessage(rq.params)})
 				if err != nil {
@@ -133,6 +129,18 @@ func TestUpstreamErrorCodesReachTheClient(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// rawInitialize does the MCP handshake on a raw transport, declaring caps.
+func rawInitialize(ctx context.Context, t *testing.T, tr transport.Interface, caps map[string]any) {
+	t.Helper()
+	if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "initialize",
+		Params: map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": caps, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}}); err != nil {
+		t.Fatal(err)
 	}
 }
 

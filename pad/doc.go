@@ -5,8 +5,10 @@
 // # Basics
 //
 // A pad is a directory, {memory_dir}/pad for one agent or
-// {memory_dir}/{run_id}/pad when a run's agents share it. [Open] returns a
-// [*Pad] for it; nothing is created until the first write.
+// {memory_dir}/{run_id}/pad when a run's agents share it, or a set of keys
+// on a Redis server when the agents run on several hosts (see Backends).
+// [Open] returns a [*Pad] for a directory; nothing is created until the
+// first write.
 //
 //	p, err := pad.Open(dir, pad.Options{}) // six default sections
 //	res, err := p.Update([]pad.Patch{
@@ -44,9 +46,48 @@
 // from the session), the resource scratchpad://pad with subscribe support,
 // and the prompt "scratchpad". [Command] backs `scratchpad-mcp pad`.
 //
+// # Backends
+//
+// Both backends give the same behaviour: every method, tool and CLI
+// command works the same, and the tests run the core behaviours against
+// both. What differs is where the pieces live and what coordinates
+// writers.
+//
+//	piece        directory (Open)              Redis (Redis.Open), under <prefix>:{<id>}:
+//	document     pad.md / pad.json             doc         string
+//	history      .history/<unix ns>.md         history     list, newest first, "<20-digit unix ns>\n" + document
+//	ledger       entries.jsonl                 ledger      list, one JSON entry per item
+//	notices      .notice                       notice      list
+//	lock         flock(2) on .pad.lock         lock        SET NX PX <lease> with a random token
+//	quarantine   pad.md.broken-<unix>          broken:<unix>  (RENAMEd)
+//	change stamp mtime and size of the files   version     counter, plus the document's hash
+//
+// [NewRedis] makes one client for a server ([RedisOptions]: URL, key
+// prefix, lock lease and wait, per-call timeout); [Redis.Open] opens pad id
+// on it. The server uses the ids "run:<run id>" (scope "run") and
+// "agent:<name>". Every key of a pad carries {<id>} as its hash tag, so a
+// Redis Cluster keeps them on one slot and one script can touch them all.
+//
+//	r, err := pad.NewRedis(pad.RedisOptions{URL: "redis://:secret@cache:6379/0"})
+//	p, err := r.Open("run:r1", pad.Options{})
+//
+// On Redis a read-modify-write takes the lock with SET NX PX (retrying
+// with backoff up to [RedisOptions.LockWait], then [ErrLocked]), reads,
+// and writes the document, its history versions (LPUSH and LTRIM) and the
+// version counter in one Lua script that first checks the lock still
+// holds its token: a writer whose lease ran out writes nothing and gets
+// [ErrLockLost] (fencing). The lock is released by a compare-and-delete
+// script. Appends are one script (RPUSH plus the version bump) without a
+// lock, so any number of hosts append at once and each entry lands whole.
+// Compaction is a script that drops the expired head of the ledger only
+// if it is still what the compactor read, so an append made meanwhile (at
+// the tail) is never lost. A document that does not parse (set by hand
+// with redis-cli) is RENAMEd to broken:<unix> and handled as a broken file
+// is, with the same note.
+//
 // # Durability
 //
-// Every save holds the pad lock (.pad.lock) across read-modify-write,
+// On a directory, every save holds the pad lock (.pad.lock) across read-modify-write,
 // writes a temp file in the same directory, fsyncs it, renames it over the
 // pad file and fsyncs the directory. Each saved version, and a hand edit
 // found at save time, goes to .history/ ([Options.History] versions, 20 by
@@ -60,9 +101,35 @@
 // never reset to empty: with no good version, the text under known
 // headings is kept and the rest stays in the broken file.
 //
+// On Redis each write is a single script, so a crash leaves either the
+// old state or the new one; how long a write survives a Redis restart is
+// the server's persistence setting (RDB, AOF), not this package's.
+//
 // # Caveats
 //
-//   - Locks are flock(2): cross-process safety needs a local file system
+//   - Redis lock lease: [RedisOptions.LockLease], 15s by default, far
+//     longer than a normal read-modify-write (a few round trips). A writer
+//     stalled past it (a GC pause, a stopped VM) is refused by the fenced
+//     commit and gets [ErrLockLost] ("pad_busy" for the model): nothing is
+//     written, and retrying is safe. A writer that died holds the lock
+//     until the lease ends, so others wait up to that long
+//     ([RedisOptions.LockWait], 30s by default, bounds the wait).
+//   - Redis down: every call fails with an error naming the pad and the
+//     operation (pad redis://host:6379/0 run "r1": lock: dial tcp …:
+//     connection refused), never a panic, and nothing is half-written:
+//     each write is one script. Calls are not retried, because a retried
+//     append whose reply was lost would land twice; an error therefore
+//     does not always mean the append did not land. The next call dials
+//     again, so the pad works as soon as Redis is back. Reads do not fall
+//     back to a stale copy.
+//   - Redis URLs may carry a password; [Redis.String], [Pad.Location],
+//     [Pad.Path] and every error show it as xxxxx.
+//   - Redis compaction removes the expired head of the ledger. An entry
+//     stamped earlier than one before it (a host whose clock is behind)
+//     stays until the entries ahead of it expire; reads hide it
+//     meanwhile. Quarantined documents (broken:<unix>) are kept, like
+//     broken files, until someone deletes them.
+//   - File locks are flock(2): cross-process safety needs a local file system
 //     on a unix host. On other systems they exclude goroutines only, and
 //     NFS may not honour them.
 //   - Only a level-2 heading ("## ") opens a section, even inside a code
@@ -71,12 +138,15 @@
 //     renumbering is respected.
 //   - Subscribers hear of changes made through this server's tools at
 //     once, and of changes made elsewhere (hand edits, the CLI, other
-//     server processes sharing a run's pad) within a poll interval (2s),
-//     detected by file mtime and size.
+//     server processes or hosts sharing a run's pad) within a poll
+//     interval (2s), detected by file mtime and size, or on Redis by the
+//     version counter (bumped by every write and append) and the
+//     document's hash and ledger length (which catch redis-cli edits).
 //   - [Register] needs the server built with
 //     server.WithResourceCapabilities(true, …) for resources/subscribe;
 //     sessions that opt in through the 2026-07-28 subscriptions/listen
 //     stream are not tracked.
 //   - [Open] removes temp files left by a crash, under the lock, so even
-//     `pad show` on an existing directory may tidy it.
+//     `pad show` on an existing directory may tidy it. [Redis.Open] does
+//     no I/O: a Redis pad has no leftovers to tidy.
 package pad

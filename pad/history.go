@@ -12,12 +12,13 @@ import (
 
 const historyDir = ".history"
 
-// Version is one saved version of the pad file in .history/.
+// Version is one saved version of the pad file, in .history/ or in the
+// Redis history list.
 type Version struct {
 	N    int       // 1 = newest; what Diff, Restore and the CLI take
 	Time time.Time // when it was saved
 	Size int64
-	Path string
+	Path string // the version's file; "" on Redis
 }
 
 // listHistory returns the saved versions, newest first. File names are the

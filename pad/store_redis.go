@@ -82,6 +82,7 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	if o.LockLease <= 0 {
 		o.LockLease = DefaultLockLease
 	}
+	o.LockLease = max(o.LockLease, time.Millisecond) // PX counts milliseconds
 	if o.LockWait <= 0 {
 		o.LockWait = DefaultLockWait
 	}

@@ -8,6 +8,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/tidwall/gjson v1.20.3
 	github.com/tidwall/pretty v1.3.0
@@ -19,7 +20,6 @@ require (
 	github.com/dlclark/regexp2 v1.11.0 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

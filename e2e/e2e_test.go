@@ -64,16 +64,7 @@ func TestFilesystemThroughProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped under -short (runs node, npm packages and a 5 MB file)")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("e2e: node is not on PATH; install Node.js >= 20 and npm to run the end-to-end tests (scripts/deps.sh installs the npm packages)")
-	}
-	if out, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output(); err != nil {
-		t.Fatalf("node does not run: %v", err)
-	} else if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); major < minNodeMajor {
-		t.Skipf("e2e: node %s is too old; the pinned npm packages need node >= %d", strings.TrimSpace(string(out)), minNodeMajor)
-	}
-	f := &fixture{node: node}
+	f := &fixture{node: requireNode(t)}
 	f.fsEntry = ensureNodeModules(t)
 	f.bin = buildServer(t)
 	f.dataDir = t.TempDir()
@@ -251,7 +242,7 @@ func ensureNodeModules(t *testing.T) string {
 		t.Fatal(err)
 	}
 	sdk := filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	if fileExists(entry) && fileExists(sdk) {
+	if fileExists(entry) && fileExists(sdk) && fileExists(everythingEntry) {
 		return entry
 	}
 	npm, err := exec.LookPath("npm")
@@ -263,10 +254,32 @@ func ensureNodeModules(t *testing.T) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
-	if !fileExists(entry) {
-		t.Fatalf("npm ci did not install %s", entry)
+	for _, f := range []string{entry, everythingEntry} {
+		if !fileExists(f) {
+			t.Fatalf("npm ci did not install %s", f)
+		}
 	}
 	return entry
+}
+
+// everythingEntry is @modelcontextprotocol/server-everything's entry
+// script, relative to e2e/.
+var everythingEntry = filepath.Join("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+
+// requireNode returns node's path, or skips the test, saying why, when
+// node is missing or too old for the pinned packages.
+func requireNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("e2e: node is not on PATH; install Node.js >= 20 and npm to run the end-to-end tests (scripts/deps.sh installs the npm packages)")
+	}
+	if out, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output(); err != nil {
+		t.Fatalf("node does not run: %v", err)
+	} else if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); major < minNodeMajor {
+		t.Skipf("e2e: node %s is too old; the pinned npm packages need node >= %d", strings.TrimSpace(string(out)), minNodeMajor)
+	}
+	return node
 }
 
 // buildServer builds scratchpad-mcp from this checkout.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -154,5 +155,66 @@ func TestOnlyWaitsForTheSessionToInitialize(t *testing.T) {
 	ss.add(&initSession{id: "b"})
 	if cs, n := ss.onlyWait(context.Background(), 20*time.Second); cs != nil || n != 2 {
 		t.Errorf("two sessions: %v %d", cs, n)
+	}
+}
+
+// TestProgressArrivesBeforeTheResult: an upstream that sends progress and
+// at once its result (in that order) is seen in that order by the client,
+// over stdio, streamable HTTP and legacy SSE: clients drop progress for a
+// request they have the answer to, and mcp-go alone may write the answer
+// first or drop the progress.
+func TestProgressArrivesBeforeTheResult(t *testing.T) {
+	p := startProxy(t, rawUpstream("raw"))
+	for _, front := range []string{"stdio", "http", "sse"} {
+		t.Run(front, func(t *testing.T) {
+			var mu sync.Mutex
+			count := map[string]int{} // progress notifications by token
+			onProgress := func(params map[string]any) {
+				mu.Lock()
+				count[fmt.Sprint(params["progressToken"])]++
+				mu.Unlock()
+			}
+			var callProgress func(tok string) error
+			if front == "sse" {
+				c := sseFrontClient(t, p, `{}`, handlers{notify: func(method string, params json.RawMessage) {
+					var pm map[string]any
+					if method == "notifications/progress" && json.Unmarshal(params, &pm) == nil {
+						onProgress(pm)
+					}
+				}})
+				callProgress = func(tok string) error {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					_, err := c.Call(ctx, "tools/call", map[string]any{"name": "progress", "arguments": map[string]any{}, "_meta": map[string]any{"progressToken": tok}})
+					return err
+				}
+			} else {
+				c := connectFront(t, p, front, nil)
+				c.OnNotification(func(n mcp.JSONRPCNotification) {
+					if n.Method == "notifications/progress" {
+						onProgress(n.Params.AdditionalFields)
+					}
+				})
+				callProgress = func(tok string) error {
+					req := mcp.CallToolRequest{}
+					req.Params.Name = "progress"
+					req.Params.Meta = &mcp.Meta{ProgressToken: tok}
+					_, err := c.CallTool(context.Background(), req)
+					return err
+				}
+			}
+			for i := range 20 {
+				tok := fmt.Sprintf("%s-%d", front, i)
+				if err := callProgress(tok); err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				n := count[tok]
+				mu.Unlock()
+				if n != 3 {
+					t.Fatalf("call %d: %d progress notifications before the result, want 3", i, n)
+				}
+			}
+		})
 	}
 }

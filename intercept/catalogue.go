@@ -38,6 +38,7 @@ type itemRoute struct {
 	prefix string // "" or "<server>+" for a colliding URI or template
 	raw    json.RawMessage
 	match  *mcp.URITemplate // templates: matches exposed concrete URIs
+	order  int              // position in the combined listing (see addOrderHooks)
 }
 
 func newCatalogue() catalogue {
@@ -75,6 +76,7 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 	c.mu.RLock()
 	foreignR, foreignP := c.foreignR, c.foreignP
 	c.mu.RUnlock()
+	order := 0
 	for _, u := range r.ups {
 		resources, templates, plist := u.lists()
 		for _, it := range resources {
@@ -87,7 +89,8 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 			if foreignR[exposed] || res[exposed] != nil {
 				continue
 			}
-			res[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw}
+			res[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw, order: order}
+			order++
 		}
 		for _, it := range templates {
 			exposed, prefix := it.Name, ""
@@ -104,7 +107,8 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 				r.log.Warn("upstream resource template skipped: invalid", "server", u.cfg.Name, "template", it.Name, "error", err)
 				continue
 			}
-			tmpl[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw, match: &m}
+			tmpl[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw, match: &m, order: order}
+			order++
 		}
 		for _, it := range plist {
 			name := u.cfg.ExposedName(it.Name)
@@ -112,7 +116,8 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 				r.log.Warn("upstream prompt skipped: name already exposed; set a prefix", "server", u.cfg.Name, "prompt", it.Name)
 				continue
 			}
-			prompts[name] = &itemRoute{up: u, orig: it.Name, raw: it.Raw}
+			prompts[name] = &itemRoute{up: u, orig: it.Name, raw: it.Raw, order: order}
+			order++
 		}
 	}
 
@@ -244,12 +249,17 @@ func (c *catalogue) owner(exposed string) (*Upstream, string, bool) {
 	if rt := c.res[exposed]; rt != nil {
 		return rt.up, rt.orig, true
 	}
+	// Templates may overlap: the first listed wins, as for names.
+	var best *itemRoute
 	for _, rt := range c.tmpl {
-		if rt.match.Regexp().MatchString(exposed) {
-			return rt.up, strings.TrimPrefix(exposed, rt.prefix), true
+		if (best == nil || rt.order < best.order) && rt.match.Regexp().MatchString(exposed) {
+			best = rt
 		}
 	}
-	return nil, "", false
+	if best == nil {
+		return nil, "", false
+	}
+	return best.up, strings.TrimPrefix(exposed, best.prefix), true
 }
 
 // exposedURI maps a URI from upstream u to the one clients know.

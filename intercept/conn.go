@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // conn is one live connection to an upstream MCP server, speaking raw
@@ -108,9 +109,13 @@ func (e *UpstreamError) Error() string { return e.Message }
 func (e *UpstreamError) Unwrap() error { return e.RPCError }
 
 // forwardError turns an upstream's JSON-RPC error into the error a
-// handler returns to mcp-go.
-func forwardError(e *RPCError) error {
-	if e.Code == mcp.URL_ELICITATION_REQUIRED {
+// handler returns to mcp-go: the upstream's code, message and data, put
+// back on the way out (see codedError). For a client of protocol
+// 2026-07-28, which has no -32042, a URL elicitation the upstream requires
+// becomes mcp-go's [mcp.URLElicitationRequiredError], which mcp-go turns
+// into that protocol's multi round-trip request.
+func forwardError(ctx context.Context, e *RPCError) error {
+	if e.Code == mcp.URL_ELICITATION_REQUIRED && mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
 		var d struct {
 			Elicitations []mcp.ElicitationParams `json:"elicitations"`
 		}

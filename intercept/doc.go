@@ -102,7 +102,19 @@
 //     notifications/cancelled naming the id mcp-go gave that request
 //     (mcp-go does not expose it: it is read from the output, see
 //     [Router.Output]); so is a forwarded request whose call ends first.
-//     mcp-go's streamable HTTP server may drop a notification that a
-//     request stream takes just as its reply is written, and does not
-//     order notifications across streams.
+//   - Progress and log messages an upstream sends before a result reach
+//     the client before it: over stdio and legacy SSE the proxy writes
+//     them itself, in order; over streamable HTTP a call's answer waits
+//     (at most 250 ms) until its output has shown them, because mcp-go
+//     writes notifications from a goroutine of their own and drops one
+//     that a request's stream takes just as its answer is written.
+//   - Lists keep the upstreams' order (servers in config order, after
+//     the proxy's own items), not mcp-go's order by name. A URI no
+//     upstream lists is read from the only upstream offering resources
+//     (through a hidden catch-all template), as a direct client would;
+//     with several it is not found. A tool no upstream lists is answered
+//     by the proxy with -32602, as MCP specifies; some servers answer it
+//     with a tool error instead. mcp-go's types omit false booleans
+//     ("required": false, "hasMore": false), which MCP's schema defaults
+//     to false.
 package intercept

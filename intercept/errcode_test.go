@@ -34,8 +34,8 @@ func wireError(t *testing.T, err error) string {
 }
 
 func TestRestoreRewritesOnlyMarkedErrors(t *testing.T) {
-	coded := forwardError(&RPCError{Code: -32099, Message: "rate limited <&>", Data: json.RawMessage(`{"retryAfter":3}`)})
-	plain := forwardError(&RPCError{Code: -32000, Message: "no data"})
+	coded := forwardError(context.Background(), &RPCError{Code: -32099, Message: "rate limited <&>", Data: json.RawMessage(`{"retryAfter":3}`)})
+	plain := forwardError(context.Background(), &RPCError{Code: -32000, Message: "no data"})
 	marked, marked2 := wireError(t, coded), wireError(t, plain)
 	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32099,"message":"rate limited \u003c\u0026\u003e","data":{"retryAfter":3}}}`
 	want2 := `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"no data"}}`
@@ -65,7 +65,7 @@ func TestRestoreRewritesOnlyMarkedErrors(t *testing.T) {
 }
 
 func TestRestoreKeepsIDsAndStringIDs(t *testing.T) {
-	err := forwardError(&RPCError{Code: -32001, Message: "m"})
+	err := forwardError(context.Background(), &RPCError{Code: -32001, Message: "m"})
 	b, _ := json.Marshal(mcp.NewJSONRPCError(mcp.NewRequestId("req-α"), mcp.INTERNAL_ERROR, err.Error(), nil))
 	got := string(restore(b))
 	if want := `{"jsonrpc":"2.0","id":"req-α","error":{"code":-32001,"message":"m"}}`; got != want {
@@ -255,7 +255,7 @@ func TestModernProtocolStatusFollowsRestoredCode(t *testing.T) {
 // output without a marker as it was, and keeps JSON valid.
 func FuzzRestore(f *testing.F) {
 	marked, _ := json.Marshal(mcp.NewJSONRPCError(mcp.NewRequestId(1), mcp.INTERNAL_ERROR,
-		forwardError(&RPCError{Code: -32001, Message: "m", Data: json.RawMessage(`{"a":1}`)}).Error(), nil))
+		forwardError(context.Background(), &RPCError{Code: -32001, Message: "m", Data: json.RawMessage(`{"a":1}`)}).Error(), nil))
 	f.Add(marked)
 	f.Add([]byte("event: message\ndata: " + string(marked) + "\n\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
@@ -277,7 +277,7 @@ func BenchmarkOutputWrite(b *testing.B) {
 	o := New(Options{}).Output(io.Discard)
 	b.SetBytes(int64(len(line)))
 	b.Run("1MiB result, after a forwarded error", func(b *testing.B) {
-		_ = forwardError(&RPCError{Code: 1, Message: "x"}) // markers issued: outputs are searched
+		_ = forwardError(context.Background(), &RPCError{Code: 1, Message: "x"}) // markers issued: outputs are searched
 		for b.Loop() {
 			_, _ = o.Write(line)
 		}

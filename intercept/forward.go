@@ -14,6 +14,7 @@ import (
 // forward sends one client request on to u with the server's timeout,
 // recording the call so that u's own requests reach this client.
 func (r *Router) forward(ctx context.Context, u *Upstream, method string, params any) (json.RawMessage, error) {
+	defer r.notes.flush(ctx, notesFlushWait)
 	cctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
 	defer cancel()
 	end := r.sess.begin(u, cctx)
@@ -25,7 +26,7 @@ func (r *Router) forward(ctx context.Context, u *Upstream, method string, params
 	var rerr *RPCError
 	switch {
 	case errors.As(err, &rerr):
-		return nil, forwardError(rerr)
+		return nil, forwardError(ctx, rerr)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
@@ -48,11 +49,37 @@ func (r *Router) withMeta(ctx context.Context, params map[string]any, m *mcp.Met
 	return func() {}
 }
 
+// catchAllTemplate is registered (and hidden from listings) so that a
+// read of a URI no upstream lists still reaches [Router.readResource]:
+// servers serve URIs they do not list, and mcp-go would answer "not
+// found" itself.
+const catchAllTemplate = "{+uri}"
+
+// resourceOwner is the upstream serving an exposed URI and its own name
+// for it: the upstream listing it or a template matching it, else the
+// only upstream offering resources, which a direct client would have
+// asked.
+func (r *Router) resourceOwner(exposed string) (*Upstream, string, bool) {
+	if u, orig, ok := r.cat.owner(exposed); ok {
+		return u, orig, true
+	}
+	var only *Upstream
+	for _, u := range r.ups {
+		if u.capabilities().Resources != nil {
+			if only != nil {
+				return nil, "", false
+			}
+			only = u
+		}
+	}
+	return only, exposed, only != nil
+}
+
 // readResource forwards resources/read for a resource or a template.
 func (r *Router) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	u, orig, ok := r.cat.owner(req.Params.URI)
+	u, orig, ok := r.resourceOwner(req.Params.URI)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s (its upstream no longer lists it)", server.ErrResourceNotFound, req.Params.URI)
+		return nil, fmt.Errorf("%w: %s (no upstream lists it)", server.ErrResourceNotFound, req.Params.URI)
 	}
 	params := map[string]any{"uri": orig}
 	defer r.withMeta(ctx, params, req.Params.Meta)()

@@ -35,7 +35,7 @@ func (r *Router) onNotify(u *Upstream, method string, params json.RawMessage) {
 		}
 		level, _ := p["level"].(string)
 		for _, id := range r.sess.logTargets(mcp.LoggingLevel(level)) {
-			_ = srv.SendNotificationToSpecificClient(id, method, p)
+			r.notify(srv, id, method, p)
 		}
 	case "notifications/elicitation/complete":
 		p := decode(params)
@@ -118,7 +118,7 @@ func (r *Router) addHooks(h *server.Hooks) {
 		}
 		kept := res.ResourceTemplates[:0]
 		for _, t := range res.ResourceTemplates {
-			if t.URITemplate == nil || !r.cat.staleTemplate(t.URITemplate.Raw()) {
+			if t.URITemplate == nil || !r.cat.staleTemplate(t.URITemplate.Raw()) && t.URITemplate.Raw() != catchAllTemplate {
 				kept = append(kept, t)
 			}
 		}
@@ -139,7 +139,7 @@ func (r *Router) onRootsChanged(ctx context.Context, n mcp.JSONRPCNotification) 
 // first client subscribed, or the last one left. mcp-go's subscribe
 // handler cannot fail from a hook, so an upstream error is logged.
 func (r *Router) forwardSubscription(ctx context.Context, method, exposed string) {
-	u, orig, ok := r.cat.owner(exposed)
+	u, orig, ok := r.resourceOwner(exposed)
 	if !ok {
 		return
 	}

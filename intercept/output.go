@@ -18,21 +18,91 @@ import (
 // forwarded to the client are noted, so that an upstream cancelling its
 // request gets the client told. The server must write each message with a
 // single Write, as mcp-go's stdio server does.
-func (r *Router) Output(w io.Writer) io.Writer { return &output{r: r, w: w} }
+//
+// It also carries the notifications the proxy forwards to the stdio
+// client (progress, logging) itself, in order: mcp-go writes notifications
+// from a goroutine of their own, so one sent just before a call's result
+// could reach the client after it, and a client drops progress for a
+// request it has its answer to.
+func (r *Router) Output(w io.Writer) io.Writer {
+	o := &output{r: r, w: w}
+	r.mu.Lock()
+	r.stdioOut = o
+	r.mu.Unlock()
+	return o
+}
+
+// stdioSession is the id of mcp-go's one stdio session.
+const stdioSession = "stdio"
 
 type output struct {
 	r       *Router
 	w       io.Writer
 	session string // "" for stdio: one session
+
+	mu sync.Mutex // one message at a time: mcp-go's and the proxy's own
 }
 
 func (o *output) Write(p []byte) (int, error) {
 	out := restore(p)
 	o.r.sent.observe(o.session, out)
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if _, err := o.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// notify writes a notification at once.
+func (o *output) notify(method string, params any) error {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, err = o.w.Write(append(b, '\n'))
+	return err
+}
+
+// notifyDirect sends a notification to session through the stdio output
+// when session is the stdio client; it reports whether it did.
+func (r *Router) notifyDirect(session, method string, params any) bool {
+	r.mu.RLock()
+	o := r.stdioOut
+	r.mu.RUnlock()
+	var err error
+	switch st := r.sse.stream(session); {
+	case o != nil && session == stdioSession:
+		err = o.notify(method, params)
+	case st != nil:
+		var b []byte
+		if b, err = json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}); err == nil {
+			err = st.event(b)
+		}
+	default:
+		return false
+	}
+	if err != nil {
+		r.log.Debug("forwarding a notification failed", "method", method, "error", err)
+	}
+	return true
+}
+
+// notify sends an upstream's notification to a client session: written
+// in order by the proxy where it can (stdio, legacy SSE), otherwise
+// through mcp-go, counted so that the call's answer waits for it (see
+// pendingNotes).
+func (r *Router) notify(srv *server.MCPServer, session string, method string, params map[string]any) {
+	if r.notifyDirect(session, method, params) {
+		return
+	}
+	r.notes.add(session, 1)
+	if err := srv.SendNotificationToSpecificClient(session, method, params); err != nil {
+		r.notes.add(session, -1)
+		r.log.Debug("forwarding a notification failed", "method", method, "error", err)
+	}
 }
 
 // OutputHTTP is [Router.Output] for an HTTP MCP handler (streamable HTTP
@@ -111,6 +181,7 @@ func (r *outputResponse) Write(p []byte) (int, error) {
 		}
 	}
 	r.out.r.sent.observe(r.out.session, out)
+	r.out.r.notes.seen(r.out.session, out)
 	if r.held != 0 && !r.wrote {
 		if len(out) != len(p) {
 			var m struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // forwardMeta copies the caller's _meta for the upstream, replacing the
@@ -77,7 +78,18 @@ func (r *Router) sendProgress(pr *progressRoute, p map[string]any) {
 	if srv == nil {
 		return
 	}
+	cs := server.ClientSessionFromContext(pr.ctx)
+	if cs != nil && r.notifyDirect(cs.SessionID(), "notifications/progress", p) {
+		return
+	}
+	// Through the caller's own request (its stream, over streamable HTTP).
+	if cs != nil {
+		r.notes.add(cs.SessionID(), 1)
+	}
 	if err := srv.SendNotificationToClient(pr.ctx, "notifications/progress", p); err != nil {
+		if cs != nil {
+			r.notes.add(cs.SessionID(), -1)
+		}
 		r.log.Debug("forwarding progress failed", "error", err)
 	}
 }

@@ -93,15 +93,18 @@ type Router struct {
 	sent sentRequests
 	sse  sseFront
 
+	stdioOut  *output // the stdio client's, once Output is called
+	notes     pendingNotes
 	startOnce sync.Once
 	startCtx  context.Context // kept by Start under StartOnFirstClient
 	cat       catalogue       // resources, resource templates and prompts
 }
 
 type route struct {
-	up   *Upstream
-	tool string // the upstream's name for it
-	raw  json.RawMessage
+	up    *Upstream
+	tool  string // the upstream's name for it
+	raw   json.RawMessage
+	order int // position in the combined listing (see addOrderHooks)
 }
 
 // progressRoute remembers the caller of an in-flight call: its request
@@ -220,7 +223,9 @@ func (r *Router) Attach(s *server.MCPServer) {
 		server.WithHooks(hooks)(s)
 	}
 	r.addHooks(hooks)
+	s.AddResourceTemplate(mcp.NewResourceTemplate(catchAllTemplate, "any resource an upstream serves"), r.readResource)
 	r.addStartHook(hooks)
+	r.addOrderHooks(hooks)
 	r.addInitializeHook(hooks)
 	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, r.onRootsChanged)
 	r.sync()
@@ -259,6 +264,7 @@ func (r *Router) sync() {
 	}
 	routes := map[string]*route{}
 	owner := map[string]string{}
+	order := 0
 	for _, u := range r.ups {
 		for _, t := range u.toolList() {
 			if !u.cfg.Allowed(t.Name) {
@@ -274,7 +280,8 @@ func (r *Router) sync() {
 				continue
 			}
 			owner[name] = u.cfg.Name
-			routes[name] = &route{up: u, tool: t.Name, raw: t.Raw}
+			routes[name] = &route{up: u, tool: t.Name, raw: t.Raw, order: order}
+			order++
 		}
 	}
 	r.mu.Lock()
@@ -342,6 +349,7 @@ func (r *Router) route(name string) *route {
 
 // handle forwards one tools/call and diverts its result when it is large.
 func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	defer r.notes.flush(ctx, notesFlushWait)
 	rt := r.route(req.Params.Name)
 	if rt == nil {
 		return mcp.NewToolResultError(fmt.Sprintf("tool %q is not available: its upstream server is not connected or no longer lists it", req.Params.Name)), nil
@@ -369,7 +377,7 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		var rerr *RPCError
 		switch {
 		case errors.As(err, &rerr):
-			return nil, forwardError(rerr)
+			return nil, forwardError(ctx, rerr)
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):

@@ -15,14 +15,14 @@ import (
 // sseFront serves the proxy over legacy SSE (mcp-go's SSE server behind
 // Router.OutputHTTP) and connects a client to it that answers the
 // server's requests: our own sseConn, since mcp-go's SSE client cannot.
-func sseFrontClient(t *testing.T, p *proxy, caps string, answer func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)) *sseConn {
+func sseFrontClient(t *testing.T, p *proxy, caps string, h handlers) *sseConn {
 	t.Helper()
 	sse := server.NewSSEServer(p.srv, server.WithSSEEndpoint("/sse"), server.WithMessageEndpoint("/message"))
 	ts := httptest.NewServer(p.router.OutputHTTP(sse))
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c, err := dialSSE(ctx, 10*time.Second, "front", ts.URL+"/sse", nil, handlers{request: answer}, quietLogger())
+	c, err := dialSSE(ctx, 10*time.Second, "front", ts.URL+"/sse", nil, h, quietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestSSEClientsAreAskedToo(t *testing.T) {
 	p := startProxy(t, stdioUpstream("up", nil))
 	var mu sync.Mutex
 	var asked []string
-	c := sseFrontClient(t, p, `{"sampling":{},"elicitation":{},"roots":{}}`, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := sseFrontClient(t, p, `{"sampling":{},"elicitation":{},"roots":{}}`, handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		mu.Lock()
 		asked = append(asked, method+" "+string(params))
 		mu.Unlock()
@@ -64,7 +64,7 @@ func TestSSEClientsAreAskedToo(t *testing.T) {
 		default:
 			return json.RawMessage(`{"roots":[{"uri":"file:///work","name":"work"}]}`), nil
 		}
-	})
+	}})
 	for _, tc := range []struct{ tool, want string }{
 		{"ask_sampling", `sse-model`},
 		{"ask_roots", `file:///work`},
@@ -89,10 +89,10 @@ func TestSSEClientsAreAskedToo(t *testing.T) {
 // declare is refused to the upstream, as for other clients.
 func TestSSEClientWithoutCapabilityIsNotAsked(t *testing.T) {
 	p := startProxy(t, stdioUpstream("up", nil))
-	c := sseFrontClient(t, p, `{}`, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := sseFrontClient(t, p, `{}`, handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		t.Errorf("asked %s", method)
 		return nil, nil
-	})
+	}})
 	res, err := callRaw(t, c, "ask_sampling")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestSSEClientIsToldOfCancellation(t *testing.T) {
 	p := startProxy(t, rawUpstream("raw"))
 	asked := make(chan struct{}, 1)
 	cancelled := make(chan error, 1)
-	c := sseFrontClient(t, p, `{"sampling":{},"roots":{"listChanged":true}}`, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := sseFrontClient(t, p, `{"sampling":{},"roots":{"listChanged":true}}`, handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		asked <- struct{}{}
 		select {
 		case <-ctx.Done():
@@ -117,7 +117,7 @@ func TestSSEClientIsToldOfCancellation(t *testing.T) {
 			cancelled <- nil
 		}
 		return nil, ctx.Err()
-	})
+	}})
 	done := make(chan error, 1)
 	go func() { _, err := callRaw(t, c, "ask_then_cancel"); done <- err }()
 	select {

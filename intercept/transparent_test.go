@@ -258,17 +258,24 @@ func TestUpstreamErrorKeepsMessage(t *testing.T) {
 }
 
 func TestForwardErrorMapsCodes(t *testing.T) {
+	modern := server.WithRequestProtocolInfo(context.Background(), &server.RequestProtocolInfo{Modern: true, ProtocolVersion: mcp.ProtocolVersion20260728})
+	urlData := json.RawMessage(`{"elicitations":[{"mode":"url","message":"consent","url":"https://x","elicitationId":"e1"}]}`)
 	for _, tc := range []struct {
+		ctx     context.Context
 		in      *RPCError
 		wantMsg string
 		url     bool
 	}{
-		{&RPCError{Code: -32602, Message: "bad argument x"}, "bad argument x", false},
-		{&RPCError{Code: -32603, Message: "boom"}, "boom", false},
-		{&RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "go there", Data: json.RawMessage(`{"elicitations":[{"mode":"url","message":"consent","url":"https://x","elicitationId":"e1"}]}`)}, "URL elicitation required: 1 elicitation(s) needed", true},
-		{&RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "no data"}, "no data", false},
+		{context.Background(), &RPCError{Code: -32602, Message: "bad argument x"}, "bad argument x", false},
+		{context.Background(), &RPCError{Code: -32603, Message: "boom"}, "boom", false},
+		// Passed on as it came (code, message, data) to legacy clients.
+		{context.Background(), &RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "go there", Data: urlData}, "go there", false},
+		// Protocol 2026-07-28 has no -32042: mcp-go asks through its
+		// multi round-trip request instead.
+		{modern, &RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "go there", Data: urlData}, "URL elicitation required: 1 elicitation(s) needed", true},
+		{modern, &RPCError{Code: mcp.URL_ELICITATION_REQUIRED, Message: "no data"}, "no data", false},
 	} {
-		err := forwardError(tc.in)
+		err := forwardError(tc.ctx, tc.in)
 		msg := err.Error()
 		var ue *UpstreamError
 		if errors.As(err, &ue) {
@@ -1036,7 +1043,7 @@ func TestRootsListChangedReachesUpstreams(t *testing.T) {
 	}
 }
 
-func TestRemovedTemplateIsHiddenAndUnreadable(t *testing.T) {
+func TestRemovedTemplateIsHidden(t *testing.T) {
 	p := startProxy(t, stdioUpstream("up", nil))
 	f := &fakeClient{}
 	c := connectFront(t, p, "http", f)
@@ -1062,7 +1069,9 @@ func TestRemovedTemplateIsHiddenAndUnreadable(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := c.ReadResource(ctx, read); err == nil || !strings.Contains(err.Error(), "no longer lists it") {
+	// The read still goes to the only upstream, which answers as it
+	// would a direct client: not found.
+	if _, err := c.ReadResource(ctx, read); err == nil || !strings.Contains(err.Error(), "handler not found for resource URI 'test://items/1'") {
 		t.Errorf("read of a removed template: %v", err)
 	}
 	// Plain resources are untouched.
@@ -1103,5 +1112,33 @@ func TestMalformedClientMessageIsAnswered(t *testing.T) {
 	}
 	if got := text(call(t, c, "echo", map[string]any{"text": "fine"})); got != "fine" {
 		t.Errorf("after garbage: %q", got)
+	}
+}
+
+// TestUnlistedURIs: a URI no upstream lists goes to the only upstream
+// offering resources, which answers as it would a direct client; with
+// two, nothing says which, and it is not found.
+func TestUnlistedURIs(t *testing.T) {
+	read := mcp.ReadResourceRequest{}
+	read.Params.URI = "test://unlisted"
+	one := startProxy(t, stdioUpstream("up", nil))
+	c := connectFront(t, one, "http", nil)
+	if _, err := c.ReadResource(context.Background(), read); err == nil || !strings.Contains(err.Error(), "handler not found for resource URI 'test://unlisted'") {
+		t.Errorf("one upstream: %v", err)
+	}
+	two := startProxy(t, stdioUpstream("a", nil), stdioUpstream("b", nil))
+	c = connectFront(t, two, "http", nil)
+	if _, err := c.ReadResource(context.Background(), read); err == nil || !strings.Contains(err.Error(), "no upstream lists it") {
+		t.Errorf("two upstreams: %v", err)
+	}
+	// The catch-all that routes them is not listed.
+	res, err := c.ListResourceTemplates(context.Background(), mcp.ListResourceTemplatesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range res.ResourceTemplates {
+		if tm.URITemplate.Raw() == catchAllTemplate {
+			t.Errorf("catch-all template listed")
+		}
 	}
 }

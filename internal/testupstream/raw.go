@@ -45,6 +45,9 @@ func runRaw(in io.Reader, out io.Writer) {
 			Method string          `json:"method"`
 			Params struct {
 				Name string `json:"name"`
+				Meta struct {
+					ProgressToken json.RawMessage `json:"progressToken"`
+				} `json:"_meta"`
 			} `json:"params"`
 			Result json.RawMessage `json:"result"`
 			Error  json.RawMessage `json:"error"`
@@ -80,7 +83,8 @@ func runRaw(in io.Reader, out io.Writer) {
 			reply["result"] = json.RawMessage(`{"tools":[{"name":"coded_error","description":"fails with a JSON-RPC error of its own","inputSchema":{"type":"object"}},` +
 				`{"name":"ask_then_cancel","description":"asks the client for sampling, then waits for release","inputSchema":{"type":"object"}},` +
 				`{"name":"release","description":"ends ask_then_cancel and itself","inputSchema":{"type":"object"}},` +
-				`{"name":"last_roots","description":"the answer to the roots/list sent when roots last changed outside a call","inputSchema":{"type":"object"}}]}`)
+				`{"name":"last_roots","description":"the answer to the roots/list sent when roots last changed outside a call","inputSchema":{"type":"object"}},` +
+				`{"name":"progress","description":"sends three progress notifications, then at once its result","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
 			switch m.Params.Name {
 			case "ask_then_cancel":
@@ -96,6 +100,11 @@ func runRaw(in io.Reader, out io.Writer) {
 					asking = nil
 				}
 				reply["result"] = json.RawMessage(`{"content":[{"type":"text","text":"released"}]}`)
+			case "progress":
+				for i := 1; i <= 3 && len(m.Params.Meta.ProgressToken) > 0; i++ {
+					_ = w.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": m.Params.Meta.ProgressToken, "progress": i, "total": 3}})
+				}
+				reply["result"] = json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)
 			case "last_roots":
 				reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": lastRoots}}}
 			default:

@@ -1,7 +1,8 @@
 // Package e2e holds the end-to-end tests that run scratchpad-mcp between
 // real peers from the MCP ecosystem: the official TypeScript SDK as the
-// client (client.mjs) and @modelcontextprotocol/server-filesystem as the
-// upstream, both installed from npm at the versions pinned in
+// client (client.mjs, everything.mjs) and
+// @modelcontextprotocol/server-filesystem and server-everything as the
+// upstreams, all installed from npm at the versions pinned in
 // package-lock.json.
 //
 // # Basics
@@ -20,6 +21,14 @@
 // (roots/list, with no call in flight), and the request must reach the
 // client through the proxy. The client prints every result as one JSON
 // report; the Go test asserts on it, so failures show in go test output.
+//
+// TestEverythingThroughProxy runs everything.mjs, the same client with a
+// scenario covering the whole protocol, against
+// @modelcontextprotocol/server-everything (the MCP reference server)
+// directly and through scratchpad-mcp over stdio, streamable HTTP and
+// legacy SSE, and compares the reports: tools, resources, templates and
+// prompts as listed, every result and error, what the server asked the
+// client, progress, logging and resource updates.
 //
 // scripts/deps.sh (run first by make test) installs the npm packages with
 // npm ci into e2e/node_modules; the test runs npm ci itself when they are

@@ -117,4 +117,8 @@
 //     with a tool error instead. mcp-go's types omit false booleans
 //     ("required": false, "hasMore": false), which MCP's schema defaults
 //     to false.
+//   - Tasks (protocol 2025-11-25, experimental: tasks/get, tasks/result,
+//     tasks/list, tasks/cancel and task-augmented requests) are not
+//     proxied and not declared; a tool an upstream offers only as a task
+//     is listed but cannot be run through the proxy.
 package intercept

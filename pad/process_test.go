@@ -59,6 +59,17 @@ func TestHelperProcess(t *testing.T) {
 }
 
 func appendMany(p *Pad, proc string, workers, each int) error {
+	return runWorkers(workers, each, func(w, i int) error {
+		// A long note makes a torn write visible as a broken line.
+		note := fmt.Sprintf("%s/%d/%d %s", proc, w, i, strings.Repeat("z", 300))
+		_, err := p.Append(note, []string{proc})
+		return err
+	})
+}
+
+// runWorkers calls fn(w, i) for i < each in each of workers goroutines w;
+// a worker stops at its first error, which is returned.
+func runWorkers(workers, each int, fn func(w, i int) error) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for w := 0; w < workers; w++ {
@@ -66,9 +77,7 @@ func appendMany(p *Pad, proc string, workers, each int) error {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				// A long note makes a torn write visible as a broken line.
-				note := fmt.Sprintf("%s/%d/%d %s", proc, w, i, strings.Repeat("z", 300))
-				if _, err := p.Append(note, []string{proc}); err != nil {
+				if err := fn(w, i); err != nil {
 					errs <- err
 					return
 				}

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -63,23 +62,10 @@ func TestRedisHelperProcess(t *testing.T) {
 
 // updateMany runs read-modify-writes: each adds one unique line to Log.
 func updateMany(p *Pad, proc string, workers, each int) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				if _, err := p.Update([]Patch{{Section: "Log", Op: OpAppend, Content: fmt.Sprintf("%s/%d/%d", proc, w, i)}}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return runWorkers(workers, each, func(w, i int) error {
+		_, err := p.Update([]Patch{{Section: "Log", Op: OpAppend, Content: fmt.Sprintf("%s/%d/%d", proc, w, i)}})
+		return err
+	})
 }
 
 func runHelpers(t *testing.T, cmds []*exec.Cmd) {

@@ -561,19 +561,13 @@ func TestBackendCompactionDuringAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 		const workers, each = 4, 100
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for i := 0; i < each; i++ {
-					if _, err := p.Append(fmt.Sprintf("w%d-%d", w, i), nil); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}(w)
-		}
+		appended := make(chan error, 1)
+		go func() {
+			appended <- runWorkers(workers, each, func(w, i int) error {
+				_, err := p.Append(fmt.Sprintf("w%d-%d", w, i), nil)
+				return err
+			})
+		}()
 		dropped := 0
 		for i := 0; i < 20; i++ {
 			n, err := p.Compact()
@@ -582,7 +576,9 @@ func TestBackendCompactionDuringAppends(t *testing.T) {
 			}
 			dropped += n
 		}
-		wg.Wait()
+		if err := <-appended; err != nil {
+			t.Fatal(err)
+		}
 		entries, bad := ledgerOf(t, p.Pad)
 		if len(entries) != workers*each || bad != 0 || dropped != 1 {
 			t.Fatalf("%d entries, %d bad, %d dropped; want %d, 0, 1", len(entries), bad, dropped, workers*each)

@@ -217,19 +217,13 @@ func TestCompactionDuringAppendsLosesNothing(t *testing.T) {
 	f.WriteString("garbage\n")
 	f.Close()
 	const workers, each = 4, 100
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				if _, err := p.Append(fmt.Sprintf("w%d-%d", w, i), nil); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}(w)
-	}
+	appended := make(chan error, 1)
+	go func() {
+		appended <- runWorkers(workers, each, func(w, i int) error {
+			_, err := p.Append(fmt.Sprintf("w%d-%d", w, i), nil)
+			return err
+		})
+	}()
 	dropped := 0
 	for i := 0; i < 20; i++ {
 		n, err := compactLedger(p.Dir(), time.Now().Add(-time.Hour))
@@ -238,7 +232,9 @@ func TestCompactionDuringAppendsLosesNothing(t *testing.T) {
 		}
 		dropped += n
 	}
-	wg.Wait()
+	if err := <-appended; err != nil {
+		t.Fatal(err)
+	}
 	entries, bad, _ := readLedger(p.Dir())
 	if len(entries) != 1+workers*each || bad != 0 || dropped != 1 {
 		t.Fatalf("%d entries, %d bad, %d dropped; want %d, 0, 1", len(entries), bad, dropped, 1+workers*each)

@@ -103,11 +103,14 @@
 //     (mcp-go does not expose it: it is read from the output, see
 //     [Router.Output]); so is a forwarded request whose call ends first.
 //   - Progress and log messages an upstream sends before a result reach
-//     the client before it: over stdio and legacy SSE the proxy writes
-//     them itself, in order; over streamable HTTP a call's answer waits
-//     (at most 250 ms) until its output has shown them, because mcp-go
-//     writes notifications from a goroutine of their own and drops one
-//     that a request's stream takes just as its answer is written.
+//     the client before it over stdio and legacy SSE: the proxy writes
+//     them itself, in order. Over streamable HTTP a call's answer waits
+//     (at most 250 ms) until its output has shown them, so none is lost
+//     (mcp-go drops one that a request's stream takes just as its answer
+//     is written); but mcp-go puts a session's notifications on whichever
+//     of its streams takes them first, so one may travel on the client's
+//     listening stream and be read after the answer (1 call in 60 in
+//     TestProgressArrivesBeforeTheResult's first runs).
 //   - Lists keep the upstreams' order (servers in config order, after
 //     the proxy's own items), not mcp-go's order by name. A URI no
 //     upstream lists is read from the only upstream offering resources

@@ -15,6 +15,13 @@
 //	r.Attach(mcpServer) // before mcpServer serves
 //	r.Start(ctx)
 //	defer r.Close()
+//	server.NewStdioServer(mcpServer).Listen(ctx, os.Stdin, r.Output(os.Stdout))
+//
+// The server's output must go through [Router.Output] (stdio) or
+// [Router.OutputHTTP] (streamable HTTP, SSE): that is where upstream error
+// codes are restored, the ids of requests forwarded to the client are
+// learnt, requests reach legacy SSE clients and notifications keep their
+// order (see Caveats).
 //
 // What passes through, over stdio, SSE and streamable HTTP upstreams:
 //
@@ -31,8 +38,11 @@
 //   - Requests an upstream sends while it handles a call
 //     (sampling/createMessage, elicitation/create in form and URL mode,
 //     roots/list) go to the client session whose call is in flight on that
-//     upstream, and its answer goes back. The client's declared
-//     capabilities decide: one it lacks is answered with -32601.
+//     upstream (outside any call, to the only session), and its answer
+//     goes back. The client's declared capabilities decide: one it lacks
+//     is answered with -32601.
+//   - Errors: an upstream's JSON-RPC error reaches the client with its
+//     code, message and data.
 //   - Notifications: progress (under the caller's own token), logging
 //     (logging/setLevel is forwarded to every upstream as the most verbose
 //     level any session asked for; each session then gets only what its

@@ -739,3 +739,42 @@ func TestProxyForwardsSamplingFromSSEUpstream(t *testing.T) {
 		t.Errorf("the client's sampling handler got %s", f.sampling)
 	}
 }
+
+// FuzzSSEReader: any bytes read without panic, and events written with any
+// line ending and split data lines read back as written.
+func FuzzSSEReader(f *testing.F) {
+	f.Add([]byte("event: endpoint\ndata: /m?s=1\n\n"), "message", "{\"a\":1}\n{\"b\":2}", uint8(0))
+	f.Add([]byte(": comment\r\ndata:x\r\r\n"), "e", "", uint8(1))
+	f.Add([]byte("\xef\xbb\xbfdata\n\n"), "", "line", uint8(2))
+	f.Fuzz(func(t *testing.T, raw []byte, name, data string, ending uint8) {
+		r := newSSEReader(bytes.NewReader(raw))
+		for i := 0; i < len(raw)+1; i++ {
+			if _, err := r.next(); err != nil {
+				break
+			}
+		}
+		if strings.ContainsAny(name, "\r\n") || strings.ContainsRune(data, '\r') || strings.HasPrefix(name, " ") {
+			return
+		}
+		eol := []string{"\n", "\r\n", "\r"}[int(ending)%3]
+		var b strings.Builder
+		if name != "" {
+			b.WriteString("event: " + name + eol)
+		}
+		for _, l := range strings.Split(data, "\n") {
+			b.WriteString("data: " + l + eol)
+		}
+		b.WriteString(eol)
+		ev, err := newSSEReader(strings.NewReader(b.String())).next()
+		if err != nil {
+			t.Fatalf("%q: %v", b.String(), err)
+		}
+		want := name
+		if want == "" {
+			want = "message"
+		}
+		if ev.name != want || string(ev.data) != data {
+			t.Fatalf("%q read as %q %q", b.String(), ev.name, ev.data)
+		}
+	})
+}

@@ -1,12 +1,9 @@
 package config
 
 import (
-	"errors"
-	"net/url"
-	"strconv"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
 func (d *decoder) pad(p keyPath, v any, pd *Pad) {
@@ -140,7 +137,7 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 	}
 	if v, ok := m["redis_prefix"]; ok {
 		if s, ok := d.str(p.key("redis_prefix"), v); ok {
-			if msg := redisPrefixProblem(s); msg != "" {
+			if msg := pad.CheckRedisPrefix(s); msg != "" {
 				d.fail(p.key("redis_prefix"), "invalid prefix %q: %s", s, msg)
 			} else {
 				pd.RedisPrefix = s
@@ -163,66 +160,21 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 	}
 }
 
-// redisURL checks a Redis URL. Messages show it with the password
-// redacted: config errors end up in logs.
+// redisURL checks a Redis URL with the pad's own check. Messages show it
+// with the password redacted: config errors end up in logs.
 func (d *decoder) redisURL(p keyPath, v any) (string, bool) {
 	s, ok := d.nonEmpty(p, v)
 	if !ok {
 		return "", false
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		// url.Error repeats the whole URL, password included.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
+	redacted, err := pad.CheckRedisURL(s)
+	switch {
+	case err == nil:
+		return s, true
+	case redacted == "":
 		d.fail(p, "invalid url: %v", err)
-		return "", false
+	default:
+		d.fail(p, "invalid url %q: %v", redacted, err)
 	}
-	red := u.Redacted()
-	switch {
-	case u.Scheme != "redis" && u.Scheme != "rediss":
-		d.fail(p, "invalid url %q: want a redis:// or rediss:// URL", red)
-		return "", false
-	case u.Hostname() == "":
-		d.fail(p, "invalid url %q: no host", red)
-		return "", false
-	}
-	if port := u.Port(); port != "" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			d.fail(p, "invalid url %q: invalid port %q", red, port)
-			return "", false
-		}
-	}
-	if db := strings.Trim(u.Path, "/"); db != "" {
-		if n, err := strconv.Atoi(db); err != nil || n < 0 {
-			d.fail(p, "invalid url %q: the path must be a database number, got %q", red, db)
-			return "", false
-		}
-	}
-	// The client's own parser checks the query options (dial_timeout=3s,
-	// …); its messages never include the password.
-	if _, err := redis.ParseURL(s); err != nil {
-		d.fail(p, "invalid url %q: %s", red, strings.TrimPrefix(err.Error(), "redis: "))
-		return "", false
-	}
-	return s, true
-}
-
-// redisPrefixProblem says why a key prefix cannot be used, or "". Braces
-// would change the keys' hash tag, and so their cluster slot.
-func redisPrefixProblem(s string) string {
-	switch {
-	case s == "":
-		return "must not be empty"
-	case len(s) > 64:
-		return "longer than 64 characters"
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:-", c)) {
-			return "use only A-Z a-z 0-9 . _ : -"
-		}
-	}
-	return ""
+	return "", false
 }

@@ -65,12 +65,10 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
 	redacted, err := CheckRedisURL(o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: redis url: %v", ErrOptions, err)
+		return nil, fmt.Errorf("%w: redis url %s: %v", ErrOptions, redacted, err)
 	}
-	ro, err := redis.ParseURL(o.URL)
+	ro, err := redis.ParseURL(o.URL) // checked above: options only
 	if err != nil {
-		// ParseURL's messages name a scheme, path or query parameter,
-		// never the password.
 		return nil, fmt.Errorf("%w: redis url %s: %v", ErrOptions, redacted, err)
 	}
 	if o.Prefix == "" {
@@ -117,8 +115,11 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 
 var quietOnce sync.Once
 
-// CheckRedisURL validates a Redis URL and returns it with the password
-// redacted, for messages. Its errors never contain the password.
+// CheckRedisURL validates a Redis URL (what go-redis accepts, and a host,
+// port and database number that make sense) and returns it with the
+// password redacted, for messages. err says why the URL cannot be used,
+// without the URL; redacted is "" when it does not even parse. Neither
+// ever contains the password.
 func CheckRedisURL(raw string) (redacted string, err error) {
 	if strings.TrimSpace(raw) == "" {
 		return "", errors.New("empty")
@@ -131,24 +132,29 @@ func CheckRedisURL(raw string) (redacted string, err error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", fmt.Errorf("does not parse: %v", err)
+		return "", err
 	}
 	redacted = u.Redacted()
 	switch {
 	case u.Scheme != "redis" && u.Scheme != "rediss":
-		return redacted, fmt.Errorf("%s: want a redis:// or rediss:// URL", redacted)
+		return redacted, errors.New("want a redis:// or rediss:// URL")
 	case u.Hostname() == "":
-		return redacted, fmt.Errorf("%s: no host", redacted)
+		return redacted, errors.New("no host")
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return redacted, fmt.Errorf("%s: invalid port %q", redacted, p)
+			return redacted, fmt.Errorf("invalid port %q", p)
 		}
 	}
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		if n, err := strconv.Atoi(db); err != nil || n < 0 {
-			return redacted, fmt.Errorf("%s: the path must be a database number, got %q", redacted, db)
+			return redacted, fmt.Errorf("the path must be a database number, got %q", db)
 		}
+	}
+	// go-redis checks the query options (dial_timeout=3s, …); its
+	// messages never include the password.
+	if _, err := redis.ParseURL(raw); err != nil {
+		return redacted, errors.New(strings.TrimPrefix(err.Error(), "redis: "))
 	}
 	return redacted, nil
 }
@@ -164,7 +170,7 @@ func CheckRedisPrefix(prefix string) string {
 	for _, c := range prefix {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:-", c)
 		if !ok {
-			return fmt.Sprintf("%q not allowed: use only A-Z a-z 0-9 . _ : -", c)
+			return "use only A-Z a-z 0-9 . _ : -"
 		}
 	}
 	return ""

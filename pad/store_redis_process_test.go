@@ -82,6 +82,17 @@ func runHelpers(t *testing.T, cmds []*exec.Cmd) {
 	}
 }
 
+// runRedisHelpers runs procs helper processes (named p0, p1, …) doing role
+// on one pad, and waits for them.
+func runRedisHelpers(t *testing.T, role, url, id string, procs, workers, each int) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for i := 0; i < procs; i++ {
+		cmds = append(cmds, redisHelper(t, role, url, id, "p"+strconv.Itoa(i), workers, each))
+	}
+	runHelpers(t, cmds)
+}
+
 // 2 processes × 8 goroutines append to one ledger: every entry lands
 // whole, once.
 func TestRedisConcurrentAppendsAcrossProcesses(t *testing.T) {
@@ -91,11 +102,7 @@ func TestRedisConcurrentAppendsAcrossProcesses(t *testing.T) {
 		each = 50
 	}
 	env := newRedisEnv(t)
-	var cmds []*exec.Cmd
-	for i := 0; i < procs; i++ {
-		cmds = append(cmds, redisHelper(t, "append", env.srv.URL(), "run:many", "p"+strconv.Itoa(i), workers, each))
-	}
-	runHelpers(t, cmds)
+	runRedisHelpers(t, "append", env.srv.URL(), "run:many", procs, workers, each)
 
 	items := env.rdb.LRange(context.Background(), keyBase("run:many")+":ledger", 0, -1).Val()
 	want := procs * workers * each
@@ -130,11 +137,7 @@ func TestRedisConcurrentUpdatesAcrossProcesses(t *testing.T) {
 		each = 5
 	}
 	env := newRedisEnv(t)
-	var cmds []*exec.Cmd
-	for i := 0; i < procs; i++ {
-		cmds = append(cmds, redisHelper(t, "update", env.srv.URL(), "run:rmw", "p"+strconv.Itoa(i), workers, each))
-	}
-	runHelpers(t, cmds)
+	runRedisHelpers(t, "update", env.srv.URL(), "run:rmw", procs, workers, each)
 
 	p := env.open(t, env.conn(t, RedisOptions{}), "run:rmw", logSection)
 	doc := p.doc()

@@ -69,10 +69,18 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	defer stop()
 	// Note the id mcp-go sends the request with, to cancel it at the
 	// client if it is abandoned (see sentRequests).
-	session := ""
-	if cs != nil {
-		session = cs.SessionID()
+	session := sessionID(cs)
+	if method == string(mcp.MethodElicitationCreate) && session != "" {
+		// A URL-mode elicitation's completion notice goes where it was asked.
+		var p struct {
+			Mode          string `json:"mode"`
+			ElicitationID string `json:"elicitationId"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.Mode == string(mcp.ElicitationModeURL) && p.ElicitationID != "" {
+			r.sess.elicited(p.ElicitationID, session)
+		}
 	}
+	unanswered := &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.cfg.Name)}
 	if st := r.sse.stream(session); st != nil {
 		// A legacy SSE client: mcp-go cannot ask it, the proxy does.
 		res, err := r.sse.request(fctx, st, method, params)
@@ -85,7 +93,7 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case fctx.Err() != nil:
-			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.cfg.Name)}
+			return nil, unanswered
 		default:
 			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: %v", method, err)}
 		}
@@ -108,11 +116,6 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 			return nil, &RPCError{Code: codeInvalidParams, Message: "Invalid params: " + err.Error()}
 		}
 		req.Method = method
-		if req.Params.Mode == mcp.ElicitationModeURL && req.Params.ElicitationID != "" {
-			if cs := server.ClientSessionFromContext(callCtx); cs != nil {
-				r.sess.elicited(req.Params.ElicitationID, cs.SessionID())
-			}
-		}
 		res, err = srv.RequestElicitation(fctx, req)
 	case string(mcp.MethodListRoots):
 		var req mcp.ListRootsRequest
@@ -129,14 +132,12 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 			if sentID != nil && session != "" {
 				// The client may still be working on it (a person
 				// typing an answer): tell it to stop.
-				if nerr := srv.SendNotificationToSpecificClient(session, "notifications/cancelled", map[string]any{"requestId": sentID, "reason": reason}); nerr != nil {
-					r.log.Debug("telling the client a forwarded request was cancelled failed", "method", method, "error", nerr)
-				}
+				r.notify(srv, session, "notifications/cancelled", map[string]any{"requestId": sentID, "reason": reason})
 			}
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.cfg.Name)}
+			return nil, unanswered
 		}
 		return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client answered with an error: %v", method, err)}
 	}

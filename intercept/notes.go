@@ -11,7 +11,7 @@ import (
 )
 
 // pendingNotes counts, per client session, the notifications (progress,
-// logging) the proxy handed to mcp-go's streamable HTTP server that its
+// logging, cancellation) the proxy handed to mcp-go's streamable HTTP server that its
 // output has not shown yet. mcp-go writes them from a goroutine of their
 // own and drops one that a request's stream takes off its queue just as
 // the request's answer is written; a client also drops progress for a
@@ -46,17 +46,24 @@ func (p *pendingNotes) add(session string, d int) {
 	}
 }
 
-var (
-	progressMethod = []byte(`"method":"notifications/progress"`)
-	messageMethod  = []byte(`"method":"notifications/message"`)
-)
+// countedMethods are what the proxy sends through [Router.notify] and
+// sendProgress, as they appear in the output.
+var countedMethods = [][]byte{
+	[]byte(`"method":"notifications/progress"`),
+	[]byte(`"method":"notifications/message"`),
+	[]byte(`"method":"notifications/cancelled"`),
+}
 
 // seen counts the notifications in p, written to session's client.
 func (p *pendingNotes) seen(session string, out []byte) {
 	if p.total.Load() == 0 {
 		return
 	}
-	if n := bytes.Count(out, progressMethod) + bytes.Count(out, messageMethod); n > 0 {
+	n := 0
+	for _, m := range countedMethods {
+		n += bytes.Count(out, m)
+	}
+	if n > 0 {
 		p.add(session, -n)
 	}
 }

@@ -139,3 +139,33 @@ func TestSSEClientIsToldOfCancellation(t *testing.T) {
 		t.Errorf("ask_then_cancel: %v", err)
 	}
 }
+
+// TestSSEClientHearsURLElicitationComplete: the completion notice of a
+// URL-mode elicitation reaches the SSE client that was asked.
+func TestSSEClientHearsURLElicitationComplete(t *testing.T) {
+	p := startProxy(t, stdioUpstream("up", nil))
+	completed := make(chan string, 1)
+	c := sseFrontClient(t, p, `{"elicitation":{"form":{},"url":{}}}`, handlers{
+		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`{"action":"accept"}`), nil
+		},
+		notify: func(method string, params json.RawMessage) {
+			if method == "notifications/elicitation/complete" {
+				completed <- string(params)
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Call(ctx, "tools/call", map[string]any{"name": "ask_elicitation", "arguments": map[string]any{"mode": "url"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-completed:
+		if !strings.Contains(got, `"elicitationId":"el-1"`) {
+			t.Errorf("completion %s", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("notifications/elicitation/complete never reached the SSE client")
+	}
+}

@@ -1,0 +1,27 @@
+// Package divert decides whether a tool result reaches the model or the
+// disk, stores the diverted ones, and writes the pointer the model gets
+// instead.
+//
+// # Basics
+//
+// [Decide] takes an upstream's raw tools/call result and the calling
+// [Agent]: below the tool's threshold (counted with the agent's model's
+// tokens, stopping as soon as the threshold is reached) the bytes are
+// returned untouched; at or above it, [Save] writes the output atomically
+// under the agent's scratchpad directory and the result becomes a short
+// [Pointer]: file, format, size, a sketch of the shape, and ready-to-run
+// exploration calls built from the real data.
+//
+//	out, err := divert.Decide(divert.Call{Server: "k8s", Tool: "list_pods",
+//		Threshold: 5000, Result: raw}, agent, divert.Options{})
+//
+// # Caveats
+//
+//   - Results with isError, images or audio always pass through.
+//   - Outputs over [Options.ExactCountLimit] get an estimated count
+//     (marked "~") from their first MiB; the exact count finishes in the
+//     background and reaches [Agent.OnIntercept].
+//   - A save that fails (disk full, memory_dir not writable) becomes an
+//     isError result that says why; the output is not returned either,
+//     and no partial file is left.
+package divert

@@ -1,0 +1,354 @@
+package divert
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Pointer is what the model receives instead of a diverted output.
+type Pointer struct {
+	Server, Tool string
+	Stored       Stored
+	Tokens       int  // tokens of the output as the model would have seen it
+	Estimated    bool // Tokens extrapolated from a prefix; exact count still running
+	Threshold    int
+}
+
+// sketch limits keep the pointer near 400 tokens whatever the data.
+const (
+	maxSketchKeys   = 12
+	maxItemKeys     = 10
+	maxSketchDepth  = 2
+	sketchItemProbe = 20 // items whose keys are unioned for item keys
+)
+
+// Text renders the pointer: one header, the shape, ready-to-run calls.
+func (p Pointer) Text(data []byte) string {
+	var b strings.Builder
+	approx := ""
+	if p.Estimated {
+		approx = "~"
+	}
+	fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens (threshold %s) would have entered your context.\n",
+		p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold))
+	fmt.Fprintf(&b, "file: %s\nformat: %s, %s lines, %s bytes\n", p.Stored.Name, p.Stored.Format, commas(p.Stored.Lines), commas(p.Stored.Bytes))
+	shape, calls := describe(p.Stored, data)
+	if shape != "" {
+		fmt.Fprintf(&b, "shape: %s\n", shape)
+	}
+	b.WriteString("explore it with (ready to run):\n")
+	for _, c := range calls {
+		fmt.Fprintf(&b, "- %s\n", c)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// describe computes a compact structural sketch and two or three calls
+// built from the actual data.
+func describe(st Stored, data []byte) (string, []string) {
+	file := st.Name
+	// call renders a ready-to-run call with its arguments in the order a
+	// person reads them: file first, then as given.
+	call := func(tool string, args ...any) string {
+		var b strings.Builder
+		b.WriteString(tool + ` {"file":`)
+		f, _ := json.Marshal(file)
+		b.Write(f)
+		for i := 0; i+1 < len(args); i += 2 {
+			k, _ := json.Marshal(args[i].(string))
+			v, _ := json.Marshal(args[i+1])
+			b.WriteByte(',')
+			b.Write(k)
+			b.WriteByte(':')
+			b.Write(v)
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	switch st.Format {
+	case FormatJSON:
+		root := gjson.ParseBytes(bytes.TrimSpace(data))
+		lengths := arrayLengths{}
+		shape := sketch(root, 0, lengths)
+		path, arr := largestArray(root, lengths)
+		var calls []string
+		if arr.Exists() {
+			n := lengths.of(arr)
+			fields := pickFields(arr)
+			limit := 20
+			if n < limit {
+				limit = n
+			}
+			if len(fields) > 0 {
+				calls = append(calls, call("iterate_over", "path", path, "fields", strings.Join(fields, ","), "limit", limit))
+			}
+			calls = append(calls, call("item_schema", "path", path, "limit", 100))
+			calls = append(calls, call("get_in", "path", path+"[0]"))
+		} else {
+			calls = append(calls, call("schema"))
+			if root.IsObject() {
+				var first string
+				root.ForEach(func(k, _ gjson.Result) bool { first = k.String(); return false })
+				if first != "" {
+					calls = append(calls, call("get_in", "path", "$."+first))
+				}
+			}
+		}
+		return shape, limitCalls(calls)
+	case FormatNDJSON:
+		var first []byte
+		lines := 0
+		for _, l := range bytes.Split(data, []byte{'\n'}) {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			if first == nil {
+				first = l
+			}
+			lines++
+		}
+		rec := gjson.ParseBytes(first)
+		shape := fmt.Sprintf("%d records, each %s", lines, sketch(rec, 1, arrayLengths{}))
+		var calls []string
+		if f := itemFields(rec); len(f) > 0 {
+			calls = append(calls, call("iterate_over", "path", "$", "fields", strings.Join(f, ","), "limit", 20))
+		}
+		calls = append(calls, call("item_schema", "path", "$", "limit", 100), call("head", "lines", 20))
+		return shape, limitCalls(calls)
+	case FormatMarkdown:
+		var heads []string
+		for _, l := range strings.SplitN(string(data), "\n", 2000) {
+			if strings.HasPrefix(l, "#") && len(heads) < 8 {
+				heads = append(heads, strings.TrimSpace(l))
+			}
+		}
+		shape := ""
+		if len(heads) > 0 {
+			shape = "headings: " + truncate(strings.Join(heads, " · "), 400)
+		}
+		return shape, []string{call("schema"), call("head", "lines", 40), call("grep", "pattern", firstWord(heads))}
+	default:
+		return "", []string{call("head", "lines", 40), call("schema"), call("grep", "pattern", "(?i)error|fail|warn")}
+	}
+}
+
+func firstWord(heads []string) string {
+	for _, h := range heads {
+		if w := strings.Fields(strings.TrimLeft(h, "# ")); len(w) > 0 {
+			return w[0]
+		}
+	}
+	return "TODO|FIXME"
+}
+
+func limitCalls(c []string) []string {
+	if len(c) > 3 {
+		return c[:3]
+	}
+	return c
+}
+
+// sketch renders a value's shape to depth maxSketchDepth: objects as
+// {key: type, …}, arrays as array[n] of <first item's shape>.
+func sketch(v gjson.Result, depth int, lengths arrayLengths) string {
+	switch {
+	case v.IsObject():
+		if depth >= maxSketchDepth {
+			return "object"
+		}
+		var parts []string
+		n := 0
+		v.ForEach(func(k, val gjson.Result) bool {
+			n++
+			if len(parts) < maxSketchKeys {
+				parts = append(parts, k.String()+": "+sketch(val, depth+1, lengths))
+			}
+			return true
+		})
+		if n > len(parts) {
+			parts = append(parts, fmt.Sprintf("… %d more keys", n-len(parts)))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case v.IsArray():
+		n := lengths.of(v)
+		if n == 0 {
+			return "array[0]"
+		}
+		first := v.Get("0")
+		if first.IsObject() {
+			keys := itemKeys(v)
+			more := ""
+			if len(keys) > maxItemKeys {
+				more = ", …"
+				keys = keys[:maxItemKeys]
+			}
+			return fmt.Sprintf("array[%d] of objects {%s%s}", n, strings.Join(keys, ", "), more)
+		}
+		return fmt.Sprintf("array[%d] of %s", n, typeName(first))
+	default:
+		return typeName(v)
+	}
+}
+
+func typeName(v gjson.Result) string {
+	switch v.Type {
+	case gjson.String:
+		return "string"
+	case gjson.Number:
+		return "number"
+	case gjson.True, gjson.False:
+		return "boolean"
+	case gjson.Null:
+		return "null"
+	}
+	if v.IsArray() {
+		return "array"
+	}
+	return "object"
+}
+
+// arrayLengths remembers array lengths by position in the output:
+// counting a 100,000-item array walks all of it, and the sketch, the
+// largest-array search and the suggestions all need the same lengths.
+type arrayLengths map[int]int
+
+func (l arrayLengths) of(arr gjson.Result) int {
+	if n, ok := l[arr.Index]; ok {
+		return n
+	}
+	n := count(arr)
+	l[arr.Index] = n
+	return n
+}
+
+func count(arr gjson.Result) int {
+	n := 0
+	arr.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+	return n
+}
+
+// itemKeys is the union of keys over the first items, in first-seen order.
+func itemKeys(arr gjson.Result) []string {
+	seen := map[string]bool{}
+	var keys []string
+	i := 0
+	arr.ForEach(func(_, item gjson.Result) bool {
+		item.ForEach(func(k, _ gjson.Result) bool {
+			if s := k.String(); !seen[s] {
+				seen[s] = true
+				keys = append(keys, s)
+			}
+			return true
+		})
+		i++
+		return i < sketchItemProbe
+	})
+	return keys
+}
+
+// largestArray finds the longest array at the root or up to two object
+// levels below it, the listing a model most likely wants to iterate.
+func largestArray(root gjson.Result, lengths arrayLengths) (string, gjson.Result) {
+	if root.IsArray() {
+		return "$", root
+	}
+	bestPath, best, bestN := "", gjson.Result{}, -1
+	var walk func(v gjson.Result, path string, depth int)
+	walk = func(v gjson.Result, path string, depth int) {
+		v.ForEach(func(k, val gjson.Result) bool {
+			p := path + "." + pathKey(k.String())
+			if val.IsArray() {
+				if n := lengths.of(val); n > bestN {
+					bestPath, best, bestN = p, val, n
+				}
+			} else if val.IsObject() && depth < 2 {
+				walk(val, p, depth+1)
+			}
+			return true
+		})
+	}
+	walk(root, "$", 0)
+	return bestPath, best
+}
+
+func pathKey(k string) string {
+	for _, c := range k {
+		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return strconv.Quote(k)
+		}
+	}
+	return k
+}
+
+// pickFields chooses up to four fields worth listing per item: identifying
+// ones first (id, name, metadata.name, title, …), then other scalars.
+func pickFields(arr gjson.Result) []string {
+	return itemFields(arr.Get("0"))
+}
+
+func itemFields(item gjson.Result) []string {
+	if !item.IsObject() {
+		return nil
+	}
+	preferred := []string{"id", "name", "metadata.name", "metadata.namespace", "title", "key", "status.phase", "status", "state", "type", "kind", "level", "message", "timestamp", "created_at"}
+	var out []string
+	for _, f := range preferred {
+		v := item.Get(f)
+		if v.Exists() && !v.IsObject() && !v.IsArray() {
+			out = append(out, f)
+		}
+		if len(out) == 4 {
+			return out
+		}
+	}
+	var rest []string
+	item.ForEach(func(k, v gjson.Result) bool {
+		if !v.IsObject() && !v.IsArray() && !contains(out, k.String()) && !strings.ContainsAny(k.String(), ".,") {
+			rest = append(rest, k.String())
+		}
+		return true
+	})
+	sort.SliceStable(rest, func(i, j int) bool { return len(rest[i]) < len(rest[j]) })
+	for _, k := range rest {
+		if len(out) == 4 {
+			break
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// commas formats n with thousands separators: 81234 → "81,234".
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// truncate cuts s to n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,311 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+)
+
+// Sentinel errors. Match them with [errors.Is].
+var (
+	// ErrNotFound means no upstream exposes the named tool, prompt or
+	// resource.
+	ErrNotFound = errors.New("not found")
+	// ErrUpstreamTimeout means an upstream did not answer a forwarded
+	// request within its server's timeout.
+	ErrUpstreamTimeout = errors.New("upstream timed out")
+)
+
+// HasTool reports whether name is an exposed upstream tool.
+func (p *Proxy) HasTool(name string) bool { return p.cat.tool(name) != nil }
+
+// CallTool forwards one tools/call to the upstream exposing name and
+// diverts its result when it is large. The result is raw JSON: the
+// upstream's bytes unchanged, or a pointer. An upstream's JSON-RPC error
+// is returned as an [*upstream.RPCError] (code, message and data, for the
+// client); failures the model should read (upstream down, timeout, save
+// failed) are tool results with isError.
+func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
+	rt := p.cat.tool(name)
+	if rt == nil {
+		return nil, fmt.Errorf("%w: tool %q", ErrNotFound, name)
+	}
+	cfg := rt.up.Config()
+	params := map[string]any{"name": rt.orig}
+	if len(args) > 0 {
+		params["arguments"] = args
+	}
+	fm, pr, done := p.forwardMeta(ctx, s, meta)
+	defer done()
+	if fm != nil {
+		params["_meta"] = fm
+	}
+	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	end := p.sessions.begin(rt.up, cctx, s)
+	raw, err := rt.up.Call(cctx, "tools/call", params)
+	end()
+	if err != nil {
+		var rerr *upstream.RPCError
+		switch {
+		case errors.As(err, &rerr):
+			return nil, rerr
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			return ToolError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", cfg.Name, rt.orig, cfg.Timeout, cfg.Name)), nil
+		default:
+			return ToolError(fmt.Sprintf("calling %s on upstream %q failed: %v", rt.orig, cfg.Name, err)), nil
+		}
+	}
+	threshold, ok := cfg.Threshold(rt.orig)
+	if !ok {
+		return raw, nil
+	}
+	agent, err := p.opts.Agent(ctx)
+	if err != nil {
+		return ToolError("scratchpad-mcp: " + err.Error()), nil
+	}
+	rep := p.newDivertProgress(pr)
+	defer rep.stop()
+	out, err := divert.Decide(divert.Call{
+		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Stage: rep.stage,
+	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
+	if err != nil {
+		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), nil
+	}
+	return out.Result, nil
+}
+
+// ToolError is a tools/call result with isError and one text block.
+func ToolError(msg string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"content": []map[string]any{{"type": "text", "text": msg}}, "isError": true})
+	return b
+}
+
+// forward sends one client request on to u with the server's timeout,
+// recording the call so that u's own requests reach this client.
+func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method string, params any) (json.RawMessage, error) {
+	cfg := u.Config()
+	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	end := p.sessions.begin(u, cctx, s)
+	defer end()
+	raw, err := u.Call(cctx, method, params)
+	if err == nil {
+		return raw, nil
+	}
+	var rerr *upstream.RPCError
+	switch {
+	case errors.As(err, &rerr):
+		return nil, rerr
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, cfg.Name, method, cfg.Timeout, cfg.Name)
+	default:
+		return nil, fmt.Errorf("%s on upstream %q failed: %w", method, cfg.Name, err)
+	}
+}
+
+// resourceOwner is the upstream serving an exposed URI and its own name
+// for it: the upstream listing it or a template matching it, else the
+// only upstream offering resources, which a direct client would have
+// asked.
+func (p *Proxy) resourceOwner(exposed string) (*upstream.Upstream, string, bool) {
+	if u, orig, ok := p.cat.owner(exposed); ok {
+		return u, orig, true
+	}
+	var only *upstream.Upstream
+	for _, u := range p.ups {
+		if u.Capabilities().Resources != nil {
+			if only != nil {
+				return nil, "", false
+			}
+			only = u
+		}
+	}
+	return only, exposed, only != nil
+}
+
+// ReadResource forwards resources/read for an exposed URI (listed, or
+// matching a template, or served by the only upstream with resources).
+func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta map[string]any) (json.RawMessage, error) {
+	u, orig, ok := p.resourceOwner(uri)
+	if !ok {
+		return nil, fmt.Errorf("%w: resource %s (no upstream lists it)", ErrNotFound, uri)
+	}
+	params := map[string]any{"uri": orig}
+	fm, _, done := p.forwardMeta(ctx, s, meta)
+	defer done()
+	if fm != nil {
+		params["_meta"] = fm
+	}
+	raw, err := p.forward(ctx, s, u, "resources/read", params)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimSuffix(uri, orig)
+	if prefix == "" {
+		return raw, nil
+	}
+	// A colliding URI: the contents name it as the client knows it.
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: resources/read from %q: %v", upstream.ErrInvalidResponse, u.Name(), err)
+	}
+	var contents []map[string]json.RawMessage
+	if err := json.Unmarshal(res["contents"], &contents); err != nil {
+		return nil, fmt.Errorf("%w: resources/read from %q: %v", upstream.ErrInvalidResponse, u.Name(), err)
+	}
+	for _, c := range contents {
+		var cu string
+		if json.Unmarshal(c["uri"], &cu) == nil {
+			c["uri"] = mustJSON(prefix + cu)
+		}
+	}
+	res["contents"], _ = json.Marshal(contents)
+	return json.Marshal(res)
+}
+
+// GetPrompt forwards prompts/get.
+func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[string]string, meta map[string]any) (json.RawMessage, error) {
+	rt := p.cat.prompt(name)
+	if rt == nil {
+		return nil, fmt.Errorf("%w: prompt %s (its upstream no longer lists it)", ErrNotFound, name)
+	}
+	params := map[string]any{"name": rt.orig}
+	if args != nil {
+		params["arguments"] = args
+	}
+	fm, _, done := p.forwardMeta(ctx, s, meta)
+	defer done()
+	if fm != nil {
+		params["_meta"] = fm
+	}
+	return p.forward(ctx, s, rt.up, "prompts/get", params)
+}
+
+// HasPrompt reports whether name is an exposed upstream prompt.
+func (p *Proxy) HasPrompt(name string) bool { return p.cat.prompt(name) != nil }
+
+// Complete forwards completion/complete to the upstream owning the
+// prompt or resource template that ref names (ref/prompt name or
+// ref/resource uri, as exposed). ok is false when no upstream owns it or
+// the owner offers no completions: the caller answers with no values.
+func (p *Proxy) Complete(ctx context.Context, s Session, refType, ref string, argument, context_ any) (raw json.RawMessage, ok bool, err error) {
+	var rt *route
+	var r map[string]any
+	switch refType {
+	case "ref/prompt":
+		rt = p.cat.prompt(ref)
+		if rt != nil {
+			r = map[string]any{"type": refType, "name": rt.orig}
+		}
+	case "ref/resource":
+		rt = p.cat.template(ref)
+		if rt != nil {
+			r = map[string]any{"type": refType, "uri": rt.orig}
+		}
+	}
+	if rt == nil || rt.up.Capabilities().Completions == nil {
+		return nil, false, nil
+	}
+	params := map[string]any{"ref": r, "argument": argument}
+	if context_ != nil {
+		params["context"] = context_
+	}
+	raw, err = p.forward(ctx, s, rt.up, "completion/complete", params)
+	return raw, err == nil, err
+}
+
+// ListTools, ListResources, ListResourceTemplates and ListPrompts return
+// the exposed upstream items as raw JSON, in the upstreams' order
+// (servers in config order).
+func (p *Proxy) ListTools() []json.RawMessage { return p.cat.snapshot().tools.raws() }
+
+// ListResources: see [Proxy.ListTools].
+func (p *Proxy) ListResources() []json.RawMessage { return p.cat.snapshot().resources.raws() }
+
+// ListResourceTemplates: see [Proxy.ListTools].
+func (p *Proxy) ListResourceTemplates() []json.RawMessage {
+	return p.cat.snapshot().templates.raws()
+}
+
+// ListPrompts: see [Proxy.ListTools].
+func (p *Proxy) ListPrompts() []json.RawMessage { return p.cat.snapshot().prompts.raws() }
+
+// Names returns the exposed names of each kind, for registering them
+// with the MCP server (which announces changes).
+func (p *Proxy) Names() (tools, resources, templates, prompts []string) {
+	s := p.cat.snapshot()
+	return s.tools.order, s.resources.order, s.templates.order, s.prompts.order
+}
+
+// SetLogLevel records the session's logging level and forwards the most
+// verbose level any session asked for to every upstream that logs, in
+// parallel, before returning: what the client does next is logged at
+// the new level.
+func (p *Proxy) SetLogLevel(ctx context.Context, s Session, level string) {
+	min := p.sessions.setLevel(s.ID(), level)
+	done := make(chan struct{}, len(p.ups))
+	for _, u := range p.ups {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.Config().Timeout)
+			defer cancel()
+			u.SetLogLevel(lctx, min)
+		}()
+	}
+	for range p.ups {
+		<-done
+	}
+}
+
+// Subscribe records the session's subscription to an exposed URI; the
+// owning upstream is told when it is the first.
+func (p *Proxy) Subscribe(ctx context.Context, s Session, uri string) {
+	if p.sessions.subscribe(uri, s.ID()) {
+		p.forwardSubscription(ctx, "resources/subscribe", uri)
+	}
+}
+
+// Unsubscribe drops it; the owning upstream is told when it was the last.
+func (p *Proxy) Unsubscribe(ctx context.Context, s Session, uri string) {
+	if p.sessions.unsubscribe(uri, s.ID()) {
+		p.forwardSubscription(ctx, "resources/unsubscribe", uri)
+	}
+}
+
+// forwardSubscription tells the upstream owning an exposed URI that the
+// first client subscribed, or the last one left. An upstream error is
+// logged: the client's subscription stands either way.
+func (p *Proxy) forwardSubscription(ctx context.Context, method, exposed string) {
+	u, orig, ok := p.resourceOwner(exposed)
+	if !ok {
+		return
+	}
+	if caps := u.Capabilities(); caps.Resources == nil || !caps.Resources.Subscribe {
+		p.log.Debug("upstream does not support resource subscriptions", "server", u.Name(), "uri", orig)
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.Config().Timeout)
+	defer cancel()
+	if _, err := u.Call(cctx, method, map[string]any{"uri": orig}); err != nil {
+		p.log.Warn("forwarding "+method+" failed", "server", u.Name(), "uri", orig, "error", err)
+	}
+}
+
+// RootsChanged tells every upstream that a client's roots changed: the
+// upstream asks again (roots/list), and the request goes to whichever
+// client has a call in flight on it.
+func (p *Proxy) RootsChanged(ctx context.Context) {
+	for _, u := range p.ups {
+		u.Notify(context.WithoutCancel(ctx), "notifications/roots/list_changed", nil)
+	}
+}

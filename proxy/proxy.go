@@ -1,0 +1,190 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+)
+
+// Options configures a [Proxy]. The zero value of each field is a usable
+// default except Agent, which is required.
+type Options struct {
+	Servers []config.Server
+	Logger  *slog.Logger
+	// Version is sent as clientInfo.version to upstreams.
+	Version string
+	// Agent resolves the calling session's divert settings.
+	Agent func(ctx context.Context) (*divert.Agent, error)
+	// Reserved are the proxy's own tool names, resource URIs and prompt
+	// names: an upstream item with one of these exposed names is skipped
+	// (tools, prompts) or exposed under a server prefix (resources).
+	ReservedTools, ReservedResources, ReservedPrompts []string
+	// ExactCountLimit: see [divert.Options.ExactCountLimit].
+	ExactCountLimit int
+	// ProgressDelay is how long diverting may run before a caller that
+	// passed a progressToken is sent notifications/progress for it
+	// ("counting tokens", "writing file"). 0 means 200ms; a negative
+	// value reports every stage at once.
+	ProgressDelay time.Duration
+	// StartWait bounds how long an initialize answer waits for upstreams
+	// still in their first connection attempt. 0 means 15s.
+	StartWait time.Duration
+	// OnChange is called, off any read loop, after the exposed catalogue
+	// changed: the server tells its clients (list_changed).
+	OnChange func(Kind)
+}
+
+// Kind says which listing changed.
+type Kind uint8
+
+// The listings a [Proxy] exposes.
+const (
+	KindTools Kind = 1 << iota
+	KindResources
+	KindPrompts
+)
+
+// Proxy connects to every upstream, keeps the combined catalogue, routes
+// calls, and routes what upstreams send on their own (notifications,
+// requests) to the right client [Session]. Create it with [New], start
+// it with [Proxy.Start].
+type Proxy struct {
+	opts Options
+	log  *slog.Logger
+	ups  []*upstream.Upstream
+
+	cat      catalogue
+	sessions sessions
+
+	progressSeq atomic.Int64
+	progressMu  sync.Mutex
+	progress    map[string]*progressRoute // upstream progress token → caller
+
+	startOnce sync.Once
+}
+
+// New returns a proxy for opts.Servers. Nothing connects until Start.
+func New(opts Options) *Proxy {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ProgressDelay == 0 {
+		opts.ProgressDelay = 200 * time.Millisecond
+	}
+	if opts.StartWait == 0 {
+		opts.StartWait = 15 * time.Second
+	}
+	p := &Proxy{
+		opts:     opts,
+		log:      opts.Logger,
+		progress: map[string]*progressRoute{},
+		sessions: newSessions(),
+	}
+	p.cat.reserve(opts.ReservedTools, opts.ReservedResources, opts.ReservedPrompts)
+	for _, sc := range opts.Servers {
+		u := upstream.New(upstream.Options{
+			Server: sc, Logger: opts.Logger,
+			ClientName: "scratchpad-mcp", ClientVersion: opts.Version,
+			OnNotify:      p.onNotify,
+			OnRequest:     p.onRequest,
+			OnListChanged: func(*upstream.Upstream) { p.sync() },
+		})
+		p.ups = append(p.ups, u)
+	}
+	return p
+}
+
+// Upstreams lists the configured upstreams in config order.
+func (p *Proxy) Upstreams() []*upstream.Upstream { return p.ups }
+
+// Start connects to every upstream concurrently, once, and returns at
+// once; one that fails is logged and retried with backoff, never blocking
+// the others. offer is the client capabilities upstreams are told at
+// initialize: nil offers everything the proxy forwards (sampling,
+// elicitation, roots), and each request is then checked against the
+// capabilities of the client it goes to. A server with one client passes
+// what that client declared ([MirrorOffer]).
+func (p *Proxy) Start(ctx context.Context, offer map[string]any) {
+	p.startOnce.Do(func() {
+		if offer == nil {
+			offer = DefaultOffer()
+		}
+		for _, u := range p.ups {
+			u.Start(ctx, offer)
+		}
+	})
+}
+
+// Close stops every upstream (their processes are ended).
+func (p *Proxy) Close() {
+	p.startOnce.Do(func() {}) // none starts after this
+	var wg sync.WaitGroup
+	for _, u := range p.ups {
+		wg.Add(1)
+		go func() { defer wg.Done(); u.Close() }()
+	}
+	wg.Wait()
+}
+
+// AwaitStarted waits until no upstream is in its first connection
+// attempt, or max has passed, or ctx ends. An upstream that is restarting
+// is not waited for: it was ready once, and list_changed announces its
+// return.
+func (p *Proxy) AwaitStarted(ctx context.Context, max time.Duration) {
+	if max <= 0 {
+		max = p.opts.StartWait
+	}
+	deadline := time.Now().Add(max)
+	for {
+		starting := false
+		for _, u := range p.ups {
+			if st, _ := u.State(); st == upstream.StateConnecting {
+				starting = true
+				break
+			}
+		}
+		if !starting || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Tool describes one exposed upstream tool, for doctor and tests.
+type Tool struct {
+	Name      string // as exposed
+	Server    string
+	Upstream  string // the upstream's own name
+	Threshold int    // 0 when never intercepted
+}
+
+// Tools lists the exposed upstream tools sorted by name.
+func (p *Proxy) Tools() []Tool {
+	routes := p.cat.snapshot().tools
+	out := make([]Tool, 0, len(routes))
+	for name, rt := range routes {
+		t, _ := rt.up.Config().Threshold(rt.orig)
+		out = append(out, Tool{Name: name, Server: rt.up.Name(), Upstream: rt.orig, Threshold: t})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// sync rebuilds the catalogue from every upstream's last listing and
+// tells the server what changed.
+func (p *Proxy) sync() {
+	if changed := p.cat.rebuild(p.ups, p.log); changed != 0 && p.opts.OnChange != nil {
+		p.opts.OnChange(changed)
+	}
+}

@@ -1,0 +1,116 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+)
+
+// initializingWait bounds how long an upstream's request made outside any
+// call waits for a client session to attach.
+const initializingWait = 10 * time.Second
+
+// JSON-RPC error codes the proxy answers an upstream's own requests with.
+const (
+	codeMethodNotFound = -32601
+	codeInternal       = -32603
+)
+
+// onRequest serves a request an upstream sends while it handles a call:
+// sampling/createMessage, elicitation/create or roots/list. It goes to the
+// client session of the call in flight on that upstream (see
+// [sessions.caller]) and lives no longer than that call; with no call in
+// flight, to the only client session, for at most the upstream's
+// timeout. The answer, or the client's error, goes back to the upstream.
+// When the upstream cancels its request (ctx ends), or the call ends
+// first, the request is cancelled at the client.
+func (p *Proxy) onRequest(ctx context.Context, u *upstream.Upstream, method string, params json.RawMessage) (json.RawMessage, error) {
+	switch method {
+	case "sampling/createMessage", "elicitation/create", "roots/list":
+	default:
+		return nil, &upstream.RPCError{Code: codeMethodNotFound, Message: "Method not found: " + method}
+	}
+	c, ok := p.sessions.caller(u)
+	if !ok {
+		// No call to this upstream is in flight (a server asking for
+		// roots when it starts, or when they change). With one client,
+		// it goes where a direct connection would have sent it; with
+		// several, nothing says which.
+		only, n := p.sessions.onlyWait(ctx, initializingWait)
+		if only == nil {
+			return nil, &upstream.RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight and %d clients are connected; scratchpad-mcp forwards requests from an upstream to the client whose call it is handling, or to the only client", method, u.Name(), n)}
+		}
+		cctx, cancel := context.WithTimeout(context.Background(), u.Config().Timeout)
+		defer cancel()
+		c = caller{ctx: cctx, sess: only}
+	}
+	if err := supports(c.sess.Capabilities(), method, params); err != nil {
+		return nil, err
+	}
+	// Ends when the upstream cancels its request or the client's call ends
+	// (its timeout included): a client that never answers cannot hold the
+	// upstream beyond that.
+	fctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	if method == "elicitation/create" {
+		// A URL-mode elicitation's completion notice goes where it was asked.
+		var e struct {
+			Mode          string `json:"mode"`
+			ElicitationID string `json:"elicitationId"`
+		}
+		if json.Unmarshal(params, &e) == nil && e.Mode == "url" && e.ElicitationID != "" {
+			p.sessions.elicited(e.ElicitationID, c.sess.ID())
+		}
+	}
+	res, err := c.sess.Request(fctx, method, params)
+	var rerr *upstream.RPCError
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &rerr):
+		return nil, rerr // the client's own error, code and all
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case fctx.Err() != nil:
+		return nil, &upstream.RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.Name())}
+	default:
+		return nil, &upstream.RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: %v", method, err)}
+	}
+}
+
+// supports checks the capability the client declared at initialize: the
+// upstream sees exactly what the calling client can do.
+func supports(caps ClientCapabilities, method string, params json.RawMessage) error {
+	missing := ""
+	switch method {
+	case "sampling/createMessage":
+		if !caps.Sampling {
+			missing = "sampling"
+		}
+	case "elicitation/create":
+		var e struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(params, &e)
+		switch {
+		case !caps.Elicitation:
+			missing = "elicitation"
+		case e.Mode == "url" && !caps.ElicitationURL:
+			missing = "elicitation.url"
+		}
+	case "roots/list":
+		if !caps.Roots {
+			missing = "roots"
+		}
+	}
+	if missing != "" {
+		return &upstream.RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", method, missing)}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+)
+
+// toolOf is the go-sdk definition of one of the server's own tools; its
+// schema is sent as written.
+func toolOf(d tool.Def) *mcp.Tool {
+	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema}
+	if len(d.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	a := d.Annotations
+	if a.ReadOnly != nil || a.Destructive != nil || a.Idempotent != nil || a.OpenWorld != nil {
+		t.Annotations = &mcp.ToolAnnotations{DestructiveHint: a.Destructive, OpenWorldHint: a.OpenWorld}
+		if a.ReadOnly != nil {
+			t.Annotations.ReadOnlyHint = *a.ReadOnly
+		}
+		if a.Idempotent != nil {
+			t.Annotations.IdempotentHint = *a.Idempotent
+		}
+	}
+	return t
+}
+
+func ownToolHandler(d tool.Def) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				res, err = toolError(fmt.Sprintf("%s failed unexpectedly: %v", d.Name, r)), nil
+			}
+		}()
+		var args json.RawMessage
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		out := d.Handler(ctx, args)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Text}}, IsError: out.IsError}, nil
+	}
+}
+
+func ownResourceHandler(r tool.Resource) mcp.ResourceHandler {
+	return func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		text, err := r.Read(ctx)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.URI, MIMEType: r.MIMEType, Text: text}}}, nil
+	}
+}
+
+func ownPromptHandler(p tool.Prompt) mcp.PromptHandler {
+	return func(ctx context.Context, _ *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		desc, text, err := p.Get(ctx)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		return &mcp.GetPromptResult{Description: desc, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+	}
+}
+
+// rpcError is a client's answer to a forwarded request as the upstream
+// gets it: the client's own JSON-RPC error, code and all, or an internal
+// error.
+func rpcError(err error) error {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return &upstream.RPCError{Code: int(je.Code), Message: je.Message, Data: je.Data}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &upstream.RPCError{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+func invalidParams(err error) error {
+	return &upstream.RPCError{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+}

@@ -1,0 +1,225 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+)
+
+// route is the session's receiving middleware: go-sdk serves the
+// protocol and the server's own tools, resources and prompts; what the
+// upstreams offer is listed, called, read and completed here, with their
+// raw JSON.
+func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+			se.attach(ss)
+		}
+		ctx = se.context(ctx, req.GetExtra())
+		px := se.srv.opts.Proxy
+		switch method {
+		case "initialize":
+			return se.initialize(ctx, method, req, next)
+		case "logging/setLevel":
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+				px.SetLogLevel(ctx, se, string(p.Level))
+			}
+		case "tools/list":
+			se.mu.Lock()
+			first := !se.listed
+			se.listed = true
+			se.mu.Unlock()
+			if first {
+				// A client usually lists tools once, right after
+				// initialize: hold that answer until upstreams still
+				// starting are up (or failed), bounded. Later changes
+				// reach it as list_changed.
+				px.AwaitStarted(ctx, 0)
+			}
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return nil, err
+			}
+			own := res.(*mcp.ListToolsResult)
+			raw, err := listJSON("tools", own.Tools, px.ListTools())
+			return &rawListTools{raw: raw}, err
+		case "tools/call":
+			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
+			if p == nil {
+				break
+			}
+			meta := map[string]any(p.Meta)
+			if h := se.srv.opts.ToolCall; h != nil {
+				c, err := h(ctx, p.Name, meta)
+				if err != nil {
+					return toolError(err.Error()), nil
+				}
+				ctx = c
+			}
+			if !px.HasTool(p.Name) {
+				break // own tool, or unknown: go-sdk answers
+			}
+			raw, err := px.CallTool(ctx, se, p.Name, p.Arguments, meta)
+			if err != nil {
+				return nil, clientError(err)
+			}
+			return &rawCallTool{raw: raw}, nil
+		case "resources/list":
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := listJSON("resources", res.(*mcp.ListResourcesResult).Resources, px.ListResources())
+			return &rawListResources{raw: raw}, err
+		case "resources/templates/list":
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := listJSON("resourceTemplates", res.(*mcp.ListResourceTemplatesResult).ResourceTemplates, px.ListResourceTemplates())
+			return &rawListTemplates{raw: raw}, err
+		case "resources/read":
+			p, _ := req.GetParams().(*mcp.ReadResourceParams)
+			if p == nil || se.ownResources[p.URI] {
+				break
+			}
+			raw, err := px.ReadResource(ctx, se, p.URI, p.Meta)
+			if err != nil {
+				return nil, clientError(err)
+			}
+			return &rawReadResource{raw: raw}, nil
+		case "prompts/list":
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := listJSON("prompts", res.(*mcp.ListPromptsResult).Prompts, px.ListPrompts())
+			return &rawListPrompts{raw: raw}, err
+		case "prompts/get":
+			p, _ := req.GetParams().(*mcp.GetPromptParams)
+			if p == nil || se.ownPrompts[p.Name] || !px.HasPrompt(p.Name) {
+				break
+			}
+			raw, err := px.GetPrompt(ctx, se, p.Name, p.Arguments, p.Meta)
+			if err != nil {
+				return nil, clientError(err)
+			}
+			return &rawGetPrompt{raw: raw}, nil
+		case "completion/complete":
+			p, _ := req.GetParams().(*mcp.CompleteParams)
+			if p == nil || p.Ref == nil {
+				break
+			}
+			ref := p.Ref.Name
+			if p.Ref.Type == "ref/resource" {
+				ref = p.Ref.URI
+			}
+			var cctx any
+			if p.Context != nil && len(p.Context.Arguments) > 0 {
+				cctx = p.Context
+			}
+			raw, ok, err := px.Complete(ctx, se, p.Ref.Type, ref, p.Argument, cctx)
+			if err != nil {
+				return nil, clientError(err)
+			}
+			if !ok {
+				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+			}
+			return &rawComplete{raw: raw}, nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// initialize starts the upstreams with what a single client declared
+// (stdio), waits (bounded) for upstreams still starting, and declares the
+// server's own capabilities plus the union of the upstreams'.
+func (se *session) initialize(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	px := se.srv.opts.Proxy
+	if sctx := se.srv.opts.StartUpstreams; sctx != nil {
+		offer := proxy.DefaultOffer()
+		if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.Capabilities != nil {
+			offer = proxy.MirrorOffer(clientCaps(p.Capabilities).Raw)
+		}
+		px.Start(sctx, offer)
+	}
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	init, ok := res.(*mcp.InitializeResult)
+	if !ok {
+		return res, nil
+	}
+	px.AwaitStarted(ctx, 0)
+	up := px.Capabilities()
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	if up.Logging {
+		caps.Logging = &mcp.LoggingCapabilities{}
+	}
+	if up.Completions {
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
+	if up.Prompts || len(se.own.Prompts) > 0 {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+	}
+	if up.Resources || len(se.own.Resources) > 0 {
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: up.Subscribe || len(se.own.Resources) > 0}
+	}
+	init.Capabilities = caps
+	if m := se.srv.opts.InitializeMeta; m != nil {
+		if init.Meta == nil {
+			init.Meta = mcp.Meta{}
+		}
+		for k, v := range m {
+			init.Meta[k] = v
+		}
+	}
+	return init, nil
+}
+
+// clientError is what a client is answered when forwarding fails: an
+// upstream's JSON-RPC error with its own code, message and data; a name
+// no upstream exposes as invalid params; anything else as an internal
+// error naming the upstream.
+func clientError(err error) error {
+	var rerr *upstream.RPCError
+	if errors.As(err, &rerr) {
+		return &jsonrpc.Error{Code: int64(rerr.Code), Message: rerr.Message, Data: rerr.Data}
+	}
+	if errors.Is(err, proxy.ErrNotFound) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// toolError is a tool result the model reads: the call failed.
+func toolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+// recovering turns a panic in any handler into an internal error: one
+// bad request (or bad upstream data) must not take down a server shared
+// by many agents.
+func recovering(log interface{ Error(string, ...any) }) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("handler panicked", "method", method, "panic", r)
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s failed unexpectedly: %v", method, r)}
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}

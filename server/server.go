@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// Options configures a [Server]. The zero value of each field is a usable
+// default except Proxy and Session, which are required.
+type Options struct {
+	Name, Version, Instructions string
+	Logger                      *slog.Logger
+	// Proxy forwards everything the upstreams offer.
+	Proxy *proxy.Proxy
+	// Session says what one client session gets of the server's own: its
+	// tools, resources and prompts, and what their handlers need in their
+	// context. It is called when a session is created (over HTTP, with
+	// the request that creates it) and must be cheap and free of side
+	// effects: over HTTP a session may be created and never used.
+	Session func(info SessionInfo) (*Own, error)
+	// InitializeMeta, when not nil, is put in the initialize result's
+	// _meta.
+	InitializeMeta map[string]any
+	// StartUpstreams, when not nil, is the context upstreams are started
+	// with at the first client's initialize, offered exactly the sampling,
+	// elicitation and roots capabilities that client declared. For a
+	// server with one client (stdio); otherwise the caller starts the
+	// proxy itself.
+	StartUpstreams context.Context
+	// ToolCall, when not nil, runs before every tools/call (own tools and
+	// upstream ones): accounting. It may add to ctx; an error becomes a
+	// tool result with isError.
+	ToolCall func(ctx context.Context, name string, meta map[string]any) (context.Context, error)
+	// SessionEnded, when not nil, is told the id of every session that
+	// ends.
+	SessionEnded func(id string)
+}
+
+// SessionInfo describes a session being created.
+type SessionInfo struct {
+	ID string
+	// Request is the HTTP request that creates the session (its headers
+	// and context); nil over stdio.
+	Request *http.Request
+}
+
+// Own is what a session gets of the server's own.
+type Own struct {
+	// Context, when not nil, adds to every request's context what the
+	// session's handlers need (identity). header is the HTTP request's
+	// header, nil over stdio.
+	Context   func(ctx context.Context, header http.Header) context.Context
+	Tools     []tool.Def
+	Resources []tool.Resource
+	Prompts   []tool.Prompt
+	// Watch, when not nil, subscribes notify to changes of an own
+	// resource; it returns the function that ends the subscription.
+	Watch func(ctx context.Context, uri string, notify func()) (stop func())
+}
+
+// Server is the MCP server clients talk to: one go-sdk server per client
+// session, each with the session's own tools and everything the proxy
+// forwards.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session // live sessions by id (after their first request)
+}
+
+// New returns a server. It serves once one of [Server.ServeStdio],
+// [Server.StreamableHTTP] or [Server.SSE] is used.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Name == "" {
+		opts.Name = "scratchpad-mcp"
+	}
+	return &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
+}
+
+// Changed re-registers the upstream items of kind on every live session,
+// which tells its client (list_changed). The proxy's [proxy.Options.OnChange].
+func (s *Server) Changed(kind proxy.Kind) {
+	for _, se := range s.live() {
+		se.syncUpstream(kind)
+	}
+}
+
+func (s *Server) live() []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*session, 0, len(s.sessions))
+	for _, se := range s.sessions {
+		out = append(out, se)
+	}
+	return out
+}
+
+// Sessions is the number of live client sessions.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// ServeStdio serves one client over in and out until the client closes
+// its side or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	se, err := s.newSession(SessionInfo{ID: "stdio"})
+	if err != nil {
+		return err
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	err = se.mcp.Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// StreamableHTTPOptions configure [Server.StreamableHTTP].
+type StreamableHTTPOptions struct {
+	// SessionTimeout ends a session idle this long. 0 means never.
+	SessionTimeout time.Duration
+	// EventStore keeps what was sent on each stream so a client that
+	// reconnects with Last-Event-ID gets what it missed. nil means a
+	// go-sdk memory store bounded to StoreBytes.
+	EventStore mcp.EventStore
+	// StoreBytes bounds the default event store. 0 means 4 MiB per
+	// session... shared by all: see [mcp.MemoryEventStore].
+	StoreBytes int
+}
+
+// StreamableHTTP returns the handler of the streamable HTTP transport
+// (resumable streams, one go-sdk server per session).
+func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
+	store := opts.EventStore
+	if store == nil {
+		ms := mcp.NewMemoryEventStore(nil)
+		if opts.StoreBytes > 0 {
+			ms.SetMaxBytes(opts.StoreBytes)
+		}
+		store = ms
+	}
+	return mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
+		EventStore:     store,
+		SessionTimeout: opts.SessionTimeout,
+		Logger:         s.log,
+		// Origin and Host are checked by the caller's guard, which knows
+		// the configured allowed origins.
+		DisableLocalhostProtection: true,
+	})
+}
+
+// SSE returns the handler of the legacy HTTP+SSE transport (GET the
+// stream, POST messages to the endpoint it names).
+func (s *Server) SSE() http.Handler {
+	return mcp.NewSSEHandler(s.serverFor, &mcp.SSEOptions{DisableLocalhostProtection: true})
+}
+
+// serverFor is go-sdk's getServer: the server of the session a request
+// names, or a new session's server. go-sdk also calls it for requests of
+// existing sessions to learn protocol versions, and may create a session
+// server it never uses: a session counts as live only from its first
+// request.
+func (s *Server) serverFor(r *http.Request) *mcp.Server {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		s.mu.Lock()
+		se := s.sessions[id]
+		s.mu.Unlock()
+		if se != nil {
+			return se.mcp
+		}
+		return nil // go-sdk answers 404 for an unknown session
+	}
+	se, err := s.newSession(SessionInfo{ID: rand.Text(), Request: r})
+	if err != nil {
+		s.log.Error("creating a session failed", "error", err)
+		return nil
+	}
+	return se.mcp
+}

@@ -1,0 +1,376 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+)
+
+// session is one client session: its go-sdk server (which holds exactly
+// that one session), its own tools, and what the proxy must reach.
+type session struct {
+	srv  *Server
+	id   string
+	info SessionInfo
+	own  *Own
+	mcp  *mcp.Server
+
+	ownResources map[string]bool
+	ownPrompts   map[string]bool
+
+	mu         sync.Mutex
+	ss         *mcp.ServerSession // from the first request on
+	registered map[string]map[string]bool // kind → upstream names registered with go-sdk
+	watches    map[string]func() // own resource URI → stop watching
+	listed     bool              // tools/list answered once
+}
+
+func (s *Server) newSession(info SessionInfo) (*session, error) {
+	own, err := s.opts.Session(info)
+	if err != nil {
+		return nil, err
+	}
+	if own == nil {
+		own = &Own{}
+	}
+	se := &session{
+		srv: s, id: info.ID, info: info, own: own,
+		ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
+		registered: map[string]map[string]bool{},
+		watches:    map[string]func(){},
+	}
+	se.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions: s.opts.Instructions,
+		Logger:       s.log,
+		GetSessionID: func() string { return se.id },
+		// Declared in full here; the initialize answer narrows it to
+		// what the proxy and its upstreams offer (see initialize).
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Logging:     &mcp.LoggingCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+		SubscribeHandler:        se.subscribe,
+		UnsubscribeHandler:      se.unsubscribe,
+		RootsListChangedHandler: func(ctx context.Context, _ *mcp.RootsListChangedRequest) { s.opts.Proxy.RootsChanged(ctx) },
+	})
+	for _, d := range own.Tools {
+		se.mcp.AddTool(toolOf(d), ownToolHandler(d))
+	}
+	for _, r := range own.Resources {
+		se.ownResources[r.URI] = true
+		se.mcp.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}, ownResourceHandler(r))
+	}
+	for _, p := range own.Prompts {
+		se.ownPrompts[p.Name] = true
+		se.mcp.AddPrompt(&mcp.Prompt{Name: p.Name, Description: p.Description}, ownPromptHandler(p))
+	}
+	se.syncUpstream(proxy.KindTools | proxy.KindResources | proxy.KindPrompts)
+	// Outermost first: panics never take the server down, then routing.
+	se.mcp.AddReceivingMiddleware(recovering(s.log), se.route)
+	return se, nil
+}
+
+// attach makes the session live at its first request.
+func (se *session) attach(ss *mcp.ServerSession) {
+	se.mu.Lock()
+	if se.ss != nil {
+		se.mu.Unlock()
+		return
+	}
+	se.ss = ss
+	se.mu.Unlock()
+	s := se.srv
+	s.mu.Lock()
+	s.sessions[se.id] = se
+	s.mu.Unlock()
+	// The catalogue may have changed since the server was made.
+	se.syncUpstream(proxy.KindTools | proxy.KindResources | proxy.KindPrompts)
+	go func() {
+		_ = ss.Wait()
+		se.end()
+	}()
+}
+
+// end forgets a session whose connection closed.
+func (se *session) end() {
+	s := se.srv
+	s.mu.Lock()
+	delete(s.sessions, se.id)
+	s.mu.Unlock()
+	se.mu.Lock()
+	for _, stop := range se.watches {
+		stop()
+	}
+	se.watches = map[string]func(){}
+	se.mu.Unlock()
+	s.opts.Proxy.Detach(se.id)
+	if s.opts.SessionEnded != nil {
+		s.opts.SessionEnded(se.id)
+	}
+}
+
+// syncUpstream registers the names the proxy exposes of kind with the
+// session's go-sdk server, so that go-sdk announces changes
+// (list_changed) and knows the tools exist. Listing, calling and reading
+// them is done by [session.route] with the upstreams' raw JSON.
+func (se *session) syncUpstream(kind proxy.Kind) {
+	tools, resources, templates, prompts := se.srv.opts.Proxy.Names()
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	diff := func(k string, names []string, add func(string) bool, remove func([]string)) {
+		have := se.registered[k]
+		if have == nil {
+			have = map[string]bool{}
+			se.registered[k] = have
+		}
+		want := map[string]bool{}
+		for _, n := range names {
+			want[n] = true
+		}
+		var gone []string
+		for n := range have {
+			if !want[n] {
+				gone = append(gone, n)
+				delete(have, n)
+			}
+		}
+		if len(gone) > 0 {
+			remove(gone)
+		}
+		for _, n := range names {
+			if !have[n] && add(n) {
+				have[n] = true
+			}
+		}
+	}
+	unreachable := func(what string) error {
+		return fmt.Errorf("%s is served by the proxy", what)
+	}
+	if kind&proxy.KindTools != 0 {
+		diff("tools", tools, func(n string) bool {
+			se.mcp.AddTool(&mcp.Tool{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, unreachable(n) })
+			return true
+		}, func(n []string) { se.mcp.RemoveTools(n...) })
+	}
+	if kind&proxy.KindResources != 0 {
+		diff("resources", resources, func(n string) bool {
+			if u, err := url.Parse(n); err != nil || u.Scheme == "" {
+				return false // listed raw, but go-sdk would refuse it
+			}
+			se.mcp.AddResource(&mcp.Resource{URI: n, Name: n},
+				func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, unreachable(n) })
+			return true
+		}, func(n []string) { se.mcp.RemoveResources(n...) })
+		diff("templates", templates, func(n string) bool {
+			ok := true
+			func() {
+				defer func() {
+					if recover() != nil {
+						ok = false
+					}
+				}()
+				se.mcp.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: n, Name: n},
+					func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+						return nil, unreachable(n)
+					})
+			}()
+			return ok
+		}, func(n []string) { se.mcp.RemoveResourceTemplates(n...) })
+	}
+	if kind&proxy.KindPrompts != 0 {
+		diff("prompts", prompts, func(n string) bool {
+			se.mcp.AddPrompt(&mcp.Prompt{Name: n},
+				func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, unreachable(n) })
+			return true
+		}, func(n []string) { se.mcp.RemovePrompts(n...) })
+	}
+}
+
+// subscribe is go-sdk's SubscribeHandler: an own resource is watched, an
+// upstream one is forwarded (once per URI across sessions).
+func (se *session) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	if se.ownResources[uri] {
+		if se.own.Watch == nil {
+			return nil
+		}
+		ctx = se.context(ctx, req.Extra)
+		stop := se.own.Watch(ctx, uri, func() {
+			_ = se.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		})
+		se.mu.Lock()
+		if prev := se.watches[uri]; prev != nil {
+			prev()
+		}
+		se.watches[uri] = stop
+		se.mu.Unlock()
+		return nil
+	}
+	se.srv.opts.Proxy.Subscribe(ctx, se, uri)
+	return nil
+}
+
+func (se *session) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	uri := req.Params.URI
+	if se.ownResources[uri] {
+		se.mu.Lock()
+		stop := se.watches[uri]
+		delete(se.watches, uri)
+		se.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+		return nil
+	}
+	se.srv.opts.Proxy.Unsubscribe(ctx, se, uri)
+	return nil
+}
+
+// context adds what the session's handlers need to ctx.
+func (se *session) context(ctx context.Context, extra *mcp.RequestExtra) context.Context {
+	if se.own.Context == nil {
+		return ctx
+	}
+	var h http.Header
+	if extra != nil {
+		h = extra.Header
+	}
+	return se.own.Context(ctx, h)
+}
+
+// ID implements [proxy.Session].
+func (se *session) ID() string { return se.id }
+
+func (se *session) serverSession() *mcp.ServerSession {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.ss
+}
+
+// Capabilities implements [proxy.Session].
+func (se *session) Capabilities() proxy.ClientCapabilities {
+	ss := se.serverSession()
+	if ss == nil {
+		return proxy.ClientCapabilities{}
+	}
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil {
+		return proxy.ClientCapabilities{}
+	}
+	return clientCaps(p.Capabilities)
+}
+
+func clientCaps(c *mcp.ClientCapabilities) proxy.ClientCapabilities {
+	out := proxy.ClientCapabilities{
+		Sampling:    c.Sampling != nil,
+		Elicitation: c.Elicitation != nil,
+		Roots:       c.RootsV2 != nil,
+	}
+	out.ElicitationURL = c.Elicitation != nil && c.Elicitation.URL != nil
+	raw := map[string]any{}
+	if c.Sampling != nil {
+		raw["sampling"] = c.Sampling
+	}
+	if c.Elicitation != nil {
+		raw["elicitation"] = c.Elicitation
+	}
+	if c.RootsV2 != nil {
+		raw["roots"] = c.RootsV2
+	}
+	out.Raw, _ = json.Marshal(raw)
+	return out
+}
+
+// Request implements [proxy.Session]: the upstream's raw params are
+// decoded into go-sdk's types, which send them on the session (inside a
+// call, on that call's stream) and cancel them at the client when ctx
+// ends.
+func (se *session) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	ss := se.serverSession()
+	if ss == nil {
+		return nil, errors.New("the client session is not initialized")
+	}
+	var res any
+	var err error
+	switch method {
+	case "sampling/createMessage":
+		var probe struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(params, &probe)
+		if len(probe.Tools) > 0 {
+			var p mcp.CreateMessageWithToolsParams
+			if err := json.Unmarshal(params, &p); err != nil {
+				return nil, invalidParams(err)
+			}
+			res, err = ss.CreateMessageWithTools(ctx, &p)
+		} else {
+			var p mcp.CreateMessageParams
+			if err := json.Unmarshal(params, &p); err != nil {
+				return nil, invalidParams(err)
+			}
+			res, err = ss.CreateMessage(ctx, &p)
+		}
+	case "elicitation/create":
+		var p mcp.ElicitParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		res, err = ss.Elicit(ctx, &p)
+	case "roots/list":
+		res, err = ss.ListRoots(ctx, &mcp.ListRootsParams{})
+	default:
+		return nil, fmt.Errorf("%s cannot be forwarded to a client", method)
+	}
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return json.Marshal(res)
+}
+
+// Notify implements [proxy.Session].
+func (se *session) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	ss := se.serverSession()
+	if ss == nil {
+		return errors.New("the client session is not initialized")
+	}
+	switch method {
+	case "notifications/progress":
+		var p mcp.ProgressNotificationParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return err
+		}
+		return ss.NotifyProgress(ctx, &p)
+	case "notifications/message":
+		var p mcp.LoggingMessageParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return err
+		}
+		return ss.Log(ctx, &p) //nolint:staticcheck // logging is what the upstream sent
+	case "notifications/resources/updated":
+		var p mcp.ResourceUpdatedNotificationParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return err
+		}
+		return se.mcp.ResourceUpdated(ctx, &p)
+	case "notifications/elicitation/complete":
+		var p mcp.ElicitationCompleteParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return err
+		}
+		return ss.NotifyElicitationComplete(ctx, &p)
+	}
+	return fmt.Errorf("%s is not forwarded to clients", method)
+}

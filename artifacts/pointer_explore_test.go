@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 )
@@ -40,7 +38,7 @@ func TestPointerWorksWithExplore(t *testing.T) {
 		sg := sg.(map[string]any)
 		env := &explore.Env{Root: root, Dir: "iteration-1/scratchpad", Count: words, Budget: agent}
 		res := explore.Call(context.Background(), env, sg["tool"].(string), sg["arguments"].(map[string]any))
-		text := res.Content[0].(mcp.TextContent).Text
+		text := res.Text
 		if strings.HasPrefix(text, `{"error"`) {
 			t.Errorf("suggested %v failed: %s", sg, text)
 		}

@@ -119,13 +119,13 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		}})
 	})
 
-	explore.Register(a.mcp, func(ctx context.Context) (*explore.Env, error) {
+	a.mcp.AddTools(mcpgoTools(explore.Tools(func(ctx context.Context) (*explore.Env, error) {
 		ag, err := a.agents.Resolve(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return ag.Explore(), nil
-	})
+	}))...)
 	artifacts.Register(a.mcp, artifactEnv)
 	if cfg.Pad.Enabled {
 		opts, err := agents.PadOptions(cfg.Pad)

@@ -29,7 +29,7 @@ func TestPointerWorksWithExplore(t *testing.T) {
 	}
 	defer root.Close()
 	agent := budget.NewAgent(budget.Identity{}, 5000, 0)
-	c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words})
+	c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words})
 	m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "big.md"}))
 	if m["error"] != "read_artifact_too_large" {
 		t.Fatalf("expected a pointer: %v", m)

@@ -96,7 +96,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithInstructions(instructions(cfg)),
-		server.WithToolFilter(artifacts.ToolFilter(artifactEnv)),
+		server.WithToolFilter(mcpgoArtifactFilter(artifactEnv)),
 		server.WithToolHandlerMiddleware(a.accounting),
 	)
 	// A client usually lists tools once, right after initialize: hold
@@ -126,7 +126,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		}
 		return ag.Explore(), nil
 	}))...)
-	artifacts.Register(a.mcp, artifactEnv)
+	a.mcp.AddTools(mcpgoTools(artifacts.Tools(artifactEnv))...)
 	if cfg.Pad.Enabled {
 		opts, err := agents.PadOptions(cfg.Pad)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -80,4 +81,23 @@ func addMCPGoPrompt(s *server.MCPServer, p tool.Prompt) {
 			return mcp.NewGetPromptResult(desc,
 				[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
 		})
+}
+
+// mcpgoArtifactFilter hides from each session the tools [artifacts.Visible]
+// does not let it see (write_artifact from non-coordinators). mcp-go
+// applies filters to tools/call too, so a hidden tool cannot be called.
+func mcpgoArtifactFilter(envFor artifacts.EnvFunc) server.ToolFilterFunc {
+	return func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+		env, err := envFor(ctx)
+		if err != nil {
+			env = nil
+		}
+		out := make([]mcp.Tool, 0, len(tools))
+		for _, t := range tools {
+			if artifacts.Visible(env, t.Name) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
 }

@@ -12,13 +12,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
-	"github.com/scratchpad-mcp/scratchpad-mcp/intercept"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
@@ -107,12 +105,18 @@ func Check(cfg *config.Config) error {
 	return nil
 }
 
+type sessionKey struct{}
+
+// WithSession returns ctx naming the MCP session it belongs to: one
+// session is one agent.
+func WithSession(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
 // sessionID names the calling session; "" outside a session.
 func sessionID(ctx context.Context) string {
-	if s := server.ClientSessionFromContext(ctx); s != nil {
-		return s.SessionID()
-	}
-	return ""
+	id, _ := ctx.Value(sessionKey{}).(string)
+	return id
 }
 
 // Resolve returns the calling session's agent, creating it on first use.
@@ -204,7 +208,7 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
 		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
 	}
-	if err := intercept.CleanTemp(a.ScratchpadDir); err != nil {
+	if err := divert.CleanTemp(a.ScratchpadDir); err != nil {
 		r.log.Warn("cleaning temporary files failed", "dir", a.ScratchpadDir, "error", err)
 	}
 	a.root, err = os.OpenRoot(a.ReadRoot)
@@ -240,9 +244,9 @@ func (a *Agent) close() {
 // Explore is the agent's environment for the exploration tools.
 func (a *Agent) Explore() *explore.Env { return a.explore }
 
-// Intercept is the agent's interception settings.
-func (a *Agent) Intercept() *intercept.Agent {
-	return &intercept.Agent{
+// Divert is the agent's interception settings.
+func (a *Agent) Divert() *divert.Agent {
+	return &divert.Agent{
 		Enabled:     a.Settings.Scratchpad.Enabled,
 		Dir:         a.ScratchpadDir,
 		Counter:     a.Counter,

@@ -171,7 +171,7 @@ type Tool struct {
 
 // Tools lists the exposed upstream tools sorted by name.
 func (p *Proxy) Tools() []Tool {
-	routes := p.cat.snapshot().tools
+	routes := p.cat.snapshot().tools.byKey
 	out := make([]Tool, 0, len(routes))
 	for name, rt := range routes {
 		t, _ := rt.up.Config().Threshold(rt.orig)

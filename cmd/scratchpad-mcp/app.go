@@ -5,33 +5,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
-	"github.com/scratchpad-mcp/scratchpad-mcp/intercept"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// app is one assembled server: the MCP server, the upstream router, the
+// app is one assembled server: the MCP server, the upstream proxy, the
 // agent registry and the usage events. Built by newApp, used by serve,
 // doctor and the tests.
 type app struct {
 	cfg    *config.Config
 	log    *slog.Logger
-	mcp    *server.MCPServer
-	router *intercept.Router
+	def    agents.Identity
+	server *server.Server
+	proxy  *proxy.Proxy
 	agents *agents.Registry
 	events *budget.Events
+
+	// What every session gets of the server's own.
+	explore   []tool.Def
+	artifacts []tool.Def
+	pad       []tool.Def
+	padRes    []tool.Resource
+	padPrompt []tool.Prompt
+	watcher   *pad.Watcher
 }
 
 // upstreamStartWait bounds how long initialize and the first tools/list
@@ -52,6 +63,8 @@ type appOptions struct {
 	// upstreams start with its initialize and are told the sampling,
 	// elicitation and roots capabilities it declared.
 	OneClient bool
+	// Start is the context the upstreams run in under OneClient.
+	Start context.Context
 }
 
 func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appOptions) (*app, error) {
@@ -65,14 +78,13 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
-	a := &app{cfg: cfg, log: log, events: budget.NewEvents(cfg.MemoryDir)}
+	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.
 	counter.Preload()
 	log.Info("tokens", "model", cfg.Agent.Model, "provider", cfg.Agent.Provider, "encoding", counter.Name())
 
-	hooks := &server.Hooks{}
 	var cache *explore.Cache
 	if cfg.Explore.CacheBytes > 0 {
 		cache = explore.NewCache(cfg.Explore.CacheBytes)
@@ -81,85 +93,159 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events,
 		Carried: a.carried,
 	})
-	artifactEnv := func(ctx context.Context) (*artifacts.Env, error) {
-		ag, err := a.agents.Resolve(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return ag.Artifacts()
-	}
-	a.mcp = server.NewMCPServer("scratchpad-mcp", versionString(),
-		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(true, true),
-		server.WithPromptCapabilities(true),
-		server.WithLogging(),
-		server.WithHooks(hooks),
-		server.WithRecovery(),
-		server.WithInstructions(instructions(cfg)),
-		server.WithToolFilter(mcpgoArtifactFilter(artifactEnv)),
-		server.WithToolHandlerMiddleware(a.accounting),
-	)
-	// A client usually lists tools once, right after initialize: hold
-	// that answer until the upstreams that are still starting are up (or
-	// failed), bounded, so it does not miss their tools. Later lists are
-	// not held: list_changed covers upstreams that come back.
-	hooks.AddBeforeListTools(func(ctx context.Context, id any, req *mcp.ListToolsRequest) {
-		a.router.AwaitStarted(ctx, upstreamStartWait)
-	})
-	hooks.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) {
-		a.agents.Finish(s.SessionID())
-	})
-	hooks.AddAfterInitialize(func(ctx context.Context, id any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
-		sc := cfg.Agent.Scratchpad
-		res.Meta = mcp.NewMetaFromMap(map[string]any{"scratchpad/limits": map[string]any{
-			"max_extraction_tokens": sc.MaxExtractionTokens,
-			"turn_depth_bonus":      sc.TurnDepthBonus,
-			"context_window":        contextWindow(cfg.Agent),
-			"context_safety_margin": sc.ContextSafetyMargin,
-		}})
-	})
-
-	a.mcp.AddTools(mcpgoTools(explore.Tools(func(ctx context.Context) (*explore.Env, error) {
+	a.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
 		ag, err := a.agents.Resolve(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return ag.Explore(), nil
-	}))...)
-	a.mcp.AddTools(mcpgoTools(artifacts.Tools(artifactEnv))...)
+	})
+	a.artifacts = artifacts.Tools(func(ctx context.Context) (*artifacts.Env, error) {
+		ag, err := a.agents.Resolve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return ag.Artifacts()
+	})
 	if cfg.Pad.Enabled {
-		opts, err := agents.PadOptions(cfg.Pad)
+		popts, err := agents.PadOptions(cfg.Pad)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
-		err = pad.RegisterWithOptions(a.mcp, func(ctx context.Context) (*pad.Pad, error) {
+		padFor := func(ctx context.Context) (*pad.Pad, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return ag.Pad()
-		}, opts)
+		}
+		a.watcher = pad.NewWatcher()
+		a.pad, err = pad.Tools(padFor, popts, a.watcher)
 		if err != nil {
 			return nil, fmt.Errorf("%s: [pad]: %w", configName(cfg), err)
 		}
+		a.padRes = []tool.Resource{pad.Resource(padFor)}
+		a.padPrompt = []tool.Prompt{pad.Prompt(padFor)}
 	}
-	var reserved []string
-	for name := range a.mcp.ListTools() {
-		reserved = append(reserved, name)
+	var reservedTools, reservedRes, reservedPrompts []string
+	for _, d := range a.ownTools(agents.Identity{Role: agents.RoleCoordinator}) {
+		reservedTools = append(reservedTools, d.Name)
 	}
-	a.router = intercept.New(intercept.Options{
-		Servers: cfg.Servers, Logger: log, Version: versionString(), Reserved: reserved,
-		StartWait: upstreamStartWait, StartOnFirstClient: opts.OneClient,
-		Agent: func(ctx context.Context) (*intercept.Agent, error) {
+	for _, r := range a.padRes {
+		reservedRes = append(reservedRes, r.URI)
+	}
+	for _, p := range a.padPrompt {
+		reservedPrompts = append(reservedPrompts, p.Name)
+	}
+	a.proxy = proxy.New(proxy.Options{
+		Servers: cfg.Servers, Logger: log, Version: versionString(),
+		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,
+		StartWait: upstreamStartWait,
+		Agent: func(ctx context.Context) (*divert.Agent, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return ag.Intercept(), nil
+			return ag.Divert(), nil
+		},
+		OnChange: func(k proxy.Kind) {
+			if a.server != nil {
+				a.server.Changed(k)
+			}
 		},
 	})
-	a.router.Attach(a.mcp)
+	sc := cfg.Agent.Scratchpad
+	var start context.Context
+	if opts.OneClient {
+		start = opts.Start
+		if start == nil {
+			start = context.Background()
+		}
+	}
+	a.server = server.New(server.Options{
+		Name: "scratchpad-mcp", Version: versionString(), Instructions: instructions(cfg), Logger: log,
+		Proxy:   a.proxy,
+		Session: a.session,
+		InitializeMeta: map[string]any{"scratchpad/limits": map[string]any{
+			"max_extraction_tokens": sc.MaxExtractionTokens,
+			"turn_depth_bonus":      sc.TurnDepthBonus,
+			"context_window":        contextWindow(cfg.Agent),
+			"context_safety_margin": sc.ContextSafetyMargin,
+		}},
+		StartUpstreams: start,
+		ToolCall:       a.accounting,
+		SessionEnded:   a.agents.Finish,
+	})
 	return a, nil
+}
+
+// ownTools is what an agent of identity id is offered of the server's
+// own tools: exploration, the pad, and the artifact tools (writing only
+// for coordinators).
+func (a *app) ownTools(id agents.Identity) []tool.Def {
+	out := append([]tool.Def{}, a.explore...)
+	out = append(out, a.pad...)
+	for _, d := range a.artifacts {
+		if d.Name == artifacts.ToolWrite && id.Role != agents.RoleCoordinator {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// session is what one client session gets: its identity (stdio: the
+// command line; HTTP: the headers of the request that created it, and
+// its bearer token's owner) in every request's context, and its tools.
+func (a *app) session(info server.SessionInfo) (*server.Own, error) {
+	id := a.def
+	if r := info.Request; r != nil {
+		hid, err := agents.FromRequest(r)
+		if err != nil {
+			return nil, err
+		}
+		if owner := tokenOwner(r.Context()); owner != "" {
+			hid.Owner = owner
+		}
+		id = hid
+	}
+	norm, err := id.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	own := &server.Own{
+		Context: func(ctx context.Context, h http.Header) context.Context {
+			ctx = agents.WithSession(ctx, info.ID)
+			cur := norm
+			if h != nil {
+				// Per-request figures (X-Scratchpad-Context-Tokens);
+				// who the agent is was fixed when the session began.
+				if n, err := strconv.Atoi(h.Get(agents.HeaderContextTokens)); err == nil && n > 0 {
+					cur.ContextTokens = n
+				}
+			}
+			return agents.WithIdentity(ctx, cur)
+		},
+		Tools:     a.ownTools(norm),
+		Resources: a.padRes,
+		Prompts:   a.padPrompt,
+	}
+	if a.watcher != nil {
+		own.Watch = func(ctx context.Context, uri string, notify func()) func() {
+			ag, err := a.agents.Resolve(ctx)
+			if err != nil {
+				return func() {}
+			}
+			p, err := ag.Pad()
+			if err != nil {
+				return func() {}
+			}
+			sub := info.ID + " " + uri
+			a.watcher.Subscribe(sub, p, notify)
+			return func() { a.watcher.Unsubscribe(sub) }
+		}
+	}
+	return own, nil
 }
 
 func configName(cfg *config.Config) string {
@@ -191,44 +277,30 @@ Limits: max_extraction_tokens=%d, context_window=%d, turn_depth_bonus=%d.`,
 // carried counts what an agent already holds from this server before its
 // first call: the tool definitions it was listed and the instructions.
 func (a *app) carried(count func(string) int) int {
-	tools := a.mcp.ListTools()
-	names := make([]string, 0, len(tools))
-	for n := range tools {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	list := make([]mcp.Tool, 0, len(names))
-	for _, n := range names {
-		list = append(list, tools[n].Tool)
-	}
-	b, _ := json.Marshal(list)
+	defs := a.ownTools(a.def)
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	b, _ := json.Marshal(defs)
 	return count(string(b)) + count(instructions(a.cfg))
 }
 
-// accounting wraps every tool call: it counts the call for usage, takes
-// the model's real usage when the client reports it in _meta, and names
-// the agent for the pad's ledger.
-func (a *app) accounting(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if ag, err := a.agents.Resolve(ctx); err == nil {
-			ag.Budget.CountCall()
-			if in, out, ok := reportedUsage(req.Params.Meta); ok {
-				ag.Budget.ObserveUsage(in, out)
-			}
-			ctx = pad.WithAuthor(ctx, ag.ID.Agent)
-		} else {
-			return mcp.NewToolResultError("scratchpad-mcp: " + err.Error()), nil
-		}
-		return next(ctx, req)
+// accounting runs before every tool call: it counts the call for usage,
+// takes the model's real usage when the client reports it in _meta, and
+// names the agent for the pad's ledger.
+func (a *app) accounting(ctx context.Context, _ string, meta map[string]any) (context.Context, error) {
+	ag, err := a.agents.Resolve(ctx)
+	if err != nil {
+		return ctx, fmt.Errorf("scratchpad-mcp: %w", err)
 	}
+	ag.Budget.CountCall()
+	if in, out, ok := reportedUsage(meta); ok {
+		ag.Budget.ObserveUsage(in, out)
+	}
+	return pad.WithAuthor(ctx, ag.ID.Agent), nil
 }
 
 // reportedUsage reads _meta["scratchpad/usage"] = {input_tokens, output_tokens}.
-func reportedUsage(m *mcp.Meta) (in, out int, ok bool) {
-	if m == nil {
-		return 0, 0, false
-	}
-	u, isMap := m.AdditionalFields[usageMetaKey].(map[string]any)
+func reportedUsage(m map[string]any) (in, out int, ok bool) {
+	u, isMap := m[usageMetaKey].(map[string]any)
 	if !isMap {
 		return 0, 0, false
 	}

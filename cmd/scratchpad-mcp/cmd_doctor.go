@@ -17,7 +17,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/intercept"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 func init() {
@@ -111,17 +111,17 @@ func (d *doctor) run(cfgPath string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a.router.Start(ctx)
-	defer a.router.Close()
-	settled := waitUpstreams(a.router.Upstreams(), d.wait)
+	a.proxy.Start(ctx, nil)
+	defer a.proxy.Close()
+	settled := waitUpstreams(a.proxy.Upstreams(), d.wait)
 
-	tools := a.router.Tools()
-	for _, u := range a.router.Upstreams() {
+	tools := a.proxy.Tools()
+	for _, u := range a.proxy.Upstreams() {
 		sc := u.Config()
 		state, uerr := u.State()
 		fmt.Fprintf(d.out, "\nserver %s (%s): ", sc.Name, describeTarget(sc))
 		switch {
-		case state == intercept.StateReady:
+		case state == upstream.StateReady:
 			fmt.Fprintln(d.out, "ready")
 		case !settled[u]:
 			fmt.Fprintln(d.out, "NOT READY")
@@ -195,15 +195,15 @@ func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {
 // least once (a restarting upstream has shown its error; waiting through
 // its backoff would only repeat it), or until wait has passed. It reports
 // which upstreams settled.
-func waitUpstreams(ups []*intercept.Upstream, wait time.Duration) map[*intercept.Upstream]bool {
+func waitUpstreams(ups []*upstream.Upstream, wait time.Duration) map[*upstream.Upstream]bool {
 	deadline := time.Now().Add(wait)
-	settled := map[*intercept.Upstream]bool{}
+	settled := map[*upstream.Upstream]bool{}
 	for {
 		for _, u := range ups {
 			state, err := u.State()
 			switch {
-			case state == intercept.StateReady, state == intercept.StateFailed,
-				state == intercept.StateRestarting && err != nil:
+			case state == upstream.StateReady, state == upstream.StateFailed,
+				state == upstream.StateRestarting && err != nil:
 				settled[u] = true
 			}
 		}

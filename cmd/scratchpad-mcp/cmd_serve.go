@@ -17,10 +17,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 )
 
 func init() {
@@ -80,15 +79,18 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 2
 	}
-	a, err := newApp(cfg, log, def, appOptions{OneClient: f.transport == "stdio"})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a, err := newApp(cfg, log, def, appOptions{OneClient: f.transport == "stdio", Start: ctx})
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a.router.Start(ctx)
-	defer a.router.Close()
+	if f.transport != "stdio" {
+		// Over stdio they start with the client's initialize.
+		a.proxy.Start(ctx, nil)
+	}
+	defer a.proxy.Close()
 	defer a.agents.FinishAll()
 
 	switch f.transport {
@@ -112,10 +114,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (a *app) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	s := server.NewStdioServer(a.mcp)
-	s.SetErrorLogger(slogStd(a.log).logger())
-	// Upstream errors keep their JSON-RPC code (see intercept.Router.Output).
-	err := s.Listen(ctx, stdin, a.router.Output(stdout))
+	err := a.server.ServeStdio(ctx, stdin, stdout)
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -128,33 +127,20 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 	if err := checkBind(addr, len(a.cfg.HTTP.Tokens) > 0); err != nil {
 		return err
 	}
-	withIdentity := func(ctx context.Context, r *http.Request) context.Context {
-		id, err := agents.FromRequest(r)
-		if err != nil {
-			return ctx // rejected by guard before this runs
-		}
-		if owner := tokenOwner(r.Context()); owner != "" {
-			id.Owner = owner
-		}
-		return agents.WithIdentity(ctx, id)
-	}
 	mux := http.NewServeMux()
 	switch kind {
 	case "http":
-		h := server.NewStreamableHTTPServer(a.mcp,
-			server.WithEndpointPath("/mcp"),
-			server.WithHTTPContextFunc(withIdentity),
-			server.WithSessionIdleTTL(ttl),
-			// Resumable streams (Last-Event-ID), bounded per session.
-			server.WithEventStore(newEventStore(eventStoreBytes)))
-		mux.Handle("/mcp", a.router.OutputHTTP(h))
+		mux.Handle("/mcp", a.server.StreamableHTTP(server.StreamableHTTPOptions{
+			SessionTimeout: ttl,
+			// Resumable streams (Last-Event-ID), bounded.
+			StoreBytes: eventStoreBytes,
+		}))
 	case "sse":
-		h := server.NewSSEServer(a.mcp,
-			server.WithSSEEndpoint("/sse"),
-			server.WithMessageEndpoint("/message"),
-			server.WithSSEContextFunc(withIdentity))
-		mux.Handle("/sse", a.router.OutputHTTP(h))
-		mux.Handle("/message", a.router.OutputHTTP(h))
+		// go-sdk's endpoint event names the stream's own URL with the
+		// session; /message stays for clients that post there.
+		h := a.server.SSE()
+		mux.Handle("/sse", h)
+		mux.Handle("/message", h)
 	}
 	mux.HandleFunc("/events", a.events.ServeSSE)
 	ln, err := net.Listen("tcp", addr)
@@ -200,9 +186,9 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// eventStoreBytes bounds what one HTTP session keeps for redelivery to a
-// client that reconnects with Last-Event-ID.
-const eventStoreBytes = 4 << 20
+// eventStoreBytes bounds what the HTTP sessions keep, together, for
+// redelivery to a client that reconnects with Last-Event-ID.
+const eventStoreBytes = 64 << 20
 
 type ownerKey struct{}
 
@@ -253,6 +239,3 @@ func (a *app) originAllowed(origin string) bool {
 	u, err := url.Parse(origin)
 	return err == nil && isLoopback(u.Hostname())
 }
-
-// slogStd adapts slog for mcp-go's *log.Logger error logger.
-func slogStd(l *slog.Logger) *stdLogger { return &stdLogger{l} }

@@ -1,0 +1,64 @@
+// Package proxy is scratchpad-mcp's catalogue and router: it holds the
+// configured upstreams (package upstream), combines what they offer, and
+// routes each client request to the upstream that serves it — and each
+// request or notification an upstream sends to the client session it
+// belongs to. It holds no MCP library types: results, schemas and
+// listings stay the upstreams' raw JSON, and client sessions are the
+// small [Session] interface the MCP server adapter (package server)
+// implements.
+//
+// # Basics
+//
+//	p := proxy.New(proxy.Options{Servers: cfg.Servers, Agent: resolve, OnChange: srv.Changed})
+//	p.Start(ctx, nil) // or, with one client, at its initialize: MirrorOffer(its capabilities)
+//	defer p.Close()
+//	raw, err := p.CallTool(ctx, session, "list_pods", args, meta)
+//
+// [Proxy.CallTool] forwards a tools/call and hands the result to package
+// divert, which passes it through untouched or replaces it with a
+// pointer. Resources, templates and prompts are listed, read and got the
+// same way ([Proxy.ReadResource], [Proxy.GetPrompt], [Proxy.Complete]);
+// lists keep the upstreams' order, servers in config order.
+//
+// # Names
+//
+// Tool and prompt names get the server's prefix when one is configured
+// (Prefix__name); a name already taken (by the proxy's own tools or an
+// earlier server) is skipped with a warning. Resource URIs and templates
+// are not rewritten unless two upstreams (or an upstream and the proxy
+// itself) list the same one: the later server's is then exposed as
+// "<server>+<uri>" ([CollisionSeparator]), and reads, subscriptions and
+// resources/updated are mapped back and forth.
+//
+// # What upstreams send on their own
+//
+//   - Progress for a request goes to its caller under the caller's own
+//     token, before the caller's result (package upstream delivers a
+//     message's notifications before its response); while diverting a
+//     large result, the caller is told what diverting does once it takes
+//     longer than [Options.ProgressDelay].
+//   - Log messages go to every session; each session's level filters them
+//     (the upstreams are told the most verbose level any session asked).
+//   - resources/updated goes to the sessions subscribed to that URI
+//     (subscriptions are forwarded to the owning upstream once and dropped
+//     when the last session leaves).
+//   - sampling/createMessage, elicitation/create and roots/list go to the
+//     session whose call is in flight on that upstream, checked against
+//     the capabilities it declared; a URL elicitation's completion follows
+//     it. Cancelling (the upstream's notifications/cancelled, or the call
+//     ending first) cancels the request at the client.
+//
+// # Caveats
+//
+//   - Upstreams are shared by all client sessions, so an upstream's own
+//     request is routed to the most recent call in flight on it. Two
+//     sessions calling the same upstream at the same moment cannot be told
+//     apart: MCP does not say which call a server-to-client request serves.
+//     A request with no call in flight (roots/list when roots change) goes
+//     to the only client session, and is refused (-32603) when several
+//     are connected.
+//   - An upstream that never connected counts as offering every
+//     capability ([Proxy.Capabilities]).
+//   - A URI no upstream lists is read from the only upstream offering
+//     resources, as a direct client would; with several it is not found.
+package proxy

@@ -1,0 +1,49 @@
+// Package server is the MCP adapter: the server clients talk to, on the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk), over stdio,
+// streamable HTTP (resumable streams) and legacy SSE.
+//
+// # Basics
+//
+// Each client session gets a go-sdk server of its own, with the tools,
+// resources and prompts its identity may see ([Options.Session] returns
+// them as the neutral definitions of package tool) — so an agent's tool
+// list, resource subscriptions and identity belong to its session alone.
+// Everything the upstreams offer goes through a receiving middleware to
+// package proxy with the upstreams' raw JSON:
+//
+//	srv := server.New(server.Options{Proxy: p, Session: own})
+//	srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+//	http.Handle("/mcp", srv.StreamableHTTP(server.StreamableHTTPOptions{}))
+//
+// What go-sdk gives natively and the proxy relies on: an upstream's
+// JSON-RPC error reaches the client with its code, message and data
+// (handlers return a *jsonrpc.Error); requests to the client
+// (sampling, elicitation, roots) and progress sent with a call's context
+// travel on that call's own stream, in order, before its result; a
+// request whose context ends is cancelled at the client; each session's
+// logging level filters the log messages it gets.
+//
+// # Raw results
+//
+// go-sdk's handlers return its own result types. A forwarded result is
+// one of those types embedded in a small wrapper that marshals as the
+// upstream's bytes (see raw.go), so nothing an upstream sends is decoded
+// into go-sdk's structs and re-encoded: unknown fields and future content
+// types pass untouched. The names the proxy exposes are also registered
+// with the session's go-sdk server, which is how go-sdk knows to announce
+// list changes; listing, calling and reading them is done with the raw
+// JSON.
+//
+// # Caveats
+//
+//   - Over HTTP go-sdk may build a session's server and not use it (it
+//     asks for one to learn protocol versions); [Options.Session] must be
+//     cheap and free of side effects, and a session is live from its first
+//     request.
+//   - Requests forwarded to a client (sampling, elicitation, roots) are
+//     decoded into go-sdk's types to be sent: a field go-sdk does not model
+//     is dropped on the way to the client.
+//   - The initialize answer waits (bounded) for upstreams still starting
+//     and declares the server's own capabilities plus the union of the
+//     upstreams'.
+package server

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -129,5 +132,55 @@ func TestMCPGoPad(t *testing.T) {
 	srv.UnregisterSession(context.Background(), sess.id)
 	if _, isErr := tool(pad.ToolAppend, map[string]any{"note": "session gone"}); isErr || notes() != 0 {
 		t.Fatal("notified a session that is gone")
+	}
+}
+
+// TestMCPGoArtifacts: workers are neither listed nor allowed
+// write_artifact, and a handler's IsError result stays one.
+func TestMCPGoArtifacts(t *testing.T) {
+	type roleKey struct{}
+	envFor := func(ctx context.Context) (*artifacts.Env, error) {
+		role, _ := ctx.Value(roleKey{}).(string)
+		if role == "" {
+			return nil, errors.New("no session")
+		}
+		return &artifacts.Env{Role: role}, nil
+	}
+	srv := server.NewMCPServer("test", "0", server.WithToolCapabilities(true), server.WithToolFilter(mcpgoArtifactFilter(envFor)))
+	srv.AddTools(mcpgoTools(artifacts.Tools(envFor))...)
+	send := func(role, method string, params any) string {
+		ctx := context.WithValue(context.Background(), roleKey{}, role)
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+		data, _ := json.Marshal(srv.HandleMessage(ctx, msg))
+		return string(data)
+	}
+	names := func(role string) []string {
+		var resp struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		json.Unmarshal([]byte(send(role, "tools/list", map[string]any{})), &resp)
+		var out []string
+		for _, tl := range resp.Result.Tools {
+			out = append(out, tl.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := names(artifacts.RoleCoordinator); !slices.Equal(got, []string{artifacts.ToolList, artifacts.ToolRead, artifacts.ToolWrite}) {
+		t.Errorf("coordinator lists %v", got)
+	}
+	if got := names("worker"); !slices.Equal(got, []string{artifacts.ToolList, artifacts.ToolRead}) {
+		t.Errorf("worker lists %v", got)
+	}
+	write := map[string]any{"name": artifacts.ToolWrite, "arguments": map[string]any{"filename": "x.md", "content": "x"}}
+	if got := send("worker", "tools/call", write); !strings.Contains(got, `"error"`) || strings.Contains(got, `"written"`) {
+		t.Errorf("worker called write_artifact: %s", got)
+	}
+	list := map[string]any{"name": artifacts.ToolList}
+	if got := send("", "tools/call", list); !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "no session") {
+		t.Errorf("envFor error: %s", got)
+	}
+	if got := send("worker", "tools/call", list); strings.Contains(got, `"isError":true`) || !strings.Contains(got, `\"artifacts\":[]`) {
+		t.Errorf("list: %s", got)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )

@@ -72,8 +72,9 @@ type Own struct {
 // session, each with the session's own tools and everything the proxy
 // forwards.
 type Server struct {
-	opts Options
-	log  *slog.Logger
+	opts   Options
+	log    *slog.Logger
+	sdkLog *slog.Logger // go-sdk's own records, warnings and errors only
 
 	mu       sync.Mutex
 	sessions map[string]*session // live sessions by id (after their first request)
@@ -88,7 +89,7 @@ func New(opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "scratchpad-mcp"
 	}
-	return &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
+	return &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
 }
 
 // Changed re-registers the upstream items of kind on every live session,
@@ -162,17 +163,17 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	return mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		EventStore:     store,
 		SessionTimeout: opts.SessionTimeout,
-		Logger:         s.log,
-		// Origin and Host are checked by the caller's guard, which knows
-		// the configured allowed origins.
-		DisableLocalhostProtection: true,
+		Logger:         s.sdkLog,
+		// go-sdk refuses a request that reaches a loopback address with
+		// a Host that is not (DNS rebinding). Origin is checked by the
+		// caller's guard, which knows the configured allowed origins.
 	})
 }
 
 // SSE returns the handler of the legacy HTTP+SSE transport (GET the
 // stream, POST messages to the endpoint it names).
 func (s *Server) SSE() http.Handler {
-	return mcp.NewSSEHandler(s.serverFor, &mcp.SSEOptions{DisableLocalhostProtection: true})
+	return mcp.NewSSEHandler(s.serverFor, nil)
 }
 
 // serverFor is go-sdk's getServer: the server of the session a request
@@ -197,3 +198,13 @@ func (s *Server) serverFor(r *http.Request) *mcp.Server {
 	}
 	return se.mcp
 }
+
+// quiet passes on go-sdk's records from level warn up: it logs every
+// session's connection at info, which would drown the server's own log.
+type quiet struct{ slog.Handler }
+
+func (q quiet) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && q.Handler.Enabled(ctx, l)
+}
+func (q quiet) WithAttrs(a []slog.Attr) slog.Handler { return quiet{q.Handler.WithAttrs(a)} }
+func (q quiet) WithGroup(n string) slog.Handler      { return quiet{q.Handler.WithGroup(n)} }

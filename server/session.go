@@ -27,10 +27,10 @@ type session struct {
 	ownPrompts   map[string]bool
 
 	mu         sync.Mutex
-	ss         *mcp.ServerSession // from the first request on
+	ss         *mcp.ServerSession         // from the first request on
 	registered map[string]map[string]bool // kind → upstream names registered with go-sdk
-	watches    map[string]func() // own resource URI → stop watching
-	listed     bool              // tools/list answered once
+	watches    map[string]func()          // own resource URI → stop watching
+	listed     bool                       // tools/list answered once
 }
 
 func (s *Server) newSession(info SessionInfo) (*session, error) {
@@ -49,7 +49,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	}
 	se.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: s.opts.Instructions,
-		Logger:       s.log,
+		Logger:       s.sdkLog,
 		GetSessionID: func() string { return se.id },
 		// Declared in full here; the initialize answer narrows it to
 		// what the proxy and its upstreams offer (see initialize).
@@ -170,7 +170,9 @@ func (se *session) syncUpstream(kind proxy.Kind) {
 				return false // listed raw, but go-sdk would refuse it
 			}
 			se.mcp.AddResource(&mcp.Resource{URI: n, Name: n},
-				func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, unreachable(n) })
+				func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return nil, unreachable(n)
+				})
 			return true
 		}, func(n []string) { se.mcp.RemoveResources(n...) })
 		diff("templates", templates, func(n string) bool {

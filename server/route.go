@@ -46,8 +46,14 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, err
 			}
-			own := res.(*mcp.ListToolsResult)
-			raw, err := listJSON("tools", own.Tools, px.ListTools())
+			ups := se.upstreamNames("tools")
+			var own []*mcp.Tool
+			for _, t := range res.(*mcp.ListToolsResult).Tools {
+				if !ups[t.Name] {
+					own = append(own, t)
+				}
+			}
+			raw, err := listJSON("tools", own, px.ListTools())
 			return &rawListTools{raw: raw}, err
 		case "tools/call":
 			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
@@ -75,14 +81,28 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, err
 			}
-			raw, err := listJSON("resources", res.(*mcp.ListResourcesResult).Resources, px.ListResources())
+			ups := se.upstreamNames("resources")
+			var own []*mcp.Resource
+			for _, r := range res.(*mcp.ListResourcesResult).Resources {
+				if !ups[r.URI] {
+					own = append(own, r)
+				}
+			}
+			raw, err := listJSON("resources", own, px.ListResources())
 			return &rawListResources{raw: raw}, err
 		case "resources/templates/list":
 			res, err := next(ctx, method, req)
 			if err != nil {
 				return nil, err
 			}
-			raw, err := listJSON("resourceTemplates", res.(*mcp.ListResourceTemplatesResult).ResourceTemplates, px.ListResourceTemplates())
+			ups := se.upstreamNames("templates")
+			var own []*mcp.ResourceTemplate
+			for _, t := range res.(*mcp.ListResourceTemplatesResult).ResourceTemplates {
+				if !ups[t.URITemplate] {
+					own = append(own, t)
+				}
+			}
+			raw, err := listJSON("resourceTemplates", own, px.ListResourceTemplates())
 			return &rawListTemplates{raw: raw}, err
 		case "resources/read":
 			p, _ := req.GetParams().(*mcp.ReadResourceParams)
@@ -99,7 +119,14 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, err
 			}
-			raw, err := listJSON("prompts", res.(*mcp.ListPromptsResult).Prompts, px.ListPrompts())
+			ups := se.upstreamNames("prompts")
+			var own []*mcp.Prompt
+			for _, p := range res.(*mcp.ListPromptsResult).Prompts {
+				if !ups[p.Name] {
+					own = append(own, p)
+				}
+			}
+			raw, err := listJSON("prompts", own, px.ListPrompts())
 			return &rawListPrompts{raw: raw}, err
 		case "prompts/get":
 			p, _ := req.GetParams().(*mcp.GetPromptParams)

@@ -63,6 +63,9 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		SubscribeHandler:        se.subscribe,
 		UnsubscribeHandler:      se.unsubscribe,
 		RootsListChangedHandler: func(ctx context.Context, _ *mcp.RootsListChangedRequest) { s.opts.Proxy.RootsChanged(ctx) },
+		// From now on the client may be asked (roots, sampling…) and told
+		// (log messages) by upstreams.
+		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { s.opts.Proxy.Attach(se) },
 	})
 	for _, d := range own.Tools {
 		se.mcp.AddTool(toolOf(d), ownToolHandler(d))
@@ -118,6 +121,19 @@ func (se *session) end() {
 	if s.opts.SessionEnded != nil {
 		s.opts.SessionEnded(se.id)
 	}
+}
+
+// upstreamNames reports which names of a kind ("tools", "resources",
+// "templates", "prompts") are the proxy's, registered only so that go-sdk
+// announces changes: listings leave them out of go-sdk's own items.
+func (se *session) upstreamNames(kind string) map[string]bool {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	out := make(map[string]bool, len(se.registered[kind]))
+	for n := range se.registered[kind] {
+		out[n] = true
+	}
+	return out
 }
 
 // syncUpstream registers the names the proxy exposes of kind with the

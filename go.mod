@@ -13,6 +13,7 @@ require (
 	github.com/tidwall/gjson v1.20.3
 	github.com/tidwall/pretty v1.3.0
 	github.com/tiktoken-go/tokenizer v0.10.0
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -24,6 +25,5 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

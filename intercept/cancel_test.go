@@ -178,7 +178,7 @@ func TestProgressArrivesBeforeTheResult(t *testing.T) {
 			}
 			var callProgress func(tok string) error
 			if front == "sse" {
-				c := sseFrontClient(t, p, `{}`, handlers{notify: func(method string, params json.RawMessage) {
+				c := sseFrontClient(t, p, `{}`, frontHandlers{notify: func(method string, params json.RawMessage) {
 					var pm map[string]any
 					if method == "notifications/progress" && json.Unmarshal(params, &pm) == nil {
 						onProgress(pm)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 // defaultStartWait bounds how long initialize waits for upstreams that
@@ -55,7 +57,7 @@ func (r *Router) advertise(c *mcp.ServerCapabilities) {
 	prompts = r.own.prompts
 	resources, subscribe = r.own.resources, r.own.resources
 	for _, u := range r.ups {
-		caps := u.capabilities()
+		caps := u.Capabilities()
 		if u.InitializeResult() == nil {
 			logging, completions, prompts, resources, subscribe = true, true, true, true, true
 			continue
@@ -88,17 +90,6 @@ func (r *Router) advertise(c *mcp.ServerCapabilities) {
 // noteOwn records what s offers before upstreams are attached.
 func (r *Router) noteOwn(s *server.MCPServer) {
 	r.own = ownCaps{resources: len(s.ListResources()) > 0, prompts: len(s.ListPrompts()) > 0}
-}
-
-// defaultOffer is what upstreams are told a client can do when no single
-// client is known: everything the proxy forwards. Each request is checked
-// against the capabilities of the client it goes to.
-func defaultOffer() map[string]any {
-	return map[string]any{
-		"roots":       map[string]any{"listChanged": true},
-		"sampling":    map[string]any{},
-		"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}},
-	}
 }
 
 // mirrorOffer is what a client declared of what the proxy forwards
@@ -136,7 +127,7 @@ func (r *Router) addStartHook(h *server.Hooks) {
 	})
 	h.AddBeforeAny(func(ctx context.Context, id any, method mcp.MCPMethod, message any) {
 		if method != mcp.MethodInitialize {
-			start(defaultOffer()) // a client without initialize (2026-07-28)
+			start(upstream.DefaultOffer()) // a client without initialize (2026-07-28)
 		}
 	})
 }

@@ -78,13 +78,13 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 	c.mu.RUnlock()
 	order := 0
 	for _, u := range r.ups {
-		resources, templates, plist := u.lists()
+		resources, templates, plist := u.Lists()
 		for _, it := range resources {
 			exposed, prefix := it.Name, ""
 			if foreignR[exposed] || res[exposed] != nil {
-				prefix = u.cfg.Name + CollisionSeparator
+				prefix = u.Config().Name + CollisionSeparator
 				exposed = prefix + it.Name
-				r.log.Warn("upstream resource URI collides; exposed with a server prefix", "server", u.cfg.Name, "uri", it.Name, "exposed", exposed)
+				r.log.Warn("upstream resource URI collides; exposed with a server prefix", "server", u.Config().Name, "uri", it.Name, "exposed", exposed)
 			}
 			if foreignR[exposed] || res[exposed] != nil {
 				continue
@@ -95,25 +95,25 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 		for _, it := range templates {
 			exposed, prefix := it.Name, ""
 			if tmpl[exposed] != nil {
-				prefix = u.cfg.Name + CollisionSeparator
+				prefix = u.Config().Name + CollisionSeparator
 				exposed = prefix + it.Name
-				r.log.Warn("upstream resource template collides; exposed with a server prefix", "server", u.cfg.Name, "template", it.Name, "exposed", exposed)
+				r.log.Warn("upstream resource template collides; exposed with a server prefix", "server", u.Config().Name, "template", it.Name, "exposed", exposed)
 			}
 			if tmpl[exposed] != nil {
 				continue
 			}
 			var m mcp.URITemplate
 			if err := json.Unmarshal(mustJSON(exposed), &m); err != nil {
-				r.log.Warn("upstream resource template skipped: invalid", "server", u.cfg.Name, "template", it.Name, "error", err)
+				r.log.Warn("upstream resource template skipped: invalid", "server", u.Config().Name, "template", it.Name, "error", err)
 				continue
 			}
 			tmpl[exposed] = &itemRoute{up: u, orig: it.Name, prefix: prefix, raw: it.Raw, match: &m, order: order}
 			order++
 		}
 		for _, it := range plist {
-			name := u.cfg.ExposedName(it.Name)
+			name := u.Config().ExposedName(it.Name)
 			if foreignP[name] || prompts[name] != nil {
-				r.log.Warn("upstream prompt skipped: name already exposed; set a prefix", "server", u.cfg.Name, "prompt", it.Name)
+				r.log.Warn("upstream prompt skipped: name already exposed; set a prefix", "server", u.Config().Name, "prompt", it.Name)
 				continue
 			}
 			prompts[name] = &itemRoute{up: u, orig: it.Name, raw: it.Raw, order: order}
@@ -131,7 +131,7 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 		func(uri string, rt *itemRoute) bool {
 			var v mcp.Resource
 			if err := unmarshalAs(rt.raw, "uri", uri, &v); err != nil {
-				r.log.Warn("upstream resource skipped: invalid", "server", rt.up.cfg.Name, "uri", rt.orig, "error", err)
+				r.log.Warn("upstream resource skipped: invalid", "server", rt.up.Config().Name, "uri", rt.orig, "error", err)
 				return false
 			}
 			addRes = append(addRes, server.ServerResource{Resource: v, Handler: r.readResource})
@@ -144,7 +144,7 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 	}, func(t string, rt *itemRoute) bool {
 		var v mcp.ResourceTemplate
 		if err := unmarshalAs(rt.raw, "uriTemplate", t, &v); err != nil {
-			r.log.Warn("upstream resource template skipped: invalid", "server", rt.up.cfg.Name, "template", rt.orig, "error", err)
+			r.log.Warn("upstream resource template skipped: invalid", "server", rt.up.Config().Name, "template", rt.orig, "error", err)
 			return false
 		}
 		addTmpl = append(addTmpl, server.ServerResourceTemplate{Template: v, Handler: r.readResource})
@@ -154,7 +154,7 @@ func (r *Router) syncCatalogue(srv *server.MCPServer) {
 		func(name string, rt *itemRoute) bool {
 			var v mcp.Prompt
 			if err := unmarshalAs(rt.raw, "name", name, &v); err != nil {
-				r.log.Warn("upstream prompt skipped: invalid", "server", rt.up.cfg.Name, "prompt", rt.orig, "error", err)
+				r.log.Warn("upstream prompt skipped: invalid", "server", rt.up.Config().Name, "prompt", rt.orig, "error", err)
 				return false
 			}
 			addPrompts = append(addPrompts, server.ServerPrompt{Prompt: v, Handler: r.getPrompt})

@@ -50,10 +50,10 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 		// several, nothing says which.
 		cs, n := r.sess.onlyWait(ctx, initializingWait)
 		if cs == nil {
-			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight and %d clients are connected; scratchpad-mcp forwards requests from an upstream to the client whose call it is handling, or to the only client", method, u.cfg.Name, n)}
+			return nil, &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: no client request to %q is in flight and %d clients are connected; scratchpad-mcp forwards requests from an upstream to the client whose call it is handling, or to the only client", method, u.Config().Name, n)}
 		}
 		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(srv.WithContext(context.Background(), cs), u.cfg.Timeout)
+		callCtx, cancel = context.WithTimeout(srv.WithContext(context.Background(), cs), u.Config().Timeout)
 		defer cancel()
 	}
 	cs := server.ClientSessionFromContext(callCtx)
@@ -80,7 +80,7 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 			r.sess.elicited(p.ElicitationID, session)
 		}
 	}
-	unanswered := &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.cfg.Name)}
+	unanswered := &RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: the client did not answer before its call to %q ended", method, u.Config().Name)}
 	if st := r.sse.stream(session); st != nil {
 		// A legacy SSE client: mcp-go cannot ask it, the proxy does.
 		res, err := r.sse.request(fctx, st, method, params)
@@ -125,9 +125,9 @@ func (r *Router) onRequest(u *Upstream, ctx context.Context, method string, para
 	sentID := r.sent.done(slot)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			reason := fmt.Sprintf("the call to %q it served ended", u.cfg.Name)
+			reason := fmt.Sprintf("the call to %q it served ended", u.Config().Name)
 			if ctx.Err() != nil {
-				reason = fmt.Sprintf("cancelled by upstream %q", u.cfg.Name)
+				reason = fmt.Sprintf("cancelled by upstream %q", u.Config().Name)
 			}
 			if sentID != nil && session != "" {
 				// The client may still be working on it (a person

@@ -15,11 +15,11 @@ import (
 // recording the call so that u's own requests reach this client.
 func (r *Router) forward(ctx context.Context, u *Upstream, method string, params any) (json.RawMessage, error) {
 	defer r.notes.flush(ctx, notesFlushWait)
-	cctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	cctx, cancel := context.WithTimeout(ctx, u.Config().Timeout)
 	defer cancel()
 	end := r.sess.begin(u, cctx)
 	defer end()
-	raw, err := u.call(cctx, method, params)
+	raw, err := u.Call(cctx, method, params)
 	if err == nil {
 		return raw, nil
 	}
@@ -30,9 +30,9 @@ func (r *Router) forward(ctx context.Context, u *Upstream, method string, params
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, u.cfg.Name, method, u.cfg.Timeout, u.cfg.Name)
+		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, u.Config().Name, method, u.Config().Timeout, u.Config().Name)
 	default:
-		return nil, fmt.Errorf("%s on upstream %q failed: %w", method, u.cfg.Name, err)
+		return nil, fmt.Errorf("%s on upstream %q failed: %w", method, u.Config().Name, err)
 	}
 }
 
@@ -65,7 +65,7 @@ func (r *Router) resourceOwner(exposed string) (*Upstream, string, bool) {
 	}
 	var only *Upstream
 	for _, u := range r.ups {
-		if u.capabilities().Resources != nil {
+		if u.Capabilities().Resources != nil {
 			if only != nil {
 				return nil, "", false
 			}
@@ -89,7 +89,7 @@ func (r *Router) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	}
 	res, err := mcp.ParseReadResourceResult(&raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: resources/read from %q: %v", ErrInvalidResponse, u.cfg.Name, err)
+		return nil, fmt.Errorf("%w: resources/read from %q: %v", ErrInvalidResponse, u.Config().Name, err)
 	}
 	prefix := strings.TrimSuffix(req.Params.URI, orig)
 	if prefix == "" {
@@ -127,7 +127,7 @@ func (r *Router) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 	}
 	res, err := mcp.ParseGetPromptResult(&raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: prompts/get from %q: %v", ErrInvalidResponse, rt.up.cfg.Name, err)
+		return nil, fmt.Errorf("%w: prompts/get from %q: %v", ErrInvalidResponse, rt.up.Config().Name, err)
 	}
 	return res, nil
 }
@@ -154,7 +154,7 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 }
 
 func (r *Router) complete(ctx context.Context, u *Upstream, ref map[string]any, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
-	if u.capabilities().Completions == nil {
+	if u.Capabilities().Completions == nil {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
 	params := map[string]any{"ref": ref, "argument": arg}
@@ -169,7 +169,7 @@ func (r *Router) complete(ctx context.Context, u *Upstream, ref map[string]any, 
 		Completion mcp.Completion `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("%w: completion/complete from %q: %v", ErrInvalidResponse, u.cfg.Name, err)
+		return nil, fmt.Errorf("%w: completion/complete from %q: %v", ErrInvalidResponse, u.Config().Name, err)
 	}
 	return &res.Completion, nil
 }

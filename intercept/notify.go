@@ -27,11 +27,11 @@ func (r *Router) onNotify(u *Upstream, method string, params json.RawMessage) {
 	case "notifications/message":
 		p := decode(params)
 		if p == nil {
-			r.log.Warn("upstream sent notifications/message without an object; dropped", "server", u.cfg.Name)
+			r.log.Warn("upstream sent notifications/message without an object; dropped", "server", u.Config().Name)
 			return
 		}
 		if p["logger"] == nil {
-			p["logger"] = u.cfg.Name
+			p["logger"] = u.Config().Name
 		}
 		level, _ := p["level"].(string)
 		for _, id := range r.sess.logTargets(mcp.LoggingLevel(level)) {
@@ -87,9 +87,9 @@ func (r *Router) addHooks(h *server.Hooks) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.Timeout)
+				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.Config().Timeout)
 				defer cancel()
-				u.setLogLevel(lctx, string(level))
+				u.SetLogLevel(lctx, string(level))
 			}()
 		}
 		wg.Wait()
@@ -131,7 +131,7 @@ func (r *Router) addHooks(h *server.Hooks) {
 // client has a call in flight on it.
 func (r *Router) onRootsChanged(ctx context.Context, n mcp.JSONRPCNotification) {
 	for _, u := range r.ups {
-		u.notify(context.WithoutCancel(ctx), n.Method, nil)
+		_ = u.Notify(context.WithoutCancel(ctx), n.Method, nil)
 	}
 }
 
@@ -143,13 +143,13 @@ func (r *Router) forwardSubscription(ctx context.Context, method, exposed string
 	if !ok {
 		return
 	}
-	if caps := u.capabilities(); caps.Resources == nil || !caps.Resources.Subscribe {
-		r.log.Debug("upstream does not support resource subscriptions", "server", u.cfg.Name, "uri", orig)
+	if caps := u.Capabilities(); caps.Resources == nil || !caps.Resources.Subscribe {
+		r.log.Debug("upstream does not support resource subscriptions", "server", u.Config().Name, "uri", orig)
 		return
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.Timeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.Config().Timeout)
 	defer cancel()
-	if _, err := u.call(cctx, method, map[string]any{"uri": orig}); err != nil {
-		r.log.Warn("forwarding "+method+" failed", "server", u.cfg.Name, "uri", orig, "error", err)
+	if _, err := u.Call(cctx, method, map[string]any{"uri": orig}); err != nil {
+		r.log.Warn("forwarding "+method+" failed", "server", u.Config().Name, "uri", orig, "error", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 // Counter counts tokens; *tokens.Counter satisfies it.
@@ -139,15 +140,17 @@ func New(opts Options) *Router {
 		cat:        newCatalogue(),
 	}
 	for _, sc := range opts.Servers {
-		u := newUpstream(sc, opts.Logger, clientInfo{"scratchpad-mcp", opts.Version})
-		u.onTools = func(*Upstream) { r.sync() }
-		u.h = handlers{
-			notify: func(method string, params json.RawMessage) { r.onNotify(u, method, params) },
-			request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		r.ups = append(r.ups, upstream.New(upstream.Options{
+			Server:        sc,
+			Logger:        opts.Logger,
+			ClientName:    "scratchpad-mcp",
+			ClientVersion: opts.Version,
+			OnNotify:      r.onNotify,
+			OnRequest: func(ctx context.Context, u *Upstream, method string, params json.RawMessage) (json.RawMessage, error) {
 				return r.onRequest(u, ctx, method, params)
 			},
-		}
-		r.ups = append(r.ups, u)
+			OnListChanged: func(*Upstream) { r.sync() },
+		}))
 	}
 	return r
 }
@@ -166,7 +169,7 @@ func (r *Router) Start(ctx context.Context) {
 		r.mu.Unlock()
 		return
 	}
-	r.startAll(ctx, defaultOffer())
+	r.startAll(ctx, upstream.DefaultOffer())
 }
 
 // startAll starts every upstream, once, offering them the client
@@ -174,8 +177,7 @@ func (r *Router) Start(ctx context.Context) {
 func (r *Router) startAll(ctx context.Context, offer map[string]any) {
 	r.startOnce.Do(func() {
 		for _, u := range r.ups {
-			u.offer = offer
-			u.start(ctx)
+			u.Start(ctx, offer)
 		}
 	})
 }
@@ -186,7 +188,7 @@ func (r *Router) Close() {
 	var wg sync.WaitGroup
 	for _, u := range r.ups {
 		wg.Add(1)
-		go func() { defer wg.Done(); u.close() }()
+		go func() { defer wg.Done(); u.Close() }()
 	}
 	wg.Wait()
 }
@@ -245,8 +247,8 @@ func (r *Router) Tools() []Tool {
 	defer r.mu.RUnlock()
 	out := make([]Tool, 0, len(r.routes))
 	for name, rt := range r.routes {
-		t, _ := rt.up.cfg.Threshold(rt.tool)
-		out = append(out, Tool{Name: name, Server: rt.up.cfg.Name, Upstream: rt.tool, Threshold: t})
+		t, _ := rt.up.Config().Threshold(rt.tool)
+		out = append(out, Tool{Name: name, Server: rt.up.Config().Name, Upstream: rt.tool, Threshold: t})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -266,20 +268,20 @@ func (r *Router) sync() {
 	owner := map[string]string{}
 	order := 0
 	for _, u := range r.ups {
-		for _, t := range u.toolList() {
-			if !u.cfg.Allowed(t.Name) {
+		for _, t := range u.Tools() {
+			if !u.Config().Allowed(t.Name) {
 				continue
 			}
-			name := u.cfg.ExposedName(t.Name)
+			name := u.Config().ExposedName(t.Name)
 			if reserved[name] {
-				r.log.Warn("upstream tool skipped: the name is one of scratchpad-mcp's own tools; set a prefix for this server", "server", u.cfg.Name, "tool", t.Name)
+				r.log.Warn("upstream tool skipped: the name is one of scratchpad-mcp's own tools; set a prefix for this server", "server", u.Config().Name, "tool", t.Name)
 				continue
 			}
 			if prev, dup := owner[name]; dup {
-				r.log.Warn("upstream tool skipped: name already exposed by another server; set a prefix", "tool", name, "server", u.cfg.Name, "exposed_by", prev)
+				r.log.Warn("upstream tool skipped: name already exposed by another server; set a prefix", "tool", name, "server", u.Config().Name, "exposed_by", prev)
 				continue
 			}
-			owner[name] = u.cfg.Name
+			owner[name] = u.Config().Name
 			routes[name] = &route{up: u, tool: t.Name, raw: t.Raw, order: order}
 			order++
 		}
@@ -297,7 +299,7 @@ func (r *Router) sync() {
 		func(name string, rt *route) bool {
 			tool, err := exposedTool(name, rt)
 			if err != nil {
-				r.log.Warn("upstream tool skipped: invalid definition", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
+				r.log.Warn("upstream tool skipped: invalid definition", "server", rt.up.Config().Name, "tool", rt.tool, "error", err)
 				return false
 			}
 			add = append(add, server.ServerTool{Tool: tool, Handler: r.handle})
@@ -335,7 +337,7 @@ func exposedTool(name string, rt *route) (mcp.Tool, error) {
 		input = json.RawMessage(`{"type":"object"}`)
 	}
 	t.RawInputSchema = input
-	if _, divertable := rt.up.cfg.Threshold(rt.tool); !divertable && len(output) > 0 && !bytes.Equal(output, []byte("null")) {
+	if _, divertable := rt.up.Config().Threshold(rt.tool); !divertable && len(output) > 0 && !bytes.Equal(output, []byte("null")) {
 		t.RawOutputSchema = output
 	}
 	return t, nil
@@ -368,10 +370,10 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 			defer r.forgetProgress(tok)
 		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, rt.up.cfg.Timeout)
+	cctx, cancel := context.WithTimeout(ctx, rt.up.Config().Timeout)
 	defer cancel()
 	end := r.sess.begin(rt.up, cctx)
-	raw, err := rt.up.call(cctx, "tools/call", params)
+	raw, err := rt.up.Call(cctx, "tools/call", params)
 	end()
 	if err != nil {
 		var rerr *RPCError
@@ -381,9 +383,9 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
-			return mcp.NewToolResultError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", rt.up.cfg.Name, rt.tool, rt.up.cfg.Timeout, rt.up.cfg.Name)), nil
+			return mcp.NewToolResultError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", rt.up.Config().Name, rt.tool, rt.up.Config().Timeout, rt.up.Config().Name)), nil
 		default:
-			return mcp.NewToolResultError(fmt.Sprintf("calling %s on upstream %q failed: %v", rt.tool, rt.up.cfg.Name, err)), nil
+			return mcp.NewToolResultError(fmt.Sprintf("calling %s on upstream %q failed: %v", rt.tool, rt.up.Config().Name, err)), nil
 		}
 	}
 	return r.finish(ctx, rt, raw, pr)
@@ -395,9 +397,9 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage, pr *progressRoute) (*mcp.CallToolResult, error) {
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return mcp.NewToolResultError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", rt.up.cfg.Name, rt.tool, err)), nil
+		return mcp.NewToolResultError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", rt.up.Config().Name, rt.tool, err)), nil
 	}
-	threshold, ok := rt.up.cfg.Threshold(rt.tool)
+	threshold, ok := rt.up.Config().Threshold(rt.tool)
 	if !ok || res.IsError {
 		return &res, nil
 	}
@@ -420,13 +422,13 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage, pr 
 	}
 	start := time.Now()
 	rep.stage("writing file")
-	st, err := Save(agent.Dir, rt.up.cfg.Name, rt.tool, payload)
+	st, err := Save(agent.Dir, rt.up.Config().Name, rt.tool, payload)
 	if err != nil {
-		r.log.Error("diverting output failed", "server", rt.up.cfg.Name, "tool", rt.tool, "error", err)
+		r.log.Error("diverting output failed", "server", rt.up.Config().Name, "tool", rt.tool, "error", err)
 		return mcp.NewToolResultError(fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be saved to the scratchpad, so it was not returned either: %v. Free disk space or fix memory_dir, then call the tool again.",
 			rt.tool, commas(len(payload)), commas(threshold), err)), nil
 	}
-	p := Pointer{Server: rt.up.cfg.Name, Tool: rt.tool, Stored: st, Threshold: threshold}
+	p := Pointer{Server: rt.up.Config().Name, Tool: rt.tool, Stored: st, Threshold: threshold}
 	rep.stage("counting tokens")
 	if len(visible) <= r.opts.ExactCountLimit {
 		p.Tokens = agent.Counter.Count(visible)
@@ -447,11 +449,11 @@ func (r *Router) finish(ctx context.Context, rt *route, raw json.RawMessage, pr 
 		}()
 	}
 	elapsed := time.Since(start)
-	r.log.Info("intercepted", "server", rt.up.cfg.Name, "tool", rt.tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
+	r.log.Info("intercepted", "server", rt.up.Config().Name, "tool", rt.tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
 	out := mcp.NewToolResultText(p.Text(payload))
 	out.Meta = mcp.NewMetaFromMap(map[string]any{"scratchpad/diverted": map[string]any{
 		"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
-		"bytes": st.Bytes, "lines": st.Lines, "threshold": threshold, "server": rt.up.cfg.Name, "tool": rt.tool,
+		"bytes": st.Bytes, "lines": st.Lines, "threshold": threshold, "server": rt.up.Config().Name, "tool": rt.tool,
 		"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
 	}})
 	return out, nil

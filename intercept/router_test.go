@@ -23,6 +23,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 func TestMain(m *testing.M) {
@@ -428,21 +429,16 @@ func TestSchemaPassesThroughByteIdentical(t *testing.T) {
 		InputSchema json.RawMessage `json:"inputSchema"`
 	}
 	_ = json.Unmarshal(toolRaw(t, rawToolsList(t, p.url), "fancy"), &viaProxy)
-	// The upstream itself, over a raw stdio connection.
-	up, err := startStdio("direct", []string{os.Args[0]}, map[string]string{testupstream.EnvMode: "stdio"}, "", handlers{}, quietLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The upstream itself, through package upstream's raw client alone.
+	up := upstream.New(upstream.Options{Server: stdioUpstream("direct", nil), Logger: quietLogger()})
+	up.Start(context.Background(), nil)
 	defer up.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := up.Call(ctx, "initialize", map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}); err != nil {
+	if _, err := up.Call(ctx, "ping", nil); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := listTools(ctx, up)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := up.Tools()
 	var direct struct {
 		InputSchema json.RawMessage `json:"inputSchema"`
 	}

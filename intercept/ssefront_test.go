@@ -10,35 +10,49 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
-// sseFront serves the proxy over legacy SSE (mcp-go's SSE server behind
-// Router.OutputHTTP) and connects a client to it that answers the
-// server's requests: our own sseConn, since mcp-go's SSE client cannot.
-func sseFrontClient(t *testing.T, p *proxy, caps string, h handlers) *sseConn {
+// frontHandlers answer what the proxy sends a test client.
+type frontHandlers struct {
+	notify  func(method string, params json.RawMessage)
+	request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// sseFrontClient serves the proxy over legacy SSE (mcp-go's SSE server
+// behind Router.OutputHTTP) and connects a client to it that answers the
+// server's requests: package upstream's client, since mcp-go's SSE
+// client cannot. caps is the client capabilities it declares.
+func sseFrontClient(t *testing.T, p *proxy, caps string, h frontHandlers) *upstream.Upstream {
 	t.Helper()
 	sse := server.NewSSEServer(p.srv, server.WithSSEEndpoint("/sse"), server.WithMessageEndpoint("/message"))
 	ts := httptest.NewServer(p.router.OutputHTTP(sse))
 	t.Cleanup(ts.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	c, err := dialSSE(ctx, 10*time.Second, "front", ts.URL+"/sse", nil, h, quietLogger())
-	if err != nil {
+	var offer map[string]any
+	if err := json.Unmarshal([]byte(caps), &offer); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
-	defer ccancel()
-	if _, err := c.Call(cctx, "initialize", json.RawMessage(`{"protocolVersion":"2024-11-05","capabilities":`+caps+`,"clientInfo":{"name":"sse-front","version":"1"}}`)); err != nil {
-		t.Fatal(err)
+	opts := upstream.Options{
+		Server: config.Server{Name: "front", Transport: config.TransportSSE, URL: ts.URL + "/sse", Timeout: 30 * time.Second, RestartMaxAttempts: config.NeverRestart},
+		Logger: quietLogger(), ClientName: "sse-front", ClientVersion: "1",
 	}
-	if err := c.Notify(cctx, "notifications/initialized", nil); err != nil {
-		t.Fatal(err)
+	if h.notify != nil {
+		opts.OnNotify = func(_ *upstream.Upstream, method string, params json.RawMessage) { h.notify(method, params) }
 	}
+	if h.request != nil {
+		opts.OnRequest = func(ctx context.Context, _ *upstream.Upstream, method string, params json.RawMessage) (json.RawMessage, error) {
+			return h.request(ctx, method, params)
+		}
+	}
+	c := upstream.New(opts)
+	c.Start(context.Background(), offer)
+	t.Cleanup(c.Close)
 	return c
 }
 
-func callRaw(t *testing.T, c conn, tool string) (json.RawMessage, error) {
+func callRaw(t *testing.T, c *upstream.Upstream, tool string) (json.RawMessage, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -52,7 +66,7 @@ func TestSSEClientsAreAskedToo(t *testing.T) {
 	p := startProxy(t, stdioUpstream("up", nil))
 	var mu sync.Mutex
 	var asked []string
-	c := sseFrontClient(t, p, `{"sampling":{},"elicitation":{},"roots":{}}`, handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := sseFrontClient(t, p, `{"sampling":{},"elicitation":{},"roots":{}}`, frontHandlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		mu.Lock()
 		asked = append(asked, method+" "+string(params))
 		mu.Unlock()
@@ -89,7 +103,7 @@ func TestSSEClientsAreAskedToo(t *testing.T) {
 // declare is refused to the upstream, as for other clients.
 func TestSSEClientWithoutCapabilityIsNotAsked(t *testing.T) {
 	p := startProxy(t, stdioUpstream("up", nil))
-	c := sseFrontClient(t, p, `{}`, handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := sseFrontClient(t, p, `{}`, frontHandlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		t.Errorf("asked %s", method)
 		return nil, nil
 	}})
@@ -108,7 +122,7 @@ func TestSSEClientIsToldOfCancellation(t *testing.T) {
 	p := startProxy(t, rawUpstream("raw"))
 	asked := make(chan struct{}, 1)
 	cancelled := make(chan error, 1)
-	c := sseFrontClient(t, p, `{"sampling":{},"roots":{"listChanged":true}}`, handlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := sseFrontClient(t, p, `{"sampling":{},"roots":{"listChanged":true}}`, frontHandlers{request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		asked <- struct{}{}
 		select {
 		case <-ctx.Done():
@@ -145,7 +159,7 @@ func TestSSEClientIsToldOfCancellation(t *testing.T) {
 func TestSSEClientHearsURLElicitationComplete(t *testing.T) {
 	p := startProxy(t, stdioUpstream("up", nil))
 	completed := make(chan string, 1)
-	c := sseFrontClient(t, p, `{"elicitation":{"form":{},"url":{}}}`, handlers{
+	c := sseFrontClient(t, p, `{"elicitation":{"form":{},"url":{}}}`, frontHandlers{
 		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{"action":"accept"}`), nil
 		},

@@ -1,4 +1,4 @@
-package intercept
+package upstream
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // peer is the JSON-RPC side of an upstream connection, whatever carries
-// the bytes (a child's stdin/stdout, an SSE stream and POSTs). It matches
+// the bytes (a child's stdin/stdout, SSE streams and POSTs). It matches
 // responses to calls, serves the upstream's own requests (stopped by its
 // notifications/cancelled) and delivers notifications and responses in the
 // order they arrived, off the transport's read loop. The transport hands it
@@ -34,7 +34,7 @@ type peer struct {
 	nextID atomic.Int64
 
 	mu      sync.Mutex
-	pending map[string]chan rpcMessage
+	pending map[string]chan reply
 	inbound map[string]context.CancelFunc // requests from the upstream being served
 
 	*lifetime
@@ -54,11 +54,18 @@ func newPeer(name string, h handlers, log *slog.Logger, send func(context.Contex
 		h:        h,
 		log:      log,
 		send:     send,
-		pending:  map[string]chan rpcMessage{},
+		pending:  map[string]chan reply{},
 		inbound:  map[string]context.CancelFunc{},
 		lifetime: newLifetime(),
 		events:   make(chan func(), 256),
 	}
+}
+
+// reply is what ends a call: a response, or an error from the transport
+// that lost it.
+type reply struct {
+	msg rpcMessage
+	err error
 }
 
 // rpcMessage is any JSON-RPC message; which fields are set says which kind.
@@ -79,15 +86,17 @@ type rpcError struct {
 	Error   *RPCError       `json:"error"`
 }
 
-// dispatch handles one message the upstream sent.
-func (p *peer) dispatch(msg []byte) {
+// dispatch handles one message the upstream sent. For a response it
+// returns the response's id, so that a transport waiting for one on a
+// stream knows it came.
+func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
 	var m rpcMessage
 	if err := json.Unmarshal(msg, &m); err != nil {
 		// JSON-RPC answers a message it cannot parse with a parse error
 		// and a null id; the upstream may log it, we carry on.
 		p.log.Warn("upstream sent invalid JSON-RPC; answered with a parse error", "server", p.name, "error", err, "line", truncate(string(msg), 200))
 		_ = p.write(context.Background(), rpcError{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &RPCError{Code: -32700, Message: "Parse error: " + err.Error()}})
-		return
+		return nil
 	}
 	switch {
 	case m.Method == "notifications/cancelled" && len(m.ID) == 0:
@@ -127,10 +136,28 @@ func (p *peer) dispatch(msg []byte) {
 			delete(p.pending, key)
 			p.mu.Unlock()
 			if ch != nil {
-				ch <- m
+				ch <- reply{msg: m}
 			}
 		})
+		return m.ID
 	}
+	return nil
+}
+
+// abandon fails the call with id (as sent) with err, after whatever was
+// dispatched before: a transport uses it when it knows the response will
+// never come.
+func (p *peer) abandon(id json.RawMessage, err error) {
+	p.queue(func() {
+		key := string(id)
+		p.mu.Lock()
+		ch := p.pending[key]
+		delete(p.pending, key)
+		p.mu.Unlock()
+		if ch != nil {
+			ch <- reply{err: err}
+		}
+	})
 }
 
 func (p *peer) queue(f func()) {
@@ -214,7 +241,7 @@ func (p *peer) write(ctx context.Context, v any) error {
 
 func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	id := strconv.FormatInt(p.nextID.Add(1), 10)
-	ch := make(chan rpcMessage, 1)
+	ch := make(chan reply, 1)
 	p.mu.Lock()
 	p.pending[id] = ch
 	p.mu.Unlock()
@@ -232,13 +259,19 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 	if err := p.write(ctx, req); err != nil {
 		forget()
 		if p.sendFailed != nil {
-			return nil, p.sendFailed(ctx, err)
+			err = p.sendFailed(ctx, err)
 		}
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &notSentError{err}
 	}
 	select {
-	case m := <-ch:
-		return m.outcome(method)
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.msg.outcome(method)
 	case <-ctx.Done():
 		forget()
 		// Tell the upstream to stop working on it.
@@ -260,13 +293,6 @@ func (p *peer) Notify(ctx context.Context, method string, params any) error {
 		Method  string `json:"method"`
 		Params  any    `json:"params,omitempty"`
 	}{"2.0", method, params})
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // outcome is what a response to method means: its result, or its error

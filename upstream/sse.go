@@ -1,7 +1,6 @@
-package intercept
+package upstream
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,16 +56,12 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, rawURL)
 	}
-	// A transport of our own, so Close can drop its idle connections:
+	// A client of its own, so Close can drop its idle connections:
 	// nothing of the connection outlives it.
-	tr := &http.Transport{Proxy: http.ProxyFromEnvironment}
-	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
-		tr = dt.Clone()
-	}
 	c := &sseConn{
 		url:     u,
 		headers: headers,
-		hc:      &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect},
+		hc:      newHTTPClient(),
 		ready:   make(chan struct{}),
 	}
 	c.peer = newPeer(name, h, log, c.send)
@@ -84,7 +78,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 			timer.Stop()
 		}
 		c.cancel(err)
-		tr.CloseIdleConnections()
+		c.hc.CloseIdleConnections()
 		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, rawURL, err)
 	}
 	if timeout > 0 {
@@ -236,20 +230,6 @@ func (c *sseConn) Close() error {
 	return nil
 }
 
-// httpStatusError is nil for a 2xx response, else an error naming the
-// status and the start of the body.
-func httpStatusError(resp *http.Response) error {
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return nil
-	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 201))
-	msg := truncate(strings.TrimSpace(string(b)), 200)
-	if msg == "" {
-		return fmt.Errorf("HTTP %s", resp.Status)
-	}
-	return fmt.Errorf("HTTP %s: %s", resp.Status, msg)
-}
-
 // resolveEndpoint resolves an endpoint event's data against the stream's
 // URL. Only the stream's own origin is accepted: the config names that
 // server, and the headers sent with every POST may be its credentials.
@@ -267,149 +247,4 @@ func resolveEndpoint(stream *url.URL, data string) (*url.URL, error) {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u, nil
-}
-
-// sameOriginRedirect refuses a redirect to another origin, for the reason
-// [resolveEndpoint] does.
-func sameOriginRedirect(req *http.Request, via []*http.Request) error {
-	if !sameOrigin(via[0].URL, req.URL) {
-		return fmt.Errorf("redirect to another origin (%s) refused", origin(req.URL))
-	}
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	return nil
-}
-
-// sameOrigin compares scheme, host and port, with default ports filled in.
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
-}
-
-func origin(u *url.URL) string {
-	if u.Hostname() == "" {
-		return fmt.Sprintf("%q (no host)", u.Scheme+":")
-	}
-	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port(u))
-}
-
-// sseEvent is one dispatched Server-Sent Event.
-type sseEvent struct {
-	name string // "message" when the event had no event field
-	data []byte // the data fields' values joined with "\n"
-}
-
-// sseReader parses an event stream as the HTML standard defines it
-// (§9.2.6 "Interpreting an event stream"): lines end with CRLF, LF or CR;
-// a line starting with ':' is a comment; an empty line dispatches the
-// event. Lines have no length limit: a 50 MB message is one event.
-type sseReader struct {
-	r       *bufio.Reader
-	afterCR bool // the last line ended with CR: a LF right after it is part of that ending
-	started bool // past the first line, where a byte order mark may be
-}
-
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next event. An event the stream ends in the middle of
-// is not dispatched (the standard says so).
-func (s *sseReader) next() (sseEvent, error) {
-	var name string
-	var data []byte
-	hasData := false
-	for {
-		line, err := s.line()
-		if err != nil {
-			return sseEvent{}, err
-		}
-		if len(line) == 0 {
-			if !hasData {
-				name = ""
-				continue
-			}
-			if name == "" {
-				name = "message"
-			}
-			return sseEvent{name: name, data: data}, nil
-		}
-		if line[0] == ':' {
-			continue
-		}
-		field, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field, value = line[:i], line[i+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
-		}
-		switch string(field) {
-		case "event":
-			name = string(value)
-		case "data":
-			if !hasData {
-				data, hasData = value, true // each line is a fresh slice: no copy
-			} else {
-				data = append(append(data, '\n'), value...)
-			}
-		}
-		// id and retry serve reconnecting, which a legacy MCP session
-		// cannot do: a new stream is a new session.
-	}
-}
-
-// line returns the next line without its ending.
-func (s *sseReader) line() ([]byte, error) {
-	var line []byte
-	for {
-		if _, err := s.r.Peek(1); err != nil {
-			return nil, err
-		}
-		buf, _ := s.r.Peek(s.r.Buffered())
-		if s.afterCR {
-			s.afterCR = false
-			if buf[0] == '\n' {
-				_, _ = s.r.Discard(1)
-				continue
-			}
-		}
-		// Look for LF first and for CR only before it: searching the
-		// whole buffer for a CR that most streams never send would cost
-		// a buffer's length per line.
-		end := bytes.IndexByte(buf, '\n')
-		before := buf
-		if end >= 0 {
-			before = buf[:end]
-		}
-		if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
-			end = cr
-			s.afterCR = true
-		}
-		if end < 0 {
-			line = append(line, buf...)
-			_, _ = s.r.Discard(len(buf))
-			continue
-		}
-		line = append(line, buf[:end]...)
-		_, _ = s.r.Discard(end + 1)
-		if !s.started {
-			s.started = true
-			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
-		}
-		return line, nil
-	}
 }

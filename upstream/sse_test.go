@@ -1,4 +1,4 @@
-package intercept
+package upstream
 
 import (
 	"bytes"
@@ -16,8 +16,6 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // sseServer is a legacy-SSE MCP server written for these tests: unlike
@@ -487,7 +485,7 @@ func TestSSERoundTrip(t *testing.T) {
 	if err := json.Unmarshal(initSSE(t, c), &init); err != nil || init.ProtocolVersion != "2024-11-05" {
 		t.Fatalf("initialize: %+v %v", init, err)
 	}
-	tools, err := listTools(context.Background(), c)
+	tools, err := listAll(context.Background(), c, "tools/list", "tools", "name")
 	if err != nil || len(tools) != 3 || tools[0].Name != "echo" {
 		t.Fatalf("tools/list: %v %v", tools, err)
 	}
@@ -717,26 +715,6 @@ func TestSSEHeadersOnEveryRequest(t *testing.T) {
 	for i, h := range s.posts {
 		check(fmt.Sprintf("POST %d", i), h, headers)
 		check(fmt.Sprintf("POST %d", i), h, map[string]string{"Content-Type": "application/json"})
-	}
-}
-
-// TestProxyForwardsSamplingFromSSEUpstream runs the proxy in front of an
-// SSE upstream whose tool asks the client for sampling mid-call.
-func TestProxyForwardsSamplingFromSSEUpstream(t *testing.T) {
-	s := newSSEServer(t)
-	p := startProxy(t, config.Server{Name: "hand", Transport: config.TransportSSE, URL: s.url(), Timeout: 10 * time.Second,
-		RestartMaxAttempts: 20, RestartBackoffMax: 500 * time.Millisecond})
-	f := &fakeClient{}
-	c := connectFront(t, p, "http", f, f.options()...)
-	waitTool(t, c, "ask_sampling")
-	res := call(t, c, "ask_sampling", nil)
-	if res.IsError || !strings.Contains(text(res), `"model":"test-model"`) || !strings.Contains(text(res), `"text":"4"`) {
-		t.Fatalf("tool result %q (isError %v), want the client's answer", text(res), res.IsError)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.sampling) != 1 || !strings.Contains(string(f.sampling[0]), "2+2?") {
-		t.Errorf("the client's sampling handler got %s", f.sampling)
 	}
 }
 

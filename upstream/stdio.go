@@ -1,4 +1,4 @@
-package intercept
+package upstream
 
 import (
 	"bufio"
@@ -10,18 +10,20 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 )
 
 // stdioConn runs an upstream as a child process and speaks newline-delimited
 // JSON-RPC over its stdin/stdout. It owns the process, so it knows the moment
 // the process exits (and with what status and last stderr lines), which is
-// what restart and in-flight errors need. The JSON-RPC itself is [peer]'s.
+// what restart and in-flight errors need. The JSON-RPC itself is [peer]'s;
+// how the process and what it spawns are kept together and stopped is the
+// operating system's ([procGroup]).
 type stdioConn struct {
 	*peer
-	cmd *exec.Cmd
-	in  io.WriteCloser
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	group procGroup
 
 	writeMu sync.Mutex
 	stderr  *tailBuffer
@@ -38,9 +40,8 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	// Own process group: stopping the upstream also stops what it spawned
-	// (npx → node, uv → python).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var group procGroup
+	group.prepare(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -53,12 +54,16 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 		cmd:    cmd,
 		in:     in,
 		stderr: &tailBuffer{max: 4096},
+		group:  group,
 	}
 	c.peer = newPeer(name, h, log, c.send)
 	c.sendFailed = c.writeFailed
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("upstream %q: start %s: %w", name, argv[0], err)
+	}
+	if err := c.group.started(cmd); err != nil {
+		log.Warn("the upstream's process could not be tied to the proxy; it may outlive a crash", "server", name, "error", err)
 	}
 	go c.readLoop(out)
 	go c.deliver()
@@ -124,22 +129,22 @@ func (c *stdioConn) writeFailed(_ context.Context, err error) error {
 }
 
 // Close ends the process: stdin closed first (the polite MCP shutdown), then
-// SIGTERM, then SIGKILL to the whole process group.
+// a termination request, then a kill, each to everything it spawned too.
 func (c *stdioConn) Close() error {
+	defer c.group.release()
 	_ = c.in.Close()
 	select {
 	case <-c.done:
 		return nil
 	case <-time.After(500 * time.Millisecond):
 	}
-	pid := c.cmd.Process.Pid
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	c.group.stop(c.cmd, false)
 	select {
 	case <-c.done:
 		return nil
 	case <-time.After(2 * time.Second):
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	c.group.stop(c.cmd, true)
 	<-c.done
 	return nil
 }

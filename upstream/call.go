@@ -1,0 +1,96 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// maxUnavailableWait bounds how long a call waits for an upstream that is
+// restarting after a failure (or the server's timeout, when shorter).
+const maxUnavailableWait = 10 * time.Second
+
+// Call sends one request and returns its raw result. It waits for the
+// upstream to be ready (see [Upstream] for how long); ctx bounds both the
+// wait and the call, and a call given up is cancelled at the upstream
+// (notifications/cancelled). An upstream's JSON-RPC error is an
+// [*RPCError]. A request a streamable HTTP server refused because it lost
+// the session ([ErrSessionExpired]) is sent again, once, on the new
+// session.
+func (u *Upstream) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	resent := false
+	for {
+		c, err := u.await(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.Call(ctx, method, params)
+		var notSent *notSentError
+		if !resent && errors.Is(err, ErrSessionExpired) && errors.As(err, &notSent) {
+			resent = true
+			u.log.Debug("re-sending on a new session", "method", method)
+			continue
+		}
+		if errors.Is(err, ErrUpstreamExited) {
+			return nil, fmt.Errorf("upstream %q exited during the call: %w", u.cfg.Name, err)
+		}
+		return res, err
+	}
+}
+
+// Notify sends a notification if connected; otherwise it is dropped, as a
+// notification to a server that is not there means nothing to it.
+func (u *Upstream) Notify(ctx context.Context, method string, params any) error {
+	u.mu.Lock()
+	c := u.c
+	u.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Notify(ctx, method, params)
+}
+
+// await returns the live connection, waiting for one while the upstream
+// connects; while it is restarting after a failure, at most
+// min(server timeout, [maxUnavailableWait]).
+func (u *Upstream) await(ctx context.Context) (conn, error) {
+	bound := maxUnavailableWait
+	if t := u.cfg.Timeout; t > 0 && t < bound {
+		bound = t
+	}
+	var deadline <-chan time.Time
+	for {
+		u.mu.Lock()
+		c, state, lastErr, changed := u.c, u.state, u.lastErr, u.changed
+		u.mu.Unlock()
+		if c != nil {
+			select {
+			case <-c.Done():
+				// Dead but not yet replaced by the supervisor: wait for
+				// the restart rather than fail on a connection known gone.
+				lastErr = c.Err()
+				state = StateRestarting
+			default:
+				return c, nil
+			}
+		}
+		unavailable := &unavailableError{name: u.cfg.Name, state: state, last: lastErr}
+		if state == StateFailed || state == StateStopped {
+			return nil, unavailable
+		}
+		if lastErr != nil && deadline == nil {
+			t := time.NewTimer(bound)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			return nil, unavailable
+		case <-ctx.Done():
+			return nil, unavailable
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package upstream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Sentinel errors. Match them with [errors.Is]; the errors that carry them
+// say more (which upstream, why).
+var (
+	// ErrUpstreamExited means the connection ended (the process exited,
+	// the stream closed, the server became unreachable) while a call was
+	// in flight, or before it could be sent.
+	ErrUpstreamExited = errors.New("upstream exited")
+	// ErrUpstreamUnavailable means the upstream is not connected
+	// (connecting, restarting, given up or stopped) and did not become
+	// ready in time. The error names the upstream, its state and its last
+	// error.
+	ErrUpstreamUnavailable = errors.New("upstream unavailable")
+	// ErrInvalidResponse means an upstream answered with something that is
+	// not valid JSON-RPC or not the shape the method requires.
+	ErrInvalidResponse = errors.New("invalid response from upstream")
+	// ErrSessionExpired means a streamable HTTP upstream answered 404 to a
+	// request carrying its session id: the server no longer knows the
+	// session (it restarted, or expired it). [Upstream.Call] re-initializes
+	// and re-sends the request once, so callers only see it when that
+	// fails too.
+	ErrSessionExpired = errors.New("upstream session expired")
+)
+
+// RPCError is a JSON-RPC error response from an upstream, with its code,
+// message and data as sent.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("upstream error %d: %s", e.Code, e.Message)
+}
+
+// unavailableError is [ErrUpstreamUnavailable] with the upstream's name,
+// state and last error, which is what an operator needs to act on.
+type unavailableError struct {
+	name, state string
+	last        error
+}
+
+func (e *unavailableError) Error() string {
+	if e.last == nil {
+		return fmt.Sprintf("upstream %q is unavailable: %s", e.name, e.state)
+	}
+	return fmt.Sprintf("upstream %q is unavailable: %s after: %v", e.name, e.state, e.last)
+}
+
+// Is makes the error match [ErrUpstreamUnavailable]. It deliberately does
+// not unwrap to the last error: a call that was never sent must not look
+// like one that was cut off ([ErrUpstreamExited]).
+func (e *unavailableError) Is(target error) bool { return target == ErrUpstreamUnavailable }
+
+// notSentError is a request that never reached the upstream, so sending
+// it again cannot run it twice.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
+// statusError is an HTTP answer outside 2xx.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+// httpStatusError is nil for a 2xx response, else a [*statusError] naming
+// the status and the start of the body.
+func httpStatusError(resp *http.Response) error {
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 201))
+	msg := truncate(strings.TrimSpace(string(b)), 200)
+	if msg == "" {
+		return &statusError{resp.StatusCode, "HTTP " + resp.Status}
+	}
+	return &statusError{resp.StatusCode, "HTTP " + resp.Status + ": " + msg}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

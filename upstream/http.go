@@ -1,0 +1,436 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Streamable HTTP (MCP 2025-03-26 and later): every message the client
+// sends is a POST; the server answers a request with one JSON body or
+// with an event stream that carries the request's notifications, its own
+// requests and finally the response. A GET opens a listening stream for
+// messages that belong to no request. Either stream may break and be
+// resumed with GET and Last-Event-ID.
+const (
+	headerSession         = "Mcp-Session-Id"
+	headerProtocolVersion = "MCP-Protocol-Version"
+	headerLastEventID     = "Last-Event-ID"
+)
+
+const (
+	// defaultRetry is the wait before reconnecting a stream when the
+	// server sent no retry field.
+	defaultRetry = time.Second
+	// maxResumes bounds how often one call's broken stream is resumed.
+	maxResumes = 5
+	// deleteTimeout bounds ending the session on Close.
+	deleteTimeout = 2 * time.Second
+	// maxListenBackoff caps the wait between listening streams the server
+	// refuses with an error status.
+	maxListenBackoff = 30 * time.Second
+)
+
+// errNoListenStream means the server offers no GET stream (405): it only
+// talks within requests, which is allowed.
+var errNoListenStream = errors.New("the server offers no listening stream")
+
+// httpConn speaks streamable HTTP. Like the other transports it hands
+// every message, in the order its stream carried it, to [peer.dispatch];
+// the per-stream order is what lets progress reach the caller before the
+// response it precedes.
+type httpConn struct {
+	*peer
+	url     string
+	headers map[string]string
+	hc      *http.Client
+	ctx     context.Context // the connection's; cancelling it ends every stream and request
+	cancel  context.CancelCauseFunc
+	wg      sync.WaitGroup // stream readers and the delivery loop
+	close   sync.Once
+
+	mu      sync.Mutex
+	session string // Mcp-Session-Id from the initialize answer; "" for a stateless server
+	version string // negotiated protocol version; "" before the handshake
+	expired bool   // the server said the session is gone: nothing to DELETE
+}
+
+// dialHTTP prepares a connection to rawURL. Nothing is sent until the
+// first message (initialize), so an unreachable server fails that call.
+// ctx bounds the connection's life.
+func dialHTTP(ctx context.Context, hc *http.Client, name, rawURL string, headers map[string]string, h handlers, log *slog.Logger) (*httpConn, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, rawURL)
+	}
+	c := &httpConn{url: rawURL, headers: headers, hc: hc}
+	c.peer = newPeer(name, h, log, c.send)
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	context.AfterFunc(c.ctx, func() { c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, context.Cause(c.ctx))) })
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.deliver()
+	}()
+	return c, nil
+}
+
+// negotiated makes every later request carry the protocol version, as
+// the specification asks.
+func (c *httpConn) negotiated(version string) {
+	c.mu.Lock()
+	c.version = version
+	c.mu.Unlock()
+}
+
+// initialized opens the listening stream.
+func (c *httpConn) initialized() {
+	c.wg.Add(1)
+	go c.listen()
+}
+
+// newRequest is a request to the upstream with the configured headers,
+// the session id and the protocol version.
+func (c *httpConn) newRequest(ctx context.Context, method string, body []byte) (*http.Request, string, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
+	if err != nil {
+		return nil, "", err
+	}
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	c.mu.Lock()
+	session, version := c.session, c.version
+	c.mu.Unlock()
+	if session != "" {
+		req.Header.Set(headerSession, session)
+	}
+	if version != "" {
+		req.Header.Set(headerProtocolVersion, version)
+	}
+	return req, session, nil
+}
+
+// expire ends the connection because the server no longer knows its
+// session, and returns the error saying so.
+func (c *httpConn) expire(what, session string) error {
+	err := fmt.Errorf("%w: upstream %q answered 404 to %s in session %s", ErrSessionExpired, c.name, what, session)
+	c.mu.Lock()
+	c.expired = true
+	c.mu.Unlock()
+	c.fail(err)
+	c.cancel(err)
+	return err
+}
+
+// lost ends the connection because the server could not be reached, and
+// returns the error saying so: the supervisor reconnects, and calls wait
+// for it instead of each failing on its own.
+func (c *httpConn) lost(what string, err error) error {
+	err = fmt.Errorf("upstream %q: %s %s: %w", c.name, what, c.url, err)
+	c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, err))
+	c.cancel(err)
+	return err
+}
+
+// send POSTs one message. A response to a request comes back as JSON,
+// dispatched before send returns, or as an event stream read on a
+// goroutine of its own until the response came; ctx (the caller's) ends
+// that stream too.
+func (c *httpConn) send(ctx context.Context, msg []byte) error {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(msg, &head)
+	var waitFor json.RawMessage // the id whose response this POST may carry
+	if head.Method != "" && len(head.ID) > 0 {
+		waitFor = head.ID
+	}
+	rctx, rcancel := context.WithCancelCause(c.ctx)
+	stop := context.AfterFunc(ctx, func() { rcancel(context.Cause(ctx)) })
+	end := func() { stop(); rcancel(nil) }
+	req, session, err := c.newRequest(rctx, http.MethodPost, msg)
+	if err != nil {
+		end()
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		end()
+		switch {
+		case c.ctx.Err() != nil:
+			return c.endedErr()
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		return c.lost("POST", err)
+	}
+	if resp.StatusCode == http.StatusNotFound && session != "" {
+		resp.Body.Close()
+		end()
+		return c.expire(head.Method+" "+string(head.ID), session)
+	}
+	if err := httpStatusError(resp); err != nil {
+		resp.Body.Close()
+		end()
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, c.url, err)
+	}
+	if head.Method == "initialize" {
+		c.mu.Lock()
+		c.session = resp.Header.Get(headerSession)
+		c.mu.Unlock()
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mt == "text/event-stream":
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			defer end()
+			c.readAnswer(rctx, resp.Body, waitFor)
+		}()
+		return nil
+	case mt == "application/json":
+		defer end()
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("upstream %q: reading the answer to %s: %w", c.name, head.Method, err)
+		}
+		c.dispatchBody(body)
+		return nil
+	default:
+		// 202 Accepted for notifications and responses; a request's
+		// answer may still come on the listening stream.
+		defer end()
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		return nil
+	}
+}
+
+// dispatchBody dispatches a JSON answer: one message or a batch of them.
+func (c *httpConn) dispatchBody(body []byte) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(trimmed, &batch) == nil {
+			for _, m := range batch {
+				c.dispatch(m)
+			}
+			return
+		}
+	}
+	if len(trimmed) > 0 {
+		c.dispatch(trimmed)
+	}
+}
+
+// endedErr is why the connection ended, for a request it cut off.
+func (c *httpConn) endedErr() error {
+	if err := c.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUpstreamExited, context.Cause(c.ctx))
+}
+
+// readAnswer reads a POST's event stream until the response to id came.
+// If the stream breaks first, it is resumed with GET and Last-Event-ID
+// (after the server's retry time), as often as [maxResumes]; a stream that
+// cannot be resumed fails the call.
+func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.RawMessage) {
+	r := newSSEReader(body)
+	got, err := c.readStream(r, id)
+	body.Close()
+	for resumes := 0; !got && id != nil; resumes++ {
+		if ctx.Err() != nil {
+			return // the call was given up, or the connection ended: the peer knows
+		}
+		if r.lastID == "" || resumes == maxResumes {
+			why := "it carried no event id to resume from"
+			if r.lastID != "" {
+				why = fmt.Sprintf("resumed %d times", resumes)
+			}
+			c.abandon(id, fmt.Errorf("%w: upstream %q: the answer's event stream ended before the answer (%v); %s", ErrUpstreamExited, c.name, err, why))
+			return
+		}
+		if !sleep(ctx, r.retryOr(defaultRetry)) {
+			return
+		}
+		var resp *http.Response
+		resp, err = c.get(ctx, r.lastID)
+		if err != nil {
+			var se *statusError
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, ErrSessionExpired):
+				return // the connection has failed with it; the peer fails the call
+			case errors.As(err, &se), errors.Is(err, errNoListenStream):
+				c.abandon(id, fmt.Errorf("%w: upstream %q: resuming the answer's event stream: %w", ErrUpstreamExited, c.name, err))
+				return
+			}
+			c.lost("GET", err)
+			return
+		}
+		r = r.resume(resp.Body)
+		got, err = c.readStream(r, id)
+		resp.Body.Close()
+	}
+}
+
+// readStream dispatches the messages of an event stream until it ends
+// or, when id is not nil, the response to id came.
+func (c *httpConn) readStream(r *sseReader, id json.RawMessage) (gotResponse bool, err error) {
+	for {
+		ev, err := r.next()
+		if err != nil {
+			return false, err
+		}
+		if ev.name != "message" || len(bytes.TrimSpace(ev.data)) == 0 {
+			continue
+		}
+		if rid := c.dispatch(ev.data); id != nil && rid != nil && bytes.Equal(rid, id) {
+			return true, nil
+		}
+	}
+}
+
+// get opens an event stream with GET, resuming after lastID when it is
+// not empty.
+func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, error) {
+	req, session, err := c.newRequest(ctx, http.MethodGet, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set(headerLastEventID, lastID)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		resp.Body.Close()
+		return nil, errNoListenStream
+	case resp.StatusCode == http.StatusNotFound && session != "":
+		resp.Body.Close()
+		return nil, c.expire("GET", session)
+	}
+	if err := httpStatusError(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: GET answered with Content-Type %q", errNoListenStream, resp.Header.Get("Content-Type"))
+	}
+	return resp, nil
+}
+
+// listen keeps the listening stream open for the connection's life: the
+// server's requests and notifications that belong to no call arrive
+// there. A stream that ends is reopened after the server's retry time
+// with Last-Event-ID; a server that cannot be reached ends the
+// connection (the supervisor reconnects); one that answers 404 has lost
+// the session.
+func (c *httpConn) listen() {
+	defer c.wg.Done()
+	r := newSSEReader(http.NoBody)
+	refused := 0
+	for c.ctx.Err() == nil {
+		resp, err := c.get(c.ctx, r.lastID)
+		if err != nil {
+			var se *statusError
+			switch {
+			case c.ctx.Err() != nil, errors.Is(err, ErrSessionExpired):
+				return
+			case errors.Is(err, errNoListenStream):
+				c.log.Debug("upstream has no listening stream", "server", c.name, "error", err)
+				return
+			case errors.As(err, &se):
+				refused++
+				wait := r.retryOr(defaultRetry) << min(refused, 5)
+				c.log.Warn("upstream refused its listening stream; retrying", "server", c.name, "error", err, "in", min(wait, maxListenBackoff).String())
+				if !sleep(c.ctx, min(wait, maxListenBackoff)) {
+					return
+				}
+				continue
+			}
+			c.lost("GET", err)
+			return
+		}
+		refused = 0
+		r = r.resume(resp.Body)
+		_, err = c.readStream(r, nil)
+		resp.Body.Close()
+		if c.ctx.Err() != nil {
+			return
+		}
+		c.log.Debug("upstream's listening stream ended; reopening", "server", c.name, "error", err, "lastEventID", r.lastID)
+		if !sleep(c.ctx, r.retryOr(defaultRetry)) {
+			return
+		}
+	}
+}
+
+// sleep waits d unless ctx ends first; it reports whether it waited.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Close ends the session (DELETE, bounded by [deleteTimeout]; a server
+// that does not allow it answers 405, which is fine), every stream and
+// request, and returns once the connection's goroutines have.
+func (c *httpConn) Close() error {
+	c.close.Do(func() {
+		c.mu.Lock()
+		session, expired := c.session, c.expired
+		c.mu.Unlock()
+		c.fail(fmt.Errorf("%w: closed", ErrUpstreamExited))
+		if session != "" && !expired {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), deleteTimeout)
+			if req, _, err := c.newRequest(ctx, http.MethodDelete, nil); err == nil {
+				if resp, err := c.hc.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+			cancel()
+		}
+		c.cancel(errors.New("closed"))
+		c.wg.Wait()
+		c.serving.Wait() // after the readers: nothing starts new ones
+	})
+	return nil
+}

@@ -1,0 +1,161 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strconv"
+	"time"
+)
+
+// sseEvent is one dispatched Server-Sent Event.
+type sseEvent struct {
+	name string // "message" when the event had no event field
+	data []byte // the data fields' values joined with "\n"
+}
+
+// sseReader parses an event stream as the HTML standard defines it
+// (§9.2.6 "Interpreting an event stream"): lines end with CRLF, LF or CR;
+// a line starting with ':' is a comment; an empty line dispatches the
+// event. Lines have no length limit: a 50 MB message is one event.
+//
+// It keeps what a client needs to resume the stream: the last event id
+// (which, as the standard says, carries over events without an id, and is
+// updated by an event with an id but no data, as MCP servers send to
+// prime a resumable stream) and the reconnection time a retry field set.
+type sseReader struct {
+	r       *bufio.Reader
+	afterCR bool // the last line ended with CR: a LF right after it is part of that ending
+	started bool // past the first line, where a byte order mark may be
+
+	lastID string        // the last event id buffer, as of the last dispatched event
+	retry  time.Duration // from the last valid retry field; 0 when none came
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next event. An event the stream ends in the middle of
+// is not dispatched (the standard says so).
+func (s *sseReader) next() (sseEvent, error) {
+	var name string
+	var data []byte
+	hasData := false
+	id, hasID := s.lastID, false
+	for {
+		line, err := s.line()
+		if err != nil {
+			return sseEvent{}, err
+		}
+		if len(line) == 0 {
+			if hasID {
+				s.lastID = id
+			}
+			if !hasData {
+				name, hasID = "", false
+				continue
+			}
+			if name == "" {
+				name = "message"
+			}
+			return sseEvent{name: name, data: data}, nil
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if !hasData {
+				data, hasData = value, true // each line is a fresh slice: no copy
+			} else {
+				data = append(append(data, '\n'), value...)
+			}
+		case "id":
+			// An id with a NUL is ignored, as the standard says.
+			if bytes.IndexByte(value, 0) < 0 {
+				id, hasID = string(value), true
+			}
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil && isDigits(value) {
+				s.retry = time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+}
+
+// resume is a reader of body, the continuation of this reader's stream:
+// it keeps the last event id and the retry time.
+func (s *sseReader) resume(body io.Reader) *sseReader {
+	r := newSSEReader(body)
+	r.lastID, r.retry = s.lastID, s.retry
+	return r
+}
+
+// retryOr is the reconnection time the stream set, or def.
+func (s *sseReader) retryOr(def time.Duration) time.Duration {
+	if s.retry > 0 {
+		return s.retry
+	}
+	return def
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// line returns the next line without its ending.
+func (s *sseReader) line() ([]byte, error) {
+	var line []byte
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		if s.afterCR {
+			s.afterCR = false
+			if buf[0] == '\n' {
+				_, _ = s.r.Discard(1)
+				continue
+			}
+		}
+		// Look for LF first and for CR only before it: searching the
+		// whole buffer for a CR that most streams never send would cost
+		// a buffer's length per line.
+		end := bytes.IndexByte(buf, '\n')
+		before := buf
+		if end >= 0 {
+			before = buf[:end]
+		}
+		if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+			end = cr
+			s.afterCR = true
+		}
+		if end < 0 {
+			line = append(line, buf...)
+			_, _ = s.r.Discard(len(buf))
+			continue
+		}
+		line = append(line, buf[:end]...)
+		_, _ = s.r.Discard(end + 1)
+		if !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+		}
+		return line, nil
+	}
+}

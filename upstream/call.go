@@ -27,8 +27,11 @@ func (u *Upstream) Call(ctx context.Context, method string, params any) (json.Ra
 			return nil, err
 		}
 		res, err := c.Call(ctx, method, params)
+		// A request that never left is sent again, once, on the next
+		// connection: after a 404 of a lost session, or when the
+		// connection ended just before it could go out.
 		var notSent *notSentError
-		if !resent && errors.Is(err, ErrSessionExpired) && errors.As(err, &notSent) {
+		if !resent && errors.As(err, &notSent) && (errors.Is(err, ErrSessionExpired) || errors.Is(err, errConnEnded)) {
 			resent = true
 			u.log.Debug("re-sending on a new session", "method", method)
 			continue

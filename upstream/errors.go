@@ -70,6 +70,10 @@ type notSentError struct{ err error }
 func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
 
+// errConnEnded is a request that was not sent because its connection had
+// ended; with [notSentError] it may be sent on the next connection.
+var errConnEnded = errors.New("the connection ended before the request was sent")
+
 // statusError is an HTTP answer outside 2xx.
 type statusError struct {
 	code int

@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -173,10 +175,18 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	var wrote atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	}))
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		end()
 		switch {
+		case c.ctx.Err() != nil && !wrote.Load():
+			// The connection ended (the listening stream found the
+			// server gone) before any of this request was written.
+			return fmt.Errorf("%w: %w", errConnEnded, c.endedErr())
 		case c.ctx.Err() != nil:
 			return c.endedErr()
 		case ctx.Err() != nil:

@@ -233,7 +233,7 @@ func (p *peer) write(ctx context.Context, v any) error {
 	}
 	select {
 	case <-p.done:
-		return p.Err()
+		return fmt.Errorf("%w: %w", errConnEnded, p.Err())
 	default:
 	}
 	return p.send(ctx, b)

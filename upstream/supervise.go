@@ -53,20 +53,26 @@ func (u *Upstream) backoff(n int) time.Duration {
 func (u *Upstream) supervise(ctx context.Context) {
 	defer close(u.stopped)
 	failures := 0
+	expired := false // the last connection ended with its session expired
 	for {
 		c, err := u.connect(ctx)
 		if err == nil {
 			failures = 0
 			u.log.Info("upstream ready", "tools", len(u.Tools()))
+			readyAt := time.Now()
 			err = u.serve(ctx, c)
 			_ = c.Close()
 			if ctx.Err() != nil {
 				u.setState(StateStopped, nil)
 				return
 			}
-			if errors.Is(err, ErrSessionExpired) {
-				// The server is there and forgot us: a new session now,
-				// so the call that met the 404 can be re-sent at once.
+			// The server is there and forgot the session: a new one now,
+			// so that the call that met the 404 is re-sent at once. Not
+			// when a fresh session expired as fast as the last one: a
+			// server that forgets every session gets the backoff.
+			quick := expired && time.Since(readyAt) < time.Second
+			expired = errors.Is(err, ErrSessionExpired)
+			if expired && !quick {
 				u.log.Info("upstream session expired; re-initializing", "error", err)
 				u.setState(StateRestarting, err)
 				continue
@@ -76,6 +82,7 @@ func (u *Upstream) supervise(ctx context.Context) {
 			u.setState(StateStopped, nil)
 			return
 		} else {
+			expired = false
 			u.log.Error("upstream failed to start", "error", err)
 		}
 		failures++

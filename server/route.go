@@ -23,6 +23,11 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		ctx = se.context(ctx, req.GetExtra())
 		px := se.srv.opts.Proxy
+		if method != "initialize" && se.srv.opts.StartUpstreams != nil {
+			// A client of the 2026-07-28 protocol sends no initialize:
+			// start the upstreams with its first request, offering all.
+			px.Start(se.srv.opts.StartUpstreams, nil)
+		}
 		switch method {
 		case "initialize":
 			return se.initialize(ctx, method, req, next)

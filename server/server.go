@@ -44,6 +44,11 @@ type Options struct {
 	// SessionEnded, when not nil, is told the id of every session that
 	// ends.
 	SessionEnded func(id string)
+	// Owner, when not nil, names who sends an HTTP request (its bearer
+	// token's owner). A session belongs to the owner of the request that
+	// created it: a request of another owner naming it is answered as if
+	// it did not exist.
+	Owner func(r *http.Request) string
 }
 
 // SessionInfo describes a session being created.
@@ -144,8 +149,8 @@ type StreamableHTTPOptions struct {
 	// reconnects with Last-Event-ID gets what it missed. nil means a
 	// go-sdk memory store bounded to StoreBytes.
 	EventStore mcp.EventStore
-	// StoreBytes bounds the default event store. 0 means 4 MiB per
-	// session... shared by all: see [mcp.MemoryEventStore].
+	// StoreBytes bounds the default event store, all sessions together
+	// (the oldest events are dropped first). 0 means go-sdk's default.
 	StoreBytes int
 }
 
@@ -160,7 +165,7 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 		}
 		store = ms
 	}
-	return mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
+	h := mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		EventStore:     store,
 		SessionTimeout: opts.SessionTimeout,
 		Logger:         s.sdkLog,
@@ -168,12 +173,33 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 		// a Host that is not (DNS rebinding). Origin is checked by the
 		// caller's guard, which knows the configured allowed origins.
 	})
+	return s.ownedSessions(h)
 }
 
 // SSE returns the handler of the legacy HTTP+SSE transport (GET the
 // stream, POST messages to the endpoint it names).
 func (s *Server) SSE() http.Handler {
 	return mcp.NewSSEHandler(s.serverFor, nil)
+}
+
+// ownedSessions answers 404, as for an unknown session, a request naming
+// a session of another owner.
+func (s *Server) ownedSessions(next http.Handler) http.Handler {
+	if s.opts.Owner == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			s.mu.Lock()
+			se := s.sessions[id]
+			s.mu.Unlock()
+			if se != nil && se.owner != s.opts.Owner(r) {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // serverFor is go-sdk's getServer: the server of the session a request

@@ -17,11 +17,12 @@ import (
 // session is one client session: its go-sdk server (which holds exactly
 // that one session), its own tools, and what the proxy must reach.
 type session struct {
-	srv  *Server
-	id   string
-	info SessionInfo
-	own  *Own
-	mcp  *mcp.Server
+	srv   *Server
+	id    string
+	info  SessionInfo
+	owner string // the bearer token's owner of the request that created it
+	own   *Own
+	mcp   *mcp.Server
 
 	ownResources map[string]bool
 	ownPrompts   map[string]bool
@@ -43,6 +44,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	}
 	se := &session{
 		srv: s, id: info.ID, info: info, own: own,
+		owner:        ownerOf(s.opts.Owner, info.Request),
 		ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
@@ -82,6 +84,13 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	// Outermost first: panics never take the server down, then routing.
 	se.mcp.AddReceivingMiddleware(recovering(s.log), se.route)
 	return se, nil
+}
+
+func ownerOf(f func(*http.Request) string, r *http.Request) string {
+	if f == nil || r == nil {
+		return ""
+	}
+	return f(r)
 }
 
 // attach makes the session live at its first request.

@@ -175,6 +175,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		StartUpstreams: start,
 		ToolCall:       a.accounting,
 		SessionEnded:   a.agents.Finish,
+		Owner:          func(r *http.Request) string { return tokenOwner(r.Context()) },
 	})
 	return a, nil
 }

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+)
+
+// TestSessionOfAnotherOwnerDoesNotExist: a request naming a session that
+// another owner's request created is answered as for an unknown session.
+func TestSessionOfAnotherOwnerDoesNotExist(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	px := proxy.New(proxy.Options{Logger: log, Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{}, nil }})
+	srv := New(Options{Proxy: px, Logger: log,
+		Session: func(SessionInfo) (*Own, error) { return &Own{}, nil },
+		Owner:   func(r *http.Request) string { return r.Header.Get("X-Test-Owner") }})
+	h := httptest.NewServer(srv.StreamableHTTP(StreamableHTTPOptions{}))
+	defer h.Close()
+	post := func(owner, session, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, h.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("X-Test-Owner", owner)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("alice", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("no session: %s", resp.Status)
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	unknown := post("bob", "NOSUCHSESSION", list).StatusCode
+	if got := post("bob", sid, list).StatusCode; got != unknown || got != http.StatusNotFound {
+		t.Errorf("bob naming alice's session: %d, unknown session: %d; want both 404", got, unknown)
+	}
+	if got := post("alice", sid, list).StatusCode; got != http.StatusOK {
+		t.Errorf("alice's own session: %d", got)
+	}
+}

@@ -100,9 +100,14 @@ func TestConformanceThroughProxy(t *testing.T) {
 			if diff := compareConformance(direct, via); diff != "" {
 				t.Errorf("checks that pass against the everything-server directly but not through scratchpad-mcp (%s):\n%s", up.name, diff)
 			}
+			// The rest of what differs, for the record.
 			for _, r := range via.sorted() {
-				if d := direct.checks[r.key()]; r.Status == "SUCCESS" && (d == nil || d.Status != "SUCCESS") {
+				d := direct.checks[r.key()]
+				switch {
+				case r.Status == "SUCCESS" && (d == nil || d.Status != "SUCCESS"):
 					t.Logf("passes through the proxy only: %s (directly %s)", r.key(), statusOf(d))
+				case gradedStatus(r.Status) && r.Status != "SUCCESS" && (d == nil || d.Status != "SUCCESS") && statusOf(d) != r.Status:
+					t.Logf("through the proxy: %s %s (directly %s): %s", r.key(), r.Status, statusOf(d), r.message())
 				}
 			}
 		})

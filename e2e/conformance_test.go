@@ -67,7 +67,7 @@ func TestConformanceThroughProxy(t *testing.T) {
 	c.scenarios = c.list(ctx, t)
 
 	direct := c.run(ctx, t, startEverythingHTTP(t, es))
-	if strings.HasPrefix(direct.score(direct), "0/") {
+	if passed, _, _ := direct.score(direct); passed == 0 {
 		t.Fatalf("no conformance check passed against the everything-server directly: the comparison proves nothing\n%s", direct.summary())
 	}
 	for _, r := range direct.sorted() {
@@ -79,7 +79,7 @@ func TestConformanceThroughProxy(t *testing.T) {
 		t.Logf("directly: scenario %s left no results (not counted against the proxy): %s", s, why)
 	}
 
-	totals := []string{"direct " + direct.score(direct)}
+	totals := []string{"direct " + direct.total(direct)}
 	mem := t.TempDir()
 	upstreams := []struct{ name, section string }{
 		{"stdio upstream", fmt.Sprintf("transport = \"stdio\"\ncmd = [%q]\n", es)},
@@ -96,9 +96,9 @@ func TestConformanceThroughProxy(t *testing.T) {
 			ctx, cancel := context.WithTimeout(ctx, time.Until(deadline)/time.Duration(len(upstreams)-i))
 			defer cancel()
 			via := c.run(ctx, t, startHTTP(t, bin, cfg, "http")+"/mcp")
-			totals = append(totals, "via "+up.name+" "+via.score(direct))
+			totals = append(totals, "via "+up.name+" "+via.total(direct))
 			if diff := compareConformance(direct, via); diff != "" {
-				t.Errorf("checks that pass against the everything-server directly but not through scratchpad-mcp (%s):\n%s", up.name, diff)
+				t.Errorf("checks that do worse through scratchpad-mcp (%s) than against the everything-server directly:\n%s", up.name, diff)
 			}
 			// The rest of what differs, for the record.
 			for _, r := range via.sorted() {
@@ -106,8 +106,17 @@ func TestConformanceThroughProxy(t *testing.T) {
 				switch {
 				case r.Status == "SUCCESS" && (d == nil || d.Status != "SUCCESS"):
 					t.Logf("passes through the proxy only: %s (directly %s)", r.key(), statusOf(d))
-				case gradedStatus(r.Status) && r.Status != "SUCCESS" && (d == nil || d.Status != "SUCCESS") && statusOf(d) != r.Status:
+				case gradedStatus(r.Status) && r.Status != statusOf(d) && !worse(d, r):
 					t.Logf("through the proxy: %s %s (directly %s): %s", r.key(), r.Status, statusOf(d), r.message())
+				}
+			}
+			for _, d := range direct.sorted() {
+				if v := via.checks[d.key()]; gradedStatus(d.Status) && (v == nil || !gradedStatus(v.Status)) && !worse(d, v) {
+					msg := "not reported"
+					if v != nil {
+						msg = v.Status + ": " + v.message()
+					}
+					t.Logf("graded directly only: %s %s, through the proxy %s", d.key(), d.Status, msg)
 				}
 			}
 		})
@@ -241,10 +250,9 @@ type conformanceResults struct {
 }
 
 // score counts the checks graded (not INFO) in res or in base, and how
-// many of them pass in res: the same denominator for the direct run and
-// the runs through the proxy.
-func (res *conformanceResults) score(base *conformanceResults) string {
-	graded, passed, warned := 0, 0, 0
+// many of them pass or warn in res: the same denominator for the direct run
+// and the runs through the proxy.
+func (res *conformanceResults) score(base *conformanceResults) (passed, graded, warned int) {
 	for k, r := range res.checks {
 		if b := base.checks[k]; !gradedStatus(r.Status) && (b == nil || !gradedStatus(b.Status)) {
 			continue
@@ -262,6 +270,12 @@ func (res *conformanceResults) score(base *conformanceResults) string {
 			graded++
 		}
 	}
+	return passed, graded, warned
+}
+
+// total is score as "passed/graded (n warnings)".
+func (res *conformanceResults) total(base *conformanceResults) string {
+	passed, graded, warned := res.score(base)
 	s := fmt.Sprintf("%d/%d", passed, graded)
 	if warned > 0 {
 		s += fmt.Sprintf(" (%d warnings)", warned)
@@ -289,6 +303,22 @@ func (res *conformanceResults) summary() string {
 	return b.String()
 }
 
+// worse says whether a check did worse through the proxy (via, nil when
+// not reported) than directly (d): it passed directly and not through the
+// proxy, or it warned directly and failed through the proxy.
+func worse(d, via *checkResult) bool {
+	if d == nil {
+		return false
+	}
+	switch d.Status {
+	case "SUCCESS":
+		return via == nil || via.Status != "SUCCESS"
+	case "WARNING":
+		return via != nil && gradedStatus(via.Status) && via.Status != "SUCCESS" && via.Status != "WARNING"
+	}
+	return false
+}
+
 // compareConformance returns a table of the checks that pass directly but
 // not through the proxy (and of those that only warn directly but fail
 // through it), or "" when there are none.
@@ -296,9 +326,7 @@ func compareConformance(direct, via *conformanceResults) string {
 	var rows [][4]string
 	for _, d := range direct.sorted() {
 		v := via.checks[d.key()]
-		worse := d.Status == "SUCCESS" && (v == nil || v.Status != "SUCCESS") ||
-			d.Status == "WARNING" && v != nil && v.Status != "SUCCESS" && v.Status != "WARNING"
-		if !worse {
+		if !worse(d, v) {
 			continue
 		}
 		msg, status := "check not reported", "missing"

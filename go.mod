@@ -33,3 +33,5 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+tool github.com/modelcontextprotocol/go-sdk/conformance/everything-server

@@ -30,6 +30,23 @@
 // prompts as listed, every result and error, what the server asked the
 // client, progress, logging and resource updates.
 //
+// TestConformanceThroughProxy runs the official MCP conformance suite
+// (@modelcontextprotocol/conformance, every server scenario, through
+// conformance.mjs, which lets its CLI run on node 20) against the go-sdk's
+// conformance everything-server (built from the module cache: go.mod names
+// it as a tool), stateful over streamable HTTP directly, then through
+// scratchpad-mcp served over streamable HTTP with that server as its
+// upstream over stdio and over streamable HTTP. It reads each scenario's
+// checks.json and fails for every check that passes directly but not
+// through the proxy (or warns directly and fails through it), with a table
+// of scenario/check, both statuses and the message; it logs the totals and
+// the other differences. No tool pattern is configured, so nothing is
+// diverted; scratchpad-mcp's own tools are listed beside the upstream's and
+// tools-list passes with them. A scenario that prints nothing for 15 s is
+// killed and counts as failed, and the rest run one by one, all within the
+// test's deadline. SCRATCHPAD_BIN=path tests that binary instead of one
+// built from this checkout.
+//
 // scripts/deps.sh (run first by make test) installs the npm packages with
 // npm ci into e2e/node_modules; the test runs npm ci itself when they are
 // missing.

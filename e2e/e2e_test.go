@@ -242,7 +242,7 @@ func ensureNodeModules(t *testing.T) string {
 		t.Fatal(err)
 	}
 	sdk := filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	if fileExists(entry) && fileExists(sdk) && fileExists(everythingEntry) {
+	if fileExists(entry) && fileExists(sdk) && fileExists(everythingEntry) && fileExists(conformanceEntry) {
 		return entry
 	}
 	npm, err := exec.LookPath("npm")
@@ -254,7 +254,7 @@ func ensureNodeModules(t *testing.T) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
-	for _, f := range []string{entry, everythingEntry} {
+	for _, f := range []string{entry, everythingEntry, conformanceEntry} {
 		if !fileExists(f) {
 			t.Fatalf("npm ci did not install %s", f)
 		}

@@ -2,7 +2,8 @@
 # Installs what the tests need beyond the Go toolchain: Go modules,
 # redis-server (the pad's Redis backend is tested against a real server,
 # started by internal/testredis), and the npm packages of the end-to-end
-# tests (e2e/: the TypeScript MCP SDK and server-filesystem, pinned by
+# tests (e2e/: the TypeScript MCP SDK, server-filesystem, server-everything
+# and the MCP conformance suite, pinned by
 # e2e/package-lock.json) into e2e/node_modules.
 #
 # Idempotent and quiet: redis-server is installed only when it is not on

@@ -459,3 +459,126 @@ func TestServeHTTPBearerTokens(t *testing.T) {
 		t.Errorf("echo with a token: %q", got)
 	}
 }
+
+// sseEvent is one server-sent event of a raw streamable HTTP answer.
+type sseEvent struct{ id, name, data string }
+
+func parseSSE(body string) []sseEvent {
+	var evs []sseEvent
+	for _, block := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n\n") {
+		var e sseEvent
+		seen := false
+		for _, line := range strings.Split(block, "\n") {
+			field, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			switch field {
+			case "id":
+				e.id, seen = value, true
+			case "event":
+				e.name, seen = value, true
+			case "data":
+				e.data, seen = e.data+value, true
+			}
+		}
+		if seen {
+			evs = append(evs, e)
+		}
+	}
+	return evs
+}
+
+// TestServeHTTPStreamsCarryResumableIDs checks resumability end to end
+// with raw HTTP (go-sdk's client resumes on its own and hides it): the
+// events answering a call carry ids, a GET with the Last-Event-ID of one
+// of them replays what followed it, answer included, and a GET with an
+// id the server never gave is refused.
+func TestServeHTTPStreamsCarryResumableIDs(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+	do := func(method, session, lastID, body string) (*http.Response, string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, method, base+"/mcp", strings.NewReader(body))
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+		} else {
+			req.Header.Set("Accept", "text/event-stream")
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		}
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, body, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s: reading the answer: %v\n%s", method, body, err, b)
+		}
+		return resp, string(b)
+	}
+	resp, _ := do("POST", "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("no session id (HTTP %d)", resp.StatusCode)
+	}
+	do("POST", session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// tools/list until the upstream's tools are there.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, b := do("POST", session, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); strings.Contains(b, `"slow"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("tool slow never listed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A call that sends progress mid-way, then answers.
+	resp, body := do("POST", session, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2,"ms":10},"_meta":{"progressToken":"p1"}}}`)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("the call was answered as %q, not an event stream:\n%s", ct, body)
+	}
+	evs := parseSSE(body)
+	answer := -1
+	for i, e := range evs {
+		if e.id == "" {
+			t.Errorf("event %d has no id:\n%s", i, body)
+		}
+		if strings.Contains(e.data, `"id":2`) && strings.Contains(e.data, `"result"`) {
+			answer = i
+		}
+	}
+	if answer < 1 {
+		t.Fatalf("want an event before the call's answer, and the answer, each with an id:\n%s", body)
+	}
+	// Resume after the first event: what followed it comes again, with
+	// the same ids, the answer included.
+	resp, replay := do("GET", session, evs[0].id, "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("resume from a known event id %q: HTTP %d %s", evs[0].id, resp.StatusCode, replay)
+	}
+	got := parseSSE(replay)
+	var gotIDs, wantIDs []string
+	for _, e := range got {
+		gotIDs = append(gotIDs, e.id)
+	}
+	for _, e := range evs[1:] {
+		wantIDs = append(wantIDs, e.id)
+	}
+	if strings.Join(gotIDs, " ") != strings.Join(wantIDs, " ") || len(got) < answer || got[answer-1].data != evs[answer].data {
+		t.Errorf("resume from %q replayed:\n%s\nthe stream was:\n%s", evs[0].id, replay, body)
+	}
+	for _, bad := range []string{"999999", "nosuchstream_0"} {
+		if resp, b := do("GET", session, bad, ""); resp.StatusCode == http.StatusOK {
+			t.Errorf("resume from an unknown event id %q accepted:\n%s", bad, b)
+		}
+	}
+}

@@ -48,8 +48,9 @@ env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
 }
 
 // protocolVersion is the version the tests' clients ask for: the latest
-// with an initialize handshake and resumable streams (go-sdk's default,
-// 2026-07-28, would first try server/discover).
+// with an initialize handshake and resumable streams. go-sdk's default,
+// 2026-07-28, sends server/discover instead of initialize; over stdio the
+// proxy starts its upstreams at initialize, so such a client sees none.
 const protocolVersion = "2025-11-25"
 
 // connect starts a go-sdk client session over tr: initialize, then

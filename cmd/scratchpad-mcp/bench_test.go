@@ -15,8 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func pct(d []time.Duration, p float64) time.Duration {
@@ -25,12 +24,10 @@ func pct(d []time.Duration, p float64) time.Duration {
 	return s[int(float64(len(s)-1)*p)]
 }
 
-func timeCalls(t *testing.T, c *client.Client, n int, name string, args map[string]any) []time.Duration {
+func timeCalls(t *testing.T, c *mcp.ClientSession, n int, name string, args map[string]any) []time.Duration {
 	out := make([]time.Duration, 0, n)
 	for i := 0; i < n; i++ {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
+		req := &mcp.CallToolParams{Name: name, Arguments: args}
 		start := time.Now()
 		if _, err := c.CallTool(context.Background(), req); err != nil {
 			t.Fatal(err)
@@ -40,21 +37,40 @@ func timeCalls(t *testing.T, c *client.Client, n int, name string, args map[stri
 	return out
 }
 
+// unlimitedStdioSession is stdioSession without go-sdk's cap on one
+// inbound line (16 MiB; CommandTransport has no setting for it), for the
+// direct client that reads a 20 MB result whole.
+func unlimitedStdioSession(t *testing.T, env []string, bin string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Closing the session closed stdin: the server exits.
+		kill := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
+		defer kill.Stop()
+		_ = cmd.Wait()
+	})
+	return connect(t, &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1})
+}
+
 func TestBenchPassThroughLatency(t *testing.T) {
 	const n = 1000
-	direct, err := client.NewStdioMCPClient(upstreamCmd(), append(os.Environ(), "SCRATCHPAD_TESTUPSTREAM=stdio"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	direct := stdioSession(t, append(os.Environ(), "SCRATCHPAD_TESTUPSTREAM=stdio"), upstreamCmd())
 	defer direct.Close()
-	initialize(t, direct)
 	cfg, _ := writeConfig(t, "")
-	proxied, err := client.NewStdioMCPClient(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "error")
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxied := stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--log-level", "error")
 	defer proxied.Close()
-	initialize(t, proxied)
 	waitForTool(t, proxied, "echo")
 	args := map[string]any{"text": "ping"}
 	timeCalls(t, direct, 100, "echo", args) // warm up both
@@ -79,11 +95,7 @@ func TestBenchStartupThreeUpstreams(t *testing.T) {
 	var ds []time.Duration
 	for i := 0; i < 11; i++ {
 		start := time.Now()
-		c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--config", path, "--log-level", "error")
-		if err != nil {
-			t.Fatal(err)
-		}
-		initialize(t, c)
+		c := stdioSession(t, nil, bin, "serve", "--config", path, "--log-level", "error")
 		ds = append(ds, time.Since(start))
 		c.Close()
 	}
@@ -93,19 +105,11 @@ func TestBenchStartupThreeUpstreams(t *testing.T) {
 func TestBenchDivert20MB(t *testing.T) {
 	// ~20 MB compact JSON: each listing item is ~250 bytes.
 	const items = 80000
-	direct, err := client.NewStdioMCPClient(upstreamCmd(), append(os.Environ(), "SCRATCHPAD_TESTUPSTREAM=stdio"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	direct := unlimitedStdioSession(t, append(os.Environ(), "SCRATCHPAD_TESTUPSTREAM=stdio"), upstreamCmd())
 	defer direct.Close()
-	initialize(t, direct)
 	cfg, mem := writeConfig(t, "")
-	proxied, err := client.NewStdioMCPClient(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "error")
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxied := stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--log-level", "error")
 	defer proxied.Close()
-	initialize(t, proxied)
 	waitForTool(t, proxied, "listing")
 	args := map[string]any{"n": items}
 	var d, p, own []time.Duration
@@ -113,16 +117,14 @@ func TestBenchDivert20MB(t *testing.T) {
 		d = append(d, timeCalls(t, direct, 1, "listing", args)...)
 		_ = os.RemoveAll(filepath.Join(mem, "scratchpad")) // measure a fresh write each time
 		_ = os.MkdirAll(filepath.Join(mem, "scratchpad"), 0o700)
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "listing"
-		req.Params.Arguments = args
+		req := &mcp.CallToolParams{Name: "listing", Arguments: args}
 		start := time.Now()
 		res, err := proxied.CallTool(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p = append(p, time.Since(start))
-		meta, _ := res.Meta.AdditionalFields["scratchpad/diverted"].(map[string]any)
+		meta, _ := res.Meta["scratchpad/diverted"].(map[string]any)
 		ms, _ := meta["elapsed_ms"].(float64)
 		own = append(own, time.Duration(ms*float64(time.Millisecond)))
 	}

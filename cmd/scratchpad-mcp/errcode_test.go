@@ -3,14 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"os/exec"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
@@ -28,42 +29,33 @@ env = { SCRATCHPAD_TESTUPSTREAM = %q }
 `, upstreamCmd(), testupstream.RawMode))
 	for _, kind := range []string{"stdio", "http", "sse"} {
 		t.Run(kind, func(t *testing.T) {
-			var tr transport.Interface
-			var err error
+			var tr mcp.Transport
 			switch kind {
 			case "stdio":
-				tr = transport.NewStdio(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "error")
+				tr = &mcp.CommandTransport{Command: exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")}
 			case "http":
-				tr, err = transport.NewStreamableHTTP(startHTTP(t, kind, cfg) + "/mcp")
+				tr = &mcp.StreamableClientTransport{Endpoint: startHTTP(t, kind, cfg) + "/mcp"}
 			case "sse":
-				tr, err = transport.NewSSE(startHTTP(t, kind, cfg) + "/sse")
+				tr = &mcp.SSEClientTransport{Endpoint: startHTTP(t, kind, cfg) + "/sse"}
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tr.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
+			c := connect(t, tr)
+			defer c.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			send := func(id int64, method, params string) *transport.JSONRPCResponse {
-				t.Helper()
-				resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: json.RawMessage(params)})
-				if err != nil {
-					t.Fatalf("%s: %v", method, err)
-				}
-				return resp
-			}
-			send(1, "initialize", `{"protocolVersion":"`+mcp.LATEST_LEGACY_PROTOCOL_VERSION+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
-			_ = tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
 			// tools/list waits for upstreams that are still starting.
-			send(2, "tools/list", `{}`)
-			resp := send(3, "tools/call", `{"name":"coded_error","arguments":{}}`)
-			if resp.Error == nil {
-				t.Fatalf("want an error, got %s", resp.Result)
+			if _, err := c.ListTools(ctx, nil); err != nil {
+				t.Fatalf("tools/list: %v", err)
 			}
-			got, _ := json.Marshal(resp.Error)
+			res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "coded_error", Arguments: map[string]any{}})
+			if err == nil {
+				got, _ := json.Marshal(res)
+				t.Fatalf("want an error, got %s", got)
+			}
+			var wire *jsonrpc.Error
+			if !errors.As(err, &wire) {
+				t.Fatalf("want a JSON-RPC error, got %T %v", err, err)
+			}
+			got, _ := json.Marshal(wire)
 			var a, b any
 			_ = json.Unmarshal(got, &a)
 			_ = json.Unmarshal([]byte(testupstream.RawErrors["tools/call"]), &b)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Issue 6 at the server level: per-agent budgets and storage, worker
@@ -105,36 +105,40 @@ func TestReportedUsageExhaustsBudget(t *testing.T) {
 	left0, total := leftOf(t, callTool(t, c, "head", map[string]any{"file": file, "lines": 3}))
 
 	// The client reports the model's real usage in _meta: used rises to it.
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "head"
-	req.Params.Arguments = map[string]any{"file": file, "lines": 3}
-	req.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"scratchpad/usage": map[string]any{"input_tokens": total - 5000, "output_tokens": 1000}}}
+	req := &mcp.CallToolParams{Name: "head", Arguments: map[string]any{"file": file, "lines": 3}}
+	req.Meta = mcp.Meta{"scratchpad/usage": map[string]any{"input_tokens": total - 5000, "output_tokens": 1000}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := res.Content[0].(mcp.TextContent).Text
+	out := text(res)
 	left1, _ := leftOf(t, out)
 	if left1 >= left0 || left1 > 4000 {
 		t.Fatalf("reported usage not applied: left %d → %d (total %d)", left0, left1, total)
 	}
 	// A lower report never lowers used.
-	req.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"scratchpad/usage": map[string]any{"input_tokens": 10}}}
-	res, _ = c.CallTool(ctx, req)
-	if left2, _ := leftOf(t, res.Content[0].(mcp.TextContent).Text); left2 > left1 {
+	req.Meta = mcp.Meta{"scratchpad/usage": map[string]any{"input_tokens": 10}}
+	res, err = c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left2, _ := leftOf(t, text(res)); left2 > left1 {
 		t.Fatalf("a lower report raised the budget: %d → %d", left1, left2)
 	}
 	// Exhaust it: the report says the context is full; a small head is refused.
-	req.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"scratchpad/usage": map[string]any{"input_tokens": total}}}
-	res, _ = c.CallTool(ctx, req)
+	req.Meta = mcp.Meta{"scratchpad/usage": map[string]any{"input_tokens": total}}
+	res, err = c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var e struct {
 		Error     string `json:"error"`
 		Remaining *int   `json:"remaining_budget_tokens"`
 	}
-	if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &e); err != nil || e.Error != "head_too_large" || e.Remaining == nil {
-		t.Fatalf("exhausted budget: want head_too_large with remaining_budget_tokens, got %s", short(res.Content[0].(mcp.TextContent).Text))
+	if err := json.Unmarshal([]byte(text(res)), &e); err != nil || e.Error != "head_too_large" || e.Remaining == nil {
+		t.Fatalf("exhausted budget: want head_too_large with remaining_budget_tokens, got %s", short(text(res)))
 	}
 }
 

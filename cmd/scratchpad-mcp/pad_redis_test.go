@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
@@ -70,7 +70,7 @@ func TestRedisPadSharedAcrossServerProcesses(t *testing.T) {
 	wants := []string{"(alice) pods restart", "(bob) node-3", "alice: the restarts follow OOM kills", "1. [ ] bob: raise node-3 memory"}
 	for _, who := range []struct {
 		name string
-		c    *client.Client
+		c    *mcp.ClientSession
 	}{{"alice", alice}, {"bob", bob}} {
 		out := callTool(t, who.c, "read_scratchpad", map[string]any{})
 		for _, w := range wants {

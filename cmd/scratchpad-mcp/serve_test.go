@@ -15,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // writeConfig writes a config with the test upstream as server "k8s".
@@ -49,25 +47,46 @@ env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
 	return path, mem
 }
 
-func initialize(t *testing.T, c *client.Client) *mcp.InitializeResult {
+// protocolVersion is the version the tests' clients ask for: the latest
+// with an initialize handshake and resumable streams. go-sdk's default,
+// 2026-07-28, sends server/discover instead of initialize; over stdio the
+// proxy starts its upstreams at initialize, so such a client sees none.
+const protocolVersion = "2025-11-25"
+
+// connect starts a go-sdk client session over tr: initialize, then
+// notifications/initialized. The initialize must answer within 30 s; the
+// session itself is not bound to that deadline (go-sdk's SSE client keeps
+// Connect's context for its stream).
+func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "serve-test", Version: "1"}
-	res, err := c.Initialize(ctx, req)
-	if err != nil {
+	ctx, cancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(30*time.Second, cancel)
+	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil || !timer.Stop() {
+		cancel()
 		t.Fatalf("initialize: %v", err)
 	}
-	return res
+	return cs
 }
 
-func waitForTool(t *testing.T, c *client.Client, name string) []mcp.Tool {
+// stdioSession runs bin with args as a stdio MCP server (env nil: this
+// process's environment) and connects to it.
+func stdioSession(t *testing.T, env []string, bin string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	if testing.Verbose() {
+		cmd.Stderr = os.Stderr
+	}
+	return connect(t, &mcp.CommandTransport{Command: cmd})
+}
+
+func waitForTool(t *testing.T, c *mcp.ClientSession, name string) []*mcp.Tool {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+		res, err := c.ListTools(context.Background(), nil)
 		if err == nil {
 			for _, tl := range res.Tools {
 				if tl.Name == name {
@@ -82,24 +101,26 @@ func waitForTool(t *testing.T, c *client.Client, name string) []mcp.Tool {
 	}
 }
 
-func callTool(t *testing.T, c *client.Client, name string, args map[string]any) string {
-	t.Helper()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+// text joins a result's text content.
+func text(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, ct := range res.Content {
-		if tc, ok := ct.(mcp.TextContent); ok {
+		if tc, ok := ct.(*mcp.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
 	}
 	return b.String()
+}
+
+func callTool(t *testing.T, c *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return text(res)
 }
 
 func short(s string) string {
@@ -114,7 +135,7 @@ var suggestedCall = regexp.MustCompile(`(?m)^- (iterate_over) (\{.*\})$`)
 // exerciseSession runs the product's core loop against a connected
 // client: a large upstream result is diverted, the pointer's own
 // suggested call works, exploration respects the per-call cap.
-func exerciseSession(t *testing.T, c *client.Client) {
+func exerciseSession(t *testing.T, c *mcp.ClientSession) {
 	t.Helper()
 	tools := waitForTool(t, c, "listing")
 	names := map[string]bool{}
@@ -169,12 +190,9 @@ func exerciseSession(t *testing.T, c *client.Client) {
 
 func TestServeStdioEndToEnd(t *testing.T) {
 	cfg, mem := writeConfig(t, "")
-	c, err := client.NewStdioMCPClient(binary(t), os.Environ(), "serve", "--config", cfg, "--log-level", "warn")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--log-level", "warn")
 	defer c.Close()
-	res := initialize(t, c)
+	res := c.InitializeResult()
 	if !strings.Contains(res.Instructions, "max_extraction_tokens=2000") {
 		t.Errorf("instructions do not advertise limits: %q", res.Instructions)
 	}
@@ -242,17 +260,28 @@ func startHTTP(t *testing.T, kind, cfg string, extra ...string) string {
 	return ""
 }
 
-func httpClient(t *testing.T, url string, headers map[string]string) *client.Client {
+// headerTransport adds fixed headers (identity, Authorization) to every
+// request: the POSTs, the standalone GET stream and the closing DELETE.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// httpClient connects a go-sdk streamable HTTP client that sends headers
+// on every request; the session is closed when the test ends.
+func httpClient(t *testing.T, url string, headers map[string]string) *mcp.ClientSession {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	hc := &http.Client{Transport: headerTransport{headers, http.DefaultTransport}}
+	c := connect(t, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc})
 	t.Cleanup(func() { c.Close() })
-	initialize(t, c)
 	return c
 }
 
@@ -316,15 +345,8 @@ func TestServeHTTPEndToEnd(t *testing.T) {
 func TestServeSSEEndToEnd(t *testing.T) {
 	cfg, _ := writeConfig(t, "")
 	base := startHTTP(t, "sse", cfg)
-	c, err := client.NewSSEMCPClient(base + "/sse")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, &mcp.SSEClientTransport{Endpoint: base + "/sse"})
 	defer c.Close()
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	initialize(t, c)
 	exerciseSession(t, c)
 }
 
@@ -386,12 +408,8 @@ func TestServeBadConfigNamesFileAndLine(t *testing.T) {
 
 func TestServeOnDefaults(t *testing.T) {
 	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
-	c, err := client.NewStdioMCPClient(binary(t), env, "serve")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := stdioSession(t, env, binary(t), "serve")
 	defer c.Close()
-	initialize(t, c)
 	tools := waitForTool(t, c, "iterate_over")
 	if len(tools) < 8 {
 		t.Errorf("only %d tools on defaults", len(tools))
@@ -433,5 +451,135 @@ func TestServeHTTPBearerTokens(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/events without a token: HTTP %d", resp.StatusCode)
+	}
+	// A client sending the token on every request (POST, GET stream,
+	// DELETE) holds a whole session.
+	c := httpClient(t, base+"/mcp", map[string]string{"Authorization": "Bearer s3cret-token-value"})
+	waitForTool(t, c, "echo")
+	if got := callTool(t, c, "echo", map[string]any{"text": "authorized"}); got != "authorized" {
+		t.Errorf("echo with a token: %q", got)
+	}
+}
+
+// sseEvent is one server-sent event of a raw streamable HTTP answer.
+type sseEvent struct{ id, name, data string }
+
+func parseSSE(body string) []sseEvent {
+	var evs []sseEvent
+	for _, block := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n\n") {
+		var e sseEvent
+		seen := false
+		for _, line := range strings.Split(block, "\n") {
+			field, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			switch field {
+			case "id":
+				e.id, seen = value, true
+			case "event":
+				e.name, seen = value, true
+			case "data":
+				e.data, seen = e.data+value, true
+			}
+		}
+		if seen {
+			evs = append(evs, e)
+		}
+	}
+	return evs
+}
+
+// TestServeHTTPStreamsCarryResumableIDs checks resumability end to end
+// with raw HTTP (go-sdk's client resumes on its own and hides it): the
+// events answering a call carry ids, a GET with the Last-Event-ID of one
+// of them replays what followed it, answer included, and a GET with an
+// id the server never gave is refused.
+func TestServeHTTPStreamsCarryResumableIDs(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+	do := func(method, session, lastID, body string) (*http.Response, string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, method, base+"/mcp", strings.NewReader(body))
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+		} else {
+			req.Header.Set("Accept", "text/event-stream")
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		}
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, body, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s: reading the answer: %v\n%s", method, body, err, b)
+		}
+		return resp, string(b)
+	}
+	resp, _ := do("POST", "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("no session id (HTTP %d)", resp.StatusCode)
+	}
+	do("POST", session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// tools/list until the upstream's tools are there.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, b := do("POST", session, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); strings.Contains(b, `"slow"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("tool slow never listed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A call that sends progress mid-way, then answers.
+	resp, body := do("POST", session, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2,"ms":10},"_meta":{"progressToken":"p1"}}}`)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("the call was answered as %q, not an event stream:\n%s", ct, body)
+	}
+	evs := parseSSE(body)
+	answer := -1
+	for i, e := range evs {
+		if e.id == "" {
+			t.Errorf("event %d has no id:\n%s", i, body)
+		}
+		if strings.Contains(e.data, `"id":2`) && strings.Contains(e.data, `"result"`) {
+			answer = i
+		}
+	}
+	if answer < 1 {
+		t.Fatalf("want an event before the call's answer, and the answer, each with an id:\n%s", body)
+	}
+	// Resume after the first event: what followed it comes again, with
+	// the same ids, the answer included.
+	resp, replay := do("GET", session, evs[0].id, "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("resume from a known event id %q: HTTP %d %s", evs[0].id, resp.StatusCode, replay)
+	}
+	got := parseSSE(replay)
+	var gotIDs, wantIDs []string
+	for _, e := range got {
+		gotIDs = append(gotIDs, e.id)
+	}
+	for _, e := range evs[1:] {
+		wantIDs = append(wantIDs, e.id)
+	}
+	if strings.Join(gotIDs, " ") != strings.Join(wantIDs, " ") || len(got) < answer || got[answer-1].data != evs[answer].data {
+		t.Errorf("resume from %q replayed:\n%s\nthe stream was:\n%s", evs[0].id, replay, body)
+	}
+	for _, bad := range []string{"999999", "nosuchstream_0"} {
+		if resp, b := do("GET", session, bad, ""); resp.StatusCode == http.StatusOK {
+			t.Errorf("resume from an unknown event id %q accepted:\n%s", bad, b)
+		}
 	}
 }

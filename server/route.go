@@ -23,10 +23,15 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		ctx = se.context(ctx, req.GetExtra())
 		px := se.srv.opts.Proxy
-		if method != "initialize" && se.srv.opts.StartUpstreams != nil {
-			// A client of the 2026-07-28 protocol sends no initialize:
-			// start the upstreams with its first request, offering all.
-			px.Start(se.srv.opts.StartUpstreams, nil)
+		if method != "initialize" {
+			if se.srv.opts.StartUpstreams != nil {
+				// A client of the 2026-07-28 protocol sends no initialize:
+				// start the upstreams with its first request, offering all.
+				px.Start(se.srv.opts.StartUpstreams, nil)
+			}
+			// Initialized (or a 2026-07-28 client, which never says so):
+			// upstreams may now ask and tell it things.
+			se.attachProxy()
 		}
 		switch method {
 		case "initialize":
@@ -72,6 +77,12 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 					return toolError(err.Error()), nil
 				}
 				ctx = c
+			}
+			if !px.HasTool(p.Name) && !se.ownTool(p.Name) {
+				// A client that calls before listing (2026-07-28 has no
+				// initialize to wait in) may be ahead of upstreams still
+				// starting.
+				px.AwaitStarted(ctx, 0)
 			}
 			if !px.HasTool(p.Name) {
 				break // own tool, or unknown: go-sdk answers

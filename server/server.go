@@ -131,6 +131,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
 	err = se.mcp.Run(ctx, t)
+	// The session's end (its agent's usage record) is done before the
+	// caller goes on, typically to exit.
+	if se.serverSession() != nil {
+		select {
+		case <-se.ended:
+		case <-time.After(10 * time.Second):
+		}
+	}
 	if ctx.Err() != nil {
 		return nil
 	}

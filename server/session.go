@@ -24,8 +24,11 @@ type session struct {
 	own   *Own
 	mcp   *mcp.Server
 
+	ownTools     map[string]bool
 	ownResources map[string]bool
 	ownPrompts   map[string]bool
+	proxied      sync.Once     // attached to the proxy
+	ended        chan struct{} // closed once end has run
 
 	mu         sync.Mutex
 	ss         *mcp.ServerSession         // from the first request on
@@ -44,10 +47,11 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	}
 	se := &session{
 		srv: s, id: info.ID, info: info, own: own,
-		owner:        ownerOf(s.opts.Owner, info.Request),
-		ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
+		owner:    ownerOf(s.opts.Owner, info.Request),
+		ownTools: map[string]bool{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
+		ended:      make(chan struct{}),
 	}
 	se.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: s.opts.Instructions,
@@ -67,9 +71,10 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		RootsListChangedHandler: func(ctx context.Context, _ *mcp.RootsListChangedRequest) { s.opts.Proxy.RootsChanged(ctx) },
 		// From now on the client may be asked (roots, sampling…) and told
 		// (log messages) by upstreams.
-		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { s.opts.Proxy.Attach(se) },
+		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { se.attachProxy() },
 	})
 	for _, d := range own.Tools {
+		se.ownTools[d.Name] = true
 		se.mcp.AddTool(toolOf(d), ownToolHandler(d))
 	}
 	for _, r := range own.Resources {
@@ -114,6 +119,13 @@ func (se *session) attach(ss *mcp.ServerSession) {
 	}()
 }
 
+// attachProxy makes the session known to the proxy, once.
+func (se *session) attachProxy() {
+	se.proxied.Do(func() { se.srv.opts.Proxy.Attach(se) })
+}
+
+func (se *session) ownTool(name string) bool { return se.ownTools[name] }
+
 // end forgets a session whose connection closed.
 func (se *session) end() {
 	s := se.srv
@@ -130,6 +142,7 @@ func (se *session) end() {
 	if s.opts.SessionEnded != nil {
 		s.opts.SessionEnded(se.id)
 	}
+	close(se.ended)
 }
 
 // upstreamNames reports which names of a kind ("tools", "resources",

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -191,8 +192,12 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 			return c.endedErr()
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case isDialError(err):
+			return c.lost("POST", err)
 		}
-		return c.lost("POST", err)
+		// One request's connection failed (a pooled one the server
+		// closed, a reset): this call fails, the others go on.
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, c.url, err)
 	}
 	if resp.StatusCode == http.StatusNotFound && session != "" {
 		resp.Body.Close()
@@ -301,9 +306,11 @@ func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.R
 			case errors.As(err, &se), errors.Is(err, errNoListenStream):
 				c.abandon(id, fmt.Errorf("%w: upstream %q: resuming the answer's event stream: %w", ErrUpstreamExited, c.name, err))
 				return
+			case isDialError(err):
+				c.lost("GET", err)
+				return
 			}
-			c.lost("GET", err)
-			return
+			continue // another try, if resumes are left
 		}
 		r = r.resume(resp.Body)
 		got, err = c.readStream(r, id)
@@ -375,24 +382,25 @@ func (c *httpConn) listen() {
 	for c.ctx.Err() == nil {
 		resp, err := c.get(c.ctx, r.lastID)
 		if err != nil {
-			var se *statusError
 			switch {
 			case c.ctx.Err() != nil, errors.Is(err, ErrSessionExpired):
 				return
 			case errors.Is(err, errNoListenStream):
 				c.log.Debug("upstream has no listening stream", "server", c.name, "error", err)
 				return
-			case errors.As(err, &se):
-				refused++
-				wait := r.retryOr(defaultRetry) << min(refused, 5)
-				c.log.Warn("upstream refused its listening stream; retrying", "server", c.name, "error", err, "in", min(wait, maxListenBackoff).String())
-				if !sleep(c.ctx, min(wait, maxListenBackoff)) {
-					return
-				}
-				continue
+			case isDialError(err):
+				c.lost("GET", err)
+				return
 			}
-			c.lost("GET", err)
-			return
+			// Refused with an error status, or the connection failed
+			// (a proxy closing it): try again, backing off.
+			refused++
+			wait := min(r.retryOr(defaultRetry)<<min(refused, 5), maxListenBackoff)
+			c.log.Warn("upstream's listening stream failed; retrying", "server", c.name, "error", err, "in", wait.String())
+			if !sleep(c.ctx, wait) {
+				return
+			}
+			continue
 		}
 		refused = 0
 		r = r.resume(resp.Body)
@@ -406,6 +414,14 @@ func (c *httpConn) listen() {
 			return
 		}
 	}
+}
+
+// isDialError reports whether err is a failure to connect (refused,
+// unreachable, DNS, dial timeout): the server is not there, which is the
+// end of the connection rather than of one request.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // sleep waits d unless ctx ends first; it reports whether it waited.

@@ -220,6 +220,8 @@ func (s *mcpServer) call(w http.ResponseWriter, r *http.Request, sess *mcpSessio
 	switch p.Name {
 	case "echo":
 		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText(fmt.Sprint(p.Arguments["text"]), false)})
+	case "reset":
+		panic(http.ErrAbortHandler) // the connection is cut before any answer
 	case "progress":
 		n, _ := strconv.Atoi(fmt.Sprint(p.Arguments["count"]))
 		var evs [][]byte
@@ -555,8 +557,7 @@ func TestHTTPServerRestartIsInvisible(t *testing.T) {
 			s.stop()
 			// A real restart takes longer than the client needs to see
 			// its idle connections closed (a POST on one not yet seen
-			// closed fails like any lost connection), hence at least
-			// 50 ms down.
+			// closed fails that call), hence at least 50 ms down.
 			time.Sleep(tc.down)
 			s.restart()
 			if got, err := callTool(t, u, "echo", map[string]any{"text": "after"}, nil); err != nil || got != "after" {
@@ -640,6 +641,32 @@ func TestHTTPUpstreamGoneMidSession(t *testing.T) {
 		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("call %d took %s", i, d)
 		}
+	}
+}
+
+// TestHTTPOneBrokenRequestIsOneFailedCall: a POST whose connection is
+// cut fails that call, naming the upstream; the session goes on.
+func TestHTTPOneBrokenRequestIsOneFailedCall(t *testing.T) {
+	s := newMCPServer(t)
+	u := httpUpstream(t, s.url(), Options{})
+	_, err := callTool(t, u, "reset", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `upstream "hand": POST`) {
+		t.Fatalf("got %v", err)
+	}
+	if st, err := u.State(); st != StateReady {
+		t.Errorf("state %s %v", st, err)
+	}
+	if got, err := callTool(t, u, "echo", map[string]any{"text": "still"}, nil); err != nil || got != "still" {
+		t.Fatalf("next call: %q %v", got, err)
+	}
+	inits := 0
+	for _, r := range s.requests() {
+		if r.rpc == "initialize" {
+			inits++
+		}
+	}
+	if inits != 1 {
+		t.Errorf("%d initializes, want 1", inits)
 	}
 }
 

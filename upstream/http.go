@@ -65,6 +65,23 @@ type httpConn struct {
 	session string // Mcp-Session-Id from the initialize answer; "" for a stateless server
 	version string // negotiated protocol version; "" before the handshake
 	expired bool   // the server said the session is gone: nothing to DELETE
+	closed  bool   // Close began: no new goroutine joins wg
+}
+
+// spawn runs f on a goroutine that Close waits for, unless Close began;
+// it reports whether f runs.
+func (c *httpConn) spawn(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+	return true
 }
 
 // dialHTTP prepares a connection to rawURL. Nothing is sent until the
@@ -82,11 +99,7 @@ func dialHTTP(ctx context.Context, hc *http.Client, name, rawURL string, headers
 	c.peer = newPeer(name, h, log, c.send)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	context.AfterFunc(c.ctx, func() { c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, context.Cause(c.ctx))) })
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.deliver()
-	}()
+	c.spawn(c.deliver)
 	return c, nil
 }
 
@@ -100,8 +113,7 @@ func (c *httpConn) negotiated(version string) {
 
 // initialized opens the listening stream.
 func (c *httpConn) initialized() {
-	c.wg.Add(1)
-	go c.listen()
+	c.spawn(c.listen)
 }
 
 // newRequest is a request to the upstream with the configured headers,
@@ -217,12 +229,14 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream":
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
+		if !c.spawn(func() {
 			defer end()
 			c.readAnswer(rctx, resp.Body, waitFor)
-		}()
+		}) {
+			resp.Body.Close()
+			end()
+			return c.endedErr()
+		}
 		return nil
 	case mt == "application/json":
 		defer end()
@@ -376,7 +390,6 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 // connection (the supervisor reconnects); one that answers 404 has lost
 // the session.
 func (c *httpConn) listen() {
-	defer c.wg.Done()
 	r := newSSEReader(http.NoBody)
 	refused := 0
 	for c.ctx.Err() == nil {
@@ -443,6 +456,7 @@ func (c *httpConn) Close() error {
 	c.close.Do(func() {
 		c.mu.Lock()
 		session, expired := c.session, c.expired
+		c.closed = true
 		c.mu.Unlock()
 		c.fail(fmt.Errorf("%w: closed", ErrUpstreamExited))
 		if session != "" && !expired {

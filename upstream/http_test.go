@@ -222,6 +222,12 @@ func (s *mcpServer) call(w http.ResponseWriter, r *http.Request, sess *mcpSessio
 		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText(fmt.Sprint(p.Arguments["text"]), false)})
 	case "reset":
 		panic(http.ErrAbortHandler) // the connection is cut before any answer
+	case "note_and_drop":
+		// A notification with an id on the listening stream, then the
+		// stream ends (nil).
+		sess.listen <- sseData("L-7", mustRaw(rpcMessage{JSONRPC: "2.0", Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"hi"}`)}))
+		sess.listen <- nil
+		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText("ok", false)})
 	case "progress":
 		n, _ := strconv.Atoi(fmt.Sprint(p.Arguments["count"]))
 		var evs [][]byte
@@ -313,6 +319,9 @@ func (s *mcpServer) get(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case ev := <-sess.listen:
+			if ev == nil {
+				return
+			}
 			_, _ = w.Write(ev)
 			fl.Flush()
 		case <-r.Context().Done():
@@ -668,6 +677,36 @@ func TestHTTPOneBrokenRequestIsOneFailedCall(t *testing.T) {
 	if inits != 1 {
 		t.Errorf("%d initializes, want 1", inits)
 	}
+}
+
+// TestHTTPListeningStreamIsReopened: a listening stream that ends is
+// reopened with the last event id it carried, after the retry time.
+func TestHTTPListeningStreamIsReopened(t *testing.T) {
+	s := newMCPServer(t)
+	notes := make(chan string, 4)
+	u := httpUpstream(t, s.url(), Options{OnNotify: func(_ *Upstream, method string, params json.RawMessage) { notes <- method }})
+	waitFor(t, "the listening stream", func() bool {
+		for _, r := range s.requests() {
+			if r.method == http.MethodGet {
+				return true
+			}
+		}
+		return false
+	})
+	if got, err := callTool(t, u, "note_and_drop", nil, nil); err != nil || got != "ok" {
+		t.Fatalf("call: %q %v", got, err)
+	}
+	if m := recv(t, notes, "the notification"); m != "notifications/message" {
+		t.Errorf("got %s", m)
+	}
+	waitFor(t, "the stream reopened after L-7", func() bool {
+		for _, r := range s.requests() {
+			if r.method == http.MethodGet && r.headers.Get(headerLastEventID) == "L-7" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func waitFor(t testing.TB, what string, ok func() bool) {

@@ -8,8 +8,9 @@
 //
 // [New] builds a [Router] for the configured servers, [Router.Attach]
 // registers their catalogue on an mcp-go server, [Router.Start] connects
-// (each [Upstream] in the background, restarted with backoff when it dies)
-// and [Router.Close] stops them:
+// (each [Upstream] in the background, restarted with backoff when it dies;
+// the client of upstreams is package upstream) and [Router.Close] stops
+// them:
 //
 //	r := intercept.New(intercept.Options{Servers: cfg.Servers, Agent: resolve})
 //	r.Attach(mcpServer) // before mcpServer serves

@@ -29,6 +29,8 @@ func (r *Router) forward(ctx context.Context, u *Upstream, method string, params
 		return nil, forwardError(ctx, rerr)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.Is(err, ErrUpstreamUnavailable):
+		return nil, err // names the upstream and its last error
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, u.Config().Name, method, u.Config().Timeout, u.Config().Name)
 	default:

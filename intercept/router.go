@@ -382,6 +382,10 @@ func (r *Router) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 			return nil, forwardError(ctx, rerr)
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.Is(err, ErrUpstreamUnavailable):
+			// Names the upstream and its last error; checked before the
+			// deadline, which may end at the same moment as the wait.
+			return mcp.NewToolResultError(err.Error()), nil
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
 			return mcp.NewToolResultError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", rt.up.Config().Name, rt.tool, rt.up.Config().Timeout, rt.up.Config().Name)), nil
 		default:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Go toolchain: Go modules,
-# redis-server (the pad's Redis backend is tested against a real server,
+# staticcheck (pinned, into GOPATH/bin), redis-server (the pad's Redis backend is tested against a real server,
 # started by internal/testredis), and the npm packages of the end-to-end
 # tests (e2e/: the TypeScript MCP SDK, server-filesystem, server-everything
 # and the MCP conformance suite, pinned by
@@ -15,6 +15,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 go mod download
+
+# staticcheck, pinned, into GOPATH/bin (make test runs it); reinstalled
+# only when missing or another version.
+staticcheck_version=0.8.2
+staticcheck="$(go env GOPATH)/bin/staticcheck"
+if ! "$staticcheck" -version 2>/dev/null | grep -qF "(${staticcheck_version})"; then
+	go install "honnef.co/go/tools/cmd/staticcheck@v${staticcheck_version}"
+fi
 
 # redis-server: from the distribution's packages (sudo only when not root).
 # The tests need the binary only; no service is enabled or started here.

@@ -78,9 +78,10 @@
 //   - Over streamable HTTP, order holds within one stream: a
 //     notification the server puts on the listening stream instead of
 //     the call's own stream may arrive after the call's answer.
-//   - A POST or GET that cannot reach the server ends the connection (the
-//     supervisor reconnects with backoff); the call that met it fails at
-//     once rather than hanging.
+//   - A POST or GET that cannot connect to the server ends the connection
+//     (the supervisor reconnects with backoff); the call that met it fails
+//     at once rather than hanging. A request whose own HTTP connection
+//     breaks fails alone; the session goes on.
 //   - Linux's parent-death signal reaches the upstream process, not what
 //     it spawned: a grandchild (node under npx) sees its stdin close
 //     instead. Elsewhere on unix there is no parent-death signal; on

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -64,6 +65,23 @@ type httpConn struct {
 	session string // Mcp-Session-Id from the initialize answer; "" for a stateless server
 	version string // negotiated protocol version; "" before the handshake
 	expired bool   // the server said the session is gone: nothing to DELETE
+	closed  bool   // Close began: no new goroutine joins wg
+}
+
+// spawn runs f on a goroutine that Close waits for, unless Close began;
+// it reports whether f runs.
+func (c *httpConn) spawn(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+	return true
 }
 
 // dialHTTP prepares a connection to rawURL. Nothing is sent until the
@@ -81,11 +99,7 @@ func dialHTTP(ctx context.Context, hc *http.Client, name, rawURL string, headers
 	c.peer = newPeer(name, h, log, c.send)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	context.AfterFunc(c.ctx, func() { c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, context.Cause(c.ctx))) })
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.deliver()
-	}()
+	c.spawn(c.deliver)
 	return c, nil
 }
 
@@ -99,8 +113,7 @@ func (c *httpConn) negotiated(version string) {
 
 // initialized opens the listening stream.
 func (c *httpConn) initialized() {
-	c.wg.Add(1)
-	go c.listen()
+	c.spawn(c.listen)
 }
 
 // newRequest is a request to the upstream with the configured headers,
@@ -191,8 +204,12 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 			return c.endedErr()
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case isDialError(err):
+			return c.lost("POST", err)
 		}
-		return c.lost("POST", err)
+		// One request's connection failed (a pooled one the server
+		// closed, a reset): this call fails, the others go on.
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, c.url, err)
 	}
 	if resp.StatusCode == http.StatusNotFound && session != "" {
 		resp.Body.Close()
@@ -212,12 +229,14 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream":
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
+		if !c.spawn(func() {
 			defer end()
 			c.readAnswer(rctx, resp.Body, waitFor)
-		}()
+		}) {
+			resp.Body.Close()
+			end()
+			return c.endedErr()
+		}
 		return nil
 	case mt == "application/json":
 		defer end()
@@ -301,9 +320,11 @@ func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.R
 			case errors.As(err, &se), errors.Is(err, errNoListenStream):
 				c.abandon(id, fmt.Errorf("%w: upstream %q: resuming the answer's event stream: %w", ErrUpstreamExited, c.name, err))
 				return
+			case isDialError(err):
+				c.lost("GET", err)
+				return
 			}
-			c.lost("GET", err)
-			return
+			continue // another try, if resumes are left
 		}
 		r = r.resume(resp.Body)
 		got, err = c.readStream(r, id)
@@ -369,30 +390,30 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 // connection (the supervisor reconnects); one that answers 404 has lost
 // the session.
 func (c *httpConn) listen() {
-	defer c.wg.Done()
 	r := newSSEReader(http.NoBody)
 	refused := 0
 	for c.ctx.Err() == nil {
 		resp, err := c.get(c.ctx, r.lastID)
 		if err != nil {
-			var se *statusError
 			switch {
 			case c.ctx.Err() != nil, errors.Is(err, ErrSessionExpired):
 				return
 			case errors.Is(err, errNoListenStream):
 				c.log.Debug("upstream has no listening stream", "server", c.name, "error", err)
 				return
-			case errors.As(err, &se):
-				refused++
-				wait := r.retryOr(defaultRetry) << min(refused, 5)
-				c.log.Warn("upstream refused its listening stream; retrying", "server", c.name, "error", err, "in", min(wait, maxListenBackoff).String())
-				if !sleep(c.ctx, min(wait, maxListenBackoff)) {
-					return
-				}
-				continue
+			case isDialError(err):
+				c.lost("GET", err)
+				return
 			}
-			c.lost("GET", err)
-			return
+			// Refused with an error status, or the connection failed
+			// (a proxy closing it): try again, backing off.
+			refused++
+			wait := min(r.retryOr(defaultRetry)<<min(refused, 5), maxListenBackoff)
+			c.log.Warn("upstream's listening stream failed; retrying", "server", c.name, "error", err, "in", wait.String())
+			if !sleep(c.ctx, wait) {
+				return
+			}
+			continue
 		}
 		refused = 0
 		r = r.resume(resp.Body)
@@ -406,6 +427,14 @@ func (c *httpConn) listen() {
 			return
 		}
 	}
+}
+
+// isDialError reports whether err is a failure to connect (refused,
+// unreachable, DNS, dial timeout): the server is not there, which is the
+// end of the connection rather than of one request.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // sleep waits d unless ctx ends first; it reports whether it waited.
@@ -427,6 +456,7 @@ func (c *httpConn) Close() error {
 	c.close.Do(func() {
 		c.mu.Lock()
 		session, expired := c.session, c.expired
+		c.closed = true
 		c.mu.Unlock()
 		c.fail(fmt.Errorf("%w: closed", ErrUpstreamExited))
 		if session != "" && !expired {

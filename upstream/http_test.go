@@ -220,6 +220,14 @@ func (s *mcpServer) call(w http.ResponseWriter, r *http.Request, sess *mcpSessio
 	switch p.Name {
 	case "echo":
 		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText(fmt.Sprint(p.Arguments["text"]), false)})
+	case "reset":
+		panic(http.ErrAbortHandler) // the connection is cut before any answer
+	case "note_and_drop":
+		// A notification with an id on the listening stream, then the
+		// stream ends (nil).
+		sess.listen <- sseData("L-7", mustRaw(rpcMessage{JSONRPC: "2.0", Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"hi"}`)}))
+		sess.listen <- nil
+		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText("ok", false)})
 	case "progress":
 		n, _ := strconv.Atoi(fmt.Sprint(p.Arguments["count"]))
 		var evs [][]byte
@@ -311,6 +319,9 @@ func (s *mcpServer) get(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case ev := <-sess.listen:
+			if ev == nil {
+				return
+			}
 			_, _ = w.Write(ev)
 			fl.Flush()
 		case <-r.Context().Done():
@@ -555,8 +566,7 @@ func TestHTTPServerRestartIsInvisible(t *testing.T) {
 			s.stop()
 			// A real restart takes longer than the client needs to see
 			// its idle connections closed (a POST on one not yet seen
-			// closed fails like any lost connection), hence at least
-			// 50 ms down.
+			// closed fails that call), hence at least 50 ms down.
 			time.Sleep(tc.down)
 			s.restart()
 			if got, err := callTool(t, u, "echo", map[string]any{"text": "after"}, nil); err != nil || got != "after" {
@@ -641,6 +651,62 @@ func TestHTTPUpstreamGoneMidSession(t *testing.T) {
 			t.Errorf("call %d took %s", i, d)
 		}
 	}
+}
+
+// TestHTTPOneBrokenRequestIsOneFailedCall: a POST whose connection is
+// cut fails that call, naming the upstream; the session goes on.
+func TestHTTPOneBrokenRequestIsOneFailedCall(t *testing.T) {
+	s := newMCPServer(t)
+	u := httpUpstream(t, s.url(), Options{})
+	_, err := callTool(t, u, "reset", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `upstream "hand": POST`) {
+		t.Fatalf("got %v", err)
+	}
+	if st, err := u.State(); st != StateReady {
+		t.Errorf("state %s %v", st, err)
+	}
+	if got, err := callTool(t, u, "echo", map[string]any{"text": "still"}, nil); err != nil || got != "still" {
+		t.Fatalf("next call: %q %v", got, err)
+	}
+	inits := 0
+	for _, r := range s.requests() {
+		if r.rpc == "initialize" {
+			inits++
+		}
+	}
+	if inits != 1 {
+		t.Errorf("%d initializes, want 1", inits)
+	}
+}
+
+// TestHTTPListeningStreamIsReopened: a listening stream that ends is
+// reopened with the last event id it carried, after the retry time.
+func TestHTTPListeningStreamIsReopened(t *testing.T) {
+	s := newMCPServer(t)
+	notes := make(chan string, 4)
+	u := httpUpstream(t, s.url(), Options{OnNotify: func(_ *Upstream, method string, params json.RawMessage) { notes <- method }})
+	waitFor(t, "the listening stream", func() bool {
+		for _, r := range s.requests() {
+			if r.method == http.MethodGet {
+				return true
+			}
+		}
+		return false
+	})
+	if got, err := callTool(t, u, "note_and_drop", nil, nil); err != nil || got != "ok" {
+		t.Fatalf("call: %q %v", got, err)
+	}
+	if m := recv(t, notes, "the notification"); m != "notifications/message" {
+		t.Errorf("got %s", m)
+	}
+	waitFor(t, "the stream reopened after L-7", func() bool {
+		for _, r := range s.requests() {
+			if r.method == http.MethodGet && r.headers.Get(headerLastEventID) == "L-7" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func waitFor(t testing.TB, what string, ok func() bool) {

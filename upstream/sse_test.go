@@ -756,3 +756,34 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+// TestSSEReaderKeepsWhatResumingNeeds: the last event id carries over
+// events without one, is set by an event with an id and no data (MCP's
+// priming event), is not set by an event the stream ends in; retry takes
+// digits only.
+func TestSSEReaderKeepsWhatResumingNeeds(t *testing.T) {
+	r := newSSEReader(strings.NewReader("id: p-0\nretry: 250\ndata:\n\n" +
+		"id: 1\ndata: a\n\n" +
+		"data: b\n\n" +
+		"id: 2\nretry: 1x\n\n" +
+		"id: \x00bad\ndata: c\n\n" +
+		"id: 3\ndata: unfinished\n"))
+	var got []string
+	for {
+		ev, err := r.next()
+		if err != nil {
+			break
+		}
+		got = append(got, string(ev.data)+"@"+r.lastID)
+	}
+	if want := "[@p-0 a@1 b@1 c@2]"; fmt.Sprint(got) != want {
+		t.Errorf("events %v, want %s", got, want)
+	}
+	if r.lastID != "2" || r.retry != 250*time.Millisecond {
+		t.Errorf("last id %q, retry %s; want 2 and 250ms", r.lastID, r.retry)
+	}
+	next := r.resume(strings.NewReader("data: d\n\n"))
+	if ev, err := next.next(); err != nil || string(ev.data) != "d" || next.lastID != "2" || next.retryOr(time.Second) != 250*time.Millisecond {
+		t.Errorf("resumed reader: %q %v %q", ev.data, err, next.lastID)
+	}
+}

@@ -235,11 +235,14 @@ func DefaultOffer() map[string]any {
 
 // Close stops the supervisor and the connection (a process is ended, a
 // streamable HTTP session deleted) and waits for both. Calls waiting for
-// the upstream fail. Close of an upstream never started does nothing.
+// the upstream fail, and so do later calls. Close of an upstream never
+// started only marks it stopped.
 func (u *Upstream) Close() {
 	if u.stop != nil {
 		u.stop()
 		<-u.stopped
+	} else {
+		u.setState(StateStopped, nil)
 	}
 	if u.hc != nil {
 		u.hc.CloseIdleConnections()

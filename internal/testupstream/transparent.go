@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,6 +73,7 @@ func complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResul
 // must forward: mixed content, requests to the client mid-call, logs,
 // cancellation, resources, templates, prompts.
 func addTransparency(s *mcp.Server) {
+	s.AddReceivingMiddleware(notFoundAsMCPGo)
 	s.AddTool(tool("mixed", "returns every content type, structured content and _meta"),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{
@@ -228,6 +231,22 @@ func addTransparency(s *mcp.Server) {
 				{Role: "assistant", Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: TextURI, MIMEType: "text/plain", Text: TextBody}}},
 			}}, nil
 		})
+}
+
+// notFoundAsMCPGo answers a resources/read of a URI no resource or
+// template matches with the error mcp-go's server sent (code -32002,
+// the URI in the message) instead of go-sdk's (-32602 "Resource not
+// found", the URI in data).
+func notFoundAsMCPGo(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var rerr *jsonrpc.Error
+		if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok && errors.As(err, &rerr) &&
+			rerr.Code == mcp.CodeResourceNotFound && rerr.Message == "Resource not found" {
+			return nil, &jsonrpc.Error{Code: -32002, Message: fmt.Sprintf("handler not found for resource URI '%s': resource not found", p.URI)}
+		}
+		return res, err
+	}
 }
 
 // answer returns a client's answer as the tool's JSON text, or its error

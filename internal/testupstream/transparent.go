@@ -242,7 +242,7 @@ func notFoundAsMCPGo(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		var rerr *jsonrpc.Error
 		if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok && errors.As(err, &rerr) &&
-			rerr.Code == mcp.CodeResourceNotFound && rerr.Message == "Resource not found" {
+			(rerr.Code == jsonrpc.CodeInvalidParams || rerr.Code == -32002) && rerr.Message == "Resource not found" {
 			return nil, &jsonrpc.Error{Code: -32002, Message: fmt.Sprintf("handler not found for resource URI '%s': resource not found", p.URI)}
 		}
 		return res, err

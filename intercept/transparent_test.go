@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"sort"
 	"strings"
@@ -19,7 +20,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mark3labs/mcp-go/server/servertest"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
@@ -816,15 +816,14 @@ func TestDivertProgressStages(t *testing.T) {
 // (config.TransportSSE or config.TransportHTTPStreamable).
 func remoteUpstream(t testing.TB, name, kind string) config.Server {
 	t.Helper()
-	srv := testupstream.New()
 	var url string
 	switch kind {
 	case config.TransportSSE:
-		ts := servertest.NewTestServer(srv)
+		ts := httptest.NewServer(testupstream.SSEHandler())
 		t.Cleanup(ts.Close)
 		url = ts.URL + "/sse"
 	default:
-		ts := servertest.NewTestStreamableHTTPServer(srv)
+		ts := httptest.NewServer(testupstream.Handler())
 		t.Cleanup(ts.Close)
 		url = ts.URL + "/mcp"
 	}

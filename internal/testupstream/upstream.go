@@ -1,30 +1,35 @@
 // Package testupstream is a small MCP server used by the tests as a real
 // upstream: over stdio (the test binary re-executes itself) or streamable
-// HTTP. It returns small and huge outputs, crashes on demand, changes its
-// tool list, reports progress, and lists a tool whose schema uses what
-// mcp-go's typed schema would drop. For transparency tests it also returns
-// every content type, asks the client for sampling, elicitation and roots
-// mid-call, logs, blocks until cancelled, serves text and binary
-// resources, a template, prompts with arguments and completions, and
-// paginates every list by [PageSize].
+// HTTP (or the legacy HTTP+SSE transport). It returns small and huge
+// outputs, crashes on demand, changes its tool list, reports progress, and
+// lists a tool whose raw schema uses what a typed schema would drop. For
+// transparency tests it also returns every content type, asks the client
+// for sampling, elicitation and roots mid-call, logs, blocks until
+// cancelled, serves text and binary resources, a template, prompts with
+// arguments and completions, and paginates every list by [PageSize].
 package testupstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // EnvMode selects the upstream mode when a test binary starts: set it to
-// "stdio" (this package's mcp-go server) or [RawMode] and call [MaybeRun]
+// "stdio" (this package's go-sdk server) or [RawMode] and call [MaybeRun]
 // from TestMain.
 const EnvMode = "SCRATCHPAD_TESTUPSTREAM"
 
@@ -39,67 +44,131 @@ func MaybeRun() {
 	if os.Getenv(EnvMode) != "stdio" {
 		return
 	}
-	if err := server.ServeStdio(New()); err != nil {
+	t := &mcp.IOTransport{Reader: &stdin{r: os.Stdin}, Writer: nopCloser{os.Stdout}}
+	if err := New().Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(os.Stderr, "testupstream:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
+// Handler serves a new upstream over streamable HTTP, at any path. Every
+// session shares the one server (its tools, prompts and subscriptions).
+func Handler() http.Handler {
+	s := New()
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}
+
+// SSEHandler serves a new upstream over the legacy HTTP+SSE transport, at
+// any path: a GET opens the event stream, whose "endpoint" event names the
+// URL to POST messages to. As mcp-go's SSE server did, it sends no request
+// to its clients: sampling, elicitation and roots fail at once with
+// mcp-go's errors (a client of the old transport may not answer them).
+func SSEHandler() http.Handler {
+	s := New()
+	s.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if err, ok := sseRefusals[method]; ok {
+				return nil, err
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}
+
+// sseRefusals are mcp-go's errors for the requests its SSE server could
+// not send.
+var sseRefusals = map[string]error{
+	"sampling/createMessage": errors.New("session does not support sampling"),
+	"elicitation/create":     errors.New("session does not support elicitation"),
+	"roots/list":             errors.New("session does not support roots"),
+}
+
+// ended is closed when stdin ends: the stdio session is over, and "hang"
+// may return so that the server can stop.
+var (
+	ended     = make(chan struct{})
+	endedOnce sync.Once
+)
+
+// stdin closes ended at the end of its input.
+type stdin struct{ r io.ReadCloser }
+
+func (s *stdin) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil {
+		endedOnce.Do(func() { close(ended) })
+	}
+	return n, err
+}
+
+func (s *stdin) Close() error { return s.r.Close() }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
 var calls atomic.Int64
 
 // New builds the upstream server.
-func New() *server.MCPServer {
-	s := server.NewMCPServer("testupstream", "1.0.0", serverOptions()...)
-	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("returns text"), mcp.WithString("text", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func New() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "testupstream", Version: "1.0.0"}, serverOptions())
+	s.AddTool(tool("echo", "returns text", arg{"text", "string", true}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
-			return mcp.NewToolResultText(req.GetString("text", "")), nil
+			return text(argsOf(req).str("text", "")), nil
 		})
-	s.AddTool(mcp.NewTool("words", mcp.WithDescription("returns n space-separated words"), mcp.WithNumber("n", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(Words(req.GetInt("n", 0))), nil
+	s.AddTool(tool("words", "returns n space-separated words", arg{"n", "number", true}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(Words(argsOf(req).int("n", 0))), nil
 		})
-	s.AddTool(mcp.NewTool("listing", mcp.WithDescription("returns a Kubernetes-style pod listing with n items"), mcp.WithNumber("n", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(string(Listing(req.GetInt("n", 0)))), nil
+	s.AddTool(tool("listing", "returns a Kubernetes-style pod listing with n items", arg{"n", "number", true}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(string(Listing(argsOf(req).int("n", 0)))), nil
 		})
-	s.AddTool(mcp.NewTool("ndjson", mcp.WithDescription("returns n NDJSON log records"), mcp.WithNumber("n", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(tool("ndjson", "returns n NDJSON log records", arg{"n", "number", true}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var b strings.Builder
-			for i := 0; i < req.GetInt("n", 0); i++ {
+			for i := 0; i < argsOf(req).int("n", 0); i++ {
 				fmt.Fprintf(&b, `{"ts":"2026-11-30T10:%02d:%02dZ","level":"info","msg":"request %d served","status":200}`+"\n", i/60%60, i%60, i)
 			}
-			return mcp.NewToolResultText(b.String()), nil
+			return text(b.String()), nil
 		})
-	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("returns structured content of n items"), mcp.WithNumber("n", mcp.Required()),
-		mcp.WithOutputSchema[map[string]any]()),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	structured := tool("structured", "returns structured content of n items", arg{"n", "number", true})
+	structured.OutputSchema = map[string]any{"type": "object", "properties": map[string]any{}, "required": []string{}, "additionalProperties": true}
+	s.AddTool(structured,
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b := Listing(argsOf(req).int("n", 0))
 			var v map[string]any
-			_ = json.Unmarshal(Listing(req.GetInt("n", 0)), &v)
-			return mcp.NewToolResultStructuredOnly(v), nil
+			_ = json.Unmarshal(b, &v)
+			// The text is the structured content as JSON, keys sorted.
+			b, _ = json.Marshal(v)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: v}, nil
 		})
-	s.AddTool(mcp.NewTool("image", mcp.WithDescription("returns a large image")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultImage(Words(5000), strings.Repeat("QUJD", 50000), "image/png"), nil
+	s.AddTool(tool("image", "returns a large image"),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// The data is "QUJD" (ABC) 50000 times in base64.
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: Words(5000)},
+				&mcp.ImageContent{Data: bytes.Repeat([]byte("ABC"), 50000), MIMEType: "image/png"},
+			}}, nil
 		})
-	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("returns a large error result")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultError("failure: " + Words(5000)), nil
+	s.AddTool(tool("fail", "returns a large error result"),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return toolError("failure: " + Words(5000)), nil
 		})
-	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("exits the upstream process mid-call")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(tool("crash", "exits the upstream process mid-call"),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "testupstream: crashing on request")
 			os.Exit(3)
 			return nil, nil
 		})
-	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("reports progress, then answers"), mcp.WithNumber("steps"), mcp.WithNumber("ms")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			steps, ms := req.GetInt("steps", 3), req.GetInt("ms", 10)
-			var tok any
-			if req.Params.Meta != nil {
-				tok = req.Params.Meta.ProgressToken
-			}
+	s.AddTool(tool("slow", "reports progress, then answers", arg{"steps", "number", false}, arg{"ms", "number", false}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a := argsOf(req)
+			steps, ms := a.int("steps", 3), a.int("ms", 10)
+			tok := req.Params.GetProgressToken()
 			for i := 1; i <= steps; i++ {
 				select {
 				case <-ctx.Done():
@@ -107,40 +176,104 @@ func New() *server.MCPServer {
 				case <-time.After(time.Duration(ms) * time.Millisecond):
 				}
 				if tok != nil {
-					_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
-						map[string]any{"progressToken": tok, "progress": i, "total": steps})
+					// Sent with the call's context: on the call's own
+					// stream, before its result.
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(steps)})
 				}
 			}
-			flush()
-			return mcp.NewToolResultText("done after " + strconv.Itoa(steps) + " steps"), nil
+			return text("done after " + strconv.Itoa(steps) + " steps"), nil
 		})
-	s.AddTool(mcp.NewToolWithRawSchema("fancy", "schema with anyOf/oneOf", json.RawMessage(FancySchema)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("fancy ok"), nil
+	s.AddTool(&mcp.Tool{Name: "fancy", Description: "schema with anyOf/oneOf", InputSchema: json.RawMessage(FancySchema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("fancy ok"), nil
 		})
-	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("adds a tool named name"), mcp.WithString("name", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			name := req.GetString("name", "")
-			srv := server.ServerFromContext(ctx)
-			// Added from a goroutine: AddTool notifies clients, and this
-			// handler's reply must not wait behind that.
-			go srv.AddTool(mcp.NewTool(name, mcp.WithDescription("added at run time")),
-				func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-					return mcp.NewToolResultText("hello from " + name), nil
+	s.AddTool(tool("add_tool", "adds a tool named name", arg{"name", "string", true}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name := argsOf(req).str("name", "")
+			// go-sdk sends tools/list_changed later (debounced), so
+			// this reply does not wait behind it.
+			s.AddTool(tool(name, "added at run time"),
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return text("hello from " + name), nil
 				})
-			return mcp.NewToolResultText("adding " + name), nil
+			return text("adding " + name), nil
 		})
-	s.AddTool(mcp.NewTool("pid", mcp.WithDescription("returns the process id")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
+	s.AddTool(tool("pid", "returns the process id"),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(strconv.Itoa(os.Getpid())), nil
 		})
 	addTransparency(s)
 	return s
 }
 
-// flush gives notifications mcp-go queued time to be written before the
-// result that follows them: mcp-go writes them from another goroutine.
-func flush() { time.Sleep(50 * time.Millisecond) }
+// arg is one argument of a tool's input schema.
+type arg struct {
+	name, typ string
+	required  bool
+}
+
+// tool describes a tool whose input schema is an object of args, as
+// mcp-go's typed schema wrote it.
+func tool(name, desc string, args ...arg) *mcp.Tool {
+	props, required := map[string]any{}, []string{}
+	for _, a := range args {
+		props[a.name] = map[string]any{"type": a.typ}
+		if a.required {
+			required = append(required, a.name)
+		}
+	}
+	return &mcp.Tool{Name: name, Description: desc,
+		InputSchema: map[string]any{"type": "object", "properties": props, "required": required}}
+}
+
+// args are a call's arguments.
+type args map[string]any
+
+func argsOf(req *mcp.CallToolRequest) args {
+	var a args
+	_ = json.Unmarshal(req.Params.Arguments, &a)
+	return a
+}
+
+// str returns the string argument k, or def.
+func (a args) str(k, def string) string {
+	if s, ok := a[k].(string); ok {
+		return s
+	}
+	return def
+}
+
+// int returns the argument k as an int (from a number or a numeric
+// string), or def.
+func (a args) int(k string, def int) int {
+	switch v := a[k].(type) {
+	case float64:
+		return int(v)
+	case string:
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// text is a tool result of one text.
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// toolError is a tool result of one text, flagged as an error.
+func toolError(s string) *mcp.CallToolResult {
+	r := text(s)
+	r.IsError = true
+	return r
+}
+
+// internalError is a handler's error as mcp-go's server sent it: code
+// -32603 and the message.
+func internalError(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+}
 
 // Words returns n words separated by single spaces ("w0 w1 …" cycling a
 // small vocabulary), so a whitespace word counter sees exactly n.

@@ -188,6 +188,13 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	// A server that restarted closed the kept-alive connection this POST
+	// may be sent on; net/http retries on a fresh connection only a
+	// request it may replay. An empty idempotency key marks it so without
+	// sending the header: the retry happens only when the reused
+	// connection failed before any answer, so the old server never
+	// answered it.
+	req.Header["X-Idempotency-Key"] = nil
 	var wrote atomic.Bool
 	req = req.WithContext(httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },

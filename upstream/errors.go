@@ -30,6 +30,11 @@ var (
 	// and re-sends the request once, so callers only see it when that
 	// fails too.
 	ErrSessionExpired = errors.New("upstream session expired")
+	// ErrAnswerLost means a streamable HTTP upstream ended the event
+	// stream of a request's answer before the answer, and the stream
+	// could not be resumed (no event id, or too many tries). The upstream
+	// itself may be fine: later calls are sent as usual.
+	ErrAnswerLost = errors.New("answer lost")
 )
 
 // RPCError is a JSON-RPC error response from an upstream, with its code,

@@ -309,7 +309,7 @@ func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.R
 			if r.lastID != "" {
 				why = fmt.Sprintf("resumed %d times", resumes)
 			}
-			c.abandon(id, fmt.Errorf("%w: upstream %q: the answer's event stream ended before the answer (%v); %s", ErrUpstreamExited, c.name, err, why))
+			c.abandon(id, fmt.Errorf("%w: upstream %q ended the event stream of its answer before the answer (%v) and %s", ErrAnswerLost, c.name, err, why))
 			return
 		}
 		if !sleep(ctx, r.retryOr(defaultRetry)) {

@@ -18,8 +18,9 @@
 // outside path. A name that is not there is not an error: [ReadResult]
 // lists up to [MaxAvailable] names that are.
 //
-// The server registers the tools with [Register] (or [Tools]) and hides
-// write_artifact from workers with [ToolFilter]. Each call resolves the
+// [Tools] returns the tools as [tool.Def] values, free of any MCP library;
+// the server registers for each session those [Visible] lets it see, which
+// hides write_artifact from workers. Each call resolves the
 // session's [Env] through the [EnvFunc] the server passes: its store,
 // role, [Budget], token [Counter] and per-call cap. read_artifact returns a
 // file inline, with a footer, and charges the budget when the whole result

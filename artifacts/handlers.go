@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 type handlers struct{ envFor EnvFunc }
@@ -27,12 +27,30 @@ func (h handlers) env(ctx context.Context) (*Env, error) {
 // msgNoRun is what a coordinator without a run is told.
 const msgNoRun = "this session belongs to no run, so nothing persists between agents: embed the content in the task instead"
 
-func (h handlers) write(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// arguments are a call's decoded arguments.
+type arguments map[string]any
+
+// decodeArgs decodes raw; anything but a JSON object reads as no
+// arguments, so each tool reports what it misses.
+func decodeArgs(raw json.RawMessage) arguments {
+	var a arguments
+	_ = json.Unmarshal(raw, &a)
+	return a
+}
+
+// str is the string argument name; absent or not a string reads as "".
+func (a arguments) str(name string) string {
+	s, _ := a[name].(string)
+	return s
+}
+
+func (h handlers) write(ctx context.Context, raw json.RawMessage) tool.Result {
 	env, err := h.env(ctx)
 	if err != nil {
-		return nil, err
+		return tool.Error(err.Error())
 	}
-	filename, content := req.GetString("filename", ""), req.GetString("content", "")
+	args := decodeArgs(raw)
+	filename, content := args.str("filename"), args.str("content")
 	switch {
 	case env.Role != RoleCoordinator:
 		return jsonResult(WriteResult{Error: "write_artifact is for coordinators; this session's role is " + strconv.Quote(env.Role)})
@@ -77,12 +95,13 @@ type suggestion struct {
 	Arguments map[string]any `json:"arguments"`
 }
 
-func (h handlers) read(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (h handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	env, err := h.env(ctx)
 	if err != nil {
-		return nil, err
+		return tool.Error(err.Error())
 	}
-	filename, runID := req.GetString("filename", ""), req.GetString("run_id", "")
+	args := decodeArgs(raw)
+	filename, runID := args.str("filename"), args.str("run_id")
 	store, inPlace := env.Store, true
 	if runID != "" && runID != env.RunID {
 		if env.MemoryDir == "" {
@@ -122,7 +141,7 @@ func (h handlers) read(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	case errors.Is(err, ErrInvalidName), errors.Is(err, ErrNotFile):
 		return jsonResult(toolError{"invalid_artifact_name", fmt.Sprintf("%q is not an artifact file: use list_artifacts for the names", filename)})
 	case err != nil:
-		return nil, err
+		return tool.Error(err.Error())
 	case !res.Found:
 		avail := res.Available
 		if avail == nil {
@@ -136,7 +155,7 @@ func (h handlers) read(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if count == nil {
 		count = estimate
 	}
-	pointer := func(tokens int) (*mcp.CallToolResult, error) {
+	pointer := func(tokens int) tool.Result {
 		p := tooLarge{Error: "read_artifact_too_large", Found: true, Filename: res.Filename, SizeBytes: res.Size, EstimatedTokens: tokens}
 		if remaining < perCall {
 			p.RemainingBudget = &remaining
@@ -166,7 +185,7 @@ func (h handlers) read(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 
 	if unlimited {
-		return mcp.NewToolResultText(res.Content + footer(res, -1, 0, nil)), nil
+		return tool.Text(res.Content + footer(res, -1, 0, nil))
 	}
 	body := count(res.Content)
 	foot := footer(res, body, remaining, env.Budget)
@@ -181,7 +200,7 @@ func (h handlers) read(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 			return pointer(n)
 		}
 	}
-	return mcp.NewToolResultText(res.Content + foot), nil
+	return tool.Text(res.Content + foot)
 }
 
 // footer ends an inline artifact the way exploration results end.
@@ -204,10 +223,10 @@ type listResult struct {
 	Message   string  `json:"message,omitempty"`
 }
 
-func (h handlers) list(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (h handlers) list(ctx context.Context, _ json.RawMessage) tool.Result {
 	env, err := h.env(ctx)
 	if err != nil {
-		return nil, err
+		return tool.Error(err.Error())
 	}
 	if env.Store == nil {
 		return jsonResult(listResult{Artifacts: []Entry{}, Message: "this session belongs to no run, so it has no artifacts"})
@@ -218,7 +237,7 @@ func (h handlers) list(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToo
 	}
 	entries, err := env.Store.List(count)
 	if err != nil {
-		return nil, err
+		return tool.Error(err.Error())
 	}
 	if entries == nil {
 		entries = []Entry{}
@@ -229,10 +248,11 @@ func (h handlers) list(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToo
 // estimate counts tokens as bytes/4 when the session has no counter.
 func estimate(s string) int { return (len(s) + bytesPerToken - 1) / bytesPerToken }
 
-func jsonResult(v any) (*mcp.CallToolResult, error) {
+// jsonResult is v encoded as the result's text.
+func jsonResult(v any) tool.Result {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("artifacts: encode result: %w", err)
+		return tool.Error("artifacts: encode result: " + err.Error())
 	}
-	return mcp.NewToolResultText(string(b)), nil
+	return tool.Text(string(b))
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 )
@@ -31,7 +29,7 @@ func TestPointerWorksWithExplore(t *testing.T) {
 	}
 	defer root.Close()
 	agent := budget.NewAgent(budget.Identity{}, 5000, 0)
-	c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words})
+	c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words})
 	m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "big.md"}))
 	if m["error"] != "read_artifact_too_large" {
 		t.Fatalf("expected a pointer: %v", m)
@@ -40,7 +38,7 @@ func TestPointerWorksWithExplore(t *testing.T) {
 		sg := sg.(map[string]any)
 		env := &explore.Env{Root: root, Dir: "iteration-1/scratchpad", Count: words, Budget: agent}
 		res := explore.Call(context.Background(), env, sg["tool"].(string), sg["arguments"].(map[string]any))
-		text := res.Content[0].(mcp.TextContent).Text
+		text := res.Text
 		if strings.HasPrefix(text, `{"error"`) {
 			t.Errorf("suggested %v failed: %s", sg, text)
 		}

@@ -3,8 +3,7 @@ package artifacts
 import (
 	"context"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // Tool names.
@@ -69,87 +68,52 @@ type Env struct {
 }
 
 // EnvFunc resolves the calling session's [Env] from the request context.
-// An error is a server fault and becomes a protocol error.
+// An error is a server fault: the call fails with an IsError result.
 type EnvFunc func(ctx context.Context) (*Env, error)
 
-// Tools returns the three artifact tools with their handlers, for
-// [server.MCPServer.AddTools] or per-session registration.
-func Tools(envFor EnvFunc) []server.ServerTool {
+// Tools returns the three artifact tools with their handlers. Register
+// them per session filtered by [Visible], so that workers are not listed
+// write_artifact (its handler refuses them anyway).
+func Tools(envFor EnvFunc) []tool.Def {
 	h := handlers{envFor: envFor}
-	return []server.ServerTool{
-		{Tool: writeTool(), Handler: h.write},
-		{Tool: readTool(), Handler: h.read},
-		{Tool: listTool(), Handler: h.list},
+	return []tool.Def{
+		{Name: ToolWrite,
+			Description: "Save a file for this run's workers to read with read_artifact (coordinators only). " +
+				"Stored as coordinator-<name>: any directory part is dropped, and an extension other than " +
+				"txt, md, json, jsonl, ndjson, csv, tsv, yaml, yml, toml, log, xml or html gets .txt appended. " +
+				"Writing the same name again replaces the file (replaced: true). " +
+				"Hand workers the returned filename instead of pasting large content into their task.",
+			InputSchema: tool.Object(
+				tool.String("filename", "File name, e.g. findings.md", tool.Required()),
+				tool.String("content", "The whole file content", tool.Required())),
+			Annotations: tool.Annotations{
+				ReadOnly:    tool.Bool(false),
+				Destructive: tool.Bool(true), // may replace a file
+				Idempotent:  tool.Bool(true),
+				OpenWorld:   tool.Bool(false),
+			},
+			Handler: h.write},
+		{Name: ToolRead,
+			Description: "Read a file of this run's artifacts. It is returned whole when it fits the per-call " +
+				"limit and your remaining context budget; otherwise you get its path to explore in place with " +
+				"head, slice, grep, schema, get_in, iterate_over. An unknown name lists the available ones.",
+			InputSchema: tool.Object(
+				tool.String("filename", "Artifact name, as written or as listed by list_artifacts", tool.Required()),
+				tool.String("run_id", "Another run's id; omit for this run")),
+			Annotations: tool.ReadOnly(),
+			Handler:     h.read},
+		{Name: ToolList,
+			Description: "List this run's artifacts with their sizes in bytes and tokens.",
+			InputSchema: tool.Object(),
+			Annotations: tool.ReadOnly(),
+			Handler:     h.list},
 	}
 }
 
-// Register adds the artifact tools to s. Pair it with
-// server.WithToolFilter([ToolFilter](envFor)) when creating s, so that
-// workers are not listed write_artifact (the handler refuses them anyway).
-func Register(s *server.MCPServer, envFor EnvFunc) {
-	s.AddTools(Tools(envFor)...)
-}
-
-// ToolFilter hides write_artifact from every session whose role is not
-// [RoleCoordinator] (or whose Env cannot be resolved). mcp-go applies
-// filters to tools/call too, so a hidden tool cannot be called.
-func ToolFilter(envFor EnvFunc) server.ToolFilterFunc {
-	return func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-		env, err := envFor(ctx)
-		if err == nil && env != nil && env.Role == RoleCoordinator {
-			return tools
-		}
-		out := make([]mcp.Tool, 0, len(tools))
-		for _, t := range tools {
-			if t.Name != ToolWrite {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-}
-
-func writeTool() mcp.Tool {
-	return mcp.NewTool(ToolWrite,
-		mcp.WithDescription("Save a file for this run's workers to read with read_artifact (coordinators only). "+
-			"Stored as coordinator-<name>: any directory part is dropped, and an extension other than "+
-			"txt, md, json, jsonl, ndjson, csv, tsv, yaml, yml, toml, log, xml or html gets .txt appended. "+
-			"Writing the same name again replaces the file (replaced: true). "+
-			"Hand workers the returned filename instead of pasting large content into their task."),
-		mcp.WithString("filename", mcp.Required(), mcp.Description("File name, e.g. findings.md")),
-		mcp.WithString("content", mcp.Required(), mcp.Description("The whole file content")),
-		mcp.WithToolAnnotation(mcp.ToolAnnotation{
-			ReadOnlyHint:    mcp.ToBoolPtr(false),
-			DestructiveHint: mcp.ToBoolPtr(true), // may replace a file
-			IdempotentHint:  mcp.ToBoolPtr(true),
-			OpenWorldHint:   mcp.ToBoolPtr(false),
-		}),
-	)
-}
-
-func readTool() mcp.Tool {
-	return mcp.NewTool(ToolRead,
-		mcp.WithDescription("Read a file of this run's artifacts. It is returned whole when it fits the per-call "+
-			"limit and your remaining context budget; otherwise you get its path to explore in place with "+
-			"head, slice, grep, schema, get_in, iterate_over. An unknown name lists the available ones."),
-		mcp.WithString("filename", mcp.Required(), mcp.Description("Artifact name, as written or as listed by list_artifacts")),
-		mcp.WithString("run_id", mcp.Description("Another run's id; omit for this run")),
-		readOnly(),
-	)
-}
-
-func listTool() mcp.Tool {
-	return mcp.NewTool(ToolList,
-		mcp.WithDescription("List this run's artifacts with their sizes in bytes and tokens."),
-		readOnly(),
-	)
-}
-
-func readOnly() mcp.ToolOption {
-	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
-		ReadOnlyHint:    mcp.ToBoolPtr(true),
-		DestructiveHint: mcp.ToBoolPtr(false),
-		IdempotentHint:  mcp.ToBoolPtr(true),
-		OpenWorldHint:   mcp.ToBoolPtr(false),
-	})
+// Visible reports whether a session with env may see the tool name:
+// write_artifact only when its role is [RoleCoordinator]; a nil env (the
+// session's Env could not be resolved) does not see it either. Any other
+// name is visible, so a server can filter its whole tool list with it.
+func Visible(env *Env, name string) bool {
+	return name != ToolWrite || (env != nil && env.Role == RoleCoordinator)
 }

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,56 +11,47 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 var _ Budget = (*budget.Agent)(nil)
 
-// session starts an MCP server with the artifact tools registered the way
-// the server does, and an in-process client connected to it.
-func session(t *testing.T, env *Env) *client.Client {
-	t.Helper()
-	envFor := func(context.Context) (*Env, error) { return env, nil }
-	s := server.NewMCPServer("test", "0", server.WithToolCapabilities(true), server.WithToolFilter(ToolFilter(envFor)))
-	Register(s, envFor)
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	var init mcp.InitializeRequest
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	return c
+// session is what a server registers for one session: the artifact
+// tools that [Visible] lets it see, resolving env.
+type session struct {
+	env  *Env
+	defs map[string]tool.Def
 }
 
-// call runs a tool and returns its text, failing on protocol errors.
-func call(t *testing.T, c *client.Client, tool string, args map[string]any) string {
+func newSession(t *testing.T, env *Env) *session {
 	t.Helper()
-	var req mcp.CallToolRequest
-	req.Params.Name, req.Params.Arguments = tool, args
-	res, err := c.CallTool(context.Background(), req)
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
+	s := &session{env: env, defs: map[string]tool.Def{}}
+	for _, d := range Tools(func(context.Context) (*Env, error) { return env, nil }) {
+		if Visible(env, d.Name) {
+			s.defs[d.Name] = d
+		}
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s: %d content items", tool, len(res.Content))
-	}
-	tc, ok := res.Content[0].(mcp.TextContent)
+	return s
+}
+
+// call runs a tool with args sent as JSON, and returns its text, failing
+// on unlisted tools and IsError results.
+func call(t *testing.T, s *session, name string, args map[string]any) string {
+	t.Helper()
+	d, ok := s.defs[name]
 	if !ok {
-		t.Fatalf("%s: content %T", tool, res.Content[0])
+		t.Fatalf("%s: not listed", name)
 	}
-	return tc.Text
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := d.Handler(context.Background(), raw)
+	if res.IsError {
+		t.Fatalf("%s: error result %s", name, res.Text)
+	}
+	return res.Text
 }
 
 func decode(t *testing.T, text string) map[string]any {
@@ -71,15 +63,10 @@ func decode(t *testing.T, text string) map[string]any {
 	return m
 }
 
-func toolNames(t *testing.T, c *client.Client) []string {
-	t.Helper()
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+func toolNames(s *session) []string {
 	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
+	for name := range s.defs {
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	return names
@@ -97,38 +84,41 @@ func runStore(t *testing.T) (*Store, string) {
 
 func TestToolListingByRole(t *testing.T) {
 	s, _ := runStore(t)
-	coord := session(t, &Env{Store: s, Role: RoleCoordinator})
-	if got := toolNames(t, coord); !slices.Equal(got, []string{ToolList, ToolRead, ToolWrite}) {
+	coord := newSession(t, &Env{Store: s, Role: RoleCoordinator})
+	if got := toolNames(coord); !slices.Equal(got, []string{ToolList, ToolRead, ToolWrite}) {
 		t.Fatalf("coordinator tools %v", got)
 	}
-	res, err := coord.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tl := range res.Tools {
-		ro := tl.Annotations.ReadOnlyHint != nil && *tl.Annotations.ReadOnlyHint
-		if ro != (tl.Name != ToolWrite) {
-			t.Errorf("%s: readOnlyHint %v", tl.Name, ro)
+	for _, d := range coord.defs {
+		ro := d.Annotations.ReadOnly != nil && *d.Annotations.ReadOnly
+		if ro != (d.Name != ToolWrite) {
+			t.Errorf("%s: readOnlyHint %v", d.Name, ro)
 		}
 	}
-	worker := session(t, &Env{Store: s, Role: "worker"})
-	if got := toolNames(t, worker); !slices.Equal(got, []string{ToolList, ToolRead}) {
+	worker := newSession(t, &Env{Store: s, Role: "worker"})
+	if got := toolNames(worker); !slices.Equal(got, []string{ToolList, ToolRead}) {
 		t.Fatalf("worker tools %v", got)
 	}
-	// Hidden is also uncallable.
-	var req mcp.CallToolRequest
-	req.Params.Name, req.Params.Arguments = ToolWrite, map[string]any{"filename": "x.md", "content": "x"}
-	if res, err := worker.CallTool(context.Background(), req); err == nil && !res.IsError {
-		t.Fatalf("worker called write_artifact: %+v", res)
+	if Visible(nil, ToolWrite) || !Visible(nil, ToolRead) || !Visible(nil, "head") {
+		t.Error("a session without an Env sees what a worker sees")
 	}
-	if entries, _ := s.List(nil); len(entries) != 0 {
-		t.Fatalf("worker wrote %v", entries)
+}
+
+func TestToolSchemas(t *testing.T) {
+	want := map[string]string{
+		ToolWrite: `{"properties":{"content":{"description":"The whole file content","type":"string"},"filename":{"description":"File name, e.g. findings.md","type":"string"}},"required":["filename","content"],"type":"object"}`,
+		ToolRead:  `{"properties":{"filename":{"description":"Artifact name, as written or as listed by list_artifacts","type":"string"},"run_id":{"description":"Another run's id; omit for this run","type":"string"}},"required":["filename"],"type":"object"}`,
+		ToolList:  `{"properties":{},"required":[],"type":"object"}`,
+	}
+	for _, d := range Tools(nil) {
+		if got := string(d.InputSchema); got != want[d.Name] {
+			t.Errorf("%s schema:\n got %s\nwant %s", d.Name, got, want[d.Name])
+		}
 	}
 }
 
 func TestWriteTool(t *testing.T) {
 	s, mem := runStore(t)
-	c := session(t, &Env{Store: s, Role: RoleCoordinator})
+	c := newSession(t, &Env{Store: s, Role: RoleCoordinator})
 	tests := []struct {
 		filename, content string
 		want              string
@@ -149,7 +139,7 @@ func TestWriteTool(t *testing.T) {
 }
 
 func TestToolsWithoutRun(t *testing.T) {
-	c := session(t, &Env{Role: RoleCoordinator})
+	c := newSession(t, &Env{Role: RoleCoordinator})
 	w := decode(t, call(t, c, ToolWrite, map[string]any{"filename": "x.md", "content": "x"}))
 	if w["written"] != false || w["filename"] != "" || !strings.Contains(w["error"].(string), "embed the content in the task") {
 		t.Fatalf("write without run: %v", w)
@@ -162,19 +152,22 @@ func TestToolsWithoutRun(t *testing.T) {
 	}
 }
 
-func TestWorkerWithoutToolFilterIsRefused(t *testing.T) {
+func TestWorkerWithoutVisibleIsRefused(t *testing.T) {
 	s, _ := runStore(t)
 	env := &Env{Store: s, Role: "worker"}
 	h := handlers{envFor: func(context.Context) (*Env, error) { return env, nil }}
-	var req mcp.CallToolRequest
-	req.Params.Arguments = map[string]any{"filename": "x.md", "content": "x"}
-	res, err := h.write(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := decode(t, res.Content[0].(mcp.TextContent).Text)
+	res := h.write(context.Background(), json.RawMessage(`{"filename":"x.md","content":"x"}`))
+	m := decode(t, res.Text)
 	if m["written"] != false || !strings.Contains(m["error"].(string), "coordinators") {
 		t.Fatalf("worker write: %v", m)
+	}
+}
+
+func TestEnvErrorIsAnErrorResult(t *testing.T) {
+	for _, d := range Tools(func(context.Context) (*Env, error) { return nil, errors.New("no session") }) {
+		if res := d.Handler(context.Background(), nil); !res.IsError || !strings.Contains(res.Text, "no session") {
+			t.Errorf("%s: %+v", d.Name, res)
+		}
 	}
 }
 
@@ -188,7 +181,7 @@ func TestReadToolInlineAndCharged(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent := budget.NewAgent(budget.Identity{}, 1000, 100)
-	c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: 500})
+	c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: 500})
 	got := call(t, c, ToolRead, map[string]any{"filename": "notes.md"})
 	if !strings.HasPrefix(got, "alpha beta gamma delta\n--- read_artifact: coordinator-notes.md (22 bytes) | ~4 tokens, ~896 left of 1000 ---") {
 		t.Fatalf("inline read:\n%s", got)
@@ -224,7 +217,7 @@ func TestReadToolTooLarge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			agent := budget.NewAgent(budget.Identity{}, tt.usable, 0)
-			c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: tt.perCall})
+			c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Budget: agent, Count: words, MaxExtractionTokens: tt.perCall})
 			m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "big.md"}))
 			if m["error"] != "read_artifact_too_large" || m["found"] != true || m["filename"] != "coordinator-big.md" ||
 				m["path"] != "../../artifacts/coordinator-big.md" || m[tt.wantField] != tt.wantLimit || m["size_bytes"] != 1500.0 {
@@ -248,13 +241,13 @@ func TestReadToolCoordinatorWithoutBudget(t *testing.T) {
 	if _, err := s.Write("big.md", content); err != nil {
 		t.Fatal(err)
 	}
-	c := session(t, &Env{Store: s, Role: RoleCoordinator, Count: words})
+	c := newSession(t, &Env{Store: s, Role: RoleCoordinator, Count: words})
 	got := call(t, c, ToolRead, map[string]any{"filename": "big.md"})
 	if !strings.HasPrefix(got, content) || !strings.HasSuffix(got, "--- read_artifact: coordinator-big.md (150000 bytes) ---") {
 		t.Fatalf("coordinator read: %d bytes, tail %q", len(got), got[max(0, len(got)-80):])
 	}
 	// A worker without a budget is still held to the per-call cap.
-	w := session(t, &Env{Store: s, Role: "worker", Count: words})
+	w := newSession(t, &Env{Store: s, Role: "worker", Count: words})
 	if m := decode(t, call(t, w, ToolRead, map[string]any{"filename": "big.md"})); m["per_call_limit"] != float64(DefaultMaxExtractionTokens) {
 		t.Fatalf("worker read: %v", m)
 	}
@@ -271,7 +264,7 @@ func TestReadToolNotFoundAndRefusals(t *testing.T) {
 	if _, err := other.Write("old.md", "from before"); err != nil {
 		t.Fatal(err)
 	}
-	c := session(t, &Env{Store: s, RunID: "run-1", Role: "worker", Count: words, MemoryDir: mem})
+	c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Count: words, MemoryDir: mem})
 
 	m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "nope.md"}))
 	avail := m["available"].([]any)
@@ -296,7 +289,7 @@ func TestReadToolNotFoundAndRefusals(t *testing.T) {
 	if got := call(t, c, ToolRead, map[string]any{"filename": "old.md", "run_id": "run-0"}); !strings.HasPrefix(got, "from before") {
 		t.Fatalf("other run: %s", got)
 	}
-	noMem := session(t, &Env{Store: s, RunID: "run-1", Role: "worker"})
+	noMem := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker"})
 	if m := decode(t, call(t, noMem, ToolRead, map[string]any{"filename": "old.md", "run_id": "run-0"})); m["error"] != "run_not_available" {
 		t.Fatalf("other run without MemoryDir: %v", m)
 	}
@@ -304,7 +297,7 @@ func TestReadToolNotFoundAndRefusals(t *testing.T) {
 
 func TestListTool(t *testing.T) {
 	s, _ := runStore(t)
-	c := session(t, &Env{Store: s, Role: RoleCoordinator, Count: words})
+	c := newSession(t, &Env{Store: s, Role: RoleCoordinator, Count: words})
 	call(t, c, ToolWrite, map[string]any{"filename": "b.csv", "content": "a,b\n1,2\n"})
 	call(t, c, ToolWrite, map[string]any{"filename": "a.md", "content": "one two three"})
 	got := call(t, c, ToolList, nil)

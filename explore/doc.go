@@ -6,10 +6,11 @@
 //
 // # Basics
 //
-// [Tools] returns the tool definitions (all readOnlyHint) and [Register]
-// adds them to an mcp-go server, resolving each session's [Env] through a
-// callback. [Call] runs one tool directly; the explore subcommand of
-// scratchpad-mcp uses it, so the shell sees exactly what the model sees.
+// [Tools] returns the tool definitions (all readOnlyHint) as [tool.Def]
+// values, free of any MCP library, for the server to register; each
+// handler resolves the session's [Env] through a callback. [Call] runs one
+// tool directly; the explore subcommand of scratchpad-mcp uses it, so the
+// shell sees exactly what the model sees.
 //
 //	env := &explore.Env{Root: root, Count: counter.CountString, Cache: explore.NewCache(512 << 20)}
 //	res := explore.Call(ctx, env, "iterate_over", map[string]any{

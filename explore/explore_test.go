@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 func run(t testing.TB, env *Env, tool string, args map[string]any) string {
@@ -217,7 +217,7 @@ func TestClassifyOpenErr(t *testing.T) {
 	}
 	// An I/O error reaches the model as io_error, not file_not_found.
 	c := &call{file: "x.log"}
-	if got := errCode(text(c.fileError(fmt.Errorf("%w: read: %v", ErrIO, syscall.EIO)))); got != "io_error" {
+	if got := errCode(text(*c.fileError(fmt.Errorf("%w: read: %v", ErrIO, syscall.EIO)))); got != "io_error" {
 		t.Errorf("I/O error reported as %q", got)
 	}
 }
@@ -548,12 +548,30 @@ func TestGrepLongLineClipped(t *testing.T) {
 	}
 }
 
-func TestToolsSnapshot(t *testing.T) {
-	got, err := json.MarshalIndent(Tools(), "", "  ")
+// snapshot renders defs as tools/list shows them: top-level keys sorted,
+// as MCP libraries encode a tool.
+func snapshot(t *testing.T, defs []tool.Def) []byte {
+	t.Helper()
+	list := make([]map[string]json.RawMessage, len(defs))
+	for i, d := range defs {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &list[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
+	return append(got, '\n')
+}
+
+func TestToolsSnapshot(t *testing.T) {
+	defs := Tools(nil)
+	got := snapshot(t, defs)
 	path := filepath.Join(fixtures, "golden", "tools.json")
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -567,34 +585,46 @@ func TestToolsSnapshot(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("Tools() changed; if intended, run go test ./explore -run TestToolsSnapshot -update\n%s", got)
 	}
-	for _, tool := range Tools() {
-		if tool.Annotations.ReadOnlyHint == nil || !*tool.Annotations.ReadOnlyHint {
-			t.Errorf("%s is not readOnlyHint", tool.Name)
+	for _, d := range defs {
+		if d.Annotations.ReadOnly == nil || !*d.Annotations.ReadOnly {
+			t.Errorf("%s is not readOnlyHint", d.Name)
 		}
-		if _, ok := handlers[tool.Name]; !ok {
-			t.Errorf("%s has no handler", tool.Name)
+		if _, ok := handlers[d.Name]; !ok || d.Handler == nil {
+			t.Errorf("%s has no handler", d.Name)
 		}
 	}
-	if len(Tools()) != 8 {
-		t.Errorf("%d tools, want 8", len(Tools()))
+	if len(defs) != 8 {
+		t.Errorf("%d tools, want 8", len(defs))
 	}
 }
 
-func TestRegister(t *testing.T) {
-	s := server.NewMCPServer("t", "0")
+// TestToolHandlers calls a tool the way a server adapter does: raw JSON
+// arguments, the session's Env resolved by envFor.
+func TestToolHandlers(t *testing.T) {
 	env := fixtureEnv(t)
-	Register(s, func(ctx context.Context) (*Env, error) { return env, nil })
-	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_in","arguments":{"file":"nested.json","path":"results.0.id"}}}`
-	resp := s.HandleMessage(context.Background(), []byte(msg))
-	b, _ := json.Marshal(resp)
-	if !strings.Contains(string(b), `1\n--- get_in: $.results[0].id (number)`) {
-		t.Errorf("tools/call through the server: %s", b)
+	byName := func(defs []tool.Def, name string) tool.Def {
+		for _, d := range defs {
+			if d.Name == name {
+				return d
+			}
+		}
+		t.Fatalf("no tool %s", name)
+		return tool.Def{}
 	}
-	s2 := server.NewMCPServer("t", "0")
-	Register(s2, func(ctx context.Context) (*Env, error) { return nil, errors.New("no session") })
-	b, _ = json.Marshal(s2.HandleMessage(context.Background(), []byte(msg)))
-	if !strings.Contains(string(b), `"isError":true`) || !strings.Contains(string(b), "no session") {
-		t.Errorf("envFor error: %s", b)
+	args := json.RawMessage(`{"file":"nested.json","path":"results.0.id"}`)
+	getIn := byName(Tools(func(ctx context.Context) (*Env, error) { return env, nil }), ToolGetIn)
+	if res := getIn.Handler(context.Background(), args); res.IsError || !strings.Contains(res.Text, "1\n--- get_in: $.results[0].id (number)") {
+		t.Errorf("get_in through its handler: %+v", res)
+	}
+	if res := getIn.Handler(context.Background(), json.RawMessage(`[1]`)); errCode(res.Text) != "invalid_arguments" {
+		t.Errorf("arguments not an object: %+v", res)
+	}
+	if res := getIn.Handler(context.Background(), nil); errCode(res.Text) != "invalid_arguments" || !strings.Contains(res.Text, "file is required") {
+		t.Errorf("no arguments: %+v", res)
+	}
+	failing := byName(Tools(func(ctx context.Context) (*Env, error) { return nil, errors.New("no session") }), ToolGetIn)
+	if res := failing.Handler(context.Background(), args); !res.IsError || res.Text != "no session" {
+		t.Errorf("envFor error: %+v", res)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // MaxPatternBytes is the longest grep pattern accepted.
@@ -257,7 +257,7 @@ func requiredLiteral(re *syntax.Regexp) (lit []byte, fold, complete bool) {
 	return nil, false, false
 }
 
-func runGrep(c *call) *mcp.CallToolResult {
+func runGrep(c *call) *tool.Result {
 	pattern := c.args.str("pattern", true)
 	ctxLines, _ := c.args.int("context", 3, false)
 	ic := c.args.bool("ignore_case", false)

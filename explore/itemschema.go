@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-func runItemSchema(c *call) *mcp.CallToolResult {
+func runItemSchema(c *call) *tool.Result {
 	p := c.args.str("path", true)
 	off, lim, hasOff, hasLim := c.windowArgs()
 	if res := c.argErr(); res != nil {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,7 +21,7 @@ func (c *call) windowArgs() (off, lim int, hasOff, hasLim bool) {
 }
 
 // resolveArg loads the JSON file and resolves the path argument.
-func (c *call) resolveArg(p string) (*doc, node, string, *mcp.CallToolResult) {
+func (c *call) resolveArg(p string) (*doc, node, string, *tool.Result) {
 	d, res := c.loadJSON()
 	if res != nil {
 		return nil, node{}, "", res
@@ -37,7 +37,7 @@ func (c *call) resolveArg(p string) (*doc, node, string, *mcp.CallToolResult) {
 	return d, n, canon, nil
 }
 
-func (c *call) notArray(d *doc, n node, canon string) *mcp.CallToolResult {
+func (c *call) notArray(d *doc, n node, canon string) *tool.Result {
 	t := d.typeOf(n)
 	s := []suggestion{suggest("schema", "find the arrays and their paths", kv{"file", c.file})}
 	if t == "object" {
@@ -53,7 +53,7 @@ func (c *call) notArray(d *doc, n node, canon string) *mcp.CallToolResult {
 		kv{"path", canon}, kv{"type", t}, kv{"suggestions", s})
 }
 
-func runGetIn(c *call) *mcp.CallToolResult {
+func runGetIn(c *call) *tool.Result {
 	p := c.args.str("path", true)
 	off, lim, hasOff, hasLim := c.windowArgs()
 	if res := c.argErr(); res != nil {
@@ -191,7 +191,7 @@ func firstFields(d *doc, n node, k int) string {
 	return strings.Join(out, ",")
 }
 
-func runIterateOver(c *call) *mcp.CallToolResult {
+func runIterateOver(c *call) *tool.Result {
 	p := c.args.str("path", true)
 	fieldsArg := c.args.str("fields", true)
 	off, lim, hasOff, hasLim := c.windowArgs()

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // call is one tool invocation in progress.
@@ -73,19 +73,26 @@ func suggest(tool, why string, args ...kv) suggestion {
 	return suggestion{Tool: tool, Arguments: obj(args), Why: why}
 }
 
+// textResult is a successful result. Internals pass results by pointer so
+// that nil can mean "no error yet"; [Call] returns the value.
+func textResult(s string) *tool.Result {
+	r := tool.Text(s)
+	return &r
+}
+
 // errorResult is the structured tool error the model can act on: a
 // successful tool result holding one JSON object.
-func errorResult(code, msg string, extra ...kv) *mcp.CallToolResult {
+func errorResult(code, msg string, extra ...kv) *tool.Result {
 	o := append(obj{{"error", code}, {"message", msg}}, extra...)
 	b, err := marshalNoEscape(o)
 	if err != nil {
 		b = []byte(`{"error":"internal_error","message":"could not encode error"}`)
 	}
-	return mcp.NewToolResultText(string(b))
+	return textResult(string(b))
 }
 
 // fileError maps a load error to its structured error.
-func (c *call) fileError(err error) *mcp.CallToolResult {
+func (c *call) fileError(err error) *tool.Result {
 	f := kv{"file", c.file}
 	switch {
 	case errors.Is(err, ErrOutsideRoot):
@@ -105,7 +112,7 @@ func (c *call) fileError(err error) *mcp.CallToolResult {
 }
 
 // load reads the call's file or returns the error result to send.
-func (c *call) load() (*doc, *mcp.CallToolResult) {
+func (c *call) load() (*doc, *tool.Result) {
 	d, err := load(c.env, c.file)
 	if err != nil {
 		return nil, c.fileError(err)
@@ -114,7 +121,7 @@ func (c *call) load() (*doc, *mcp.CallToolResult) {
 }
 
 // loadJSON is load for the JSON path tools: the file must be JSON or NDJSON.
-func (c *call) loadJSON() (*doc, *mcp.CallToolResult) {
+func (c *call) loadJSON() (*doc, *tool.Result) {
 	d, res := c.load()
 	if res != nil {
 		return nil, res
@@ -141,7 +148,7 @@ func (d *doc) lineOfErr() int {
 	return n
 }
 
-func (c *call) invalidJSON(d *doc, where string, line int) *mcp.CallToolResult {
+func (c *call) invalidJSON(d *doc, where string, line int) *tool.Result {
 	start := max(1, line-5)
 	end := max(start, min(d.lineCount(), line+5))
 	return errorResult("invalid_json",
@@ -154,12 +161,12 @@ func (c *call) invalidJSON(d *doc, where string, line int) *mcp.CallToolResult {
 }
 
 // cancelled is the result when the client gave up while a scan ran.
-func (c *call) cancelled(err error) *mcp.CallToolResult {
+func (c *call) cancelled(err error) *tool.Result {
 	return errorResult("cancelled", fmt.Sprintf("%s stopped before finishing: %v.", c.tool, err))
 }
 
 // parsePathArg parses the path argument or returns the invalid_path error.
-func (c *call) parsePathArg(p string) ([]segment, *mcp.CallToolResult) {
+func (c *call) parsePathArg(p string) ([]segment, *tool.Result) {
 	segs, err := parsePath(p)
 	if err != nil {
 		return nil, errorResult("invalid_path", err.Error()+`. Paths look like $.items[3].metadata.name or items.3.metadata.name; quote odd keys as $["a.b"].`,
@@ -171,7 +178,7 @@ func (c *call) parsePathArg(p string) ([]segment, *mcp.CallToolResult) {
 
 // notFound builds key_path_not_found: the failed segment, the valid prefix,
 // what is there instead, and schema as the first suggestion.
-func (c *call) notFound(d *doc, path string, m *pathMiss) *mcp.CallToolResult {
+func (c *call) notFound(d *doc, path string, m *pathMiss) *tool.Result {
 	if m.badRec >= 0 {
 		ln := d.lineOf(d.records[m.badRec].start)
 		return c.invalidJSON(d, fmt.Sprintf("record %d on line %d does not parse", m.badRec, ln), ln)
@@ -281,7 +288,7 @@ const bytesPerTokenBound = 32
 
 // finish appends the footer, enforces the per-call cap and the budget, and
 // charges the budget. sugg builds the suggestions of <tool>_too_large.
-func (c *call) finish(body, what string, sugg func() []suggestion) *mcp.CallToolResult {
+func (c *call) finish(body, what string, sugg func() []suggestion) *tool.Result {
 	limit := c.env.maxTokens()
 	if len(body) > limit*bytesPerTokenBound {
 		return c.tooLarge(len(body)/4, kv{"per_call_limit", limit}, sugg)
@@ -320,16 +327,16 @@ func (c *call) finish(body, what string, sugg func() []suggestion) *mcp.CallTool
 		return c.tooLarge(n, kv{"per_call_limit", limit}, sugg)
 	}
 	if b == nil {
-		return mcp.NewToolResultText(text(n, 0))
+		return textResult(text(n, 0))
 	}
 	left, ok := b.TryCharge(n)
 	if !ok {
 		return c.tooLarge(n, kv{"remaining_budget_tokens", b.Remaining()}, sugg)
 	}
-	return mcp.NewToolResultText(text(n, left))
+	return textResult(text(n, left))
 }
 
-func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *mcp.CallToolResult {
+func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result {
 	var msg string
 	if lim.K == "per_call_limit" {
 		msg = fmt.Sprintf("The %s result would be ~%s tokens, over the per-call limit of %s. Nothing was returned or charged; run one of the suggestions.", c.tool, comma(est), comma(lim.V.(int)))

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 const (
@@ -22,7 +22,7 @@ const (
 	maxSchemaDepth    = 32 // max_depth above this is treated as this
 )
 
-func runSchema(c *call) *mcp.CallToolResult {
+func runSchema(c *call) *tool.Result {
 	depth, _ := c.args.int("max_depth", 4, false)
 	if res := c.argErr(); res != nil {
 		return res

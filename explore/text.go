@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // writeLine appends one numbered line: "  12: text", or "> 12: text" when
@@ -26,7 +26,7 @@ func writeLine(b *strings.Builder, n, width int, text []byte, mark bool) {
 	b.WriteByte('\n')
 }
 
-func runHead(c *call) *mcp.CallToolResult {
+func runHead(c *call) *tool.Result {
 	n, _ := c.args.int("lines", 50, false)
 	if res := c.argErr(); res != nil {
 		return res
@@ -62,7 +62,7 @@ func runHead(c *call) *mcp.CallToolResult {
 	})
 }
 
-func runSlice(c *call) *mcp.CallToolResult {
+func runSlice(c *call) *tool.Result {
 	start, _ := c.args.int("start", 0, true)
 	end, _ := c.args.int("end", 0, true)
 	if res := c.argErr(); res != nil {
@@ -99,7 +99,7 @@ func runSlice(c *call) *mcp.CallToolResult {
 	})
 }
 
-func runRead(c *call) *mcp.CallToolResult {
+func runRead(c *call) *tool.Result {
 	if res := c.argErr(); res != nil {
 		return res
 	}

@@ -96,7 +96,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithInstructions(instructions(cfg)),
-		server.WithToolFilter(artifacts.ToolFilter(artifactEnv)),
+		server.WithToolFilter(mcpgoArtifactFilter(artifactEnv)),
 		server.WithToolHandlerMiddleware(a.accounting),
 	)
 	// A client usually lists tools once, right after initialize: hold
@@ -119,14 +119,14 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		}})
 	})
 
-	explore.Register(a.mcp, func(ctx context.Context) (*explore.Env, error) {
+	a.mcp.AddTools(mcpgoTools(explore.Tools(func(ctx context.Context) (*explore.Env, error) {
 		ag, err := a.agents.Resolve(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return ag.Explore(), nil
-	})
-	artifacts.Register(a.mcp, artifactEnv)
+	}))...)
+	a.mcp.AddTools(mcpgoTools(artifacts.Tools(artifactEnv))...)
 	if cfg.Pad.Enabled {
 		opts, err := agents.PadOptions(cfg.Pad)
 		if err != nil {

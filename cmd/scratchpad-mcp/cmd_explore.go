@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
@@ -76,14 +74,8 @@ func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer root.Close()
 	env := &explore.Env{Root: root, Count: tokens.ForModel(*provider, *model).CountString, MaxExtractionTokens: *maxTokens}
 	res := explore.Call(context.Background(), env, tool, targs)
-	text := ""
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			text += t.Text
-		}
-	}
-	fmt.Fprintln(stdout, text)
-	if res.IsError || strings.HasPrefix(text, `{"error":`) {
+	fmt.Fprintln(stdout, res.Text)
+	if res.IsError || strings.HasPrefix(res.Text, `{"error":`) {
 		return 1
 	}
 	return 0

@@ -1,0 +1,18 @@
+package tool
+
+import "context"
+
+// Resource is one readable resource with a fixed URI. Read renders it
+// for the calling session.
+type Resource struct {
+	URI, Name, Description, MIMEType string
+	Read                             func(ctx context.Context) (string, error)
+}
+
+// Prompt is a prompt without arguments. Get returns the result's
+// description and the text of its one user message, for the calling
+// session.
+type Prompt struct {
+	Name, Description string
+	Get               func(ctx context.Context) (description, text string, err error)
+}

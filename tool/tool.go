@@ -1,0 +1,57 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Def is one tool as the model sees it, with its handler. The JSON tags
+// are MCP's wire names, so a marshalled Def reads like a tools/list entry;
+// the handler is not marshalled.
+type Def struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is a JSON Schema whose "type" is "object".
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations Annotations     `json:"annotations"`
+	Handler     Handler         `json:"-"`
+}
+
+// Handler runs one call. args is the call's "arguments" object as the
+// client sent it; it may be empty or null when the client sent none.
+type Handler func(ctx context.Context, args json.RawMessage) Result
+
+// Annotations are the hints a client may show or act on. nil means "not
+// said", which clients read as the MCP defaults (not read-only,
+// destructive, not idempotent, open world).
+type Annotations struct {
+	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  *bool `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+}
+
+// ReadOnly is the annotation set of a tool that only reads local state:
+// read-only, not destructive, idempotent, closed world.
+func ReadOnly() Annotations {
+	return Annotations{ReadOnly: Bool(true), Destructive: Bool(false), Idempotent: Bool(true), OpenWorld: Bool(false)}
+}
+
+// Bool returns a pointer to b, for [Annotations].
+func Bool(b bool) *bool { return &b }
+
+// Result is what a call returns: one text block. IsError marks failures
+// the model cannot fix by changing its arguments (a server fault, a
+// missing session); mistakes it can fix are ordinary results whose text
+// says what to change.
+type Result struct {
+	Text    string
+	IsError bool
+}
+
+// Text is a successful result holding s.
+func Text(s string) Result { return Result{Text: s} }
+
+// Error is a failed result (IsError) holding s.
+func Error(s string) Result { return Result{Text: s, IsError: true} }

@@ -593,8 +593,8 @@ func TestToolsSnapshot(t *testing.T) {
 			t.Errorf("%s has no handler", d.Name)
 		}
 	}
-	if len(defs) != 8 {
-		t.Errorf("%d tools, want 8", len(defs))
+	if len(defs) != 9 {
+		t.Errorf("%d tools, want 9", len(defs))
 	}
 }
 

@@ -702,6 +702,9 @@ func FuzzIndexJSON(f *testing.F) {
 			}
 			return
 		}
+		if s, e := skipWS(b, 0), len(bytes.TrimRight(b, " \t\r\n")); valueEnd(b, s) != e {
+			t.Fatalf("valueEnd(%q) = %d, want %d", b, valueEnd(b, s), e)
+		}
 		for start, k := range kids {
 			end := valueEnd(b, start)
 			want := scanChildren(b, span{start, end})

@@ -426,3 +426,38 @@ func TestParseField(t *testing.T) {
 	sort.Strings(keys)
 	_ = keys
 }
+
+func TestGrepEveryFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "outputs", "pods-1.json"), "{\n  \"name\": \"pod-1234\",\n  \"x\": 1,\n  \"peer\": \"pod-1234\"\n}\n")
+	writeFile(t, filepath.Join(dir, "outputs", "app.log"), "start\nPOD-1234 restarted\nok\npod-1234 ready\npod-1234 gone\npod-1234 back\n")
+	writeFile(t, filepath.Join(dir, "outputs", "none.txt"), "nothing here\n")
+	writeFile(t, filepath.Join(dir, "outputs", ".pods.tmp-1"), "pod-1234\n")
+	writeFile(t, filepath.Join(dir, "outputs", "bin.dat"), "pod-1234\x00\x01")
+	writeFile(t, filepath.Join(dir, "artifacts", "notes.md"), "# notes\nsee pod-1234\n")
+	env := dirEnv(t, dir)
+	env.Dir = "outputs"
+	got := run(t, env, "grep", map[string]any{"pattern": "pod-1234"})
+	want := "../artifacts/notes.md: 1 matching line\n> 2: see pod-1234\n" +
+		"app.log: 3 matching lines\n> 4: pod-1234 ready\n> 5: pod-1234 gone\n> 6: pod-1234 back\n" +
+		"pods-1.json: 2 matching lines\n> 2:   \"name\": \"pod-1234\",\n> 4:   \"peer\": \"pod-1234\"\n" +
+		"--- grep: /pod-1234/ in every stored output (3 with matches of 5 files searched, 6 matching lines; first 3 per file) | ~"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("grep without file:\n%s\nwant prefix:\n%s", got, want)
+	}
+	got = run(t, env, "grep", map[string]any{"pattern": "pod-1234", "ignore_case": true, "max_matches": 1, "context": 1})
+	if !strings.Contains(got, "app.log: 4 matching lines\n  1: start\n> 2: POD-1234 restarted\n  3: ok\n") {
+		t.Errorf("grep without file, context 1:\n%s", got)
+	}
+	env.MaxExtractionTokens = 10
+	if got := run(t, env, "grep", map[string]any{"pattern": "pod-1234"}); errCode(got) != "grep_too_large" || !strings.Contains(got, `"max_matches":1`) {
+		t.Errorf("too large: %s", got)
+	}
+	for _, c := range []struct{ dir, p, want string }{
+		{"", "a/b", "a/b"}, {"out", "out/x", "x"}, {"out", "art/x", "../art/x"}, {"a/b", "a/c/x", "../c/x"}, {"a/b", "z", "../../z"},
+	} {
+		if got := relFrom(c.dir, c.p); got != c.want {
+			t.Errorf("relFrom(%q, %q) = %q, want %q", c.dir, c.p, got, c.want)
+		}
+	}
+}

@@ -74,8 +74,8 @@ func Tools(envFor func(ctx context.Context) (*Env, error)) []tool.Def {
 				tool.Integer("start", "First line, 1-based.", tool.Required(), tool.Min(1)),
 				tool.Integer("end", "Last line, inclusive.", tool.Required(), tool.Min(1)))},
 		{Name: ToolGrep,
-			Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines.",
-			InputSchema: tool.Object(fileArg(),
+			Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines. Omit file to search every stored output: per file, its matching-line count and first max_matches lines (default 3, no context).",
+			InputSchema: tool.Object(tool.String("file", fileDesc+" Omit to search every stored output."),
 				tool.String("pattern", "RE2 regular expression, at most 1024 bytes.", tool.Required(), tool.MaxLength(MaxPatternBytes)),
 				tool.Integer("context", "Lines of context around each match (default 3).", tool.Default(3), tool.Min(0)),
 				tool.Boolean("ignore_case", "Case-insensitive match.", tool.Default(false)),
@@ -156,7 +156,7 @@ func Call(ctx context.Context, env *Env, name string, args map[string]any) (res 
 		ctx = context.Background()
 	}
 	c := &call{ctx: ctx, env: env, tool: name, args: newArgReader(args)}
-	c.file = c.args.str("file", true)
+	c.file = c.args.str("file", name != ToolGrep) // grep without a file searches them all
 	return *h(c)
 }
 

@@ -35,7 +35,7 @@ var handlers = map[string]func(*call) *tool.Result{
 
 const fileDesc = "A stored output's name as given in the pointer (e.g. github-search_code-1a2b3c4d.json), or a relative path under the read root (e.g. ../artifacts/notes.md)."
 
-const pathDesc = `JSON path: $.items[3].metadata.name or items.3.metadata.name; NDJSON files are arrays ($[0] is the first record); quote odd keys as $["a.b"]; "$" is the root.`
+const pathDesc = `JSON path: $.items[3].metadata.name or items.3.metadata.name; NDJSON files are arrays ($[0] is the first record), CSV/TSV files arrays of row objects keyed by the header; quote odd keys as $["a.b"]; "$" is the root.`
 
 func fileArg() tool.Property {
 	return tool.String("file", fileDesc, tool.Required())

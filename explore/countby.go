@@ -20,6 +20,7 @@ func runCountBy(c *call) *tool.Result {
 	if res := c.argErr(); res != nil {
 		return res
 	}
+	p = q.splitPath(p)
 	if top < 1 {
 		return errorResult("invalid_arguments", "top must be at least 1.", kv{"top", top})
 	}

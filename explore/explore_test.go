@@ -732,6 +732,9 @@ func TestCancelled(t *testing.T) {
 	}{
 		{"grep", map[string]any{"file": "x.log", "pattern": "hit"}},
 		{"item_schema", map[string]any{"file": "a.json", "path": "$"}},
+		{"count_by", map[string]any{"file": "a.json", "path": "$", "group_by": "i"}},
+		{"iterate_over", map[string]any{"file": "a.json", "path": "$", "fields": "i", "filter": "@.i > 1"}},
+		{"grep", map[string]any{"pattern": "hit"}},
 	} {
 		if got := errCode(text(Call(ctx, env, c.tool, c.args))); got != "cancelled" {
 			t.Errorf("%s with a cancelled context: %q", c.tool, got)

@@ -60,6 +60,7 @@ func runGetIn(c *call) *tool.Result {
 	if res := c.argErr(); res != nil {
 		return res
 	}
+	p = q.splitPath(p)
 	d, n, canon, res := c.resolveArg(p)
 	if res != nil {
 		return res
@@ -203,6 +204,7 @@ func runIterateOver(c *call) *tool.Result {
 	if res := c.argErr(); res != nil {
 		return res
 	}
+	p = q.splitPath(p)
 	var names []string
 	var fsegs [][]segment
 	for _, f := range strings.Split(fieldsArg, ",") {

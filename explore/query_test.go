@@ -461,3 +461,69 @@ func TestGrepEveryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCountByToolMatchesJQ checks the tool's rendered answer, not just the
+// engine, against jq.
+func TestCountByToolMatchesJQ(t *testing.T) {
+	env := fixtureEnv(t)
+	got := run(t, env, "count_by", map[string]any{"file": "pods.json", "path": "items", "group_by": "metadata.namespace", "filter": "?(@.status.phase == 'Failed' || @.status.restartCount >= 7)", "top": 100})
+	body := got[:strings.LastIndex(got, "\n--- ")]
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(body), &rows); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	gotM := map[string]int{}
+	for _, r := range rows {
+		gotM[r["metadata.namespace"].(string)] = int(r["count"].(float64))
+	}
+	want := map[string]int{}
+	for _, p := range jq(t, `[.items[] | select(.status.phase == "Failed" or .status.restartCount >= 7) | .metadata.namespace] | group_by(.) | map([.[0], length])`, filepath.Join(fixtures, "pods.json")).([]any) {
+		pair := p.([]any)
+		want[pair[0].(string)] = int(pair[1].(float64))
+	}
+	if !reflect.DeepEqual(gotM, want) {
+		t.Errorf("count_by: %v, want %v (jq)", gotM, want)
+	}
+	// The window is over the matches, in item order.
+	got = run(t, env, "iterate_over", map[string]any{"file": "pods.json", "path": "items", "fields": "metadata.name", "filter": "?(@.spec.containers[*].image == 'busybox')", "offset": 1, "limit": 3})
+	var items []map[string]any
+	if err := json.Unmarshal([]byte(got[:strings.LastIndex(got, "\n--- ")]), &items); err != nil {
+		t.Fatal(err)
+	}
+	wantIdx := ints(jq(t, `[.items | to_entries[] | select(any(.value.spec.containers[]; .image == "busybox")) | .key][1:4]`, filepath.Join(fixtures, "pods.json")))
+	for i, it := range items {
+		if int(it["_index"].(float64)) != wantIdx[i] {
+			t.Errorf("row %d: _index %v, want %d", i, it["_index"], wantIdx[i])
+		}
+	}
+	if !strings.Contains(got, "matches [1..4) of 8, scanned 40") {
+		t.Errorf("footer: %s", got)
+	}
+}
+
+// TestCountByCapRendered: past the group-tracking cap, the other row
+// carries every remaining item.
+func TestCountByCapRendered(t *testing.T) {
+	old := maxGroups
+	maxGroups = 50
+	defer func() { maxGroups = old }()
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString(`{"k":"v` + itoa(i%500) + `"}` + "\n")
+	}
+	writeFile(t, filepath.Join(dir, "x.ndjson"), b.String())
+	got := run(t, dirEnv(t, dir), "count_by", map[string]any{"file": "x.ndjson", "path": "$", "group_by": "k", "top": 5})
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(got[:strings.LastIndex(got, "\n--- ")]), &rows); err != nil {
+		t.Fatal(err, got)
+	}
+	sum := 0
+	for _, r := range rows {
+		sum += int(r["count"].(float64))
+	}
+	last := rows[len(rows)-1]
+	if sum != 2000 || last["untracked_items"] == nil || !strings.Contains(got, "tracking stops at 50") {
+		t.Errorf("sum %d, want 2000 with an untracked count: %s", sum, got)
+	}
+}

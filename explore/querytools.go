@@ -35,6 +35,25 @@ func (c *call) queryArgs(withSort bool) itemQuery {
 	return q
 }
 
+// splitPath moves a trailing JSONPath filter segment of a path into the
+// filter ($.items[?(@.a == 1)] is path $.items, filter [?(@.a == 1)]) when
+// no filter argument was given and the segment parses.
+func (q *itemQuery) splitPath(p string) string {
+	t := strings.TrimSpace(p)
+	i := strings.Index(t, "[?")
+	if q.filterText != "" || i < 0 || !strings.HasSuffix(t, "]") {
+		return p
+	}
+	if _, err := parseFilter(t[i:]); err != nil {
+		return p
+	}
+	q.filterText = t[i:]
+	if t[:i] == "" {
+		return "$"
+	}
+	return t[:i]
+}
+
 func (q *itemQuery) active() bool { return q.filterText != "" || q.sortText != "" }
 
 // kvs are the query arguments to carry into suggestions.

@@ -81,10 +81,10 @@
 //	segment    = .name / .* / ..name / ..* / ['name'] / [index] / [*] / [?expr]
 //
 // Comparisons follow RFC 9535: values of different types are neither equal
-// nor ordered (so 1 == '1' is false, and a missing field is neither less nor
-// greater than anything), a
-// missing field equals only another missing field, strings order by code
-// point, and a test is true when the query selects a node, even null.
+// nor ordered (so 1 == '1' is false), a missing field equals only another
+// missing field and is neither less nor greater than anything, strings
+// order by code point, and a test is true when the query selects a node,
+// even null.
 // Extensions, as in other JSONPath implementations: =~ matches a regular
 // expression anywhere in a string (/re/i for case-insensitive), "in" tests
 // membership in a list of literals, and a comparison whose query selects

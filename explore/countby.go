@@ -130,7 +130,11 @@ func runCountBy(c *call) *tool.Result {
 		otherCount += row.g.count
 	}
 	if otherGroups > 0 || r.untracked > 0 {
-		o := obj{{"other_groups", otherGroups}, {"count", otherCount}}
+		otherKey := "other_groups"
+		if len(spec.groups) == 0 {
+			otherKey = "other_values"
+		}
+		o := obj{{otherKey, otherGroups}, {"count", otherCount}}
 		if r.untracked > 0 {
 			o = append(o, kv{"untracked_items", r.untracked})
 		}

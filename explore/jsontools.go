@@ -207,17 +207,19 @@ func runIterateOver(c *call) *tool.Result {
 	p = q.splitPath(p)
 	var names []string
 	var fsegs [][]segment
-	for _, f := range strings.Split(fieldsArg, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	var fqs []*fquery // fields with [*], .. or [?…]: every node they select, as an array
+	for _, f := range splitFields(fieldsArg) {
 		segs, err := parsePath(f)
+		var fq *fquery
 		if err != nil {
-			return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
+			var ferr error
+			if fq, ferr = parseField(f); ferr != nil || fq.singular {
+				return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
+			}
 		}
 		names = append(names, f)
 		fsegs = append(fsegs, segs)
+		fqs = append(fqs, fq)
 	}
 	if len(names) == 0 {
 		return errorResult("invalid_arguments", `fields must name at least one field, e.g. "id,title,meta.author".`, kv{"fields", fieldsArg})
@@ -249,6 +251,7 @@ func runIterateOver(c *call) *tool.Result {
 		qnames[i], _ = marshalNoEscape(nm)
 	}
 	var b bytes.Buffer
+	var e *evaluator
 	if lo == hi {
 		b.WriteString("[]")
 	} else {
@@ -268,7 +271,21 @@ func runIterateOver(c *call) *tool.Result {
 					b.WriteByte(',')
 					b.Write(qnames[j])
 					b.WriteByte(':')
-					if v, ok := d.resolveRel(item, segs); ok {
+					if fqs[j] != nil {
+						if e == nil {
+							e = newEvaluator(d)
+						}
+						b.WriteByte('[')
+						k := 0
+						e.nodes(fqs[j], item.v, func(s span) bool {
+							if k++; k > 1 {
+								b.WriteByte(',')
+							}
+							b.Write(compact(d.data, s))
+							return true
+						})
+						b.WriteByte(']')
+					} else if v, ok := d.resolveRel(item, segs); ok {
 						b.Write(compact(d.data, v.v))
 					} else {
 						b.WriteString("null")
@@ -304,7 +321,7 @@ func runIterateOver(c *call) *tool.Result {
 		s = append(s, suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(first)}))
 		if g := firstFields(d, d.elem(n, first), 1); q.f != nil && g != "" {
 			s = append(s, suggest("count_by", "just count the matches", f, kv{"path", canon}, kv{"group_by", g}, kv{"filter", q.filterText}))
-		} else if fs := fsegs[0]; len(fs) > 0 && fs[len(fs)-1].kind != segIndex {
+		} else if fs := fsegs[0]; len(fs) > 0 && fs[len(fs)-1].kind != segIndex && fqs[0] == nil {
 			s = append(s, suggest("grep", "find items by a field's text", f, kv{"pattern", `"` + fs[len(fs)-1].key + `"`}, kv{"context", 0}, kv{"max_matches", 20}))
 		}
 		return s

@@ -93,7 +93,7 @@ func Tools(envFor func(ctx context.Context) (*Env, error)) []tool.Def {
 		{Name: ToolIterateOver,
 			Description: `Rows of selected fields from each item of the array at path: a JSON array of {"_index": i, "<field>": value, ...}; missing fields are null; _index is the item's absolute position.`,
 			InputSchema: tool.Object(fileArg(), pathArg(),
-				tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author".`, tool.Required()),
+				tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author"; spec.containers[*].image gives an array.`, tool.Required()),
 				offsetArg("item (or match)"), limitArg("item (or match)"), filterArg(),
 				tool.String("sort_by", "Field to order the items by (after filtering), e.g. status.startTime."),
 				tool.String("order", "asc (default) or desc.", tool.Enum("asc", "desc")))},

@@ -527,3 +527,55 @@ func TestCountByCapRendered(t *testing.T) {
 		t.Errorf("sum %d, want 2000 with an untracked count: %s", sum, got)
 	}
 }
+
+// TestQueryParallel runs the query tools over enough items for several
+// workers (and under -race in make test), concurrently, and checks the
+// answers against a plain count.
+func TestQueryParallel(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"items":[`)
+	want := map[string]int{}
+	failed := 0
+	for i := range 20000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		ph := []string{"Running", "Failed", "Pending", "Running", "Succeeded"}[i*7%5]
+		want[ph]++
+		if ph == "Failed" && i%3 == 0 {
+			failed++
+		}
+		b.WriteString(`{"n":` + itoa(i) + `,"status":{"phase":"` + ph + `","r":` + itoa(i%3) + `}}`)
+	}
+	b.WriteString(`]}`)
+	writeFile(t, filepath.Join(dir, "big.json"), b.String())
+	env := dirEnv(t, dir)
+	env.Cache = NewCache(1 << 30)
+	done := make(chan string, 8)
+	for w := range 8 {
+		go func() {
+			if w%2 == 0 {
+				got := run(t, env, "count_by", map[string]any{"file": "big.json", "path": "items", "group_by": "status.phase"})
+				for ph, n := range want {
+					if !strings.Contains(got, `{"status.phase":"`+ph+`","count":`+itoa(n)+`}`) {
+						done <- "count_by: " + got
+						return
+					}
+				}
+			} else {
+				got := run(t, env, "iterate_over", map[string]any{"file": "big.json", "path": "items", "fields": "n", "filter": "@.status.phase == 'Failed' && @.status.r == 0", "sort_by": "n", "order": "desc", "limit": 2})
+				if !strings.Contains(got, "matches [0..2) of "+comma(failed)+", scanned 20,000") {
+					done <- "iterate_over: " + got
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 8 {
+		if s := <-done; s != "" {
+			t.Error(s)
+		}
+	}
+}

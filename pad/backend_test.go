@@ -637,7 +637,7 @@ func TestBackendNotifiesChangesMadeElsewhere(t *testing.T) {
 		p := open(Options{})
 		h := newHarness(t, func(context.Context) (*Pad, error) { return p.Pad, nil }, Options{})
 		ctx, sess := h.session("s")
-		h.call(ctx, "resources/subscribe", map[string]any{"uri": ResourceURI})
+		h.subscribe(ctx, sess)
 		other := p.another(Options{})
 		for _, change := range []func() error{
 			func() error { _, err := other.Append("from another host", nil); return err },
@@ -651,13 +651,13 @@ func TestBackendNotifiesChangesMadeElsewhere(t *testing.T) {
 			}
 			select {
 			case n := <-sess.ch:
-				if n.Method != "notifications/resources/updated" {
+				if n != ResourceURI {
 					t.Fatalf("notification %+v", n)
 				}
 			case <-time.After(30 * time.Second):
 				t.Fatal("no notification for a change made through another handle")
 			}
 		}
-		h.call(ctx, "resources/unsubscribe", map[string]any{"uri": ResourceURI})
+		h.unsubscribe(sess)
 	})
 }

@@ -41,10 +41,13 @@
 // are stripped at every depth; depth is capped) and the result must pass
 // [Options.Schema], or nothing changes.
 //
-// [Register] exposes a pad over MCP: read_scratchpad, update_scratchpad
-// and append_scratchpad (no identity arguments: the server picks the pad
-// from the session), the resource scratchpad://pad with subscribe support,
-// and the prompt "scratchpad". [Command] backs `scratchpad-mcp pad`.
+// [Tools] offers a pad to models as read_scratchpad, update_scratchpad and
+// append_scratchpad (no identity arguments: the server picks the pad from
+// the session through a [PadFunc]), [Resource] as the resource
+// scratchpad://pad and [Prompt] as the prompt "scratchpad" — neutral
+// [tool] definitions that the server registers on its MCP library. A
+// [Watcher] tracks the resource's subscribers and tells them when their
+// pad changes. [Command] backs `scratchpad-mcp pad`.
 //
 // # Backends
 //
@@ -142,10 +145,9 @@
 //     interval (2s), detected by file mtime and size, or on Redis by the
 //     version counter (bumped by every write and append) and the
 //     document's hash and ledger length (which catch redis-cli edits).
-//   - [Register] needs the server built with
-//     server.WithResourceCapabilities(true, …) for resources/subscribe;
-//     sessions that opt in through the 2026-07-28 subscriptions/listen
-//     stream are not tracked.
+//   - Only subscriptions the server passes to [Watcher.Subscribe] are
+//     tracked; with the mcp-go server, sessions that opt in through the
+//     2026-07-28 subscriptions/listen stream are not.
 //   - [Open] removes temp files left by a crash, under the lock, so even
 //     `pad show` on an existing directory may tidy it. [Redis.Open] does
 //     no I/O: a Redis pad has no leftovers to tidy.

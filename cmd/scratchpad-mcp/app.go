@@ -132,7 +132,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
-		err = pad.RegisterWithOptions(a.mcp, func(ctx context.Context) (*pad.Pad, error) {
+		err = addMCPGoPad(a.mcp, func(ctx context.Context) (*pad.Pad, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {
 				return nil, err

@@ -7,11 +7,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -100,4 +102,53 @@ func mcpgoArtifactFilter(envFor artifacts.EnvFunc) server.ToolFilterFunc {
 		}
 		return out
 	}
+}
+
+// addMCPGoPad registers the pad's tools, resource and prompt on s, with
+// tool schemas fitted to opts, and tracks resources/subscribe through s's
+// hooks (installing a Hooks value if s has none): mcp-go acknowledges
+// the request but its sessions keep no subscription state. A
+// pad.Watcher then sends notifications/resources/updated to each session
+// subscribed to a pad that changed. Invalid options register nothing.
+func addMCPGoPad(s *server.MCPServer, padFor pad.PadFunc, opts pad.Options) error {
+	w := pad.NewWatcher()
+	defs, err := pad.Tools(padFor, opts, w)
+	if err != nil {
+		return err
+	}
+	s.AddTools(mcpgoTools(defs)...)
+	addMCPGoResource(s, pad.Resource(padFor))
+	addMCPGoPrompt(s, pad.Prompt(padFor))
+
+	h := s.GetHooks()
+	if h == nil {
+		h = &server.Hooks{}
+		server.WithHooks(h)(s)
+	}
+	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		session := server.ClientSessionFromContext(ctx)
+		if req.Params.URI != pad.ResourceURI || session == nil {
+			return
+		}
+		p, err := padFor(ctx)
+		if err != nil || p == nil {
+			return
+		}
+		id := session.SessionID()
+		w.Subscribe(id, p, func() {
+			err := s.SendNotificationToSpecificClient(id, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": pad.ResourceURI})
+			if errors.Is(err, server.ErrSessionNotFound) {
+				w.Unsubscribe(id)
+			}
+		})
+	})
+	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if session := server.ClientSessionFromContext(ctx); session != nil && req.Params.URI == pad.ResourceURI {
+			w.Unsubscribe(session.SessionID())
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, session server.ClientSession) {
+		w.Unsubscribe(session.SessionID())
+	})
+	return nil
 }

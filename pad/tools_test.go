@@ -9,76 +9,72 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
+// fakeSession is a client session: notifications for it land in ch.
 type fakeSession struct {
 	id string
-	ch chan mcp.JSONRPCNotification
+	ch chan string
 }
 
-func (s *fakeSession) SessionID() string                                   { return s.id }
-func (s *fakeSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.ch }
-func (s *fakeSession) Initialize()                                         {}
-func (s *fakeSession) Initialized() bool                                   { return true }
-
+// harness serves the pad tools the way a server adapter does: handlers
+// called with raw JSON arguments, subscriptions passed to a Watcher.
 type harness struct {
-	t   *testing.T
-	srv *server.MCPServer
-	id  int
+	t      *testing.T
+	padFor PadFunc
+	w      *Watcher
+	defs   map[string]tool.Def
 }
 
 func newHarness(t *testing.T, padFor func(context.Context) (*Pad, error), opts Options) *harness {
-	srv := server.NewMCPServer("test", "0", server.WithResourceCapabilities(true, false))
-	if err := RegisterWithOptions(srv, padFor, opts); err != nil {
+	w := NewWatcher()
+	defs, err := Tools(padFor, opts, w)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, srv: srv}
+	h := &harness{t: t, padFor: padFor, w: w, defs: map[string]tool.Def{}}
+	for _, d := range defs {
+		h.defs[d.Name] = d
+	}
+	return h
 }
 
 func (h *harness) session(id string) (context.Context, *fakeSession) {
-	s := &fakeSession{id: id, ch: make(chan mcp.JSONRPCNotification, 64)}
-	if err := h.srv.RegisterSession(context.Background(), s); err != nil {
+	return context.Background(), &fakeSession{id: id, ch: make(chan string, 64)}
+}
+
+// subscribe subscribes s to the pad of ctx, as a server does on
+// resources/subscribe.
+func (h *harness) subscribe(ctx context.Context, s *fakeSession) {
+	h.t.Helper()
+	p, err := h.padFor(ctx)
+	if err != nil {
 		h.t.Fatal(err)
 	}
-	return h.srv.WithContext(context.Background(), s), s
+	h.w.Subscribe(s.id, p, func() { s.ch <- ResourceURI })
 }
 
-// call sends one JSON-RPC request and returns the result object.
-func (h *harness) call(ctx context.Context, method string, params any) json.RawMessage {
-	h.t.Helper()
-	h.id++
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": h.id, "method": method, "params": params})
-	resp := h.srv.HandleMessage(ctx, msg)
-	data, _ := json.Marshal(resp)
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	json.Unmarshal(data, &env)
-	if env.Error != nil {
-		h.t.Fatalf("%s: protocol error %s", method, env.Error)
-	}
-	return env.Result
-}
+func (h *harness) unsubscribe(s *fakeSession) { h.w.Unsubscribe(s.id) }
 
-// tool calls a tool and returns its text and isError.
+// tool calls a tool with args sent as JSON and returns its text and
+// isError.
 func (h *harness) tool(ctx context.Context, name string, args any) (string, bool) {
 	h.t.Helper()
-	var res struct {
-		Content []struct{ Text string } `json:"content"`
-		IsError bool                    `json:"isError"`
+	d, ok := h.defs[name]
+	if !ok {
+		h.t.Fatalf("no tool %s", name)
 	}
-	json.Unmarshal(h.call(ctx, "tools/call", map[string]any{"name": name, "arguments": args}), &res)
-	if len(res.Content) != 1 {
-		h.t.Fatalf("%s: %d content items", name, len(res.Content))
+	raw, err := json.Marshal(args)
+	if err != nil {
+		h.t.Fatal(err)
 	}
-	return res.Content[0].Text, res.IsError
+	res := d.Handler(ctx, raw)
+	return res.Text, res.IsError
 }
 
-func drain(ch chan mcp.JSONRPCNotification) []mcp.JSONRPCNotification {
-	var out []mcp.JSONRPCNotification
+func drain(ch chan string) []string {
+	var out []string
 	for {
 		select {
 		case n := <-ch:
@@ -89,37 +85,30 @@ func drain(ch chan mcp.JSONRPCNotification) []mcp.JSONRPCNotification {
 	}
 }
 
-func TestMCPToolsResourcePrompt(t *testing.T) {
+func TestToolsResourcePrompt(t *testing.T) {
 	p := newPad(t, Options{})
 	h := newHarness(t, func(context.Context) (*Pad, error) { return p, nil }, Options{})
 	ctx, sess := h.session("s1")
 
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
-	json.Unmarshal(h.call(ctx, "tools/list", map[string]any{}), &list)
-	for _, tl := range list.Tools {
+	for _, d := range h.defs {
 		for _, banned := range []string{"owner", "agent", "run", `"pad"`, "thread"} {
-			if strings.Contains(string(tl.InputSchema), banned) {
-				t.Errorf("%s schema has identity argument %s: %s", tl.Name, banned, tl.InputSchema)
+			if strings.Contains(string(d.InputSchema), banned) {
+				t.Errorf("%s schema has identity argument %s: %s", d.Name, banned, d.InputSchema)
 			}
 		}
 	}
-	if len(list.Tools) != 3 {
-		t.Fatalf("tools: %+v", list.Tools)
+	if len(h.defs) != 3 {
+		t.Fatalf("tools: %+v", h.defs)
 	}
 
-	h.call(ctx, "resources/subscribe", map[string]any{"uri": ResourceURI})
+	h.subscribe(ctx, sess)
 
 	text, isErr := h.tool(ctx, ToolUpdate, map[string]any{"patches": []map[string]any{{"section": "Plan", "op": "append", "content": "first step"}}})
 	if isErr || !strings.Contains(text, "+1. [ ] first step") {
 		t.Fatalf("update: %v %s", isErr, text)
 	}
 	notes := drain(sess.ch)
-	if len(notes) != 1 || notes[0].Method != mcp.MethodNotificationResourceUpdated || notes[0].Params.AdditionalFields["uri"] != ResourceURI {
+	if len(notes) != 1 || notes[0] != ResourceURI {
 		t.Fatalf("notifications after update: %+v", notes)
 	}
 
@@ -150,32 +139,33 @@ func TestMCPToolsResourcePrompt(t *testing.T) {
 		t.Fatalf("read:\n%s", text)
 	}
 
-	var rr struct {
-		Contents []struct{ URI, MimeType, Text string } `json:"contents"`
+	res := Resource(h.padFor)
+	if res.URI != ResourceURI || res.MIMEType != "text/markdown" {
+		t.Fatalf("resource: %+v", res)
 	}
-	json.Unmarshal(h.call(ctx, "resources/read", map[string]any{"uri": ResourceURI}), &rr)
-	if len(rr.Contents) != 1 || rr.Contents[0].MimeType != "text/markdown" || !strings.Contains(rr.Contents[0].Text, "first step") {
-		t.Fatalf("resource: %+v", rr)
+	if text, err := res.Read(ctx); err != nil || !strings.Contains(text, "first step") {
+		t.Fatalf("resource read: %v\n%s", err, text)
 	}
-	var pr struct {
-		Messages []struct {
-			Role    string
-			Content struct{ Text string }
-		}
+	pr := Prompt(h.padFor)
+	if desc, text, err := pr.Get(ctx); pr.Name != PromptName || err != nil || desc == "" || !strings.Contains(text, "first step") {
+		t.Fatalf("prompt %s: %q %v\n%s", pr.Name, desc, err, text)
 	}
-	json.Unmarshal(h.call(ctx, "prompts/get", map[string]any{"name": PromptName}), &pr)
-	if len(pr.Messages) != 1 || !strings.Contains(pr.Messages[0].Content.Text, "first step") {
-		t.Fatalf("prompt: %+v", pr)
+	noPad := func(context.Context) (*Pad, error) { return nil, nil }
+	if _, err := Resource(noPad).Read(ctx); err == nil {
+		t.Fatal("resource without a pad")
+	}
+	if text, isErr := newHarness(t, noPad, Options{}).tool(ctx, ToolRead, nil); !isErr || !strings.Contains(text, `"error":"no_pad"`) {
+		t.Fatalf("tool without a pad: %v %s", isErr, text)
 	}
 
-	h.call(ctx, "resources/unsubscribe", map[string]any{"uri": ResourceURI})
+	h.unsubscribe(sess)
 	h.tool(ctx, ToolUpdate, map[string]any{"patches": []map[string]any{{"section": "Next", "op": "replace", "content": "x"}}})
 	if n := drain(sess.ch); len(n) != 0 {
 		t.Fatalf("notified after unsubscribe: %+v", n)
 	}
 }
 
-func TestMCPNotifiesOnlySessionsOfTheChangedPad(t *testing.T) {
+func TestToolsNotifiesOnlySessionsOfTheChangedPad(t *testing.T) {
 	root := t.TempDir()
 	pads := map[string]*Pad{}
 	for _, run := range []string{"runA", "runB"} {
@@ -199,9 +189,9 @@ func TestMCPNotifiesOnlySessionsOfTheChangedPad(t *testing.T) {
 	ctxA2 = context.WithValue(ctxA2, runKey{}, "runA")
 	ctxB, b := h.session("b")
 	ctxB = context.WithValue(ctxB, runKey{}, "runB")
-	for _, ctx := range []context.Context{ctxA1, ctxA2, ctxB} {
-		h.call(ctx, "resources/subscribe", map[string]any{"uri": ResourceURI})
-	}
+	h.subscribe(ctxA1, a1)
+	h.subscribe(ctxA2, a2)
+	h.subscribe(ctxB, b)
 	h.tool(ctxA1, ToolAppend, map[string]any{"note": "shared by run A"})
 	if len(drain(a1.ch)) != 1 || len(drain(a2.ch)) != 1 || len(drain(b.ch)) != 0 {
 		t.Fatal("notification fan-out does not follow the pad")
@@ -216,7 +206,7 @@ func TestMCPNotifiesOnlySessionsOfTheChangedPad(t *testing.T) {
 	}
 }
 
-func TestMCPStructuredUpdate(t *testing.T) {
+func TestToolsStructuredUpdate(t *testing.T) {
 	opts := Options{Format: FormatJSON, Schema: fixture(t, "schema.json")}
 	p := newPad(t, opts)
 	h := newHarness(t, func(context.Context) (*Pad, error) { return p, nil }, opts)
@@ -235,7 +225,7 @@ func TestMCPStructuredUpdate(t *testing.T) {
 	}
 }
 
-func TestMCPNotifiesChangesMadeElsewhere(t *testing.T) {
+func TestToolsNotifiesChangesMadeElsewhere(t *testing.T) {
 	old := pollInterval
 	pollInterval = 5 * time.Millisecond
 	t.Cleanup(func() { pollInterval = old })
@@ -243,7 +233,7 @@ func TestMCPNotifiesChangesMadeElsewhere(t *testing.T) {
 	p := newPad(t, Options{})
 	h := newHarness(t, func(context.Context) (*Pad, error) { return p, nil }, Options{})
 	ctx, sess := h.session("s")
-	h.call(ctx, "resources/subscribe", map[string]any{"uri": ResourceURI})
+	h.subscribe(ctx, sess)
 
 	// Another process appends to the shared ledger: simulate with a second
 	// *Pad on the same directory, which this server's tools never see.
@@ -256,7 +246,7 @@ func TestMCPNotifiesChangesMadeElsewhere(t *testing.T) {
 	}
 	select {
 	case n := <-sess.ch:
-		if n.Method != mcp.MethodNotificationResourceUpdated {
+		if n != ResourceURI {
 			t.Fatalf("notification %+v", n)
 		}
 	case <-time.After(30 * time.Second):
@@ -272,7 +262,7 @@ func TestMCPNotifiesChangesMadeElsewhere(t *testing.T) {
 	}
 
 	// Unsubscribing stops the watcher's notifications.
-	h.call(ctx, "resources/unsubscribe", map[string]any{"uri": ResourceURI})
+	h.unsubscribe(sess)
 	other.Append("after unsubscribe", nil)
 	time.Sleep(50 * time.Millisecond)
 	if extra := drain(sess.ch); len(extra) != 0 {

@@ -1,0 +1,295 @@
+package pad
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// Names under which the pad is offered to models.
+const (
+	ToolRead     = "read_scratchpad"
+	ToolUpdate   = "update_scratchpad"
+	ToolAppend   = "append_scratchpad"
+	ResourceURI  = "scratchpad://pad"
+	PromptName   = "scratchpad"
+	resourceMIME = "text/markdown"
+)
+
+// PadFunc picks the pad of the calling session (its agent or run); the
+// model never names one.
+type PadFunc func(ctx context.Context) (*Pad, error)
+
+// Tools returns read_scratchpad, update_scratchpad and append_scratchpad,
+// with schemas fitted to opts: the section names as an enum, or the
+// {state} form of update_scratchpad for a structured pad. The pads padFor
+// returns should use the same options. After every change made through
+// them the tools call w.Changed, so subscribers hear of it; w may be nil.
+// Invalid options are an error wrapping [ErrOptions].
+func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
+	o, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	h := &handlers{padFor: padFor, w: w}
+	return []tool.Def{
+		{Name: ToolRead,
+			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only show ledger entries carrying one of these tags. Sections are always shown."}},"additionalProperties":false}`),
+			Annotations: tool.Annotations{ReadOnly: tool.Bool(true), OpenWorld: tool.Bool(false)},
+			Handler:     h.read},
+		{Name: ToolUpdate,
+			Description: updateDescription(o),
+			InputSchema: updateSchema(o),
+			Annotations: tool.Annotations{
+				ReadOnly:    tool.Bool(false),
+				Destructive: tool.Bool(true), // replace and clear drop text
+				OpenWorld:   tool.Bool(false),
+			},
+			Handler: h.update},
+		{Name: ToolAppend,
+			Description: "Append one finding to the scratchpad's ledger. Safe when several agents write at once; use it for facts as you learn them, and keep the sections for the summary.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"],"additionalProperties":false}`),
+			Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(false), OpenWorld: tool.Bool(false)},
+			Handler:     h.append},
+	}, nil
+}
+
+func updateDescription(o Options) string {
+	if o.Format == FormatJSON {
+		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff."
+	}
+	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned."
+}
+
+func updateSchema(o Options) json.RawMessage {
+	if o.Format == FormatJSON {
+		return tool.MustJSON(map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"state": map[string]any{"type": "object", "description": "The keys to change."},
+			},
+			"required":             []string{"state"},
+			"additionalProperties": false,
+		})
+	}
+	names := make([]string, len(o.Sections))
+	for i, s := range o.Sections {
+		names[i] = s.Name
+	}
+	return tool.MustJSON(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"patches": map[string]any{
+				"type": "array",
+				"items": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"section": map[string]any{"type": "string", "enum": names},
+						"op":      map[string]any{"type": "string", "enum": Ops},
+						"content": map[string]any{"type": "string"},
+					},
+					"required":             []string{"section", "op"},
+					"additionalProperties": false,
+				},
+			},
+		},
+		"required":             []string{"patches"},
+		"additionalProperties": false,
+	})
+}
+
+// errorResult is a tool error the model can act on: a successful result
+// holding one JSON object.
+func errorResult(code, message string, extra map[string]any) tool.Result {
+	obj := map[string]any{"error": code, "message": message}
+	for k, v := range extra {
+		obj[k] = v
+	}
+	data, _ := json.Marshal(obj)
+	return tool.Text(string(data))
+}
+
+// failure maps a pad error to a tool result. Errors the model cannot act on
+// (I/O) are marked isError.
+func failure(p *Pad, err error) tool.Result {
+	extra := map[string]any{}
+	var pe *PatchError
+	if errors.As(err, &pe) {
+		extra["patch"] = pe.Index + 1
+		extra["state_unchanged"] = true
+	}
+	code := ""
+	switch {
+	case errors.Is(err, ErrUnknownSection):
+		code = "unknown_section"
+		if p != nil {
+			names := []string{}
+			for _, s := range p.opts.Sections {
+				names = append(names, s.Name)
+			}
+			extra["sections"] = names
+		}
+	case errors.Is(err, ErrUnknownOp):
+		code = "unknown_op"
+		extra["ops"] = Ops
+	case errors.Is(err, ErrBadPatch):
+		code = "bad_patch"
+	case errors.Is(err, ErrEmptyNote):
+		code = "empty_note"
+	case errors.Is(err, ErrNoteTooLong):
+		code = "note_too_long"
+	case errors.Is(err, ErrSchema):
+		code = "schema_violation"
+		extra["state_unchanged"] = true
+	case errors.Is(err, ErrBadState):
+		code = "bad_state"
+		extra["state_unchanged"] = true
+	case errors.Is(err, ErrWrongFormat):
+		code = "wrong_format"
+	case errors.Is(err, errBadArguments):
+		code = "bad_arguments"
+	case errors.Is(err, ErrLocked), errors.Is(err, ErrLockLost):
+		// Another writer held the pad too long, or this one outlived its
+		// lease: nothing was written and the same call may be retried.
+		code = "pad_busy"
+		extra["state_unchanged"] = true
+	default:
+		res := errorResult("internal", err.Error(), nil)
+		res.IsError = true
+		return res
+	}
+	msg := err.Error()
+	if pe != nil {
+		msg = pe.Err.Error()
+	}
+	return errorResult(code, msg, extra)
+}
+
+var errBadArguments = errors.New("bad arguments")
+
+// handlers are the pad tools' handlers.
+type handlers struct {
+	padFor PadFunc
+	w      *Watcher
+}
+
+// bind decodes a call's arguments into v; no arguments leave v zero.
+func bind(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func (h *handlers) pad(ctx context.Context) (*Pad, *tool.Result) {
+	p, err := h.padFor(ctx)
+	if err != nil || p == nil {
+		if err == nil {
+			err = errors.New("no scratchpad for this session")
+		}
+		res := errorResult("no_pad", err.Error(), nil)
+		res.IsError = true
+		return nil, &res
+	}
+	return p, nil
+}
+
+func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
+	var args struct {
+		Tags []string `json:"tags"`
+	}
+	if err := bind(raw, &args); err != nil {
+		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
+	}
+	p, fail := h.pad(ctx)
+	if fail != nil {
+		return *fail
+	}
+	text, err := p.Read(args.Tags)
+	if err != nil {
+		return failure(p, err)
+	}
+	return tool.Text(text)
+}
+
+func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result {
+	var args struct {
+		Patches *[]Patch        `json:"patches"`
+		State   json.RawMessage `json:"state"`
+	}
+	if err := bind(raw, &args); err != nil {
+		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
+	}
+	p, fail := h.pad(ctx)
+	if fail != nil {
+		return *fail
+	}
+	var res *Result
+	var err error
+	switch {
+	case p.opts.Format == FormatJSON && len(args.State) > 0:
+		res, err = p.Merge(args.State)
+	case p.opts.Format == FormatJSON:
+		err = fmt.Errorf("%w: this pad is structured; send {\"state\": {...}} with the keys to change", ErrWrongFormat)
+	case args.Patches != nil:
+		res, err = p.Update(*args.Patches)
+	case len(args.State) > 0:
+		err = fmt.Errorf("%w: this pad has sections; send {\"patches\": [{section, op, content}]}", ErrWrongFormat)
+	default:
+		err = fmt.Errorf("%w: patches is required (an empty list is a valid no-op)", errBadArguments)
+	}
+	if err != nil {
+		return failure(p, err)
+	}
+	if res.Changed {
+		h.w.Changed(p)
+	}
+	return tool.Text(formatResult(res))
+}
+
+// formatResult is the text update_scratchpad returns: a status line, the
+// diff, then warnings, which the model must see.
+func formatResult(res *Result) string {
+	var b strings.Builder
+	if res.Changed {
+		b.WriteString("updated\n\n```diff\n")
+		b.WriteString(res.Diff)
+		b.WriteString("```\n")
+	} else {
+		b.WriteString("no change\n")
+	}
+	if len(res.Warnings) > 0 {
+		b.WriteString("\nwarnings:\n")
+		for _, w := range res.Warnings {
+			b.WriteString("- ")
+			b.WriteString(w)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func (h *handlers) append(ctx context.Context, raw json.RawMessage) tool.Result {
+	var args struct {
+		Note string   `json:"note"`
+		Tags []string `json:"tags"`
+	}
+	if err := bind(raw, &args); err != nil {
+		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
+	}
+	p, fail := h.pad(ctx)
+	if fail != nil {
+		return *fail
+	}
+	e, err := p.AppendBy(AuthorFrom(ctx), args.Note, args.Tags)
+	if err != nil {
+		return failure(p, err)
+	}
+	h.w.Changed(p)
+	return tool.Text("appended to the ledger at " + entryTime(e.Time))
+}

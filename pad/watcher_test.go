@@ -1,0 +1,41 @@
+package pad
+
+import (
+	"testing"
+	"time"
+)
+
+// A notify function may unsubscribe (a session that is gone), and the
+// poll stops once nobody is subscribed.
+func TestWatcherUnsubscribeFromNotify(t *testing.T) {
+	old := pollInterval
+	pollInterval = 5 * time.Millisecond
+	t.Cleanup(func() { pollInterval = old })
+
+	p := newPad(t, Options{})
+	w := NewWatcher()
+	calls := make(chan struct{}, 8)
+	w.Subscribe("gone", p, func() {
+		calls <- struct{}{}
+		w.Unsubscribe("gone")
+	})
+	if _, err := p.Append("one", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Changed(p)
+	<-calls
+	p.Append("two", nil)
+	w.Changed(p)
+	time.Sleep(50 * time.Millisecond)
+	if len(calls) != 0 {
+		t.Fatalf("%d notifications after unsubscribing", len(calls))
+	}
+	w.mu.Lock()
+	polling := w.polling
+	w.mu.Unlock()
+	if polling {
+		t.Error("the poll still runs with no subscriber")
+	}
+	var none *Watcher
+	none.Changed(p) // a nil Watcher is a valid "no subscribers"
+}

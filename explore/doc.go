@@ -120,8 +120,8 @@
 // evaluates over parsed Go values: on the 100 MB pod listing its parse
 // alone took 1.2 s and the process peaked at 902 MB (jq: 680 MB), against
 // the ≤ 1/3 of jq's memory this package is held to. Measured on 2 cores
-// (make bench): filter + count over 183,203 pods 0.45 s in a fresh process
-// (jq 5.2 s, 10×; peak 163 MB, jq 666 MB), and 80-150 ms on the indexed
+// (make bench): filter + count over 183,203 pods 0.37 s in a fresh process
+// (jq 5.2 s, 14×; peak 163 MB, jq 666 MB), and 90-130 ms on the indexed
 // file.
 //
 // # Caveats

@@ -31,6 +31,9 @@ func (c *call) queryArgs(withSort bool) itemQuery {
 		default:
 			c.args.errs = append(c.args.errs, fmt.Sprintf("order must be asc or desc, got %q", q.orderText))
 		}
+		if q.orderText != "" && strings.TrimSpace(q.sortText) == "" {
+			c.args.errs = append(c.args.errs, "order needs sort_by (the field to order by)")
+		}
 	}
 	return q
 }

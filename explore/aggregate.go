@@ -258,7 +258,7 @@ func appendNorm(buf, raw []byte) []byte {
 	case 't', 'f', 'n':
 		return append(buf, raw...)
 	}
-	if bytes.IndexAny(raw, ".eE") < 0 && !bytes.HasPrefix(raw, []byte("-0")) {
+	if !bytes.ContainsAny(raw, ".eE") && !bytes.HasPrefix(raw, []byte("-0")) {
 		return append(buf, raw...)
 	}
 	return appendNum(buf, parseNum(raw))

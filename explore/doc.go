@@ -98,7 +98,9 @@
 // A filter that does not parse is bad_filter, naming the column and giving
 // a corrected filter (= for ==, and/or, a missing @.) or one built from the
 // first item; a field that no item has (a typo) is key_path_not_found with
-// the keys the items do have.
+// the keys the items do have (for a filter only when it matched nothing
+// and the field is compared, not merely tested for). sort_by on a field
+// that selects several nodes orders by the first.
 //
 // # Speed
 //

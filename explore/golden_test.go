@@ -126,6 +126,7 @@ var goldenCases = []struct {
 	{"count_by_tsv", "count_by", map[string]any{"file": "table.tsv", "path": "$", "distinct": "qty"}, 0, nil},
 	{"get_in_filter_in_path", "get_in", map[string]any{"file": "pods.json", "path": "$.items[?(@.metadata.labels.tier == 1)]"}, 0, nil},
 	{"iterate_over_wildcard_field", "iterate_over", map[string]any{"file": "pods.json", "path": "items", "fields": `metadata.name,spec.containers[*].image,metadata.labels["app.kubernetes.io/name"]`, "filter": "?(count(@.spec.containers[*]) > 1)", "limit": 2}, 0, nil},
+	{"iterate_over_exists_none", "iterate_over", map[string]any{"file": "pods.json", "path": "items", "fields": "metadata.name", "filter": "?(@.metadata.deletionTimestamp)"}, 0, nil},
 	{"read", "read", map[string]any{"file": "table.tsv"}, 0, nil},
 	{"read_too_large", "read", map[string]any{"file": "nested.json"}, 100, nil},
 	{"file_not_found", "head", map[string]any{"file": "nope.json"}, 0, nil},

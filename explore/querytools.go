@@ -273,8 +273,9 @@ func (c *call) badFilter(d *doc, n node, text string, err error, retry retryFunc
 		kv{"filter", text}, kv{"column", col}, kv{"example", example}, kv{"suggestions", sugg})
 }
 
-// relQueries lists the relative singular paths a filter reads (the
-// singular prefix of each @ query), for the missing-field check.
+// relQueries lists the relative queries a filter compares or passes to a
+// function, for the missing-field check. Existence tests (?(@.reason)) are
+// left out: that no item has the field is their answer, not a typo.
 func relQueries(n *fnode, out []*fquery) []*fquery {
 	var op func(o *operand)
 	op = func(o *operand) {
@@ -296,6 +297,10 @@ func relQueries(n *fnode, out []*fquery) []*fquery {
 	case opOr, opAnd, opNot:
 		for _, k := range n.kids {
 			out = relQueries(k, out)
+		}
+	case opTest:
+		if n.l.kind != oQuery {
+			op(n.l)
 		}
 	default:
 		op(n.l)

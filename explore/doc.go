@@ -106,9 +106,9 @@
 //
 // A file is read once into memory with a line-offset index and kept in a
 // [Cache] (an LRU with a byte budget shared by all agents, keyed so that a
-// rewritten file is never served stale). JSON is validated with gjson and
-// then walked as raw bytes by an iterative scanner; the member list of any
-// container of 64 KiB or more is kept after first use, so item 400,000 of a
+// rewritten file is never served stale). JSON is validated and indexed in
+// one iterative pass and then walked as raw bytes; the member list of any
+// container of 64 KiB or more is kept, so item 400,000 of a
 // 100 MB listing is a slice index away on the next call. grep searches the
 // whole buffer with bytes.Index for the literal every match must contain and
 // runs the regexp only on candidate lines.

@@ -155,6 +155,8 @@
 //     in an object resolves to its first occurrence (jq takes the last).
 //   - $ in a filter on an NDJSON file selects nothing (the file has no root
 //     value); a filter cannot read outside the item other than through $.
+//     NDJSON records that are not valid JSON are not scanned by filters,
+//     sort_by or count_by ("scanned" counts the valid ones).
 //   - A file is held whole in memory while in use; the cache bounds how many
 //     are kept between calls, not the size of one.
 package explore

@@ -433,7 +433,11 @@ func (c *call) selectQuery(d *doc, n node, canon string, q *itemQuery, retry ret
 			return nil, 0, c.cancelled(err)
 		}
 	}
-	return idx, it.len(), nil
+	scanned := it.len()
+	if it.recs {
+		scanned -= len(d.badRecs)
+	}
+	return idx, scanned, nil
 }
 
 // matchesText renders "matches [0..20) of 38,731, scanned 193,470".

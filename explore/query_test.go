@@ -572,3 +572,17 @@ func TestQueryParallel(t *testing.T) {
 		}
 	}
 }
+
+func TestQueryBrokenNDJSONRecord(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "e.ndjson"), "{\"l\":\"a\"}\n{\"l\": oops}\n{\"l\":\"b\"}\n")
+	env := dirEnv(t, dir)
+	got := run(t, env, "iterate_over", map[string]any{"file": "e.ndjson", "path": "$", "fields": "l", "filter": "@.l != 'x'"})
+	if !strings.Contains(got, `{"_index":2,"l":"b"}`) || !strings.Contains(got, "matches [0..2) of 2, scanned 2") {
+		t.Errorf("iterate_over over a broken record: %s", got)
+	}
+	got = run(t, env, "count_by", map[string]any{"file": "e.ndjson", "path": "$", "group_by": "l"})
+	if !strings.Contains(got, "(2 groups; 2 items)") {
+		t.Errorf("count_by over a broken record: %s", got)
+	}
+}

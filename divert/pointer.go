@@ -88,6 +88,9 @@ func describe(st Stored, data []byte) (string, []string) {
 			if len(fields) > 0 {
 				calls = append(calls, call("iterate_over", "path", path, "fields", strings.Join(fields, ","), "limit", limit))
 			}
+			if g := groupField(arr); g != "" {
+				calls = append(calls, call("count_by", "path", path, "group_by", g))
+			}
 			calls = append(calls, call("item_schema", "path", path, "limit", 100))
 			calls = append(calls, call("get_in", "path", path+"[0]"))
 		} else {
@@ -119,6 +122,9 @@ func describe(st Stored, data []byte) (string, []string) {
 		if f := itemFields(rec); len(f) > 0 {
 			calls = append(calls, call("iterate_over", "path", "$", "fields", strings.Join(f, ","), "limit", 20))
 		}
+		if g := groupField(firstRecords(data, groupProbe)); g != "" {
+			calls = append(calls, call("count_by", "path", "$", "group_by", g))
+		}
 		calls = append(calls, call("item_schema", "path", "$", "limit", 100), call("head", "lines", 20))
 		return shape, limitCalls(calls)
 	case FormatMarkdown:
@@ -136,6 +142,111 @@ func describe(st Stored, data []byte) (string, []string) {
 	default:
 		return "", []string{call("head", "lines", 40), call("schema"), call("grep", "pattern", "(?i)error|fail|warn")}
 	}
+}
+
+// groupProbe is how many items groupField looks at.
+const groupProbe = 200
+
+// tellingNames are the field names whose values are categories worth
+// counting, most telling first.
+var tellingNames = []string{"phase", "status", "state", "level", "severity", "conclusion", "outcome", "result", "reason",
+	"kind", "type", "category", "language", "namespace", "region", "zone", "env", "environment", "priority"}
+
+// groupField picks the listing's most telling low-cardinality field for a
+// ready-to-run count_by: among the scalar fields (two levels deep) of the
+// first items, one with 2 to 12 distinct values that most items have,
+// preferring status-, level- and kind-like names, then fewer values. ""
+// when nothing fits (too few items, only unique values).
+func groupField(arr gjson.Result) string {
+	distinct := map[string]map[string]bool{}
+	seen := map[string]int{}
+	var order []string
+	n := 0
+	var walk func(prefix string, obj gjson.Result, depth int)
+	walk = func(prefix string, obj gjson.Result, depth int) {
+		obj.ForEach(func(k, v gjson.Result) bool {
+			key := k.String()
+			if pathKey(key) != key || key == "" {
+				return true // needs quoting: not worth suggesting
+			}
+			p := prefix + key
+			switch {
+			case v.IsObject():
+				if depth < 1 {
+					walk(p+".", v, depth+1)
+				}
+			case v.IsArray():
+			case v.Type == gjson.String || v.Type == gjson.True || v.Type == gjson.False || v.Type == gjson.Number && telling(key) >= 0:
+				if distinct[p] == nil {
+					distinct[p] = map[string]bool{}
+					order = append(order, p)
+				}
+				if len(distinct[p]) <= 12 {
+					distinct[p][v.Raw] = true
+				}
+				seen[p]++
+			}
+			return true
+		})
+	}
+	arr.ForEach(func(_, item gjson.Result) bool {
+		if item.IsObject() {
+			walk("", item, 0)
+			n++
+		}
+		return n < groupProbe
+	})
+	if n < 4 {
+		return ""
+	}
+	best, bestScore := "", -1
+	for _, p := range order {
+		d := len(distinct[p])
+		if d < 2 || d > 12 || seen[p]*2 < n || d*2 > n {
+			continue
+		}
+		score := 100 - d
+		if t := telling(p[strings.LastIndexByte(p, '.')+1:]); t >= 0 {
+			score += 1000 * (len(tellingNames) - t)
+		}
+		if score > bestScore {
+			best, bestScore = p, score
+		}
+	}
+	return best
+}
+
+// telling ranks a field name in tellingNames (-1: not there).
+func telling(name string) int {
+	name = strings.ToLower(name)
+	for i, t := range tellingNames {
+		if name == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstRecords returns the first n NDJSON records as one JSON array.
+func firstRecords(data []byte, n int) gjson.Result {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	k := 0
+	for _, l := range bytes.SplitN(data, []byte{'\n'}, n+1) {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || !gjson.ValidBytes(l) {
+			continue
+		}
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(l)
+		if k++; k == n {
+			break
+		}
+	}
+	b.WriteByte(']')
+	return gjson.ParseBytes(b.Bytes())
 }
 
 func firstWord(heads []string) string {

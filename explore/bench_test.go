@@ -34,6 +34,7 @@ func benchEnv(b *testing.B) (*Env, int) {
 	for name, gen := range map[string]func(w *os.File, size int64) error{
 		"listing.json": func(w *os.File, size int64) error { _, err := benchdata.Listing(w, size); return err },
 		"app.log":      func(w *os.File, size int64) error { _, err := benchdata.Log(w, size); return err },
+		"pods.json":    func(w *os.File, size int64) error { _, err := benchdata.Pods(w, size); return err },
 	} {
 		p := filepath.Join(dir, name)
 		if st, err := os.Stat(p); err == nil && st.Size() >= mb<<20 {
@@ -99,6 +100,51 @@ func BenchmarkFirstTouchLog(b *testing.B) {
 			b.Fatal(text(res))
 		}
 	}
+}
+
+// The query benchmarks run on the 100 MB pod listing (~183k pods): the
+// two questions of scripts/bench-explore.sh, cold (a fresh cache: read +
+// validate + index + query, what the first call on a new server pays) and
+// warm (the file is cached and indexed).
+var (
+	countFailed = map[string]any{"file": "pods.json", "path": "items", "group_by": "status.phase", "filter": "?(@.status.phase == 'Failed')"}
+	countPhases = map[string]any{"file": "pods.json", "path": "items", "group_by": "status.phase"}
+)
+
+func benchCold(b *testing.B, tool string, args map[string]any) {
+	env, _ := benchEnv(b)
+	for b.Loop() {
+		env.Cache = NewCache(1 << 30)
+		if t := text(Call(context.Background(), env, tool, args)); strings.HasPrefix(t, `{"error"`) {
+			b.Fatal(t)
+		}
+	}
+}
+
+func BenchmarkCountFailedCold(b *testing.B) { benchCold(b, ToolCountBy, countFailed) }
+func BenchmarkCountPhasesCold(b *testing.B) { benchCold(b, ToolCountBy, countPhases) }
+
+func BenchmarkCountFailedWarm(b *testing.B) {
+	env, _ := benchEnv(b)
+	benchCall(b, env, ToolCountBy, countFailed)
+}
+
+func BenchmarkCountPhasesWarm(b *testing.B) {
+	env, _ := benchEnv(b)
+	benchCall(b, env, ToolCountBy, countPhases)
+}
+
+// BenchmarkFilterSortWarm: failed pods with restarts, most restarts first,
+// 20 rows.
+func BenchmarkFilterSortWarm(b *testing.B) {
+	env, _ := benchEnv(b)
+	benchCall(b, env, ToolIterateOver, map[string]any{"file": "pods.json", "path": "items", "fields": "metadata.name,status.restartCount",
+		"filter": "?(@.status.phase == 'Failed' && @.status.restartCount > 3)", "sort_by": "status.restartCount", "order": "desc", "limit": 20})
+}
+
+func BenchmarkDistinctImagesWarm(b *testing.B) {
+	env, _ := benchEnv(b)
+	benchCall(b, env, ToolCountBy, map[string]any{"file": "pods.json", "path": "items", "distinct": "spec.containers[*].image"})
 }
 
 func BenchmarkGetInWarm(b *testing.B) {

@@ -1,8 +1,10 @@
-// Package explore implements the eight read-only exploration tools an agent
+// Package explore implements the nine read-only exploration tools an agent
 // uses on stored outputs: head, slice, grep, schema, item_schema, get_in,
-// iterate_over and read. They pull exactly the slice the model needs out of
-// a file that was too large to put in its context, never more than the
-// per-call cap and never past the agent's context budget.
+// iterate_over, count_by and read. They pull exactly the slice the model
+// needs out of a file that was too large to put in its context, or answer
+// its question about the file in one call (which pods fail, how many per
+// namespace), never more than the per-call cap and never past the agent's
+// context budget.
 //
 // # Basics
 //
@@ -27,7 +29,7 @@
 // instead one JSON object {"error": "<tool>_too_large", "estimated_tokens",
 // "per_call_limit" or "remaining_budget_tokens", "suggestions"} whose
 // suggestions are complete calls, ready to run. Other problems the model can
-// fix (key_path_not_found, invalid_path, not_json, invalid_json,
+// fix (key_path_not_found, bad_filter, invalid_path, not_json, invalid_json,
 // not_an_array, invalid_range, invalid_arguments, file_not_found,
 // file_outside_root, pattern_too_long, io_error, cancelled) have the same
 // shape. They are successful tool results, not protocol errors, and are not
@@ -35,19 +37,94 @@
 //
 // Paths are written $.items[3].metadata.name or items.3.metadata.name; keys
 // that are not identifiers are quoted, $["a.b"]. An NDJSON file is an array
-// of its records. Files are classified by extension (.json, .ndjson/.jsonl,
-// .md, .csv, .tsv) and, for others such as .txt and .log, by content.
+// of its records; a CSV or TSV file, for the JSON path tools, an array of
+// row objects keyed by the header (cells that are JSON numbers are numbers,
+// true/false booleans, empty cells null). Files are classified by extension
+// (.json, .ndjson/.jsonl, .md, .csv, .tsv) and, for others such as .txt and
+// .log, by content. grep without a file searches every file under the read
+// root (dot files and binary files excepted) and names each relative to
+// [Env.Dir], as the file argument takes it.
+//
+// # Queries
+//
+// iterate_over, get_in and count_by take a filter over the items of the
+// array at path; iterate_over also sort_by and order. The window (offset,
+// limit) is over the matches, and the footer says how many matched out of
+// how many were scanned:
+//
+//	--- iterate_over: $.items (matches [0..20) of 36,646, scanned 183,203, sorted by status.restartCount desc, fields: [metadata.name]) | …
+//
+// count_by counts the matching items by the values of group_by fields
+// (several give one group per combination; a [*] field counts an item once
+// per element), biggest groups first, top of them shown and the rest summed
+// in an "other" row. distinct counts a field's distinct values (per group
+// when group_by is given). Numbers get min, max, sum, mean and the
+// nearest-rank p50 and p95.
+//
+// # Filter grammar
+//
+// Filters are RFC 9535 JSONPath filter expressions, written ?(expr), ?expr,
+// [?expr], $[?expr] or just expr; a path ending in [?expr] is split into
+// path and filter.
+//
+//	expr       = or
+//	or         = and *("||" and)
+//	and        = basic *("&&" basic)
+//	basic      = "!" basic / "(" or ")" / comparable op comparable
+//	           / comparable "=~" (/re/flags / 're' / comparable)
+//	           / comparable "in" "[" literal *("," literal) "]"
+//	           / query / match(...) / search(...)      ; a test
+//	op         = "==" / "!=" / "<" / "<=" / ">" / ">="
+//	comparable = literal / query / length(v) / count(query) / value(query)
+//	literal    = 'string' / "string" / number / true / false / null
+//	query      = ("@" / "$") *segment    ; @ is the item, $ the file's root
+//	segment    = .name / .* / ..name / ..* / ['name'] / [index] / [*] / [?expr]
+//
+// Comparisons follow RFC 9535: values of different types are neither equal
+// nor ordered (so 1 == '1' is false), a missing field equals only another
+// missing field and is neither less nor greater than anything, strings
+// order by code point, and a test is true when the query selects a node,
+// even null.
+// Extensions, as in other JSONPath implementations: =~ matches a regular
+// expression anywhere in a string (/re/i for case-insensitive), "in" tests
+// membership in a list of literals, and a comparison whose query selects
+// several nodes (@.containers[*].image == 'nginx') is true when one of them
+// compares true. match() must match the whole string, search() anywhere.
+// Member names after a dot may hold letters, digits, _ and -; quote others.
+// group_by, distinct and sort_by take the same relative queries without the
+// leading @ (status.phase, spec.containers[*].image), or the path syntax
+// above.
+//
+// A filter that does not parse is bad_filter, naming the column and giving
+// a corrected filter (= for ==, and/or, a missing @.) or one built from the
+// first item; a field that no item has (a typo) is key_path_not_found with
+// the keys the items do have (for a filter only when it matched nothing
+// and the field is compared, not merely tested for). sort_by on a field
+// that selects several nodes orders by the first.
 //
 // # Speed
 //
 // A file is read once into memory with a line-offset index and kept in a
 // [Cache] (an LRU with a byte budget shared by all agents, keyed so that a
-// rewritten file is never served stale). JSON is validated with gjson and
-// then walked as raw bytes by an iterative scanner; the member list of any
-// container of 64 KiB or more is kept after first use, so item 400,000 of a
+// rewritten file is never served stale). JSON is validated and indexed in
+// one iterative pass and then walked as raw bytes; the member list of any
+// container of 64 KiB or more is kept, so item 400,000 of a
 // 100 MB listing is a slice index away on the next call. grep searches the
 // whole buffer with bytes.Index for the literal every match must contain and
 // runs the regexp only on candidate lines.
+//
+// Filters are evaluated by this package over the same raw bytes, not by a
+// JSONPath library: a singular path is a walk over the item's members
+// (values skipped 8 bytes at a time to the next quote or bracket), strings
+// without escapes are compared as the bytes between their quotes and
+// integers parsed in place, so the hot path allocates nothing; items are
+// split among the cores. github.com/ohler55/ojg, which implements RFC 9535,
+// evaluates over parsed Go values: on the 100 MB pod listing its parse
+// alone took 1.2 s and the process peaked at 902 MB (jq: 680 MB), against
+// the ≤ 1/3 of jq's memory this package is held to. Measured on 2 cores
+// (make bench): filter + count over 183,203 pods 0.37 s in a fresh process
+// (jq 5.2 s, 14×; peak 163 MB, jq 666 MB), and 90-130 ms on the indexed
+// file.
 //
 // # Caveats
 //
@@ -64,6 +141,22 @@
 //     input depth except gjson's validator, whose Go stack grows as needed.
 //   - grep uses RE2 syntax (Go regexp), matches line by line, and counts
 //     every matching line even when it shows only max_matches of them.
+//     Without a file it stops after 10,000 files or 4 GiB and lists at most
+//     50 files; files not in the cache are read for the search only.
+//   - Regular expressions in filters (=~, match, search) are RE2, not RFC
+//     9485 I-Regexp: close for the usual patterns, but . matches any
+//     character but newline and RE2 has no backreferences.
+//   - count_by tracks at most 100,000 groups (and distinct values); items in
+//     further groups are counted in the other row, and the footer says so.
+//     An item contributes at most 256 combinations of group_by values.
+//   - Sorting follows jq's order (null and missing < false < true < numbers
+//     < strings < arrays < objects; arrays and objects by their text) and
+//     keeps item order among equal keys in both directions. A duplicate key
+//     in an object resolves to its first occurrence (jq takes the last).
+//   - $ in a filter on an NDJSON file selects nothing (the file has no root
+//     value); a filter cannot read outside the item other than through $.
+//     NDJSON records that are not valid JSON are not scanned by filters,
+//     sort_by or count_by ("scanned" counts the valid ones).
 //   - A file is held whole in memory while in use; the cache bounds how many
 //     are kept between calls, not the size of one.
 package explore

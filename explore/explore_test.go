@@ -593,8 +593,8 @@ func TestToolsSnapshot(t *testing.T) {
 			t.Errorf("%s has no handler", d.Name)
 		}
 	}
-	if len(defs) != 8 {
-		t.Errorf("%d tools, want 8", len(defs))
+	if len(defs) != 9 {
+		t.Errorf("%d tools, want 9", len(defs))
 	}
 }
 
@@ -702,6 +702,9 @@ func FuzzIndexJSON(f *testing.F) {
 			}
 			return
 		}
+		if s, e := skipWS(b, 0), len(bytes.TrimRight(b, " \t\r\n")); valueEnd(b, s) != e {
+			t.Fatalf("valueEnd(%q) = %d, want %d", b, valueEnd(b, s), e)
+		}
 		for start, k := range kids {
 			end := valueEnd(b, start)
 			want := scanChildren(b, span{start, end})
@@ -729,6 +732,9 @@ func TestCancelled(t *testing.T) {
 	}{
 		{"grep", map[string]any{"file": "x.log", "pattern": "hit"}},
 		{"item_schema", map[string]any{"file": "a.json", "path": "$"}},
+		{"count_by", map[string]any{"file": "a.json", "path": "$", "group_by": "i"}},
+		{"iterate_over", map[string]any{"file": "a.json", "path": "$", "fields": "i", "filter": "@.i > 1"}},
+		{"grep", map[string]any{"pattern": "hit"}},
 	} {
 		if got := errCode(text(Call(ctx, env, c.tool, c.args))); got != "cancelled" {
 			t.Errorf("%s with a cancelled context: %q", c.tool, got)

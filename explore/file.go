@@ -51,6 +51,9 @@ type doc struct {
 	records []span // NDJSON: one per non-blank line
 	badRecs []int  // NDJSON: indexes of records that are not valid JSON
 
+	csvOnce sync.Once
+	csv     *doc // CSV/TSV: the rows as a JSON array; use csvView
+
 	mu    sync.Mutex
 	kids  map[int][]child // children of big containers, keyed by start offset
 	extra atomic.Int64    // bytes held by kids

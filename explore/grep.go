@@ -261,10 +261,12 @@ func runGrep(c *call) *tool.Result {
 	pattern := c.args.str("pattern", true)
 	ctxLines, _ := c.args.int("context", 3, false)
 	ic := c.args.bool("ignore_case", false)
-	maxM, _ := c.args.int("max_matches", 20, false)
+	maxM, hasM := c.args.int("max_matches", 20, false)
 	if res := c.argErr(); res != nil {
 		return res
 	}
+	_, hasCtx := c.args.args["context"]
+	all := c.file == ""
 	if len(pattern) > MaxPatternBytes {
 		return errorResult("pattern_too_long", fmt.Sprintf("the pattern is %d bytes; grep accepts at most %d. Search for a distinctive part of it.", len(pattern), MaxPatternBytes),
 			kv{"pattern_bytes", len(pattern)}, kv{"max_pattern_bytes", MaxPatternBytes})
@@ -274,6 +276,15 @@ func runGrep(c *call) *tool.Result {
 	}
 	if ctxLines < 0 || maxM < 1 {
 		return errorResult("invalid_arguments", "context must be >= 0 and max_matches >= 1.", kv{"context", ctxLines}, kv{"max_matches", maxM})
+	}
+	if all {
+		if !hasM {
+			maxM = grepAllDefaultM
+		}
+		if !hasCtx {
+			ctxLines = 0
+		}
+		return runGrepAll(c, pattern, ic, maxM, ctxLines)
 	}
 	d, res := c.load()
 	if res != nil {

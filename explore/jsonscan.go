@@ -2,6 +2,8 @@ package explore
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -25,22 +27,31 @@ func skipWS(b []byte, i int) int {
 }
 
 // stringEnd returns the offset just past the string starting at b[i] == '"'.
+// It skips 8 bytes at a time to the next quote or backslash (short strings
+// are the common case, where a call to bytes.IndexByte costs more than the
+// scan).
 func stringEnd(b []byte, i int) int {
 	i++
 	for i < len(b) {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if t := hasZero(x^0x2222222222222222) | hasZero(x^0x5c5c5c5c5c5c5c5c); t != 0 {
+				i += bits.TrailingZeros64(t) / 8
+				break
+			}
+			i += 8
 		}
-		i += j
-		n := 0
-		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
-			n++
+		if i >= len(b) {
+			break
 		}
-		if n%2 == 0 {
+		switch b[i] {
+		case '"':
 			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
 		}
-		i++
 	}
 	return len(b)
 }
@@ -56,6 +67,20 @@ func valueEnd(b []byte, i int) int {
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
+			// Skip 8 bytes at a time to the next quote or bracket: c|0x20
+			// is '{' for '[' and '{', '}' for ']' and '}'.
+			for i+8 <= len(b) {
+				x := binary.LittleEndian.Uint64(b[i:])
+				y := x | 0x2020202020202020
+				if t := hasZero(x^0x2222222222222222) | hasZero(y^0x7b7b7b7b7b7b7b7b) | hasZero(y^0x7d7d7d7d7d7d7d7d); t != 0 {
+					i += bits.TrailingZeros64(t) / 8
+					break
+				}
+				i += 8
+			}
+			if i >= len(b) {
+				break
+			}
 			switch b[i] {
 			case '"':
 				i = stringEnd(b, i)

@@ -56,12 +56,17 @@ func (c *call) notArray(d *doc, n node, canon string) *tool.Result {
 func runGetIn(c *call) *tool.Result {
 	p := c.args.str("path", true)
 	off, lim, hasOff, hasLim := c.windowArgs()
+	q := c.queryArgs(false)
 	if res := c.argErr(); res != nil {
 		return res
 	}
+	p = q.splitPath(p)
 	d, n, canon, res := c.resolveArg(p)
 	if res != nil {
 		return res
+	}
+	if q.active() {
+		return c.getInFiltered(d, n, canon, &q, off, lim, hasLim)
 	}
 	windowed := hasOff || hasLim
 	t := d.typeOf(n)
@@ -195,22 +200,26 @@ func runIterateOver(c *call) *tool.Result {
 	p := c.args.str("path", true)
 	fieldsArg := c.args.str("fields", true)
 	off, lim, hasOff, hasLim := c.windowArgs()
+	q := c.queryArgs(true)
 	if res := c.argErr(); res != nil {
 		return res
 	}
+	p = q.splitPath(p)
 	var names []string
 	var fsegs [][]segment
-	for _, f := range strings.Split(fieldsArg, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	var fqs []*fquery // fields with [*], .. or [?…]: every node they select, as an array
+	for _, f := range splitFields(fieldsArg) {
 		segs, err := parsePath(f)
+		var fq *fquery
 		if err != nil {
-			return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
+			var ferr error
+			if fq, ferr = parseField(f); ferr != nil || fq.singular {
+				return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
+			}
 		}
 		names = append(names, f)
 		fsegs = append(fsegs, segs)
+		fqs = append(fqs, fq)
 	}
 	if len(names) == 0 {
 		return errorResult("invalid_arguments", `fields must name at least one field, e.g. "id,title,meta.author".`, kv{"fields", fieldsArg})
@@ -223,17 +232,35 @@ func runIterateOver(c *call) *tool.Result {
 		return c.notArray(d, n, canon)
 	}
 	ln := d.length(n)
-	lo, hi := window(ln, off, lim, hasLim)
+	total, scanned := ln, ln
+	var idx []int
+	base := append([]kv{{"file", c.file}, {"path", canon}, {"fields", strings.Join(names, ",")}}, q.kvs()...)
+	if q.active() {
+		retry := c.retryWith(append(base, kv{"offset", off}, kv{"limit", max(lim, 20)}))
+		if res := c.parseQuery(d, n, &q, retry); res != nil {
+			return res
+		}
+		if idx, scanned, res = c.selectQuery(d, n, canon, &q, retry); res != nil {
+			return res
+		}
+		total = len(idx)
+	}
+	lo, hi := window(total, off, lim, hasLim)
 	qnames := make([][]byte, len(names))
 	for i, nm := range names {
 		qnames[i], _ = marshalNoEscape(nm)
 	}
 	var b bytes.Buffer
+	var e *evaluator
 	if lo == hi {
 		b.WriteString("[]")
 	} else {
 		b.WriteString("[\n")
-		for i := lo; i < hi; i++ {
+		for j := lo; j < hi; j++ {
+			i := j
+			if idx != nil {
+				i = idx[j]
+			}
 			b.WriteString(`  {"_index":`)
 			b.WriteString(strconv.Itoa(i))
 			if n.records && d.badRecord(i) {
@@ -244,7 +271,21 @@ func runIterateOver(c *call) *tool.Result {
 					b.WriteByte(',')
 					b.Write(qnames[j])
 					b.WriteByte(':')
-					if v, ok := d.resolveRel(item, segs); ok {
+					if fqs[j] != nil {
+						if e == nil {
+							e = newEvaluator(d)
+						}
+						b.WriteByte('[')
+						k := 0
+						e.nodes(fqs[j], item.v, func(s span) bool {
+							if k++; k > 1 {
+								b.WriteByte(',')
+							}
+							b.Write(compact(d.data, s))
+							return true
+						})
+						b.WriteByte(']')
+					} else if v, ok := d.resolveRel(item, segs); ok {
 						b.Write(compact(d.data, v.v))
 					} else {
 						b.WriteString("null")
@@ -252,7 +293,7 @@ func runIterateOver(c *call) *tool.Result {
 				}
 			}
 			b.WriteByte('}')
-			if i < hi-1 {
+			if j < hi-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
@@ -260,16 +301,27 @@ func runIterateOver(c *call) *tool.Result {
 		b.WriteString("]")
 	}
 	full := !hasOff && !hasLim
-	what := fmt.Sprintf("%s (%s, fields: [%s])", canon, windowText("items", lo, hi, ln, full), strings.Join(names, ","))
+	win := windowText("items", lo, hi, ln, full)
+	if q.active() {
+		win = matchesText(lo, hi, total, scanned, q.f != nil) + q.describe()
+	}
+	what := fmt.Sprintf("%s (%s, fields: [%s])", canon, win, strings.Join(names, ","))
 	return c.finish(b.String(), what, func() []suggestion {
 		f := kv{"file", c.file}
 		half := max(1, (hi-lo)/2)
-		s := []suggestion{suggest("iterate_over", "the same rows, half the window; continue with the next offset", f, kv{"path", canon}, kv{"fields", strings.Join(names, ",")}, kv{"offset", lo}, kv{"limit", half})}
+		qa := q.kvs()
+		s := []suggestion{suggest("iterate_over", "the same rows, half the window; continue with the next offset", append(append([]kv{f, {"path", canon}, {"fields", strings.Join(names, ",")}}, qa...), kv{"offset", lo}, kv{"limit", half})...)}
 		if len(names) > 1 {
-			s = append(s, suggest("iterate_over", "fewer fields", f, kv{"path", canon}, kv{"fields", strings.Join(names[:(len(names)+1)/2], ",")}, kv{"offset", lo}, kv{"limit", max(1, hi-lo)}))
+			s = append(s, suggest("iterate_over", "fewer fields", append(append([]kv{f, {"path", canon}, {"fields", strings.Join(names[:(len(names)+1)/2], ",")}}, qa...), kv{"offset", lo}, kv{"limit", max(1, hi-lo)})...))
 		}
-		s = append(s, suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(min(lo, max(ln-1, 0)))}))
-		if fs := fsegs[0]; len(fs) > 0 && fs[len(fs)-1].kind != segIndex {
+		first := min(lo, max(ln-1, 0))
+		if idx != nil && lo < len(idx) {
+			first = idx[lo]
+		}
+		s = append(s, suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(first)}))
+		if g := firstFields(d, d.elem(n, first), 1); q.f != nil && g != "" {
+			s = append(s, suggest("count_by", "just count the matches", f, kv{"path", canon}, kv{"group_by", g}, kv{"filter", q.filterText}))
+		} else if fs := fsegs[0]; len(fs) > 0 && fs[len(fs)-1].kind != segIndex && fqs[0] == nil {
 			s = append(s, suggest("grep", "find items by a field's text", f, kv{"pattern", `"` + fs[len(fs)-1].key + `"`}, kv{"context", 0}, kv{"max_matches", 20}))
 		}
 		return s
@@ -282,4 +334,42 @@ func article(t string) string {
 		return "an " + t
 	}
 	return "a " + t
+}
+
+// getInFiltered is get_in with a filter: the matching items of the array
+// at n, windowed by offset/limit over the matches.
+func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, lim int, hasLim bool) *tool.Result {
+	if d.typeOf(n) != "array" {
+		return c.notArray(d, n, canon)
+	}
+	retry := c.retryWith([]kv{{"file", c.file}, {"path", canon}, {"filter", q.filterText}, {"offset", off}, {"limit", max(lim, 10)}})
+	if res := c.parseQuery(d, n, q, retry); res != nil {
+		return res
+	}
+	idx, scanned, res := c.selectQuery(d, n, canon, q, retry)
+	if res != nil {
+		return res
+	}
+	lo, hi := window(len(idx), off, lim, hasLim)
+	raw := joinRaw(d, d.itemsOf(n), idx[lo:hi])
+	body := string(prettyJSON(raw, span{0, len(raw)}))
+	what := fmt.Sprintf("%s (%s)", canon, matchesText(lo, hi, len(idx), scanned, true))
+	return c.finish(body, what, func() []suggestion {
+		f := kv{"file", c.file}
+		s := []suggestion{suggest("get_in", "half the matches; continue with the next offset", f, kv{"path", canon}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)})}
+		if hi > lo {
+			if fields := firstFields(d, node{v: d.itemsOfAt(n, idx[lo])}, 3); fields != "" {
+				s = append(s, suggest("iterate_over", "a few fields of each match", f, kv{"path", canon}, kv{"fields", fields}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", 50}))
+			}
+			s = append(s, suggest("get_in", "one match whole", f, kv{"path", canon + renderIndex(idx[lo])}))
+		}
+		return s
+	})
+}
+
+// itemsOfAt is item i of the array at n (the zero span for a broken
+// NDJSON record).
+func (d *doc) itemsOfAt(n node, i int) span {
+	s, _ := d.itemsOf(n).at(i)
+	return s
 }

@@ -126,6 +126,9 @@ func (c *call) loadJSON() (*doc, *tool.Result) {
 	if res != nil {
 		return nil, res
 	}
+	if d.kind == kindCSV || d.kind == kindTSV {
+		return d.csvView(), nil
+	}
 	if d.kind != kindJSON && d.kind != kindNDJSON {
 		return nil, errorResult("not_json",
 			fmt.Sprintf("%q is a %s file, not JSON, so JSON paths do not apply. Use schema for its shape, grep to find lines, head or slice to read lines.", c.file, d.kind),

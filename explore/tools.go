@@ -17,6 +17,7 @@ const (
 	ToolItemSchema  = "item_schema"
 	ToolGetIn       = "get_in"
 	ToolIterateOver = "iterate_over"
+	ToolCountBy     = "count_by"
 	ToolRead        = "read"
 )
 
@@ -29,11 +30,12 @@ var handlers = map[string]func(*call) *tool.Result{
 	ToolGetIn:       runGetIn,
 	ToolIterateOver: runIterateOver,
 	ToolRead:        runRead,
+	ToolCountBy:     runCountBy,
 }
 
 const fileDesc = "A stored output's name as given in the pointer (e.g. github-search_code-1a2b3c4d.json), or a relative path under the read root (e.g. ../artifacts/notes.md)."
 
-const pathDesc = `JSON path: $.items[3].metadata.name or items.3.metadata.name; NDJSON files are arrays ($[0] is the first record); quote odd keys as $["a.b"]; "$" is the root.`
+const pathDesc = `JSON path: $.items[3].metadata.name or items.3.metadata.name; NDJSON files are arrays ($[0] is the first record), CSV/TSV files arrays of row objects keyed by the header; quote odd keys as $["a.b"]; "$" is the root.`
 
 func fileArg() tool.Property {
 	return tool.String("file", fileDesc, tool.Required())
@@ -43,6 +45,10 @@ func pathArg() tool.Property {
 	return tool.String("path", pathDesc, tool.Required())
 }
 
+const filterDesc = `JSONPath filter on each item, e.g. ?(@.status.phase == 'Failed' && @.restarts > 3); also =~ /re/i, match(), search(), length(), count(), @.x in ['a','b'].`
+
+func filterArg() tool.Property { return tool.String("filter", filterDesc) }
+
 func offsetArg(unit string) tool.Property {
 	return tool.Integer("offset", "First "+unit+" of the window, 0-based. Past the end gives an empty window.", tool.Min(0))
 }
@@ -51,7 +57,7 @@ func limitArg(unit string) tool.Property {
 	return tool.Integer("limit", "Number of "+unit+"s in the window. Omit offset and limit for all of them.", tool.Min(0))
 }
 
-// Tools returns the eight exploration tools, all read-only. Their names
+// Tools returns the nine exploration tools, all read-only. Their names
 // and argument names are the contract models learn; a snapshot test
 // guards them. Each handler resolves the calling session's [Env] with
 // envFor; an error there becomes an IsError result, since the model
@@ -68,8 +74,8 @@ func Tools(envFor func(ctx context.Context) (*Env, error)) []tool.Def {
 				tool.Integer("start", "First line, 1-based.", tool.Required(), tool.Min(1)),
 				tool.Integer("end", "Last line, inclusive.", tool.Required(), tool.Min(1)))},
 		{Name: ToolGrep,
-			Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines.",
-			InputSchema: tool.Object(fileArg(),
+			Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines. Omit file to search every stored output: per file, its matching-line count and first max_matches lines (default 3, no context).",
+			InputSchema: tool.Object(tool.String("file", fileDesc+" Omit to search every stored output."),
 				tool.String("pattern", "RE2 regular expression, at most 1024 bytes.", tool.Required(), tool.MaxLength(MaxPatternBytes)),
 				tool.Integer("context", "Lines of context around each match (default 3).", tool.Default(3), tool.Min(0)),
 				tool.Boolean("ignore_case", "Case-insensitive match.", tool.Default(false)),
@@ -82,13 +88,22 @@ func Tools(envFor func(ctx context.Context) (*Env, error)) []tool.Def {
 			Description: "For the array at path: every key of its items (nested keys dotted), the types seen and in how many items each key is present. Windowed by item.",
 			InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item"), limitArg("item"))},
 		{Name: ToolGetIn,
-			Description: "The value at path as pretty JSON. offset/limit window an array's items or an object's keys; a string value is printed raw and windowed by line.",
-			InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item, key or line"), limitArg("item, key or line"))},
+			Description: "The value at path as pretty JSON. offset/limit window an array's items or an object's keys; a string value is printed raw and windowed by line. filter keeps the array items that match.",
+			InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item, key, line or match"), limitArg("item, key, line or match"), filterArg())},
 		{Name: ToolIterateOver,
 			Description: `Rows of selected fields from each item of the array at path: a JSON array of {"_index": i, "<field>": value, ...}; missing fields are null; _index is the item's absolute position.`,
 			InputSchema: tool.Object(fileArg(), pathArg(),
-				tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author".`, tool.Required()),
-				offsetArg("item"), limitArg("item"))},
+				tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author"; spec.containers[*].image gives an array.`, tool.Required()),
+				offsetArg("item (or match)"), limitArg("item (or match)"), filterArg(),
+				tool.String("sort_by", "Field to order the items by (after filtering), e.g. status.startTime."),
+				tool.String("order", "asc (default) or desc.", tool.Enum("asc", "desc")))},
+		{Name: ToolCountBy,
+			Description: `Count the items of the array at path by field values, after an optional filter: groups by count, top ones shown, the rest summed in "other". distinct counts a field's distinct values; numbers also get min/max/sum/mean/p50/p95.`,
+			InputSchema: tool.Object(fileArg(), pathArg(),
+				tool.String("group_by", `Comma-separated fields, e.g. "status.phase" or "metadata.namespace,status.phase"; [*] counts each element.`),
+				tool.String("distinct", `Field whose distinct values are counted (per group with group_by), e.g. "spec.containers[*].image".`),
+				filterArg(),
+				tool.Integer("top", "Groups shown (default 20); the rest are summed in other.", tool.Default(defaultTop), tool.Min(1)))},
 		{Name: ToolRead,
 			Description: "The whole stored output, only if it fits the per-call cap and the context budget (decided from its size before reading).",
 			InputSchema: tool.Object(fileArg())},
@@ -132,7 +147,7 @@ func Call(ctx context.Context, env *Env, name string, args map[string]any) (res 
 	}()
 	h, ok := handlers[name]
 	if !ok {
-		return *errorResult("unknown_tool", fmt.Sprintf("no exploration tool %q; the tools are head, slice, grep, schema, item_schema, get_in, iterate_over, read.", name))
+		return *errorResult("unknown_tool", fmt.Sprintf("no exploration tool %q; the tools are head, slice, grep, schema, item_schema, get_in, iterate_over, count_by, read.", name))
 	}
 	if args == nil {
 		args = map[string]any{}
@@ -141,7 +156,7 @@ func Call(ctx context.Context, env *Env, name string, args map[string]any) (res 
 		ctx = context.Background()
 	}
 	c := &call{ctx: ctx, env: env, tool: name, args: newArgReader(args)}
-	c.file = c.args.str("file", true)
+	c.file = c.args.str("file", name != ToolGrep) // grep without a file searches them all
 	return *h(c)
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks the exploration tools against the reference tools on the same
-# generated inputs, in one run: GNU grep for grep, jq for get_in and
-# iterate_over. Each scratchpad-mcp run is a fresh process, so its time
+# generated inputs, in one run: GNU grep for grep, jq for get_in,
+# iterate_over and the count_by/filter queries (time and peak memory). Each scratchpad-mcp run is a fresh process, so its time
 # includes the first touch (read + validate + index); the warm (cached)
 # figures come from the Go benchmarks at the end.
 #
@@ -23,9 +23,12 @@ mkdir -p "$BENCH_DIR"
 BIN=$(mktemp -d)/scratchpad-mcp
 trap 'rm -rf "$(dirname "$BIN")"' EXIT
 go build -o "$BIN" ./cmd/scratchpad-mcp
+RUNB=$(dirname "$BIN")/benchrun
+go build -o "$RUNB" ./explore/internal/benchrun
 go run ./explore/internal/benchgen -dir "$BENCH_DIR" -mb "$MB"
 LOG=$BENCH_DIR/app.log
 JSON=$BENCH_DIR/listing.json
+PODS=$BENCH_DIR/pods.json
 ITEMS=$(tail -c 200 "$JSON" | grep -o '"total_count": [0-9]*' | grep -o '[0-9]*$')
 
 # median_ms RUNS CMD...: runs CMD (output discarded) and prints the median
@@ -90,6 +93,34 @@ json_case() {
 }
 json_case get_in GetInWarm ".results[$mid].metadata" get_in "path=results.$mid.metadata"
 json_case iterate_over IterateOver50Warm ".results[$mid:$((mid + 50))][] | {id, title}" iterate_over path=results fields=id,title offset=$mid limit=50
+echo
+
+# Queries: jq (the whole listing parsed into memory) vs count_by in a fresh
+# process each run (read + validate + index + query: what the first call on
+# a new server pays). benchrun prints the median ms and the peak RSS in KiB.
+NPODS=$(grep -c '"phase":' "$PODS")
+echo "queries: jq vs scratchpad-mcp count_by ($MB MB pod listing, $NPODS pods), a fresh process per run"
+echo "speed = jq time / ours (goal >= 4); memory = our peak RSS / jq's (goal <= 0.33); warm = file already indexed, in process (goal <= 300 ms)"
+printf '%-22s %9s %9s %11s %9s %6s %7s %10s\n' query jq "jq peak" "ours cold" "ours peak" speed memory "ours warm"
+query_case() {
+	local label=$1 bench=$2 jqexpr=$3
+	shift 3
+	local j jm c cm
+	if command -v jq >/dev/null; then
+		read -r j jm < <("$RUNB" -runs "$JQ_RUNS" -out "$BENCH_DIR/out.tmp" -- jq -c "$jqexpr" "$PODS")
+	else
+		j=NA jm=NA
+	fi
+	read -r c cm < <(cd "$BENCH_DIR" && "$RUNB" -runs "$JQ_RUNS" -out "$BENCH_DIR/out.tmp" -- $X pods.json "$@")
+	printf '%-22s %7sms %7sMB %9sms %7sMB %6s %7s %8sms\n' "$label" "$j" "$((jm / 1024))" "$c" "$((cm / 1024))" \
+		"$(ratio "$j" "$c")" "$(awk -v a="$cm" -v b="$jm" 'BEGIN {printf "%.2f", a / b}')" "${GOB[$bench]}"
+}
+query_case "filter + count" CountFailedWarm '[.items[] | select(.status.phase=="Failed")] | length' \
+	count_by path=items group_by=status.phase "filter=?(@.status.phase == 'Failed')"
+query_case "group_by one field" CountPhasesWarm '[.items[].status.phase] | group_by(.) | map({(.[0]): length}) | add' \
+	count_by path=items group_by=status.phase
+echo "in process: cold filter + count ${GOB[CountFailedCold]}ms, cold group_by ${GOB[CountPhasesCold]}ms (goal <= 1500);" \
+	"warm: filter + sort_by + 20 rows ${GOB[FilterSortWarm]}ms, distinct images ${GOB[DistinctImagesWarm]}ms"
 echo
 echo "first touch (read + validate + index, in process): listing ${GOB[FirstTouch]}ms, log ${GOB[FirstTouchLog]}ms (target <= 2000)"
 echo "after first touch (targets <= 50): get_in ${GOB[GetInWarm]}ms, iterate_over(50) ${GOB[IterateOver50Warm]}ms, item_schema(100) ${GOB[ItemSchema100Warm]}ms, slice ${GOB[SliceWarm]}ms"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Go toolchain: Go modules,
 # staticcheck (pinned, into GOPATH/bin), redis-server (the pad's Redis backend is tested against a real server,
-# started by internal/testredis), and the npm packages of the end-to-end
+# started by internal/testredis), jq (explore's query answers are
+# cross-checked with it), and the npm packages of the end-to-end
 # tests (e2e/: the TypeScript MCP SDK, server-filesystem, server-everything
 # and the MCP conformance suite, pinned by
 # e2e/package-lock.json) into e2e/node_modules.
@@ -24,24 +25,30 @@ if ! "$staticcheck" -version 2>/dev/null | grep -qF "(${staticcheck_version})"; 
 	go install "honnef.co/go/tools/cmd/staticcheck@v${staticcheck_version}"
 fi
 
-# redis-server: from the distribution's packages (sudo only when not root).
-# The tests need the binary only; no service is enabled or started here.
-if ! command -v redis-server >/dev/null 2>&1; then
+# redis-server and jq: from the distribution's packages (sudo only when
+# not root). The tests need the binaries only; no service is enabled or
+# started here.
+apt_install() { # apt_install BINARY PACKAGE WHY
+	if command -v "$1" >/dev/null 2>&1; then
+		return
+	fi
 	sudo=""
 	if [ "$(id -u)" -ne 0 ]; then
 		sudo="sudo"
 	fi
 	if ! out="$($sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq 2>&1 &&
-		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server 2>&1)"; then
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" 2>&1)"; then
 		echo "$out" >&2
-		echo "deps: installing redis-server failed (the pad's Redis tests need it)" >&2
+		echo "deps: installing $2 failed ($3)" >&2
 		exit 1
 	fi
-	if ! command -v redis-server >/dev/null 2>&1; then
-		echo "deps: redis-server was installed but is not on PATH" >&2
+	if ! command -v "$1" >/dev/null 2>&1; then
+		echo "deps: $2 was installed but $1 is not on PATH" >&2
 		exit 1
 	fi
-fi
+}
+apt_install redis-server redis-server "the pad's Redis tests need it"
+apt_install jq jq "explore's query tests cross-check their answers with it"
 
 e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20
 

@@ -27,8 +27,9 @@ func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	maxTokens := fs.Int("max-tokens", explore.DefaultMaxExtractionTokens, "per-call token cap (max_extraction_tokens)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: scratchpad-mcp explore [--max-tokens N] FILE <tool> [key=value ...]")
-		fmt.Fprintln(stderr, "tools: head, slice, grep, schema, item_schema, get_in, iterate_over, read")
+		fmt.Fprintln(stderr, "tools: head, slice, grep, schema, item_schema, get_in, iterate_over, count_by, read")
 		fmt.Fprintln(stderr, "example: scratchpad-mcp explore out.json iterate_over path=$.items fields=id,name limit=5")
+		fmt.Fprintln(stderr, "grep over a DIRECTORY searches every file under it")
 		fs.PrintDefaults()
 	}
 	// Flags may come anywhere (explore f.json read --max-tokens 500): every
@@ -66,7 +67,14 @@ func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		targs[k] = v
 	}
-	root, err := os.OpenRoot(filepath.Dir(file))
+	rootDir := filepath.Dir(file)
+	if st, err := os.Stat(file); err == nil && st.IsDir() && tool == explore.ToolGrep {
+		// grep over a directory: every file under it, as grep without a
+		// file searches every stored output.
+		delete(targs, "file")
+		rootDir = file
+	}
+	root, err := os.OpenRoot(rootDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "scratchpad-mcp explore: %v\n", err)
 		return 1

@@ -50,6 +50,66 @@ func Listing(w io.Writer, size int64) (int, error) {
 	return n, bw.Flush()
 }
 
+// Pods writes a pretty-printed Kubernetes-style pod listing {"apiVersion":
+// "v1", "kind": "PodList", "items": [...]} of at least size bytes and
+// returns the item count (~190,000 for 100 MB). One pod in five is Failed,
+// spread over 40 namespaces and 12 images.
+func Pods(w io.Writer, size int64) (int, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := &countWriter{w: bw}
+	fmt.Fprintf(cw, "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"PodList\",\n  \"items\": [\n")
+	n := 0
+	for ; cw.n < size; n++ {
+		if n > 0 {
+			fmt.Fprint(cw, ",\n")
+		}
+		h := uint32(n) * 2654435761
+		phase := "Running"
+		switch r := h % 100; {
+		case r < 20:
+			phase = "Failed"
+		case r < 27:
+			phase = "Pending"
+		case r < 30:
+			phase = "Succeeded"
+		}
+		img := [...]string{"nginx:1.25", "redis:7.2", "postgres:16", "busybox:1.36", "ghcr.io/acme/api:2.1.0", "ghcr.io/acme/web:3.4.1",
+			"envoyproxy/envoy:v1.29", "grafana/agent:0.40", "quay.io/prometheus/node-exporter:1.7", "memcached:1.6", "rabbitmq:3.13", "python:3.12-slim"}[(h>>8)%12]
+		fmt.Fprintf(cw, `    {
+      "metadata": {
+        "name": "pod-%d",
+        "namespace": "ns-%d",
+        "uid": "%08x-%04x-4%03x",
+        "labels": {
+          "app": "app-%d",
+          "tier": "%s"
+        },
+        "creationTimestamp": "2026-11-%02dT%02d:%02d:%02dZ"
+      },
+      "spec": {
+        "nodeName": "node-%d",
+        "containers": [
+          {
+            "name": "main",
+            "image": "%s"
+          }
+        ]
+      },
+      "status": {
+        "phase": "%s",
+        "restartCount": %d,
+        "podIP": "10.%d.%d.%d"
+      }
+    }`, n, (h>>4)%40, h, n%65536, n%4096, n%500, [...]string{"frontend", "backend", "cache"}[n%3],
+			1+n%28, n/3600%24, n/60%60, n%60, (h>>12)%300, img, phase, (h>>16)%12, n/65536%256, n/256%256, n%256)
+	}
+	fmt.Fprintf(cw, "\n  ]\n}\n")
+	if cw.err != nil {
+		return 0, cw.err
+	}
+	return n, bw.Flush()
+}
+
 // Log writes service-log lines until at least size bytes; one line in 50
 // is an ERROR with "timeout after Nms", one in 7 a WARN.
 func Log(w io.Writer, size int64) (int, error) {

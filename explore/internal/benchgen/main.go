@@ -2,7 +2,8 @@
 //
 //	benchgen -dir DIR [-mb 100]
 //
-// creates DIR/listing.json and DIR/app.log of about mb megabytes each,
+// creates DIR/listing.json, DIR/pods.json and DIR/app.log of about mb
+// megabytes each,
 // reusing files already there.
 package main
 
@@ -25,6 +26,10 @@ func main() {
 	}
 	size := *mb << 20
 	if err := benchdata.WriteFile(filepath.Join(*dir, "listing.json"), size, benchdata.Listing); err != nil {
+		fmt.Fprintln(os.Stderr, "benchgen:", err)
+		os.Exit(1)
+	}
+	if err := benchdata.WriteFile(filepath.Join(*dir, "pods.json"), size, benchdata.Pods); err != nil {
 		fmt.Fprintln(os.Stderr, "benchgen:", err)
 		os.Exit(1)
 	}

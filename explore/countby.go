@@ -1,0 +1,234 @@
+package explore
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// defaultTop is how many groups count_by shows when top is not given.
+const defaultTop = 20
+
+func runCountBy(c *call) *tool.Result {
+	p := c.args.str("path", true)
+	groupArg := c.args.str("group_by", false)
+	distinctArg := c.args.str("distinct", false)
+	top, _ := c.args.int("top", defaultTop, false)
+	q := c.queryArgs(false)
+	if res := c.argErr(); res != nil {
+		return res
+	}
+	p = q.splitPath(p)
+	if top < 1 {
+		return errorResult("invalid_arguments", "top must be at least 1.", kv{"top", top})
+	}
+	if strings.TrimSpace(groupArg) == "" && strings.TrimSpace(distinctArg) == "" {
+		return errorResult("invalid_arguments", `count_by needs group_by (e.g. "status.phase" or "metadata.namespace,status.phase") or distinct (e.g. "spec.containers[*].image"), or both.`,
+			kv{"group_by", groupArg}, kv{"distinct", distinctArg})
+	}
+	var spec aggSpec
+	var names []string
+	for _, g := range splitFields(groupArg) {
+		fq, err := parseField(g)
+		if err != nil {
+			return c.badField("group_by", g, err)
+		}
+		spec.groups = append(spec.groups, fq)
+		names = append(names, g)
+	}
+	distinctName := strings.TrimSpace(distinctArg)
+	if distinctName != "" {
+		fq, err := parseField(distinctName)
+		if err != nil {
+			return c.badField("distinct", distinctName, err)
+		}
+		spec.distinct = fq
+	}
+	d, n, canon, res := c.resolveArg(p)
+	if res != nil {
+		return res
+	}
+	if d.typeOf(n) != "array" {
+		return c.notArray(d, n, canon)
+	}
+	base := []kv{{"file", c.file}, {"path", canon}}
+	if groupArg != "" {
+		base = append(base, kv{"group_by", strings.Join(names, ",")})
+	}
+	if distinctName != "" {
+		base = append(base, kv{"distinct", distinctName})
+	}
+	base = append(base, q.kvs()...)
+	retry := c.retryWith(append(base, kv{"top", top}))
+	if res := c.parseQuery(d, n, &q, retry); res != nil {
+		return res
+	}
+	spec.filter = q.f
+	it := d.itemsOf(n)
+	for i, g := range spec.groups {
+		if m := missingField(d, it, g); m != nil {
+			return c.missingFieldError("group_by", names[i], m, canon, retry)
+		}
+	}
+	if spec.distinct != nil {
+		if m := missingField(d, it, spec.distinct); m != nil {
+			return c.missingFieldError("distinct", distinctName, m, canon, retry)
+		}
+	}
+	r, err := aggregate(c.ctx, it, spec)
+	if err != nil {
+		return c.cancelled(err)
+	}
+	if r.matched == 0 && q.f != nil {
+		for _, rq := range relQueries(q.f.root, nil) {
+			if m := missingField(d, it, rq); m != nil {
+				return c.missingFieldError("filter", q.filterText, m, canon, retry)
+			}
+		}
+	}
+	rows := r.sortedGroups()
+	shown := rows[:min(top, len(rows))]
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	line := func(o obj) {
+		if b.Len() > 2 {
+			b.WriteString(",\n")
+		}
+		j, _ := marshalNoEscape(o)
+		b.WriteString("  ")
+		b.Write(j)
+	}
+	keyNames := names
+	if len(spec.groups) == 0 {
+		keyNames = []string{distinctName}
+	}
+	for _, row := range shown {
+		var o obj
+		for i, v := range strings.Split(row.key, "\x00") {
+			if i < len(keyNames) {
+				o = append(o, kv{keyNames[i], rawJSON(v)})
+			}
+		}
+		o = append(o, kv{"count", row.g.count})
+		if len(spec.groups) > 0 && spec.distinct != nil {
+			nd := len(row.g.dist)
+			if row.g.extra > 0 {
+				o = append(o, kv{"distinct", fmt.Sprintf("%d+", nd)})
+			} else {
+				o = append(o, kv{"distinct", nd})
+			}
+			if st := statsOf(row.g.nums); st != nil {
+				o = append(o, st.fields()...)
+			}
+		}
+		line(o)
+	}
+	otherGroups, otherCount := len(rows)-len(shown), r.untracked
+	for _, row := range rows[len(shown):] {
+		otherCount += row.g.count
+	}
+	if otherGroups > 0 || r.untracked > 0 {
+		otherKey := "other_groups"
+		if len(spec.groups) == 0 {
+			otherKey = "other_values"
+		}
+		o := obj{{otherKey, otherGroups}, {"count", otherCount}}
+		if r.untracked > 0 {
+			o = append(o, kv{"untracked_items", r.untracked})
+		}
+		line(o)
+	}
+	statsField := ""
+	if len(spec.groups) == 0 || len(spec.groups) == 1 && spec.distinct == nil && r.nonNum == 0 {
+		if st := statsOf(r.nums); st != nil {
+			statsField = distinctName
+			if len(spec.groups) == 1 {
+				statsField = names[0]
+			}
+			line(obj{{"stats", append(obj{{"field", statsField}, {"numbers", st.n}}, st.fields()...)}})
+		}
+	}
+	b.WriteString("\n]")
+	if len(rows) == 0 && r.untracked == 0 {
+		b.Reset()
+		b.WriteString("[]")
+	}
+
+	// Footer.
+	var what strings.Builder
+	what.WriteString(canon)
+	if len(spec.groups) > 0 {
+		fmt.Fprintf(&what, " by [%s]", strings.Join(names, ","))
+		if spec.distinct != nil {
+			fmt.Fprintf(&what, ", distinct %s per group", distinctName)
+		}
+	} else {
+		fmt.Fprintf(&what, " distinct %s", distinctName)
+	}
+	unit := "group"
+	if len(spec.groups) == 0 {
+		unit = "value"
+	}
+	fmt.Fprintf(&what, " (%s", plural(len(rows), unit))
+	if r.untracked > 0 {
+		fmt.Fprintf(&what, "+ (tracking stops at %s; %s in further groups counted in other)", comma(maxGroups), plural(r.untracked, "item"))
+	}
+	if len(shown) < len(rows) {
+		fmt.Fprintf(&what, ", top %d shown", len(shown))
+	}
+	if q.f != nil {
+		fmt.Fprintf(&what, "; matches %s, scanned %s", comma(r.matched), comma(r.scanned))
+	} else {
+		fmt.Fprintf(&what, "; %s", plural(r.scanned, "item"))
+	}
+	if len(spec.groups) == 0 && r.missing > 0 {
+		fmt.Fprintf(&what, ", %s without it", comma(r.missing))
+	}
+	if statsField != "" && r.nonNum > 0 {
+		fmt.Fprintf(&what, "; stats over %s numbers, %s other values", comma(len(r.nums)), comma(r.nonNum))
+	}
+	what.WriteString(")")
+	return c.finish(b.String(), what.String(), func() []suggestion {
+		s := []suggestion{retry("fewer groups", kv{"top", max(1, len(shown)/2)})}
+		if len(names) > 1 {
+			s = append(s, retry("group by the first field only", kv{"group_by", names[0]}))
+		}
+		return s
+	})
+}
+
+// splitFields splits a comma-separated field list, keeping commas inside
+// brackets and quotes (metadata.labels['a,b']).
+func splitFields(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			if f := strings.TrimSpace(s[start:i]); f != "" {
+				out = append(out, f)
+			}
+			start = i + 1
+		}
+	}
+	if f := strings.TrimSpace(s[start:]); f != "" {
+		out = append(out, f)
+	}
+	return out
+}

@@ -398,6 +398,14 @@ func connect(t testing.TB, e *env, front string, r *recorder, declare ...string)
 
 func connectOver(t testing.TB, tr mcp.Transport, r *recorder, declare ...string) *mcp.ClientSession {
 	t.Helper()
+	_, cs := connectClient(t, tr, r, declare...)
+	return cs
+}
+
+// connectClient is connectOver that also returns the client (to change
+// its roots).
+func connectClient(t testing.TB, tr mcp.Transport, r *recorder, declare ...string) (*mcp.Client, *mcp.ClientSession) {
+	t.Helper()
 	if r == nil {
 		r = &recorder{}
 	}
@@ -405,13 +413,22 @@ func connectOver(t testing.TB, tr mcp.Transport, r *recorder, declare ...string)
 	if contains(declare, "roots") {
 		c.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
 	}
+	// go-sdk answers roots/list itself: count the requests.
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				r.ask(method, req.GetParams())
+			}
+			return next(ctx, method, req)
+		}
+	})
 	// The SSE transport's stream lives as long as Connect's context.
 	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return c, cs
 }
 
 // direct connects a go-sdk client straight to a fresh upstream process.
@@ -576,6 +593,9 @@ type rawConn struct {
 	in   chan msg
 	send func(b []byte) error
 	next int
+	init json.RawMessage // the initialize result
+	// closed is closed when the server ends the connection (stdio).
+	closed chan struct{}
 }
 
 func (c *rawConn) push(line []byte) {
@@ -623,13 +643,14 @@ func (c *rawConn) readSSE(r io.Reader, endpoint chan<- string) {
 // declaring caps (a JSON object).
 func rawConnect(t testing.TB, e *env, front, caps string) *rawConn {
 	t.Helper()
-	c := &rawConn{t: t, in: make(chan msg, 1024)}
+	c := &rawConn{t: t, in: make(chan msg, 1024), closed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	switch front {
 	case "stdio":
 		r, w := e.stdioPipes(t)
 		go func() {
+			defer close(c.closed)
 			sc := bufio.NewScanner(r)
 			sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 			for sc.Scan() {
@@ -640,6 +661,11 @@ func rawConnect(t testing.TB, e *env, front, caps string) *rawConn {
 		c.send = func(b []byte) error {
 			mu.Lock()
 			defer mu.Unlock()
+			select {
+			case <-c.closed:
+				return errors.New("the server closed the connection")
+			default:
+			}
 			_, err := w.Write(append(b, '\n'))
 			return err
 		}
@@ -712,9 +738,11 @@ func rawConnect(t testing.TB, e *env, front, caps string) *rawConn {
 	default:
 		t.Fatalf("unknown front %q", front)
 	}
-	if _, _, err := c.request("initialize", map[string]any{"protocolVersion": protocol, "capabilities": json.RawMessage(caps), "clientInfo": map[string]any{"name": "raw", "version": "1"}}); err != nil {
-		t.Fatal(err)
+	resp, _, err := c.request("initialize", map[string]any{"protocolVersion": protocol, "capabilities": json.RawMessage(caps), "clientInfo": map[string]any{"name": "raw", "version": "1"}})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("initialize: %v %s", err, resp.Error)
 	}
+	c.init = resp.Result
 	if err := c.notify("notifications/initialized", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -750,6 +778,8 @@ func (c *rawConn) request(method string, params any) (resp msg, before []msg, er
 			before = append(before, m)
 		case <-timeout:
 			return msg{}, before, errors.New(method + ": no response")
+		case <-c.closed:
+			return msg{}, before, errors.New(method + ": the server closed the connection")
 		}
 	}
 }

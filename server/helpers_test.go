@@ -354,6 +354,13 @@ func (r *recorder) notesOf(method string) []note {
 	return out
 }
 
+// askedAll returns every request the client was asked.
+func (r *recorder) askedAll() []note {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]note(nil), r.asked...)
+}
+
 // askedOf returns the requests with method the client was asked.
 func (r *recorder) askedOf(method string) []note {
 	r.mu.Lock()
@@ -596,6 +603,7 @@ type rawConn struct {
 	init json.RawMessage // the initialize result
 	// closed is closed when the server ends the connection (stdio).
 	closed chan struct{}
+	close  func() // ends the connection (stdio)
 }
 
 func (c *rawConn) push(line []byte) {
@@ -658,6 +666,7 @@ func rawConnect(t testing.TB, e *env, front, caps string) *rawConn {
 			}
 		}()
 		var mu sync.Mutex
+		c.close = func() { w.Close() }
 		c.send = func(b []byte) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -820,10 +829,12 @@ func toolRaw(t testing.TB, list json.RawMessage, name string) json.RawMessage {
 // blockerMode runs [runBlocker] as the upstream.
 const blockerMode = "server-test-blocker"
 
-// blockerUpstream is a hand-written upstream with two tools: block
+// blockerUpstream is a hand-written upstream with three tools: block
 // sends one progress notification (the call has reached it), then waits
 // for notifications/cancelled, which it counts and does not answer;
-// cancelled returns the count.
+// cancelled returns the count; subscriptions says how many
+// resources/subscribe and resources/unsubscribe it got (for its one
+// resource, blocker://a).
 func blockerUpstream(name string) config.Server {
 	up := stdioUpstream(name, nil)
 	up.Env = map[string]string{testupstream.EnvMode: blockerMode}
@@ -844,6 +855,7 @@ func runBlocker(in io.Reader, out io.Writer) {
 	w := json.NewEncoder(out)
 	blocked := map[string]bool{}
 	cancelled := 0
+	subs := map[string]int{} // resources/subscribe and unsubscribe received
 	for sc.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -869,10 +881,21 @@ func runBlocker(in io.Reader, out io.Writer) {
 		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
 		switch m.Method {
 		case "initialize":
-			reply["result"] = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"blocker","version":"1"}}`)
+			reply["result"] = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{"subscribe":true}},"serverInfo":{"name":"blocker","version":"1"}}`)
 		case "tools/list":
-			reply["result"] = json.RawMessage(`{"tools":[{"name":"block","inputSchema":{"type":"object"}},{"name":"cancelled","inputSchema":{"type":"object"}}]}`)
+			reply["result"] = json.RawMessage(`{"tools":[{"name":"block","inputSchema":{"type":"object"}},{"name":"cancelled","inputSchema":{"type":"object"}},{"name":"subscriptions","inputSchema":{"type":"object"}}]}`)
+		case "resources/list":
+			reply["result"] = json.RawMessage(`{"resources":[{"uri":"blocker://a","name":"a"}]}`)
+		case "resources/templates/list":
+			reply["result"] = json.RawMessage(`{"resourceTemplates":[]}`)
+		case "resources/subscribe", "resources/unsubscribe":
+			subs[m.Method]++
+			reply["result"] = json.RawMessage(`{}`)
 		case "tools/call":
+			if m.Params.Name == "subscriptions" {
+				reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("subscribe=%d unsubscribe=%d", subs["resources/subscribe"], subs["resources/unsubscribe"])}}}
+				break
+			}
 			if m.Params.Name == "block" {
 				blocked[string(m.ID)] = true
 				if len(m.Params.Meta.ProgressToken) > 0 {

@@ -63,7 +63,10 @@ func TestServerToClientRequestsReachTheCaller(t *testing.T) {
 	e := startEnv(t, stdioUpstream("up", nil))
 	for _, front := range fronts {
 		t.Run(front, func(t *testing.T) {
-			viaR, directR := &recorder{}, &recorder{}
+			viaR, directR, bystander := &recorder{}, &recorder{}, &recorder{}
+			// Another client, able to answer everything, has no call in
+			// flight: it is never asked.
+			connect(t, e, "http", bystander, fullClient...)
 			c := connect(t, e, front, viaR, fullClient...)
 			d := direct(t, directR, fullClient...)
 			for _, tc := range []struct {
@@ -85,10 +88,16 @@ func TestServerToClientRequestsReachTheCaller(t *testing.T) {
 					t.Errorf("%s requests differ\nproxy:  %v\ndirect: %v", m, via, direct)
 				}
 			}
+			if asked := bystander.askedAll(); len(asked) != 0 {
+				t.Errorf("a client with no call in flight was asked %v", asked)
+			}
 			via := viaR.waitNotes(t, "notifications/elicitation/complete", 1)
 			direct := directR.waitNotes(t, "notifications/elicitation/complete", 1)
 			if a, b := string(via[0].params), string(direct[0].params); a != b || !strings.Contains(a, `"el-1"`) {
 				t.Errorf("elicitation/complete differs\nproxy:  %s\ndirect: %s", a, b)
+			}
+			if n := bystander.notesOf("notifications/elicitation/complete"); len(n) != 0 {
+				t.Errorf("the completion reached a client that was not asked: %v", n)
 			}
 		})
 	}
@@ -142,8 +151,8 @@ func TestUndeclaredCapabilityIsAJSONRPCError(t *testing.T) {
 			if res := call(t, c, "ask_elicitation", nil); res.IsError {
 				t.Errorf("declared form elicitation failed: %s", text(res))
 			}
-			if n := len(r.asked); n != 1 {
-				t.Errorf("the client was asked %d times, want 1: %v", n, r.asked)
+			if asked := r.askedAll(); len(asked) != 1 {
+				t.Errorf("the client was asked %d times, want 1: %v", len(asked), asked)
 			}
 		})
 	}
@@ -473,6 +482,43 @@ func TestSubscriptionsAndUpdates(t *testing.T) {
 	if n := none.notesOf("notifications/resources/updated"); len(n) != 0 {
 		t.Errorf("unsubscribed session got %d updates", len(n))
 	}
+}
+
+// TestSubscriptionsAreForwardedOnce: the upstream is told of the first
+// session's subscription to a URI and of the last one leaving it (by
+// unsubscribing or by ending its session), not of the others.
+func TestSubscriptionsAreForwardedOnce(t *testing.T) {
+	e := startEnv(t, blockerUpstream("b"))
+	ctx := context.Background()
+	a := connect(t, e, "http", nil)
+	b := connect(t, e, "sse", nil)
+	ending := rawConnect(t, e, "stdio", `{}`)
+	subs := func() string { return text(call(t, a, "subscriptions", nil)) }
+	for _, step := range []struct {
+		do   func() error
+		want string
+	}{
+		{func() error { return a.Subscribe(ctx, &mcp.SubscribeParams{URI: "blocker://a"}) }, "subscribe=1 unsubscribe=0"},
+		{func() error { return b.Subscribe(ctx, &mcp.SubscribeParams{URI: "blocker://a"}) }, "subscribe=1 unsubscribe=0"},
+		{func() error { return a.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "blocker://a"}) }, "subscribe=1 unsubscribe=0"},
+		{func() error { return b.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "blocker://a"}) }, "subscribe=1 unsubscribe=1"},
+		{func() error {
+			ending.mustRequest("resources/subscribe", map[string]any{"uri": "blocker://a"})
+			return nil
+		}, "subscribe=2 unsubscribe=1"},
+		{func() error { return a.Subscribe(ctx, &mcp.SubscribeParams{URI: "blocker://a"}) }, "subscribe=2 unsubscribe=1"},
+		{func() error { return a.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "blocker://a"}) }, "subscribe=2 unsubscribe=1"},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatal(err)
+		}
+		if got := subs(); got != step.want {
+			t.Fatalf("upstream told %s, want %s", got, step.want)
+		}
+	}
+	// The stdio session, the last subscriber, ends.
+	ending.close()
+	waitFor(t, "the upstream to be told", func() bool { return subs() == "subscribe=2 unsubscribe=2" })
 }
 
 func TestCollidingResourcesArePrefixed(t *testing.T) {

@@ -519,6 +519,21 @@ func TestSubscriptionsAreForwardedOnce(t *testing.T) {
 	// The stdio session, the last subscriber, ends.
 	ending.close()
 	waitFor(t, "the upstream to be told", func() bool { return subs() == "subscribe=2 unsubscribe=2" })
+	// So do HTTP and SSE sessions.
+	for i, front := range []string{"http", "sse"} {
+		c := connect(t, e, front, nil)
+		if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: "blocker://a"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := subs(), fmt.Sprintf("subscribe=%d unsubscribe=%d", 3+i, 2+i); got != want {
+			t.Fatalf("%s: upstream told %s, want %s", front, got, want)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("subscribe=%d unsubscribe=%d", 3+i, 3+i)
+		waitFor(t, "the upstream to be told the "+front+" session ended", func() bool { return subs() == want })
+	}
 }
 
 func TestCollidingResourcesArePrefixed(t *testing.T) {
@@ -642,7 +657,8 @@ func TestRootsListChangedReachesUpstreams(t *testing.T) {
 
 func TestRemovedTemplateIsHidden(t *testing.T) {
 	e := startEnv(t, stdioUpstream("up", nil))
-	c := connect(t, e, "http", nil)
+	r := &recorder{}
+	c := connect(t, e, "http", r)
 	d := direct(t, nil)
 	ctx := context.Background()
 	read := &mcp.ReadResourceParams{URI: "test://items/1"}
@@ -651,6 +667,7 @@ func TestRemovedTemplateIsHidden(t *testing.T) {
 	}
 	call(t, c, "drop_templates", nil)
 	call(t, d, "drop_templates", nil)
+	r.waitNotes(t, "notifications/resources/list_changed", 1)
 	waitFor(t, "the template to go", func() bool {
 		res, err := c.ListResourceTemplates(ctx, nil)
 		return err == nil && len(res.ResourceTemplates) == 0

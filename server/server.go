@@ -129,7 +129,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	// A line go-sdk cannot decode would end the session: the filter
+	// answers it instead (see stdio.go).
+	w := &lockedWriter{w: out}
+	r := stdioFilter(in, w, mcp.DefaultMaxLineLength)
+	defer r.Close()
+	t := &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: -1}
 	err = se.mcp.Run(ctx, t)
 	// The session's end (its agent's usage record) is done before the
 	// caller goes on, typically to exit.

@@ -1,0 +1,117 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// fakeSession is a client session that records nothing and answers
+// nothing.
+type fakeSession struct{ id string }
+
+func (s *fakeSession) ID() string                       { return s.id }
+func (s *fakeSession) Capabilities() ClientCapabilities { return ClientCapabilities{} }
+func (s *fakeSession) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, errors.New("not answering")
+}
+func (s *fakeSession) Notify(context.Context, string, json.RawMessage) error { return nil }
+
+func TestDivertProgressStages(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		want  []string
+	}{
+		{"at once", -1, []string{"a", "b", "c"}},
+		{"never due", time.Hour, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(Options{Logger: quiet(), ProgressDelay: tc.delay})
+			pr := &progressRoute{token: "t", last: 7} // the upstream reached 7
+			var got []map[string]any
+			d := p.newDivertProgress(pr)
+			d.send = func(n map[string]any) { got = append(got, n) }
+			d.stage("a")
+			d.stage("b")
+			d.stage("c")
+			d.stop()
+			d.stage("after stop")
+			if len(got) != len(tc.want) {
+				t.Fatalf("sent %v", got)
+			}
+			for i, n := range got {
+				if n["message"] != "scratchpad-mcp: "+tc.want[i] || n["progress"] != float64(8+i) || n["progressToken"] != "t" {
+					t.Errorf("notification %d: %v", i, n)
+				}
+			}
+		})
+	}
+	var nilReporter *divertProgress
+	nilReporter.stage("no token: no-op")
+	nilReporter.stop()
+}
+
+func TestUpstreamRequestsThatCannotBeServed(t *testing.T) {
+	p := New(Options{Logger: quiet(), Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{}, nil }})
+	u := upstream.New(upstream.Options{Server: config.Server{Name: "lonely", Timeout: time.Second}, Logger: quiet()})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no client will attach: do not wait for one
+	for _, tc := range []struct {
+		method string
+		code   int
+		want   string
+	}{
+		{"sampling/createMessage", -32603, `no client request to "lonely" is in flight`},
+		{"roots/list", -32603, "no client request"},
+		{"elicitation/create", -32603, "no client request"},
+		{"tools/call", -32601, "Method not found: tools/call"},
+		{"", -32601, "Method not found"},
+	} {
+		_, err := p.onRequest(ctx, u, tc.method, json.RawMessage(`{}`))
+		var rerr *upstream.RPCError
+		if !errors.As(err, &rerr) || rerr.Code != tc.code || !strings.Contains(rerr.Message, tc.want) {
+			t.Errorf("%q: got %v, want %d %q", tc.method, err, tc.code, tc.want)
+		}
+	}
+}
+
+// TestOnlyWaitsForTheSessionToInitialize: a request outside any call
+// made while the only client is still initializing waits for it to
+// attach; with two attached, nothing says which.
+func TestOnlyWaitsForTheSessionToInitialize(t *testing.T) {
+	p := New(Options{Logger: quiet()})
+	ss := &p.sessions
+	if s, n := ss.onlyWait(context.Background(), 10*time.Millisecond); s != nil || n != 0 {
+		t.Fatalf("no session: %v %d", s, n)
+	}
+	a := &fakeSession{id: "a"}
+	got := make(chan Session, 1)
+	go func() {
+		s, _ := ss.onlyWait(context.Background(), 20*time.Second)
+		got <- s
+	}()
+	p.Attach(a)
+	if s := <-got; s != a {
+		t.Errorf("after attaching: %v", s)
+	}
+	p.Attach(&fakeSession{id: "b"})
+	if s, n := ss.onlyWait(context.Background(), 20*time.Second); s != nil || n != 2 {
+		t.Errorf("two sessions: %v %d", s, n)
+	}
+	p.Detach("b")
+	if s, n := ss.onlyWait(context.Background(), 0); s != a || n != 1 {
+		t.Errorf("after detaching b: %v %d", s, n)
+	}
+}

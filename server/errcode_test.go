@@ -1,0 +1,126 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// TestUpstreamErrorCodesReachTheClient drives the server, over every
+// serving transport, with a raw JSON-RPC client and compares each error
+// with the one the upstream sent: code, message and data unchanged.
+func TestUpstreamErrorCodesReachTheClient(t *testing.T) {
+	e := startEnv(t, rawUpstream("raw"))
+	requests := []struct{ method, params string }{
+		{"tools/call", `{"name":"coded_error","arguments":{}}`},
+		{"resources/read", `{"uri":"raw://gone"}`},
+		{"prompts/get", `{"name":"strict","arguments":{"colour":"red"}}`},
+	}
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			c := rawConnect(t, e, front, `{}`)
+			for _, rq := range requests {
+				resp, _, err := c.request(rq.method, json.RawMessage(rq.params))
+				if err != nil {
+					t.Fatalf("%s: %v", rq.method, err)
+				}
+				if resp.Error == nil {
+					t.Fatalf("%s: want an error, got %s", rq.method, resp.Result)
+				}
+				if want := testupstream.RawErrors[rq.method]; !sameJSON(t, resp.Error, []byte(want)) {
+					t.Errorf("%s:\nproxy:    %s\nupstream: %s", rq.method, resp.Error, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRawErrorsAreNotInternal guards the test above: codes an MCP
+// library would turn into -32603 on its own prove nothing.
+func TestRawErrorsAreNotInternal(t *testing.T) {
+	for m, e := range testupstream.RawErrors {
+		var d struct{ Code int }
+		_ = json.Unmarshal([]byte(e), &d)
+		if d.Code == -32603 {
+			t.Errorf("%s: code %d cannot tell a forwarded error from the server's own", m, d.Code)
+		}
+	}
+}
+
+// lastPost records the status and body of the last POST answered.
+type lastPost struct {
+	mu     sync.Mutex
+	status int
+	body   []byte
+}
+
+func (l *lastPost) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	l.mu.Lock()
+	l.status, l.body = resp.StatusCode, body
+	l.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, err
+}
+
+// TestLatestClientGetsTheUpstreamsErrors: a go-sdk client asking for
+// protocol 2026-07-28 (which go-sdk serves only statelessly; this server
+// keeps sessions) falls back to 2025-11-25 and gets the upstream's errors
+// unchanged in 200 answers. (intercept's test of 2026-07-28 HTTP statuses
+// has nothing to test here.)
+func TestLatestClientGetsTheUpstreamsErrors(t *testing.T) {
+	e := startEnv(t, rawUpstream("raw"))
+	rec := &lastPost{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{Logger: quietLogger(), Capabilities: &mcp.ClientCapabilities{}})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: &http.Client{Transport: rec}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != protocol {
+		t.Errorf("negotiated %s, want %s", v, protocol)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		method string
+		do     func() error
+	}{
+		{"prompts/get", func() error {
+			_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "strict", Arguments: map[string]string{"colour": "red"}})
+			return err
+		}},
+		{"tools/call", func() error { _, err := callErr(cs, "coded_error", nil); return err }},
+		{"resources/read", func() error { _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "raw://gone"}); return err }},
+	} {
+		if err := tc.do(); err == nil {
+			t.Fatalf("%s: want an error", tc.method)
+		}
+		rec.mu.Lock()
+		status, body := rec.status, rec.body
+		rec.mu.Unlock()
+		// The body is JSON, or an SSE stream.
+		for _, line := range bytes.Split(body, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && len(d) > 0 {
+				body = d
+			}
+		}
+		var m struct{ Error json.RawMessage }
+		_ = json.Unmarshal(body, &m)
+		if status != http.StatusOK || len(m.Error) == 0 || !sameJSON(t, m.Error, []byte(testupstream.RawErrors[tc.method])) {
+			t.Errorf("%s: HTTP %d %s; want 200 %s", tc.method, status, body, testupstream.RawErrors[tc.method])
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// go-sdk's stdio transport ends the session at the first line it cannot
+// decode (not JSON, or not JSON-RPC 2.0): one bad line would cost an
+// agent every tool. stdioFilter answers such a line with a JSON-RPC
+// error itself, as JSON-RPC asks, and passes the others on to go-sdk.
+
+// lockedWriter writes whole messages: go-sdk writes each message with
+// one Write, and the filter's answers go between them.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// stdioFilter returns what go-sdk reads: the lines of in that decode as
+// JSON-RPC messages (batches are passed on as they are); the others, and
+// lines longer than max bytes, are answered on out. Close it to stop filtering.
+func stdioFilter(in io.Reader, out io.Writer, max int) *io.PipeReader {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReader(in)
+		for {
+			line, tooLong, err := readLine(br, max)
+			if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
+				if answer := refuse(t, tooLong); answer != nil {
+					if _, werr := out.Write(answer); werr != nil {
+						pr.CloseWithError(werr)
+						return
+					}
+				} else if _, werr := pw.Write(append(t, '\n')); werr != nil {
+					return // go-sdk stopped reading
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err) // io.EOF reads as a plain EOF
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// readLine reads one line; one longer than max is discarded to its end
+// and reported as tooLong.
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return line, tooLong, err
+	}
+}
+
+// refuse returns the error response to a line go-sdk could not decode,
+// or nil to pass it on.
+func refuse(line []byte, tooLong bool) []byte {
+	code, message := int64(0), ""
+	switch {
+	case tooLong:
+		code, message = jsonrpc.CodeInvalidRequest, "Invalid Request: message longer than the line limit"
+	case !json.Valid(line):
+		code, message = jsonrpc.CodeParseError, "Parse error"
+	case line[0] == '[':
+		return nil // a batch: go-sdk decides
+	default:
+		_, err := jsonrpc.DecodeMessage(line)
+		if err == nil {
+			return nil
+		}
+		code, message = jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()
+	}
+	// The id, when the line has one of a valid type.
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	id := json.RawMessage("null")
+	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 && (probe.ID[0] == '"' || probe.ID[0] == '-' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
+		id = probe.ID
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	if err != nil {
+		return nil
+	}
+	return append(b, '\n')
+}

@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
@@ -103,9 +102,9 @@ func remoteUpstream(t testing.TB, name, kind string) config.Server {
 	path := "/mcp"
 	if kind == config.TransportSSE {
 		path = "/sse"
-		h = mcpgoserver.NewSSEServer(testupstream.New())
+		h = testupstream.SSEHandler()
 	} else {
-		h = mcpgoserver.NewStreamableHTTPServer(testupstream.New())
+		h = testupstream.Handler()
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })

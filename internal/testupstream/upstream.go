@@ -61,28 +61,11 @@ func Handler() http.Handler {
 
 // SSEHandler serves a new upstream over the legacy HTTP+SSE transport, at
 // any path: a GET opens the event stream, whose "endpoint" event names the
-// URL to POST messages to. As mcp-go's SSE server did, it sends no request
-// to its clients: sampling, elicitation and roots fail at once with
-// mcp-go's errors (a client of the old transport may not answer them).
+// URL to POST messages to. Its requests to the client (sampling,
+// elicitation, roots) travel on that stream.
 func SSEHandler() http.Handler {
 	s := New()
-	s.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if err, ok := sseRefusals[method]; ok {
-				return nil, err
-			}
-			return next(ctx, method, req)
-		}
-	})
 	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
-}
-
-// sseRefusals are mcp-go's errors for the requests its SSE server could
-// not send.
-var sseRefusals = map[string]error{
-	"sampling/createMessage": errors.New("session does not support sampling"),
-	"elicitation/create":     errors.New("session does not support elicitation"),
-	"roots/list":             errors.New("session does not support roots"),
 }
 
 // ended is closed when stdin ends: the stdio session is over, and "hang"

@@ -20,6 +20,7 @@ type scratch struct {
 	prev  []int32
 	rk    []uint32
 	fixed []byte // a piece with ill-formed UTF-8 replaced by U+FFFD
+	norm  []byte // a Gemma 3 piece with " " replaced by "▁"
 	cache pieceCache
 }
 

@@ -34,5 +34,5 @@ func ExampleForEncoding() {
 	_, err := tokens.ForEncoding("p50k_base")
 	fmt.Println(err)
 	// Output:
-	// tokens: unknown encoding "p50k_base" (known: o200k_base, cl100k_base, claude)
+	// tokens: unknown encoding "p50k_base" (known: o200k_base, cl100k_base, claude, gemma3)
 }

@@ -24,6 +24,7 @@ type rankTable struct {
 	arena []byte
 	slots []uint64
 	mask  uint64
+	count int // entries, as set by the loader
 }
 
 const (
@@ -47,10 +48,14 @@ func newRankTable(entries, arenaCap int) *rankTable {
 // insert adds the token whose bytes are the last n bytes of the arena.
 func (t *rankTable) insert(n int, rank uint32) error {
 	off := len(t.arena) - n
+	return t.insertHashed(off, n, hashBytes(t.arena[off:]), rank)
+}
+
+// insertHashed adds the token arena[off:off+n], whose hashBytes is h.
+func (t *rankTable) insertHashed(off, n int, h uint64, rank uint32) error {
 	if off+n > slotOffMask || n == 0 || n >= 1<<slotLenBits || rank >= 1<<slotRankBits {
 		return errTableLimits
 	}
-	h := hashBytes(t.arena[off:])
 	e := h>>slotTagShift<<slotTagShift | uint64(n)<<slotLenShift | uint64(rank)<<slotRankShif | uint64(off)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		if t.slots[i] == 0 {

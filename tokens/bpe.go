@@ -21,6 +21,8 @@ type scratch struct {
 	rk    []uint32
 	fixed []byte // a piece with ill-formed UTF-8 replaced by U+FFFD
 	norm  []byte // a Gemma 3 piece with " " replaced by "▁"
+	// gcache is Gemma 3's piece cache, allocated on first use.
+	gcache *gemmaCache
 	cache pieceCache
 }
 

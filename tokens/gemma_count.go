@@ -80,10 +80,13 @@ func (g *gemma) countSection(sec []byte, valid bool, s *scratch) int {
 // countPiece counts one piece through the piece cache, keyed by the raw
 // bytes (the count is a function of them).
 func (g *gemma) countPiece(p []byte, s *scratch) int {
-	if len(p) > cacheKeyMax {
+	if len(p) > gemmaCacheKeyMax {
 		return g.mergePiece(p, s)
 	}
-	ce := &s.cache[hashBytes(p)&(cacheSize-1)]
+	if s.gcache == nil {
+		s.gcache = new(gemmaCache)
+	}
+	ce := &s.gcache[hashBytes(p)&(gemmaCacheSize-1)]
 	if int(ce.n) == len(p) && string(ce.key[:len(p)]) == string(p) {
 		return int(ce.count)
 	}
@@ -91,6 +94,22 @@ func (g *gemma) countPiece(p []byte, s *scratch) int {
 	ce.n, ce.count = uint8(len(p)), uint8(c)
 	copy(ce.key[:], p)
 	return c
+}
+
+// gemmaCache is the piece cache with longer keys than pieceCache: Gemma's
+// pieces run across spaces, so an indented line of JSON is often one piece,
+// and lines repeat.
+type gemmaCache [gemmaCacheSize]gemmaCacheEntry
+
+const (
+	gemmaCacheSize   = 4096
+	gemmaCacheKeyMax = 62
+)
+
+type gemmaCacheEntry struct {
+	n     uint8 // key length; 0 marks an empty entry
+	count uint8
+	key   [gemmaCacheKeyMax]byte
 }
 
 // gemmaSmallPiece is the longest normalized piece merged with the quadratic

@@ -23,7 +23,7 @@ type scratch struct {
 	norm  []byte // a Gemma 3 piece with " " replaced by "▁"
 	// gcache is Gemma 3's piece cache, allocated on first use.
 	gcache *gemmaCache
-	cache pieceCache
+	cache  pieceCache
 }
 
 type part struct {

@@ -156,12 +156,26 @@ func (g *gemma) mergeWindow(p []byte, s *scratch) int {
 }
 
 // count counts b, in parallel when it is large, as encoding.count does,
-// with chunks cut by nextGemmaCut.
+// with chunks cut by nextGemmaCut. On one core a large input with a limit is
+// still counted chunk by chunk, because a section (a line) may be megabytes
+// long and countSeq looks at the limit only between sections.
 func (g *gemma) count(b []byte, limit int64) int {
 	workers := runtime.GOMAXPROCS(0)
-	if len(b) < parallelMin || workers < 2 {
+	if len(b) < parallelMin || (workers < 2 && limit <= 0) {
 		var total atomic.Int64
 		return g.countSeq(b, &total, limit)
+	}
+	if workers < 2 {
+		var total atomic.Int64
+		for from := 0; from < len(b) && total.Load() < limit; {
+			to := len(b)
+			if from+chunkSize < len(b) {
+				to = g.nextGemmaCut(b, from+chunkSize)
+			}
+			g.countSeq(b[from:to], &total, limit)
+			from = to
+		}
+		return int(total.Load())
 	}
 	var (
 		total atomic.Int64

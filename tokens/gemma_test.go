@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,8 +108,9 @@ func TestGemmaFixtureCoverage(t *testing.T) {
 }
 
 // TestGemmaCountListingMatchesReference counts Go's 3 MiB and 4 MiB
-// listings sequentially and in parallel; the reference counts were recorded
-// with ../shared/bench/tokref gemma3 on bigText's output.
+// listings, and the 1 MiB one compacted to a single line, sequentially and
+// in parallel; the reference counts were recorded with
+// ../shared/bench/tokref gemma3 on these texts.
 func TestGemmaCountListingMatchesReference(t *testing.T) {
 	g := loadedGemma(t)
 	for _, tt := range []struct {
@@ -121,6 +123,39 @@ func TestGemmaCountListingMatchesReference(t *testing.T) {
 		if par := g.count(text, 0); par != tt.want {
 			t.Errorf("%d bytes: parallel %d, reference %d", len(text), par, tt.want)
 		}
+	}
+	// The 1 MiB listing compacted: one 419 KB line, a single section.
+	var line bytes.Buffer
+	if err := json.Compact(&line, bigText(1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	const want = 172184
+	if seq := g.countSeq(line.Bytes(), nil, 0); seq != want {
+		t.Errorf("one line: sequential %d, reference %d", seq, want)
+	}
+	if par := g.count(line.Bytes(), 0); par != want {
+		t.Errorf("one line: parallel %d, reference %d", par, want)
+	}
+}
+
+// TestGemmaAtLeastOneLine checks the divert decision on a multi-megabyte
+// single line, on all cores and on one, against the full count.
+func TestGemmaAtLeastOneLine(t *testing.T) {
+	g := loadedGemma(t)
+	line := bytes.ReplaceAll(bigText(2<<20), []byte("\n"), nil)
+	n := g.countSeq(line, nil, 0)
+	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
+		old := runtime.GOMAXPROCS(procs)
+		if got := g.count(line, 0); got != n {
+			t.Errorf("GOMAXPROCS=%d: count %d, sequential %d", procs, got, n)
+		}
+		if got := g.count(line, 1000); got < 1000 || got > n/4 {
+			t.Errorf("GOMAXPROCS=%d: count with limit 1000 = %d of %d: did not stop early", procs, got, n)
+		}
+		if got := g.count(line, int64(n)+1); got != n {
+			t.Errorf("GOMAXPROCS=%d: count with limit above the count = %d, want %d", procs, got, n)
+		}
+		runtime.GOMAXPROCS(old)
 	}
 }
 

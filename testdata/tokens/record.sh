@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 tokref=${TOKREF:-../../../shared/bench/tokref}
-files=$(find . -type f ! -name counts.json ! -name record.sh ! -name gen.py | sed 's|^\./||' | sort)
+files=$(find . -type f ! -name counts.json ! -name record.sh ! -name gen.py ! -name '*.counts' | sed 's|^\./||' | sort)
 {
   echo "{"
   first=1

@@ -22,6 +22,10 @@ func (g *gemma) countSeq(b []byte, total *atomic.Int64, limit int64) int {
 	n, flushed, sections := 0, 0, 0
 	start := 0
 	for i := 0; i < len(b); {
+		if !g.added.first[b[i]] {
+			i++
+			continue
+		}
 		m := g.added.match(b, i)
 		if m == 0 {
 			i++

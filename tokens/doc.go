@@ -45,8 +45,8 @@
 //
 // One word per line would be slow to merge and impossible to cache. But BPE
 // never joins two characters that sit side by side in no token a merge
-// makes, so the word is cut between any such pair, about one boundary in
-// five on code and JSON, and the count is the sum over the pieces
+// makes, so the word is cut between any such pair (one boundary in five in
+// JSON, more in code and CJK text), and the count is the sum over the pieces
 // (gemma_boundary.go has the argument; FuzzGemma and FuzzGemmaDecompose check
 // it). Pieces go through a per-worker cache, then the merge loop, or a heap
 // for long pieces. Large inputs are counted on all cores, cut before a

@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"bufio"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,7 +16,8 @@ import (
 // against the JS reference: slices of the fixtures glued together, strings
 // over an alphabet of the pieces that stress the tokenizer (added tokens,
 // "▁", spaces, newlines, ill-formed bytes, combining marks), and random
-// bytes. Only their reference counts are committed
+// bytes; and seven long ones (50,000 spaces, 200 KB of base64, …) that are
+// one piece or one line. Only their reference counts are committed
 // (testdata/tokens/gemma3-differential.counts); to record them again:
 //
 //	TOKENS_WRITE_DIFF=/tmp/diff go test -run TestGemmaDifferential ./tokens/
@@ -55,6 +57,29 @@ func diffInputs(t testing.TB) map[string][]byte {
 			}
 		}
 		out[fmt.Sprintf("d%04d.txt", i)] = b
+	}
+	// Long single pieces and lines, merged through the heap.
+	random := make([]byte, 150000)
+	for i := range random {
+		random[i] = byte(rnd.IntN(256))
+	}
+	var indent, digits strings.Builder
+	for i := range 3000 {
+		indent.WriteString(strings.Repeat("\t", rnd.IntN(6)) + strings.Repeat(" ", rnd.IntN(10)) + fmt.Sprintf("x = %d\n", i))
+	}
+	for range 20000 {
+		fmt.Fprintf(&digits, "%d%08x", rnd.IntN(1e9), rnd.Uint32())
+	}
+	for name, b := range map[string]string{
+		"s-spaces.txt":  strings.Repeat(" ", 50000),
+		"s-ab.txt":      strings.Repeat("ab", 30000),
+		"s-base64.txt":  base64.StdEncoding.EncodeToString(random),
+		"s-lowline.txt": strings.Repeat("▁", 20001) + "x" + strings.Repeat("▁ ", 3000),
+		"s-indent.txt":  indent.String(),
+		"s-digits.txt":  digits.String(),
+		"s-cjk.txt":     strings.Repeat("日本語の文章と中文句子，한국어 문장。", 2000),
+	} {
+		out[name] = []byte(b)
 	}
 	return out
 }

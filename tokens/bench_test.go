@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 
@@ -22,9 +23,30 @@ func listing4MB() []byte {
 
 // BenchmarkCount compares full exact counts of the 4 MB listing: this
 // package (parallel and on one core) against the two Go libraries it was
-// measured against.
+// measured against, and the Gemma 3 counter (no Go library to compare;
+// cpu-MB/s is the one-core speed by CPU time, for a shared machine).
 func BenchmarkCount(b *testing.B) {
 	text := listing4MB()
+	g, err := gemma3.get()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ours/"+Gemma3, func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			g.count(text, 0)
+		}
+	})
+	b.Run("ours-1core/"+Gemma3, func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		cpu0 := cpuTime()
+		for b.Loop() {
+			g.countSeq(text, nil, 0)
+		}
+		if cpu := cpuTime() - cpu0; cpu > 0 {
+			b.ReportMetric(float64(len(text))*float64(b.N)/1e6/cpu.Seconds(), "cpu-MB/s")
+		}
+	})
 	for _, name := range []string{O200kBase, CL100kBase} {
 		c, _ := ForEncoding(name)
 		e, _ := c.enc.get()
@@ -82,10 +104,37 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadGemma3 measures loading Gemma 3 from the embedded data (its
+// two parts load in parallel), and reports the CPU time of a load on all
+// threads (cpu-ms/op) and the heap the loaded vocabulary keeps (heap-MB,
+// after a GC).
+func BenchmarkLoadGemma3(b *testing.B) {
+	var keep *gemma
+	cpu0 := cpuTime()
+	for b.Loop() {
+		g, err := loadGemma(gemma3Data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		keep = g
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	var before, after runtime.MemStats
+	keep = nil
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	keep, _ = loadGemma(gemma3Data)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heap-MB")
+	runtime.KeepAlive(keep)
+}
+
 // BenchmarkCount2KB is a typical small tool result.
 func BenchmarkCount2KB(b *testing.B) {
 	text := listing4MB()[:2048]
-	for _, name := range []string{O200kBase, CL100kBase} {
+	for _, name := range []string{O200kBase, CL100kBase, Gemma3} {
 		c, _ := ForEncoding(name)
 		c.Count(nil)
 		b.Run(name, func(b *testing.B) {

@@ -20,7 +20,10 @@ type scratch struct {
 	prev  []int32
 	rk    []uint32
 	fixed []byte // a piece with ill-formed UTF-8 replaced by U+FFFD
-	cache pieceCache
+	norm  []byte // a Gemma 3 piece with " " replaced by "▁"
+	// gcache is Gemma 3's piece cache, allocated on first use.
+	gcache *gemmaCache
+	cache  pieceCache
 }
 
 type part struct {

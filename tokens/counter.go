@@ -10,6 +10,8 @@ import (
 // not meant to be used, and counts as o200k_base rather than panicking.
 type Counter struct {
 	enc *lazyEncoding
+	// gem, when set, counts with Gemma 3 (Gemini) instead of enc.
+	gem *lazyGemma
 	// anthropic scales the cl100k_base count by 1.1, rounding up, because no
 	// public Claude tokenizer exists.
 	anthropic bool
@@ -20,14 +22,16 @@ const (
 	O200kBase  = "o200k_base"
 	CL100kBase = "cl100k_base"
 	Claude     = "claude"
+	Gemma3     = "gemma3"
 )
 
 // Encodings lists the names [ForEncoding] accepts.
-func Encodings() []string { return []string{O200kBase, CL100kBase, Claude} }
+func Encodings() []string { return []string{O200kBase, CL100kBase, Claude, Gemma3} }
 
 // ForEncoding returns the counter for an encoding name: "o200k_base",
-// "cl100k_base" or "claude" (cl100k_base × 1.1, rounded up). An unknown name
-// returns an error wrapping [ErrUnknownEncoding].
+// "cl100k_base", "claude" (cl100k_base × 1.1, rounded up) or "gemma3"
+// (Gemma 3's tokenizer, which Gemini models use). An unknown name returns an
+// error wrapping [ErrUnknownEncoding].
 func ForEncoding(name string) (*Counter, error) {
 	switch name {
 	case O200kBase:
@@ -36,13 +40,18 @@ func ForEncoding(name string) (*Counter, error) {
 		return &Counter{enc: cl100kBase}, nil
 	case Claude:
 		return &Counter{enc: cl100kBase, anthropic: true}, nil
+	case Gemma3:
+		return &Counter{gem: gemma3}, nil
 	}
-	return nil, fmt.Errorf("tokens: %w %q (known: %s, %s, %s)", ErrUnknownEncoding, name, O200kBase, CL100kBase, Claude)
+	return nil, fmt.Errorf("tokens: %w %q (known: %s, %s, %s, %s)", ErrUnknownEncoding, name, O200kBase, CL100kBase, Claude, Gemma3)
 }
 
-// Name describes the encoding, e.g. "o200k_base" or
+// Name describes the encoding, e.g. "o200k_base", "gemma3" or
 // "cl100k_base*1.1 (anthropic approximation)".
 func (c *Counter) Name() string {
+	if c.gemma() {
+		return Gemma3
+	}
 	if c.scaled() {
 		return c.lazy().name + "*1.1 (anthropic approximation)"
 	}
@@ -58,10 +67,34 @@ func (c *Counter) lazy() *lazyEncoding {
 
 func (c *Counter) scaled() bool { return c != nil && c.anthropic }
 
+func (c *Counter) gemma() bool { return c != nil && c.gem != nil }
+
+// counter is a loaded vocabulary: an *encoding or the *gemma.
+type counter interface {
+	count(b []byte, limit int64) int
+}
+
+// load returns the loaded vocabulary, loading it on first use.
+func (c *Counter) load() (counter, error) {
+	if c.gemma() {
+		g, err := c.gem.get()
+		if err != nil {
+			return nil, err
+		}
+		return g, nil
+	}
+	e, err := c.lazy().get()
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
 // Preload starts loading the encoding in the background and returns at once,
-// so the first Count does not pay the load (about 40 ms for o200k_base).
+// so the first Count does not pay the load (about 40 ms for o200k_base, 60
+// ms for gemma3).
 func (c *Counter) Preload() {
-	go c.lazy().get()
+	go c.load()
 }
 
 // Count returns the exact token count of b (for the Anthropic counter, the
@@ -70,7 +103,7 @@ func (c *Counter) Preload() {
 // Large inputs are counted on all cores. It blocks until the encoding is
 // loaded.
 func (c *Counter) Count(b []byte) int {
-	e, err := c.lazy().get()
+	e, err := c.load()
 	if err != nil {
 		// Only a corrupt build gets here (the vocabulary is embedded and the
 		// tests load it); the byte length is an upper bound that errs toward
@@ -100,7 +133,7 @@ func (c *Counter) AtLeast(b []byte, n int) bool {
 	if c.scale(3*len(b)) < n {
 		return false
 	}
-	e, err := c.lazy().get()
+	e, err := c.load()
 	if err != nil {
 		return true
 	}

@@ -30,7 +30,16 @@ func TestForModel(t *testing.T) {
 		{"", "claude-sonnet-4-20250514", "cl100k_base*1.1 (anthropic approximation)"},
 		{"openrouter", "anthropic/claude-sonnet-4", "cl100k_base*1.1 (anthropic approximation)"},
 		{"bedrock", "us.anthropic.claude-3-5-sonnet-20240620-v1:0", "cl100k_base*1.1 (anthropic approximation)"},
-		{"google", "gemini-2.5-pro", O200kBase},
+		{"google", "gemini-2.5-pro", Gemma3},
+		{"", "gemini-2.0-flash", Gemma3},
+		{"openrouter", "google/gemini-2.5-flash", Gemma3},
+		{"", "models/gemini-1.5-pro", Gemma3},
+		{"", "Gemma-3-27b-it", Gemma3},
+		{"ollama", "gemma3:4b", Gemma3},
+		{"gemini", "", Gemma3},
+		{"vertex", "some-tuned-endpoint", Gemma3},
+		{"vertex", "claude-sonnet-4@20250514", "cl100k_base*1.1 (anthropic approximation)"},
+		{"GOOGLE", "", Gemma3},
 		{"", "llama-3.1-70b", O200kBase},
 		{"openai", "ft:gpt-4o-mini-2024-07-18:acme::abc123", O200kBase},
 		{"openai", "ft:gpt-3.5-turbo-0125:acme::abc123", CL100kBase},
@@ -50,7 +59,7 @@ func TestForEncoding(t *testing.T) {
 			t.Fatalf("ForEncoding(%q): %v", name, err)
 		}
 	}
-	for _, name := range []string{"", "p50k_base", "O200K_BASE", "gemma3"} {
+	for _, name := range []string{"", "p50k_base", "O200K_BASE", "Gemma3", "gemma"} {
 		_, err := ForEncoding(name)
 		if !errors.Is(err, ErrUnknownEncoding) {
 			t.Errorf("ForEncoding(%q) error = %v, want ErrUnknownEncoding", name, err)

@@ -13,9 +13,14 @@ func ExampleForModel() {
 
 	claude := tokens.ForModel("anthropic", "claude-sonnet-4")
 	fmt.Println(claude.Name(), claude.CountString("hello world"))
+
+	// Gemini: Gemma 3's tokenizer; a special token in the text is one token.
+	gemini := tokens.ForModel("google", "gemini-2.5-pro")
+	fmt.Println(gemini.Name(), gemini.CountString("<start_of_turn>hello world"))
 	// Output:
 	// o200k_base 2
 	// cl100k_base*1.1 (anthropic approximation) 3
+	// gemma3 3
 }
 
 func ExampleCounter_AtLeast() {
@@ -34,5 +39,5 @@ func ExampleForEncoding() {
 	_, err := tokens.ForEncoding("p50k_base")
 	fmt.Println(err)
 	// Output:
-	// tokens: unknown encoding "p50k_base" (known: o200k_base, cl100k_base, claude)
+	// tokens: unknown encoding "p50k_base" (known: o200k_base, cl100k_base, claude, gemma3)
 }

@@ -11,8 +11,11 @@ import "strings"
 //   - OpenAI: o200k_base for gpt-5*, gpt-4o*, gpt-4.1*, gpt-4.5*, o1*, o3*,
 //     o4*, chatgpt-4o*, gpt-oss*; cl100k_base for gpt-4*, gpt-3.5*, and the
 //     cl100k embedding and base models.
-//   - Gemini and everything else: o200k_base (exact Gemma counts are a
-//     separate issue).
+//   - Gemini: Gemma 3's tokenizer ("gemma3"), exact, for provider "gemini",
+//     "google" or "vertex", or a model id starting with "gemini" or "gemma"
+//     (after the "provider/" path, so "google/gemini-2.5-pro" and
+//     "models/gemini-2.0-flash" too). Claude on Vertex stays Anthropic.
+//   - Everything else: o200k_base.
 //
 // Matching ignores case, a leading "provider/" path and a fine-tune "ft:"
 // prefix.
@@ -25,6 +28,9 @@ func ForModel(provider, model string) *Counter {
 		m = m[i+1:]
 	}
 	m = strings.TrimPrefix(m, "ft:")
+	if p == "gemini" || p == "google" || p == "vertex" || strings.HasPrefix(m, "gemini") || strings.HasPrefix(m, "gemma") {
+		return &Counter{gem: gemma3}
+	}
 	for _, pre := range o200kPrefixes {
 		if strings.HasPrefix(m, pre) {
 			return &Counter{enc: o200kBase}

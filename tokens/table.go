@@ -16,12 +16,15 @@ import (
 //
 //	bits  0..21  offset in arena
 //	bits 22..29  key length
-//	bits 30..47  rank+1
+//	bits 30..47  rank
 //	bits 48..63  hash tag
+//
+// Keys are never empty, so an occupied slot is never 0.
 type rankTable struct {
 	arena []byte
 	slots []uint64
 	mask  uint64
+	count int // entries, as set by the loader
 }
 
 const (
@@ -45,11 +48,15 @@ func newRankTable(entries, arenaCap int) *rankTable {
 // insert adds the token whose bytes are the last n bytes of the arena.
 func (t *rankTable) insert(n int, rank uint32) error {
 	off := len(t.arena) - n
-	if off+n > slotOffMask || n >= 1<<slotLenBits || rank+1 >= 1<<slotRankBits {
+	return t.insertHashed(off, n, hashBytes(t.arena[off:]), rank)
+}
+
+// insertHashed adds the token arena[off:off+n], whose hashBytes is h.
+func (t *rankTable) insertHashed(off, n int, h uint64, rank uint32) error {
+	if off+n > slotOffMask || n == 0 || n >= 1<<slotLenBits || rank >= 1<<slotRankBits {
 		return errTableLimits
 	}
-	h := hashBytes(t.arena[off:])
-	e := h>>slotTagShift<<slotTagShift | uint64(n)<<slotLenShift | uint64(rank+1)<<slotRankShif | uint64(off)
+	e := h>>slotTagShift<<slotTagShift | uint64(n)<<slotLenShift | uint64(rank)<<slotRankShif | uint64(off)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		if t.slots[i] == 0 {
 			t.slots[i] = e
@@ -69,7 +76,7 @@ func (t *rankTable) get(b []byte) (uint32, bool) {
 		if e&slotKeyMask == want {
 			off := int(e & slotOffMask)
 			if string(t.arena[off:off+len(b)]) == string(b) {
-				return uint32(e>>slotRankShif&(1<<slotRankBits-1)) - 1, true
+				return uint32(e >> slotRankShif & (1<<slotRankBits - 1)), true
 			}
 		}
 	}

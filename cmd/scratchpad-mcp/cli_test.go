@@ -69,6 +69,10 @@ func TestTokensCommand(t *testing.T) {
 		{[]string{"tokens", "--model", "gpt-4", cjk}, "3420\t" + cjk + "\n"},
 		// Anthropic: ceil(cl100k × 1.1).
 		{[]string{"tokens", "--model", "claude-sonnet-4", cjk, emoji}, "3762\t" + cjk + "\n3630\t" + emoji + "\n7392\ttotal\n"},
+		// Gemini: Gemma 3, recorded from the JS Gemma 3 tokenizer.
+		{[]string{"tokens", "--encoding", "gemma3", cjk}, "2020\t" + cjk + "\n"},
+		{[]string{"tokens", "--model", "gemini-2.5-pro", cjk}, "2020\t" + cjk + "\n"},
+		{[]string{"tokens", "--provider", "vertex", "--model", "some-endpoint", emoji}, "1830\t" + emoji + "\n"},
 	} {
 		code, out, errOut := runCLI(t, tc.args...)
 		if code != 0 || out != tc.want {

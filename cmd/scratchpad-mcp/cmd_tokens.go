@@ -20,8 +20,8 @@ func runTokens(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "count as this model would (e.g. gpt-4o, claude-sonnet-4); picks the encoding")
-	provider := fs.String("provider", "", "provider of --model (e.g. openai, anthropic)")
-	encoding := fs.String("encoding", "", "encoding: o200k_base, cl100k_base or claude (default: from --model, else o200k_base)")
+	provider := fs.String("provider", "", "provider of --model (e.g. openai, anthropic, gemini)")
+	encoding := fs.String("encoding", "", "encoding: o200k_base, cl100k_base, claude or gemma3 (default: from --model, else o200k_base)")
 	atLeast := fs.Int("at-least", 0, "instead of counting, report whether each input has at least `N` tokens (exit 0 if all do, 3 if not)")
 	timing := fs.Bool("time", false, "print load and count times and MB/s to stderr")
 	fs.Usage = func() {

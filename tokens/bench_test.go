@@ -109,22 +109,20 @@ func BenchmarkLoad(b *testing.B) {
 // threads (cpu-ms/op) and the heap the loaded vocabulary keeps (heap-MB,
 // after a GC).
 func BenchmarkLoadGemma3(b *testing.B) {
-	var keep *gemma
 	cpu0 := cpuTime()
 	for b.Loop() {
 		g, err := loadGemma(gemma3Data)
 		if err != nil {
 			b.Fatal(err)
 		}
-		keep = g
+		runtime.KeepAlive(g)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 	var before, after runtime.MemStats
-	keep = nil
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	keep, _ = loadGemma(gemma3Data)
+	keep, _ := loadGemma(gemma3Data)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heap-MB")

@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -46,8 +45,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, "benchrun:", err)
 			os.Exit(1)
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			peak = max(peak, int64(ru.Maxrss)) // KiB on Linux
+		if kib, ok := maxRSS(cmd.ProcessState); ok {
+			peak = max(peak, kib)
 		}
 	}
 	slices.Sort(ms)

@@ -33,8 +33,9 @@ import (
 type mcpServer struct {
 	t       testing.TB
 	addr    string
-	noGet   bool // answer GET with 405
-	retryMS int  // sent as retry: on every stream
+	noGet   bool          // answer GET with 405
+	retryMS int           // sent as retry: on every stream
+	started chan struct{} // ask_then_cancel: the client's handler runs
 
 	mu       sync.Mutex
 	srv      *http.Server
@@ -62,7 +63,7 @@ type mcpSession struct {
 }
 
 func newMCPServer(t testing.TB) *mcpServer {
-	s := &mcpServer{t: t, sessions: map[string]*mcpSession{}, retryMS: 20}
+	s := &mcpServer{t: t, sessions: map[string]*mcpSession{}, retryMS: 20, started: make(chan struct{}, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +223,14 @@ func (s *mcpServer) call(w http.ResponseWriter, r *http.Request, sess *mcpSessio
 		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText(fmt.Sprint(p.Arguments["text"]), false)})
 	case "reset":
 		panic(http.ErrAbortHandler) // the connection is cut before any answer
+	case "ask_then_cancel":
+		// A request to the client on the listening stream, cancelled
+		// as soon as the client shows it is working on it (a progress
+		// notification is not needed: the handler signals the test).
+		sess.listen <- sseData("", mustRaw(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(`"c-1"`), Method: "elicitation/create", Params: json.RawMessage(`{}`)}))
+		<-s.started
+		sess.listen <- sseData("", mustRaw(rpcMessage{JSONRPC: "2.0", Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":"c-1","reason":"changed my mind"}`)}))
+		writeJSON(w, rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: toolText("ok", false)})
 	case "note_and_drop":
 		// A notification with an id on the listening stream, then the
 		// stream ends (nil).
@@ -707,6 +716,41 @@ func TestHTTPListeningStreamIsReopened(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestHTTPServerCancelsItsRequest: the server's notifications/cancelled
+// ends the context its request is served with, and no answer is POSTed.
+func TestHTTPServerCancelsItsRequest(t *testing.T) {
+	s := newMCPServer(t)
+	ended := make(chan error, 1)
+	u := httpUpstream(t, s.url(), Options{OnRequest: func(ctx context.Context, _ *Upstream, method string, params json.RawMessage) (json.RawMessage, error) {
+		s.started <- struct{}{}
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return json.RawMessage(`{"action":"accept"}`), nil
+	}})
+	waitFor(t, "the listening stream", func() bool {
+		for _, r := range s.requests() {
+			if r.method == http.MethodGet {
+				return true
+			}
+		}
+		return false
+	})
+	if got, err := callTool(t, u, "ask_then_cancel", nil, nil); err != nil || got != "ok" {
+		t.Fatalf("call: %q %v", got, err)
+	}
+	if err := recv(t, ended, "the handler's context to end"); !errors.Is(err, context.Canceled) {
+		t.Errorf("handler context: %v", err)
+	}
+	if _, err := callTool(t, u, "echo", map[string]any{"text": "x"}, nil); err != nil {
+		t.Fatal(err) // the answer, had there been one, was POSTed before this
+	}
+	for _, r := range s.requests() {
+		if r.method == http.MethodPost && r.rpc == "" {
+			t.Errorf("a cancelled request was answered")
+		}
+	}
 }
 
 func waitFor(t testing.TB, what string, ok func() bool) {

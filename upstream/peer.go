@@ -18,6 +18,11 @@ import (
 // notifications/cancelled) and delivers notifications and responses in the
 // order they arrived, off the transport's read loop. The transport hands it
 // each whole message with [peer.dispatch] and sends for it with send.
+//
+// Notifications and responses share one queue, run by one goroutine
+// ([peer.deliver]): a response is handed to its Call only after every
+// notification dispatched before it has been handled and its handler has
+// returned. That is the order [Upstream] promises.
 type peer struct {
 	name string
 	h    handlers
@@ -27,8 +32,9 @@ type peer struct {
 	// that can abort a write (an HTTP POST) honours it.
 	send func(ctx context.Context, msg []byte) error
 	// sendFailed turns a request that could not be sent into Call's
-	// error, with what the transport knows about why; nil returns the
-	// send error as it is.
+	// error, with what the transport knows about why; nil keeps the send
+	// error. Call returns it as a [*notSentError] unless the caller gave
+	// up.
 	sendFailed func(ctx context.Context, err error) error
 
 	nextID atomic.Int64

@@ -306,7 +306,9 @@ func dialTestSSE(t testing.TB, url string, h handlers, headers map[string]string
 
 func callSSE(t testing.TB, c conn, method string, params any) (json.RawMessage, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// A safety net, not a measure: a 4 MB echo under -race on a loaded
+	// machine has taken over 20 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	return c.Call(ctx, method, params)
 }

@@ -14,7 +14,8 @@ import (
 // Server is usable.
 type Options struct {
 	// Server is the upstream's configuration: name, transport, command
-	// or URL, headers, timeout, restart policy.
+	// or URL, headers, timeout, restart policy. A zero Timeout is
+	// [config.DefaultTimeout].
 	Server config.Server
 	// Logger receives the upstream's lifecycle (ready, lost, restarting)
 	// with the server's name; nil is [slog.Default].
@@ -127,6 +128,9 @@ type Upstream struct {
 func New(opts Options) *Upstream {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Server.Timeout <= 0 {
+		opts.Server.Timeout = config.DefaultTimeout
 	}
 	u := &Upstream{
 		cfg:     opts.Server,

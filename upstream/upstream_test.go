@@ -19,12 +19,41 @@ import (
 // stdioServer) instead of running tests.
 const envStdioServer = "UPSTREAM_TEST_STDIO_SERVER"
 
+// envPIDFile makes the stdio server write its process id there.
+const envPIDFile = "UPSTREAM_TEST_PID_FILE"
+
+// envProxy makes the test binary a proxy of one stdio upstream that runs
+// until it is killed (see proxyUntilKilled).
+const envProxy = "UPSTREAM_TEST_PROXY"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(envStdioServer) != "" {
+		if f := os.Getenv(envPIDFile); f != "" {
+			_ = os.WriteFile(f+".tmp", []byte(fmt.Sprint(os.Getpid())), 0o644)
+			_ = os.Rename(f+".tmp", f)
+		}
 		stdioServer()
+		if os.Getenv(envPIDFile) != "" {
+			// A server that does not take the end of stdin for the end:
+			// only a signal stops it.
+			time.Sleep(time.Hour)
+		}
 		os.Exit(0)
 	}
+	if os.Getenv(envProxy) != "" {
+		proxyUntilKilled()
+	}
 	os.Exit(m.Run())
+}
+
+// proxyUntilKilled runs an Upstream of the stdio server (writing its pid
+// to the file named by envPIDFile) and waits to be killed.
+func proxyUntilKilled() {
+	cfg := stdioConfig("child")
+	cfg.Env[envPIDFile] = os.Getenv(envPIDFile)
+	u := New(Options{Server: cfg, Logger: quietLogger()})
+	u.Start(context.Background(), nil)
+	select {}
 }
 
 // stdioServer is a line-delimited JSON-RPC MCP server on stdin/stdout:

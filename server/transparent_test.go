@@ -760,3 +760,18 @@ func TestMalformedClientMessageIsAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestResultBytesPassThrough: an upstream's result reaches the client as
+// its bytes, over every serving transport: unescaped <&>, escapes kept
+// as written, fields no SDK knows. Only whitespace between tokens goes
+// (JSON-RPC framing compacts it).
+func TestResultBytesPassThrough(t *testing.T) {
+	e := startEnv(t, blockerUpstream("b"))
+	want := `{"content":[{"type":"text","text":"<&> é \u00e9"}],"future":{"x":1}}`
+	for _, front := range fronts {
+		c := rawConnect(t, e, front, `{}`)
+		if got := c.mustRequest("tools/call", map[string]any{"name": "verbatim", "arguments": map[string]any{}}); string(got) != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", front, got, want)
+		}
+	}
+}

@@ -96,7 +96,8 @@ func rawUpstream(name string) config.Server {
 }
 
 // remoteUpstream serves a fresh test upstream in process over kind
-// (config.TransportSSE or config.TransportHTTPStreamable).
+// (config.TransportSSE or config.TransportHTTPStreamable). (testupstream
+// is an mcp-go server today: this is the one place that knows.)
 func remoteUpstream(t testing.TB, name, kind string) config.Server {
 	t.Helper()
 	var h http.Handler
@@ -105,7 +106,7 @@ func remoteUpstream(t testing.TB, name, kind string) config.Server {
 		path = "/sse"
 		h = mcpgoserver.NewSSEServer(testupstream.New())
 	} else {
-		h = mcpgoserver.NewStreamableHTTPServer(testupstream.New())
+		h = mcpgoserver.NewStreamableHTTPServer(testupstream.New(), mcpgoserver.WithStreamableHTTPLogger(quietLogger()))
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })

@@ -284,7 +284,12 @@ func TestRequestOutsideACallGoesToTheOnlyClient(t *testing.T) {
 	if got := answered(1); !strings.Contains(got, `"roots"`) || !strings.Contains(got, "file:///root-1") {
 		t.Fatalf("one client: %s", got)
 	}
-	connect(t, e, "http", nil, "roots")
+	other := connect(t, e, "http", nil, "roots")
+	// Its notifications/initialized (which attaches it) is handled
+	// before this ping.
+	if err := other.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := answered(2); !strings.Contains(got, "2 clients are connected") {
 		t.Errorf("two clients: %s", got)
 	}

@@ -115,3 +115,52 @@ func TestOnlyWaitsForTheSessionToInitialize(t *testing.T) {
 		t.Errorf("after detaching b: %v %d", s, n)
 	}
 }
+
+// capsSession declares caps and answers every request.
+type capsSession struct {
+	fakeSession
+	caps  ClientCapabilities
+	asked []string
+}
+
+func (s *capsSession) Capabilities() ClientCapabilities { return s.caps }
+func (s *capsSession) Request(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+	s.asked = append(s.asked, method)
+	return json.RawMessage(`{}`), nil
+}
+
+// TestClientCapabilityDecides: an upstream's request reaches the calling
+// client only if it declared the capability; otherwise the upstream gets
+// -32601.
+func TestClientCapabilityDecides(t *testing.T) {
+	p := New(Options{Logger: quiet()})
+	u := upstream.New(upstream.Options{Server: config.Server{Name: "up", Timeout: time.Second}, Logger: quiet()})
+	form := `{"mode":"form","message":"name?"}`
+	url := `{"mode":"url","message":"go","url":"https://x","elicitationId":"e"}`
+	for _, tc := range []struct {
+		caps           ClientCapabilities
+		method, params string
+		asked          bool
+	}{
+		{ClientCapabilities{}, "sampling/createMessage", `{}`, false},
+		{ClientCapabilities{Sampling: true}, "sampling/createMessage", `{}`, true},
+		{ClientCapabilities{}, "roots/list", `{}`, false},
+		{ClientCapabilities{Roots: true}, "roots/list", `{}`, true},
+		{ClientCapabilities{}, "elicitation/create", form, false},
+		{ClientCapabilities{Elicitation: true}, "elicitation/create", form, true},
+		{ClientCapabilities{Elicitation: true}, "elicitation/create", url, false},
+		{ClientCapabilities{Elicitation: true, ElicitationURL: true}, "elicitation/create", url, true},
+	} {
+		s := &capsSession{fakeSession: fakeSession{id: "s"}, caps: tc.caps}
+		end := p.sessions.begin(u, context.Background(), s) // a call in flight
+		_, err := p.onRequest(context.Background(), u, tc.method, json.RawMessage(tc.params))
+		end()
+		var rerr *upstream.RPCError
+		switch {
+		case tc.asked && (err != nil || len(s.asked) != 1):
+			t.Errorf("%s %+v: %v, asked %v", tc.method, tc.caps, err, s.asked)
+		case !tc.asked && (!errors.As(err, &rerr) || rerr.Code != -32601 || len(s.asked) != 0):
+			t.Errorf("%s %+v: %v, asked %v; want -32601", tc.method, tc.caps, err, s.asked)
+		}
+	}
+}

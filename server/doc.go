@@ -46,4 +46,11 @@
 //   - The initialize answer waits (bounded) for upstreams still starting
 //     and declares the server's own capabilities plus the union of the
 //     upstreams'.
+//   - Sessions are stateful, which go-sdk serves up to protocol
+//     2025-11-25: a client asking for 2026-07-28 gets 2025-11-25.
+//   - Over stdio, a line that is not a JSON-RPC message is answered with
+//     a JSON-RPC error (-32700, -32600) by the server itself: go-sdk would
+//     end the session.
+//   - Results keep the upstream's bytes except whitespace between JSON
+//     tokens, which JSON-RPC framing compacts.
 package server

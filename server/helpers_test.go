@@ -95,7 +95,8 @@ func rawUpstream(name string) config.Server {
 }
 
 // remoteUpstream serves a fresh test upstream in process over kind
-// (config.TransportSSE or config.TransportHTTPStreamable).
+// (config.TransportSSE or config.TransportHTTPStreamable). (testupstream
+// is an mcp-go server today: this is the one place that knows.)
 func remoteUpstream(t testing.TB, name, kind string) config.Server {
 	t.Helper()
 	var h http.Handler
@@ -828,12 +829,12 @@ func toolRaw(t testing.TB, list json.RawMessage, name string) json.RawMessage {
 // blockerMode runs [runBlocker] as the upstream.
 const blockerMode = "server-test-blocker"
 
-// blockerUpstream is a hand-written upstream with three tools: block
+// blockerUpstream is a hand-written upstream: block
 // sends one progress notification (the call has reached it), then waits
 // for notifications/cancelled, which it counts and does not answer;
 // cancelled returns the count; subscriptions says how many
 // resources/subscribe and resources/unsubscribe it got (for its one
-// resource, blocker://a).
+// resource, blocker://a); verbatim answers with hand-written bytes.
 func blockerUpstream(name string) config.Server {
 	up := stdioUpstream(name, nil)
 	up.Env = map[string]string{testupstream.EnvMode: blockerMode}
@@ -882,7 +883,7 @@ func runBlocker(in io.Reader, out io.Writer) {
 		case "initialize":
 			reply["result"] = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{"subscribe":true}},"serverInfo":{"name":"blocker","version":"1"}}`)
 		case "tools/list":
-			reply["result"] = json.RawMessage(`{"tools":[{"name":"block","inputSchema":{"type":"object"}},{"name":"cancelled","inputSchema":{"type":"object"}},{"name":"subscriptions","inputSchema":{"type":"object"}}]}`)
+			reply["result"] = json.RawMessage(`{"tools":[{"name":"block","inputSchema":{"type":"object"}},{"name":"cancelled","inputSchema":{"type":"object"}},{"name":"subscriptions","inputSchema":{"type":"object"}},{"name":"verbatim","inputSchema":{"type":"object"}}]}`)
 		case "resources/list":
 			reply["result"] = json.RawMessage(`{"resources":[{"uri":"blocker://a","name":"a"}]}`)
 		case "resources/templates/list":
@@ -891,6 +892,14 @@ func runBlocker(in io.Reader, out io.Writer) {
 			subs[m.Method]++
 			reply["result"] = json.RawMessage(`{}`)
 		case "tools/call":
+			if m.Params.Name == "verbatim" {
+				// Written by hand: spacing, unescaped <&>, escaped é, a
+				// field no SDK knows.
+				if _, err := io.WriteString(out, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result": {"content": [{"type":"text","text":"<&> é \u00e9"}], "future":{"x": 1}}}`+"\n"); err != nil {
+					return
+				}
+				continue
+			}
 			if m.Params.Name == "subscriptions" {
 				reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("subscribe=%d unsubscribe=%d", subs["resources/subscribe"], subs["resources/unsubscribe"])}}}
 				break

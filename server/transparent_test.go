@@ -284,7 +284,12 @@ func TestRequestOutsideACallGoesToTheOnlyClient(t *testing.T) {
 	if got := answered(1); !strings.Contains(got, `"roots"`) || !strings.Contains(got, "file:///root-1") {
 		t.Fatalf("one client: %s", got)
 	}
-	connect(t, e, "http", nil, "roots")
+	other := connect(t, e, "http", nil, "roots")
+	// Its notifications/initialized (which attaches it) is handled
+	// before this ping.
+	if err := other.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := answered(2); !strings.Contains(got, "2 clients are connected") {
 		t.Errorf("two clients: %s", got)
 	}
@@ -758,5 +763,20 @@ func TestMalformedClientMessageIsAnswered(t *testing.T) {
 				t.Errorf("garbage answered with %v, want one JSON-RPC error", before)
 			}
 		})
+	}
+}
+
+// TestResultBytesPassThrough: an upstream's result reaches the client as
+// its bytes, over every serving transport: unescaped <&>, escapes kept
+// as written, fields no SDK knows. Only whitespace between tokens goes
+// (JSON-RPC framing compacts it).
+func TestResultBytesPassThrough(t *testing.T) {
+	e := startEnv(t, blockerUpstream("b"))
+	want := `{"content":[{"type":"text","text":"<&> é \u00e9"}],"future":{"x":1}}`
+	for _, front := range fronts {
+		c := rawConnect(t, e, front, `{}`)
+		if got := c.mustRequest("tools/call", map[string]any{"name": "verbatim", "arguments": map[string]any{}}); string(got) != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", front, got, want)
+		}
 	}
 }

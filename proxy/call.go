@@ -45,23 +45,18 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
-	end := p.sessions.begin(rt.up, cctx, s)
-	raw, err := rt.up.Call(cctx, "tools/call", params)
-	end()
+	raw, err := p.forward(ctx, s, rt.up, "tools/call", rt.orig, params)
 	if err != nil {
 		var rerr *upstream.RPCError
-		switch {
-		case errors.As(err, &rerr):
-			return nil, rerr
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case errors.Is(cctx.Err(), context.DeadlineExceeded):
-			return ToolError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", cfg.Name, rt.orig, cfg.Timeout, cfg.Name)), nil
-		default:
-			return ToolError(fmt.Sprintf("calling %s on upstream %q failed: %v", rt.orig, cfg.Name, err)), nil
+		if errors.As(err, &rerr) || ctx.Err() != nil {
+			return nil, err
 		}
+		// The model reads what went wrong and may try again.
+		msg := err.Error()
+		if errors.Is(err, ErrUpstreamTimeout) {
+			msg += "; try again or raise the timeout"
+		}
+		return ToolError(msg), nil
 	}
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
@@ -89,8 +84,11 @@ func ToolError(msg string) json.RawMessage {
 }
 
 // forward sends one client request on to u with the server's timeout,
-// recording the call so that u's own requests reach this client.
-func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method string, params any) (json.RawMessage, error) {
+// recording the call so that u's own requests reach this client. what
+// names the request in errors (the method, or the tool called). The
+// upstream's own JSON-RPC error comes back as an [*upstream.RPCError],
+// the caller's cancellation as ctx's error.
+func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, error) {
 	cfg := u.Config()
 	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -107,9 +105,9 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("%w: upstream %q did not answer %s within %s (timeout in [mcp.servers.%s])", ErrUpstreamTimeout, cfg.Name, method, cfg.Timeout, cfg.Name)
+		return nil, fmt.Errorf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]): %w", cfg.Name, what, cfg.Timeout, cfg.Name, ErrUpstreamTimeout)
 	default:
-		return nil, fmt.Errorf("%s on upstream %q failed: %w", method, cfg.Name, err)
+		return nil, fmt.Errorf("calling %s on upstream %q failed: %w", what, cfg.Name, err)
 	}
 }
 
@@ -146,7 +144,7 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	raw, err := p.forward(ctx, s, u, "resources/read", params)
+	raw, err := p.forward(ctx, s, u, "resources/read", "resources/read", params)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +186,7 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	return p.forward(ctx, s, rt.up, "prompts/get", params)
+	return p.forward(ctx, s, rt.up, "prompts/get", "prompts/get", params)
 }
 
 // HasPrompt reports whether name is an exposed upstream prompt.
@@ -220,7 +218,7 @@ func (p *Proxy) Complete(ctx context.Context, s Session, refType, ref string, ar
 	if context_ != nil {
 		params["context"] = context_
 	}
-	raw, err = p.forward(ctx, s, rt.up, "completion/complete", params)
+	raw, err = p.forward(ctx, s, rt.up, "completion/complete", "completion/complete", params)
 	return raw, err == nil, err
 }
 

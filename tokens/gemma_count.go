@@ -1,8 +1,6 @@
 package tokens
 
 import (
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 )
@@ -159,64 +157,9 @@ func (g *gemma) mergeWindow(p []byte, s *scratch) int {
 	return g.mergeGemmaLarge(norm, s)
 }
 
-// count counts b, in parallel when it is large, as encoding.count does,
-// with chunks cut by nextGemmaCut. On one core a large input with a limit is
-// still counted chunk by chunk, because a section (a line) may be megabytes
+// count counts b, in parallel when it is large, with chunks cut by
+// nextGemmaCut (see [countChunked]): a section (a line) may be megabytes
 // long and countSeq looks at the limit only between sections.
 func (g *gemma) count(b []byte, limit int64) int {
-	workers := runtime.GOMAXPROCS(0)
-	if len(b) < parallelMin || (workers < 2 && limit <= 0) {
-		var total atomic.Int64
-		return g.countSeq(b, &total, limit)
-	}
-	if workers < 2 {
-		var total atomic.Int64
-		for from := 0; from < len(b) && total.Load() < limit; {
-			to := len(b)
-			if from+chunkSize < len(b) {
-				to = g.nextGemmaCut(b, from+chunkSize)
-			}
-			g.countSeq(b[from:to], &total, limit)
-			from = to
-		}
-		return int(total.Load())
-	}
-	var (
-		total atomic.Int64
-		start atomic.Int64
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-	)
-	claim := func() (int, int) {
-		mu.Lock()
-		defer mu.Unlock()
-		from := int(start.Load())
-		if from >= len(b) {
-			return from, from
-		}
-		to := len(b)
-		if from+chunkSize < len(b) {
-			to = g.nextGemmaCut(b, from+chunkSize)
-		}
-		start.Store(int64(to))
-		return from, to
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				if limit > 0 && total.Load() >= limit {
-					return
-				}
-				from, to := claim()
-				if from >= to {
-					return
-				}
-				g.countSeq(b[from:to], &total, limit)
-			}
-		}()
-	}
-	wg.Wait()
-	return int(total.Load())
+	return countChunked(b, limit, g.nextGemmaCut, g.countSeq)
 }

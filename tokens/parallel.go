@@ -19,13 +19,36 @@ const chunkSize = 64 << 10
 // once at least limit tokens are counted and returns a partial count that
 // is >= limit; otherwise it returns the exact count.
 func (e *encoding) count(b []byte, limit int64) int {
+	return countChunked(b, limit, nextCut, e.countSeq)
+}
+
+// countChunked counts b in chunks of about chunkSize cut where cut says
+// the count of the pieces adds up to the count of the whole, on all cores
+// when b is large; seq counts one chunk, adding to total and stopping
+// early once total reaches limit (when limit > 0). On one core a count
+// with a limit still goes chunk by chunk, so it stops early on a single
+// huge piece too.
+func countChunked(b []byte, limit int64, cut func(b []byte, at int) int, seq func(b []byte, total *atomic.Int64, limit int64) int) int {
+	var total atomic.Int64
 	workers := runtime.GOMAXPROCS(0)
-	if len(b) < parallelMin || workers < 2 {
-		var total atomic.Int64
-		return e.countSeq(b, &total, limit)
+	if len(b) < parallelMin || (workers < 2 && limit <= 0) {
+		return seq(b, &total, limit)
+	}
+	next := func(from int) int {
+		if from+chunkSize < len(b) {
+			return cut(b, from+chunkSize)
+		}
+		return len(b)
+	}
+	if workers < 2 {
+		for from := 0; from < len(b) && total.Load() < limit; {
+			to := next(from)
+			seq(b[from:to], &total, limit)
+			from = to
+		}
+		return int(total.Load())
 	}
 	var (
-		total atomic.Int64
 		start atomic.Int64 // offset of the next chunk to claim
 		mu    sync.Mutex
 		wg    sync.WaitGroup
@@ -40,14 +63,11 @@ func (e *encoding) count(b []byte, limit int64) int {
 		if from >= len(b) {
 			return from, from
 		}
-		to := len(b)
-		if from+chunkSize < len(b) {
-			to = nextCut(b, from+chunkSize)
-		}
+		to := next(from)
 		start.Store(int64(to))
 		return from, to
 	}
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -59,7 +79,7 @@ func (e *encoding) count(b []byte, limit int64) int {
 				if from >= to {
 					return
 				}
-				e.countSeq(b[from:to], &total, limit)
+				seq(b[from:to], &total, limit)
 			}
 		}()
 	}

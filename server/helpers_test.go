@@ -95,8 +95,7 @@ func rawUpstream(name string) config.Server {
 }
 
 // remoteUpstream serves a fresh test upstream in process over kind
-// (config.TransportSSE or config.TransportHTTPStreamable). (testupstream
-// is an mcp-go server today: this is the one place that knows.)
+// (config.TransportSSE or config.TransportHTTPStreamable).
 func remoteUpstream(t testing.TB, name, kind string) config.Server {
 	t.Helper()
 	var h http.Handler

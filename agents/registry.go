@@ -72,6 +72,7 @@ type Agent struct {
 	Counter   *tokens.Counter
 	Budget    *budget.Agent
 
+	Layout        Layout // its owner's folder under memory_dir
 	ScratchpadDir string // where its diverted outputs go (absolute)
 	ReadRoot      string // what its exploration tools may read (absolute)
 	PadDir        string // its pad (absolute); "" with [pad] backend = "redis"
@@ -184,26 +185,23 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 	a := &Agent{ID: id, SessionID: sid, Settings: settings, Counter: counter, reg: r}
 	a.Budget = budget.NewAgent(budget.Identity{
 		AgentID:   id.Agent + "-" + strconv.FormatInt(r.seq.Add(1), 10),
-		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration,
+		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration, Owner: id.Owner,
 	}, usable, carried)
 
-	mem := cfg.MemoryDir
+	a.Layout = LayoutFor(cfg.MemoryDir, id.Owner)
 	var rel string
 	if id.Run == "" {
-		a.ReadRoot = filepath.Join(mem, "scratchpad")
+		a.ReadRoot = a.Layout.Scratchpad()
 		a.ScratchpadDir = a.ReadRoot
 	} else {
-		a.ReadRoot = filepath.Join(mem, id.Run)
-		rel = filepath.Join("iteration-"+strconv.Itoa(id.Iteration), "scratchpad")
+		a.ReadRoot = a.Layout.Run(id.Run)
+		rel = RunScratchpad(id.Iteration)
 		a.ScratchpadDir = filepath.Join(a.ReadRoot, rel)
 	}
-	switch {
-	case cfg.Pad.Backend == config.BackendRedis:
+	if cfg.Pad.Backend == config.BackendRedis {
 		a.PadID = PadID(cfg.Pad.Scope, id)
-	case cfg.Pad.Scope == config.ScopeRun && id.Run != "":
-		a.PadDir = filepath.Join(mem, id.Run, "pad")
-	default:
-		a.PadDir = filepath.Join(mem, "pad")
+	} else {
+		a.PadDir = a.Layout.PadDir(cfg.Pad.Scope, id)
 	}
 	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
 		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
@@ -262,10 +260,10 @@ func (a *Agent) Artifacts() (*artifacts.Env, error) {
 		Budget:              a.Budget,
 		Count:               a.Counter.CountString,
 		MaxExtractionTokens: a.Settings.Scratchpad.MaxExtractionTokens,
-		MemoryDir:           a.reg.opts.Config.MemoryDir,
+		MemoryDir:           a.Layout.Base, // other runs: this owner's only
 	}
 	if a.ID.Run != "" {
-		st, err := artifacts.OpenRun(a.reg.opts.Config.MemoryDir, a.ID.Run)
+		st, err := artifacts.OpenRun(a.Layout.Base, a.ID.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -312,17 +310,27 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 
 // PadID names an agent's pad on Redis, the same identity the file layout
 // gives: with scope "run" and a run id, the run's shared pad "run:<run>";
-// otherwise the agent's own, "agent:<name>", or "agent:<owner>/<name>"
-// when a bearer token names an owner (escaped, so no owner can reach
-// another's pad or break the key's hash tag).
+// otherwise the agent's own, "agent:<name>". With a bearer token's owner
+// the id starts with the owner's segment, "owner:<owner>/", so every key
+// of an owner's pads carries its owner and two owners' run-1 never meet.
 func PadID(scope string, id Identity) string {
+	var s string
 	if scope == config.ScopeRun && id.Run != "" {
-		return "run:" + id.Run
+		s = "run:" + id.Run
+	} else {
+		s = "agent:" + id.Agent
 	}
-	if id.Owner != "" {
-		return "agent:" + url.PathEscape(id.Owner) + "/" + id.Agent
+	return ownerSegment(id.Owner) + s
+}
+
+// ownerSegment starts every Redis id of an owner's things; "" without
+// one. Owners are plain names ([A-Za-z0-9._-]), escaped all the same so
+// that no owner can break a key's hash tag.
+func ownerSegment(owner string) string {
+	if owner == "" {
+		return ""
 	}
-	return "agent:" + id.Agent
+	return "owner:" + url.PathEscape(owner) + "/"
 }
 
 // PadRedis returns a client for [pad] redis_url; it does no I/O.

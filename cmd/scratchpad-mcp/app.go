@@ -79,6 +79,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
+	a.events.SetOwnerPath(func(owner string) string { return agents.LayoutFor(cfg.MemoryDir, owner).Usage() })
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,10 +20,10 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pad", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "pad directory: {memory_dir}/pad, or {memory_dir}/{run_id}/pad for a run")
-	cfgPath := fs.String("config", "", "config file: the pad is {memory_dir}/pad (or the run's with --run), with its [pad] settings")
+	cfgPath := fs.String("config", "", "config file: the pad is the one the server gives --agent (or the run's with --run), with its [pad] settings")
 	run := fs.String("run", "", "with --config: the run whose shared pad to open ([pad] scope = \"run\")")
-	agent := fs.String("agent", "main", "with --config and [pad] backend = \"redis\", no --run: the agent whose pad to open")
-	owner := fs.String("owner", "", "with --agent: the bearer token owner the agent runs under, if any")
+	agent := fs.String("agent", agents.DefaultAgent, "with --config, no --run: the agent whose own pad to open")
+	owner := fs.String("owner", "", "with --config: the bearer token owner the agent or run belongs to, if any")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
 	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
@@ -73,8 +72,6 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, pos[0])
 		return 2
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := pad.Options{Format: *format, Render: *render}
 	var p *pad.Pad
 	switch {
@@ -99,32 +96,25 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 			return 2
 		}
+		// The same pad the server gives that agent or run.
+		scope := config.ScopeAgent
+		if *run != "" {
+			scope = config.ScopeRun
+		}
 		if cfg.Pad.Backend == config.BackendRedis {
-			// The same pad the server gives that agent or run.
 			rd, err := agents.PadRedis(cfg.Pad)
 			if err != nil {
 				fmt.Fprintf(stderr, "scratchpad-mcp pad: %s: %v\n", configName(cfg), err)
 				return 2
 			}
 			defer rd.Close()
-			scope := config.ScopeAgent
-			if *run != "" {
-				scope = config.ScopeRun
-			}
 			if p, err = rd.Open(agents.PadID(scope, id), opts); err != nil {
 				fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 				return 2
 			}
 			break
 		}
-		if set["agent"] || set["owner"] {
-			fmt.Fprintf(stderr, "scratchpad-mcp pad: --agent and --owner need [pad] backend = %q (on files every agent's pad is %s)\n", config.BackendRedis, filepath.Join(cfg.MemoryDir, "pad"))
-			return 2
-		}
-		*dir = filepath.Join(cfg.MemoryDir, "pad")
-		if *run != "" {
-			*dir = filepath.Join(cfg.MemoryDir, *run, "pad")
-		}
+		*dir = agents.LayoutFor(cfg.MemoryDir, id.Owner).PadDir(scope, id)
 	case *dir == "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir or --config is required")
 		return 2

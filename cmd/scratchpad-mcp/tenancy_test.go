@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+// tenancyConfig is a config whose tokens live in a tokens file filled by
+// `token add`; it returns the path, memory_dir and one token per owner.
+func tenancyConfig(t *testing.T, extra string, owners ...string) (cfg, mem string, tokens map[string]string) {
+	t.Helper()
+	cfg, mem = writeConfig(t, "\n[http]\ntokens_file = \"tokens.toml\"\n"+extra)
+	tokens = map[string]string{}
+	for _, o := range owners {
+		code, out, errOut := runCLI(t, "token", "add", o, "--config", cfg)
+		tok := strings.TrimSpace(out)
+		if code != 0 || !strings.HasPrefix(tok, "spm_") || strings.Count(out, "\n") != 1 {
+			t.Fatalf("token add %s: %d %q %s", o, code, out, errOut)
+		}
+		tokens[o] = tok
+	}
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(cfg), "tokens.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o, tok := range tokens {
+		if strings.Contains(string(data), tok) || !strings.Contains(string(data), "owner = \""+o+"\"") {
+			t.Fatalf("tokens file holds the token in clear or lacks owner %s:\n%s", o, data)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(cfg), "tokens.toml")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("tokens file mode: %v %v", fi.Mode(), err)
+	}
+	return cfg, mem, tokens
+}
+
+func ownerClient(t *testing.T, base, token string, hdr map[string]string) *mcp.ClientSession {
+	t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + token}
+	for k, v := range hdr {
+		h[k] = v
+	}
+	return httpClient(t, base+"/mcp", h)
+}
+
+var storedName = regexp.MustCompile(`file: (\S+)`)
+
+// Two owners on one server, both using run "run-1" and agent "main":
+// owner bob addressing owner alice's stored outputs, artifacts, run and
+// pads gets exactly what a name that never existed gets, and no listing
+// names alice's things. Every tool and resource bob is offered is walked.
+func TestOwnersAreIsolated(t *testing.T) {
+	cfg, mem, tok := tenancyConfig(t, "\n[pad]\nscope = \"run\"\n", "alice", "bob")
+	base := startHTTP(t, "http", cfg)
+
+	// 401 says how to authenticate.
+	resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+		t.Errorf("no token: HTTP %d, WWW-Authenticate %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+
+	run := map[string]string{"X-Scratchpad-Run": "run-1", "X-Scratchpad-Role": "coordinator"}
+	alice := ownerClient(t, base, tok["alice"], run)
+	aliceSolo := ownerClient(t, base, tok["alice"], nil)
+	waitForTool(t, alice, "listing")
+	waitForTool(t, aliceSolo, "listing")
+	secret := "alice-secret-finding"
+	for _, step := range []struct {
+		c    *mcp.ClientSession
+		tool string
+		args map[string]any
+	}{
+		{alice, "write_artifact", map[string]any{"filename": "plan.md", "content": "# plan\n" + secret}},
+		{alice, "append_scratchpad", map[string]any{"note": secret}},
+		{alice, "update_scratchpad", map[string]any{"patches": []map[string]any{{"section": "Task", "op": "replace", "content": secret}}}},
+		{aliceSolo, "append_scratchpad", map[string]any{"note": secret + "-solo"}},
+	} {
+		if out := callTool(t, step.c, step.tool, step.args); strings.Contains(out, `"error"`) {
+			t.Fatalf("alice %s: %s", step.tool, short(out))
+		}
+	}
+	var aliceFiles []string
+	for _, c := range []*mcp.ClientSession{alice, aliceSolo} {
+		m := storedName.FindStringSubmatch(callTool(t, c, "listing", map[string]any{"n": 300}))
+		if m == nil {
+			t.Fatal("alice's listing was not diverted")
+		}
+		aliceFiles = append(aliceFiles, m[1])
+	}
+	art := callTool(t, alice, "list_artifacts", map[string]any{})
+	if !strings.Contains(art, "plan.md") {
+		t.Fatalf("alice does not list her artifact: %s", art)
+	}
+	artName := regexp.MustCompile(`[\w.-]*plan\.md`).FindString(art)
+
+	// Within an owner the run is shared: alice's worker sees her artifact
+	// and the run's pad.
+	aliceWorker := ownerClient(t, base, tok["alice"], map[string]string{"X-Scratchpad-Run": "run-1", "X-Scratchpad-Agent": "w1"})
+	if out := callTool(t, aliceWorker, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, secret) {
+		t.Errorf("alice's worker cannot read her artifact: %s", short(out))
+	}
+	if out := callTool(t, aliceWorker, "read_scratchpad", map[string]any{}); !strings.Contains(out, secret) {
+		t.Errorf("alice's worker does not share the run's pad: %s", short(out))
+	}
+
+	bob := ownerClient(t, base, tok["bob"], run)
+	bobSolo := ownerClient(t, base, tok["bob"], nil)
+	tools := waitForTool(t, bob, "listing")
+	ghost := func(name string) string { // a name of the same shape that never existed
+		return regexp.MustCompile(`[0-9a-f]{8}`).ReplaceAllString(name, "00000000")
+	}
+	same := func(who, tool, real, fake string, call func(name string) string) {
+		t.Helper()
+		got, want := call(real), call(fake)
+		if strings.ReplaceAll(got, real, "NAME") != strings.ReplaceAll(want, fake, "NAME") {
+			t.Errorf("%s %s on alice's %q differs from a name that never existed:\n got: %s\nwant: %s", who, tool, real, short(got), short(want))
+		}
+		if strings.Contains(got, secret) || strings.Contains(got, "alice") {
+			t.Errorf("%s %s leaks alice's things: %s", who, tool, short(got))
+		}
+	}
+	walked := map[string]bool{}
+	fileArgs := map[string]map[string]any{
+		"head": {}, "slice": {"start": 0, "end": 5}, "grep": {"pattern": "web"}, "schema": {}, "item_schema": {"path": "$.items"},
+		"get_in": {"path": "$.items[0]"}, "iterate_over": {"path": "$.items"}, "read": {},
+	}
+	for _, tl := range tools {
+		name := tl.Name
+		if args, ok := fileArgs[name]; ok {
+			walked[name] = true
+			for i, c := range []*mcp.ClientSession{bob, bobSolo} {
+				for _, f := range aliceFiles {
+					// alice's files by name, and by the path that reached
+					// them from a run's iteration folder.
+					for _, real := range []string{f, "../../" + "iteration-0/scratchpad/" + f} {
+						same([]string{"bob", "bobSolo"}[i], name, real, ghost(real), func(file string) string {
+							a := map[string]any{"file": file}
+							for k, v := range args {
+								a[k] = v
+							}
+							return callTool(t, c, name, a)
+						})
+					}
+				}
+			}
+			continue
+		}
+		switch name {
+		case "read_artifact":
+			walked[name] = true
+			for _, fn := range []string{"plan.md", artName} {
+				same("bob", name, fn, "nothere-"+fn, func(f string) string {
+					return callTool(t, bob, name, map[string]any{"filename": f})
+				})
+				same("bob", name+" run_id", fn, "nothere-"+fn, func(f string) string {
+					return callTool(t, bobSolo, name, map[string]any{"filename": f, "run_id": "run-1"})
+				})
+			}
+		case "list_artifacts":
+			walked[name] = true
+			if out := callTool(t, bob, name, map[string]any{}); strings.Contains(out, "plan") {
+				t.Errorf("bob lists alice's artifacts: %s", out)
+			}
+		case "write_artifact":
+			walked[name] = true
+			if out := callTool(t, bob, name, map[string]any{"filename": "plan.md", "content": "bob's plan"}); strings.Contains(out, `"replaced":true`) {
+				t.Errorf("bob replaced alice's artifact: %s", out)
+			}
+		case "read_scratchpad":
+			walked[name] = true
+			for _, c := range []*mcp.ClientSession{bob, bobSolo} {
+				if out := callTool(t, c, name, map[string]any{}); strings.Contains(out, secret) {
+					t.Errorf("bob reads alice's pad: %s", short(out))
+				}
+			}
+		case "update_scratchpad", "append_scratchpad":
+			walked[name] = true // written by bob below; alice's must not change
+		case "echo", "listing", "words":
+			walked[name] = true // upstream tools: no stored names
+		}
+	}
+	callTool(t, bob, "append_scratchpad", map[string]any{"note": "bob-note"})
+	callTool(t, bob, "update_scratchpad", map[string]any{"patches": []map[string]any{{"section": "Task", "op": "replace", "content": "bob-task"}}})
+	// Every tool of the server's own (a new one must be added here).
+	loaded, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := newApp(loaded, slog.New(slog.NewTextHandler(io.Discard, nil)), agents.Identity{}, appOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range app.ownTools(agents.Identity{Role: agents.RoleCoordinator}) {
+		if !walked[d.Name] {
+			t.Errorf("tool %q is not walked by this test: add it", d.Name)
+		}
+	}
+	// Resources and prompts: the pad, as bob sees it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := bob.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Resources {
+		rr, err := bob.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI})
+		if err != nil {
+			continue
+		}
+		for _, c := range rr.Contents {
+			if strings.Contains(c.Text, secret) {
+				t.Errorf("resource %s leaks alice's pad", r.URI)
+			}
+		}
+	}
+	prompts, err := bob.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts.Prompts {
+		gp, err := bob.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name})
+		if err != nil {
+			continue
+		}
+		b, _ := json.Marshal(gp)
+		if strings.Contains(string(b), secret) {
+			t.Errorf("prompt %s leaks alice's pad", p.Name)
+		}
+	}
+	// Alice's things are unchanged by bob.
+	if out := callTool(t, alice, "read_scratchpad", map[string]any{}); !strings.Contains(out, secret) || strings.Contains(out, "bob-") {
+		t.Errorf("alice's pad after bob: %s", short(out))
+	}
+	if out := callTool(t, alice, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, secret) {
+		t.Errorf("alice's artifact after bob: %s", short(out))
+	}
+	// On disk: each owner under owners/, nothing at the top.
+	for _, p := range []string{"owners/alice/run-1/artifacts", "owners/alice/run-1/pad", "owners/alice/pad", "owners/alice/scratchpad", "owners/bob/run-1/pad"} {
+		if _, err := os.Stat(filepath.Join(mem, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	for _, p := range []string{"run-1", "pad", "scratchpad"} {
+		if _, err := os.Stat(filepath.Join(mem, p)); !os.IsNotExist(err) {
+			t.Errorf("%s exists outside any owner (%v)", p, err)
+		}
+	}
+}

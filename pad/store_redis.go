@@ -578,7 +578,7 @@ func (s *redisStore) ledgerItems() ([]string, error) {
 
 func decodeEntry(item string) (Entry, bool) {
 	var e Entry
-	if err := json.Unmarshal([]byte(item), &e); err != nil || e.Note == "" {
+	if err := json.Unmarshal([]byte(item), &e); err != nil || !e.valid() {
 		return Entry{}, false
 	}
 	return e, true

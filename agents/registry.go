@@ -335,7 +335,7 @@ func ownerSegment(owner string) string {
 
 // PadRedis returns a client for [pad] redis_url; it does no I/O.
 func PadRedis(c config.Pad) (*pad.Redis, error) {
-	r, err := pad.NewRedis(pad.RedisOptions{URL: c.RedisURL, Prefix: c.RedisPrefix})
+	r, err := pad.NewRedis(pad.RedisOptions{URL: c.RedisURL, Prefix: c.RedisPrefix, TTL: c.RedisTTL})
 	if err != nil {
 		return nil, fmt.Errorf("[pad] redis_url: %w", err)
 	}

@@ -144,7 +144,8 @@ type Pad struct {
 	// redis://[user:password@]host[:port][/db] or rediss://. It may hold a
 	// password: print [Pad.RedactedRedisURL] instead.
 	RedisURL    string
-	RedisPrefix string // starts every Redis key; default "scratchpad"
+	RedisPrefix string        // starts every Redis key; default "scratchpad"
+	RedisTTL    time.Duration // an idle pad's keys expire this long after its last write; 0: never
 }
 
 // RedactedRedisURL is RedisURL with any password replaced by "xxxxx", for

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
 // tenancyConfig is a config whose tokens live in a tokens file filled by
@@ -262,5 +265,117 @@ func TestOwnersAreIsolated(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(mem, p)); !os.IsNotExist(err) {
 			t.Errorf("%s exists outside any owner (%v)", p, err)
 		}
+	}
+}
+
+// pad delete and run delete: a dry run without --yes, then every trace
+// gone (on Redis, a SCAN finds no key of the pad), and nothing of another
+// owner's run of the same name.
+func TestPadAndRunDelete(t *testing.T) {
+	srv := testredis.Start(t)
+	rcfg, mem := writeConfig(t, "\n[pad]\nbackend = \"redis\"\nredis_url = \""+srv.URL()+"\"\nredis_prefix = \"del\"\n")
+	rd, err := pad.NewRedis(pad.RedisOptions{URL: srv.URL(), Prefix: "del"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	ctx := context.Background()
+	ids := map[string]string{
+		"alice-w1": agents.PadID(config.ScopeAgent, agents.Identity{Agent: "w1", Owner: "alice"}),
+		"alice-r1": agents.PadID(config.ScopeRun, agents.Identity{Run: "r1", Owner: "alice"}),
+		"bob-r1":   agents.PadID(config.ScopeRun, agents.Identity{Run: "r1", Owner: "bob"}),
+	}
+	for _, id := range ids {
+		p, err := rd.Open(id, pad.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Update([]pad.Patch{{Section: "Task", Op: pad.OpReplace, Content: "t"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Append("n", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"owners/alice/r1/artifacts/coordinator-plan.md", "owners/alice/r1/iteration-0/scratchpad/x.json", "owners/bob/r1/artifacts/coordinator-plan.md"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(mem, f)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mem, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keysOf := func(id string) []string {
+		ks, err := rd.Keys(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	// Dry runs change nothing.
+	code, out, errOut := runCLI(t, "pad", "delete", "--config", rcfg, "--agent", "w1", "--owner", "alice")
+	if code != 0 || !strings.Contains(out, "would delete") || len(keysOf(ids["alice-w1"])) == 0 {
+		t.Fatalf("pad delete dry run: %d %s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "run", "delete", "r1", "--config", rcfg, "--owner", "alice")
+	if code != 0 || !strings.Contains(out, "would delete") || len(keysOf(ids["alice-r1"])) == 0 {
+		t.Fatalf("run delete dry run: %d %s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(mem, "owners/alice/r1")); err != nil {
+		t.Fatal("dry run removed the run's folder")
+	}
+	// For real.
+	if code, out, errOut := runCLI(t, "pad", "delete", "--config", rcfg, "--agent", "w1", "--owner", "alice", "--yes"); code != 0 || !strings.Contains(out, "deleted") {
+		t.Fatalf("pad delete: %d %s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "run", "delete", "r1", "--config", rcfg, "--owner", "alice", "--yes"); code != 0 || strings.Count(out, "deleted") != 2 {
+		t.Fatalf("run delete: %d %s%s", code, out, errOut)
+	}
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
+	defer raw.Close()
+	var all []string
+	for cursor := uint64(0); ; {
+		ks, next, err := raw.Scan(ctx, cursor, "*", 100).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, ks...)
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	for _, k := range all {
+		if strings.Contains(k, ids["alice-w1"]) || strings.Contains(k, ids["alice-r1"]) {
+			t.Errorf("orphan key %s", k)
+		}
+	}
+	if len(keysOf(ids["bob-r1"])) == 0 {
+		t.Error("bob's run-1 pad was deleted with alice's")
+	}
+	if _, err := os.Stat(filepath.Join(mem, "owners/alice/r1")); !os.IsNotExist(err) {
+		t.Errorf("alice's run folder remains: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mem, "owners/bob/r1/artifacts/coordinator-plan.md")); err != nil {
+		t.Errorf("bob's run lost its artifact: %v", err)
+	}
+
+	// Files: the agent's own pad folder.
+	fcfg, fmem := writeConfig(t, "")
+	dir := filepath.Join(fmem, "owners", "alice", "agents", "w1", "pad")
+	fp, err := pad.Open(dir, pad.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fp.Append("n", nil); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI(t, "pad", "delete", "--config", fcfg, "--agent", "w1", "--owner", "alice"); code != 0 || !strings.Contains(out, "would delete "+dir) {
+		t.Fatalf("file pad delete dry run: %d %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "pad", "delete", "--config", fcfg, "--agent", "w1", "--owner", "alice", "--yes"); code != 0 || !strings.Contains(out, "deleted "+dir) {
+		t.Fatalf("file pad delete: %d %s", code, out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("pad folder remains: %v", err)
 	}
 }

@@ -252,7 +252,9 @@ func (a *Agent) Divert() *divert.Agent {
 	}
 }
 
-// Artifacts is the agent's environment for the artifact tools.
+// Artifacts is the agent's environment for the artifact tools. With
+// [pad] backend = "redis" a run's artifacts live on that Redis, per owner
+// and run ([ArtifactsKey]), so agents of a run on several hosts share them.
 func (a *Agent) Artifacts() (*artifacts.Env, error) {
 	env := &artifacts.Env{
 		RunID:               a.ID.Run,
@@ -261,15 +263,61 @@ func (a *Agent) Artifacts() (*artifacts.Env, error) {
 		Count:               a.Counter.CountString,
 		MaxExtractionTokens: a.Settings.Scratchpad.MaxExtractionTokens,
 		MemoryDir:           a.Layout.Base, // other runs: this owner's only
+		OpenRun: func(run string) (*artifacts.Store, error) {
+			return a.reg.openArtifacts(a.Layout, Identity{Run: run, Owner: a.ID.Owner})
+		},
 	}
 	if a.ID.Run != "" {
-		st, err := artifacts.OpenRun(a.Layout.Base, a.ID.Run)
+		st, err := a.reg.openArtifacts(a.Layout, a.ID)
 		if err != nil {
 			return nil, err
 		}
 		env.Store = st
 	}
 	return env, nil
+}
+
+// openArtifacts opens the artifacts of run id.Run of id.Owner: a folder of
+// the layout, or a hash on the pad's Redis (with this host's folder as
+// the cache of large ones).
+func (r *Registry) openArtifacts(l Layout, id Identity) (*artifacts.Store, error) {
+	if _, err := (Identity{Run: id.Run, Owner: id.Owner}).Normalize(); err != nil || id.Run == "" {
+		return nil, fmt.Errorf("%w: run %q", artifacts.ErrInvalidRunID, id.Run)
+	}
+	cfg := r.opts.Config
+	if cfg.Pad.Backend != config.BackendRedis {
+		return artifacts.OpenRun(l.Base, id.Run)
+	}
+	rd, err := r.padRedis()
+	if err != nil {
+		return nil, err
+	}
+	return artifacts.OpenRedis(rd.Client(), ArtifactsKey(rd.Prefix(), id), filepath.Join(l.Run(id.Run), artifacts.Dir))
+}
+
+// ArtifactsKey is the Redis key (a hash: name → content) of the artifacts
+// of run id.Run: "<prefix>:{artifacts:<owner segment>run:<run>}". Its
+// hash tag differs from the run pad's, so deleting the pad leaves them.
+func ArtifactsKey(prefix string, id Identity) string {
+	return prefix + ":{artifacts:" + ownerSegment(id.Owner) + "run:" + id.Run + "}"
+}
+
+// padRedis is the registry's one client for the pad's Redis.
+func (r *Registry) padRedis() (*pad.Redis, error) {
+	r.padMu.Lock()
+	defer r.padMu.Unlock()
+	return r.padRedisLocked()
+}
+
+func (r *Registry) padRedisLocked() (*pad.Redis, error) {
+	if r.redis == nil {
+		rd, err := PadRedis(r.opts.Config.Pad)
+		if err != nil {
+			return nil, err
+		}
+		r.redis = rd
+	}
+	return r.redis, nil
 }
 
 // Pad returns the agent's pad, opened once per location (a directory, or
@@ -292,12 +340,11 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 	opts.Count = a.Counter.CountString
 	var p *pad.Pad
 	if a.PadID != "" {
-		if r.redis == nil {
-			if r.redis, err = PadRedis(r.opts.Config.Pad); err != nil {
-				return nil, err
-			}
+		var rd *pad.Redis
+		if rd, err = r.padRedisLocked(); err != nil {
+			return nil, err
 		}
-		p, err = r.redis.Open(a.PadID, opts)
+		p, err = rd.Open(a.PadID, opts)
 	} else {
 		p, err = pad.Open(a.PadDir, opts)
 	}

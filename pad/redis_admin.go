@@ -4,7 +4,16 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
+
+// Client is the connection pool, for other data of the same server that
+// shares it (a run's artifacts).
+func (r *Redis) Client() *redis.Client { return r.client }
+
+// Prefix starts every key of this server's pads.
+func (r *Redis) Prefix() string { return r.prefix }
 
 // scanCount is the COUNT hint of the SCANs below.
 const scanCount = 500

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
 func init() {
@@ -26,7 +29,8 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Removes the run's folder ({memory_dir}[/owners/{owner}]/{run}: stored outputs,")
 		fmt.Fprintln(stderr, "artifacts, the file pad) and, with [pad] backend = \"redis\", every key of the")
-		fmt.Fprintln(stderr, "run's pad. Without --yes it says what it would remove and changes nothing.")
+		fmt.Fprintln(stderr, "run's pad and its artifacts. Without --yes it says what it would remove and")
+		fmt.Fprintln(stderr, "changes nothing.")
 		fs.PrintDefaults()
 	}
 	var pos []string
@@ -66,6 +70,32 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer rd.Close()
 		code = max(code, deletePadKeys(rd, agents.PadID(config.ScopeRun, id), *yes, stdout, stderr))
+		code = max(code, deleteArtifactsKey(rd, agents.ArtifactsKey(rd.Prefix(), id), *yes, stdout, stderr))
 	}
 	return code
+}
+
+// deleteArtifactsKey removes the hash of a run's artifacts on Redis;
+// without yes it says whether it would.
+func deleteArtifactsKey(rd *pad.Redis, key string, yes bool, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := rd.Client().HLen(ctx, key).Result()
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp run delete: %s %s: %v\n", rd, key, err)
+		return 1
+	}
+	switch {
+	case n == 0:
+		fmt.Fprintf(stdout, "nothing to delete: no artifacts at %s on %s\n", key, rd)
+	case !yes:
+		fmt.Fprintf(stdout, "would delete %s on %s (%d artifacts) (run again with --yes)\n", key, rd, n)
+	default:
+		if err := rd.Client().Unlink(ctx, key).Err(); err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp run delete: %s %s: %v\n", rd, key, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "deleted %s on %s (%d artifacts)\n", key, rd, n)
+	}
+	return 0
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -67,7 +68,15 @@ var storedName = regexp.MustCompile(`file: (\S+)`)
 // pads gets exactly what a name that never existed gets, and no listing
 // names alice's things. Every tool and resource bob is offered is walked.
 func TestOwnersAreIsolated(t *testing.T) {
-	cfg, mem, tok := tenancyConfig(t, "\n[pad]\nscope = \"run\"\n", "alice", "bob")
+	t.Run("file", func(t *testing.T) { ownersAreIsolated(t, "\n[pad]\nscope = \"run\"\n", false) })
+	t.Run("redis", func(t *testing.T) {
+		srv := testredis.Start(t)
+		ownersAreIsolated(t, "\n[pad]\nscope = \"run\"\nbackend = \"redis\"\nredis_url = \""+srv.URL()+"\"\n", true)
+	})
+}
+
+func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
+	cfg, mem, tok := tenancyConfig(t, padCfg, "alice", "bob")
 	base := startHTTP(t, "http", cfg)
 
 	// 401 says how to authenticate.
@@ -256,7 +265,11 @@ func TestOwnersAreIsolated(t *testing.T) {
 		t.Errorf("alice's artifact after bob: %s", short(out))
 	}
 	// On disk: each owner under owners/, nothing at the top.
-	for _, p := range []string{"owners/alice/run-1/artifacts", "owners/alice/run-1/pad", "owners/alice/pad", "owners/alice/scratchpad", "owners/bob/run-1/pad"} {
+	disk := []string{"owners/alice/run-1/artifacts", "owners/alice/run-1/pad", "owners/alice/pad", "owners/alice/scratchpad", "owners/bob/run-1/pad"}
+	if onRedis {
+		disk = []string{"owners/alice/scratchpad", "owners/alice/run-1/iteration-0/scratchpad"}
+	}
+	for _, p := range disk {
 		if _, err := os.Stat(filepath.Join(mem, p)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
@@ -377,5 +390,98 @@ func TestPadAndRunDelete(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("pad folder remains: %v", err)
+	}
+}
+
+// Two server processes (two hosts: their own memory_dir) on one Redis,
+// two owners: within an owner a run's pad and artifacts are shared across
+// the hosts, a large artifact comes back as a pointer the exploration
+// tools read on the other host; the other owner's same run id sees
+// nothing; run delete leaves no key.
+func TestRedisTwoHostsTwoOwners(t *testing.T) {
+	srv := testredis.Start(t)
+	padCfg := "\n[pad]\nscope = \"run\"\nbackend = \"redis\"\nredis_url = \"" + srv.URL() + "\"\nredis_prefix = \"hosts\"\n"
+	cfgA, memA, tok := tenancyConfig(t, padCfg, "alice", "bob")
+	tokensFile := filepath.Join(filepath.Dir(cfgA), "tokens.toml")
+	cfgB, memB := writeConfig(t, "\n[http]\ntokens_file = \""+tokensFile+"\"\n"+padCfg)
+	baseA, baseB := startHTTP(t, "http", cfgA), startHTTP(t, "http", cfgB)
+
+	coord := ownerClient(t, baseA, tok["alice"], map[string]string{"X-Scratchpad-Run": "run-1", "X-Scratchpad-Role": "coordinator"})
+	worker := ownerClient(t, baseB, tok["alice"], map[string]string{"X-Scratchpad-Run": "run-1", "X-Scratchpad-Agent": "w1"})
+	bob := ownerClient(t, baseB, tok["bob"], map[string]string{"X-Scratchpad-Run": "run-1", "X-Scratchpad-Role": "coordinator"})
+	var big strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&big, "{\"pod\":\"web-%d\",\"phase\":\"Running\"}\n", i)
+	}
+	for _, a := range []map[string]any{{"filename": "plan.md", "content": "# plan\nalice-plan"}, {"filename": "pods.ndjson", "content": big.String()}} {
+		if out := callTool(t, coord, "write_artifact", a); !strings.Contains(out, `"written":true`) {
+			t.Fatalf("write_artifact: %s", out)
+		}
+	}
+	callTool(t, coord, "append_scratchpad", map[string]any{"note": "alice-finding"})
+
+	if out := callTool(t, worker, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, "alice-plan") {
+		t.Errorf("worker on host B cannot read the artifact written on host A: %s", short(out))
+	}
+	if out := callTool(t, worker, "list_artifacts", map[string]any{}); !strings.Contains(out, "coordinator-plan.md") || !strings.Contains(out, "coordinator-pods.ndjson") {
+		t.Errorf("worker's list: %s", short(out))
+	}
+	out := callTool(t, worker, "read_artifact", map[string]any{"filename": "pods.ndjson"})
+	var ptr struct {
+		Error string `json:"error"`
+		Path  string `json:"path"`
+	}
+	if err := json.Unmarshal([]byte(out), &ptr); err != nil || ptr.Error != "read_artifact_too_large" || ptr.Path == "" {
+		t.Fatalf("large artifact: %s", short(out))
+	}
+	if out := callTool(t, worker, "grep", map[string]any{"file": ptr.Path, "pattern": "web-2999"}); !strings.Contains(out, "web-2999") {
+		t.Errorf("grep on the pointer's path on host B: %s", short(out))
+	}
+	if out := callTool(t, worker, "read_scratchpad", map[string]any{}); !strings.Contains(out, "alice-finding") {
+		t.Errorf("run pad not shared across hosts: %s", short(out))
+	}
+	// Owner bob's run-1 on host B: nothing of alice's.
+	if out := callTool(t, bob, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, `"found":false`) || !strings.Contains(out, `"available":[]`) {
+		t.Errorf("bob reads alice's artifact: %s", short(out))
+	}
+	if out := callTool(t, bob, "list_artifacts", map[string]any{}); strings.Contains(out, "coordinator-") {
+		t.Errorf("bob lists alice's artifacts: %s", short(out))
+	}
+	if out := callTool(t, bob, "read_scratchpad", map[string]any{}); strings.Contains(out, "alice-finding") {
+		t.Errorf("bob reads alice's run pad: %s", short(out))
+	}
+	if out := callTool(t, bob, "write_artifact", map[string]any{"filename": "plan.md", "content": "bob"}); strings.Contains(out, `"replaced":true`) {
+		t.Errorf("bob replaced alice's artifact: %s", out)
+	}
+	for _, mem := range []string{memA, memB} {
+		if _, err := os.Stat(filepath.Join(mem, "owners", "alice", "run-1", "pad")); !os.IsNotExist(err) {
+			t.Errorf("a pad folder was made under %s", mem)
+		}
+	}
+
+	// run delete on either host removes alice's run everywhere on Redis.
+	if code, out, errOut := runCLI(t, "run", "delete", "run-1", "--owner", "alice", "--config", cfgB, "--yes"); code != 0 {
+		t.Fatalf("run delete: %d %s%s", code, out, errOut)
+	}
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
+	defer raw.Close()
+	keys, err := raw.Keys(context.Background(), "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobKeys := 0
+	for _, k := range keys {
+		if strings.Contains(k, "owner:alice/run:run-1") {
+			t.Errorf("orphan key %s", k)
+		}
+		if strings.Contains(k, "owner:bob/run:run-1") {
+			bobKeys++
+		}
+	}
+	if bobKeys == 0 {
+		t.Errorf("bob's run-1 keys went too: %v", keys)
+	}
+	if out := callTool(t, worker, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, `"found":false`) {
+		t.Errorf("after run delete: %s", short(out))
 	}
 }

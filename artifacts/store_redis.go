@@ -57,35 +57,23 @@ func (kv *redisKV) read(res ReadResult, names []string, maxBytes int64) (ReadRes
 	ctx, cancel := kv.ctx()
 	defer cancel()
 	for _, name := range names {
-		var ex *redis.BoolCmd
-		var ln *redis.IntCmd
-		if _, err := kv.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-			ex = p.HExists(ctx, kv.key, name)
-			ln = p.HStrLen(ctx, kv.key, name)
-			return nil
-		}); err != nil {
-			return res, kv.fail("read", err)
-		}
-		if !ex.Val() {
-			continue
-		}
-		res.Found, res.Filename, res.Size = true, name, ln.Val()
-		if maxBytes > 0 && res.Size > maxBytes {
-			res.TooLarge = true
-			return res, nil
-		}
+		// One round trip, the value fetched even when too large: an
+		// in-place pointer copies it to the cache anyway, and a Lua script
+		// that returned it only when small enough took 4× as long as HGET
+		// on 64 KiB (143 µs vs 34 µs p50 on loopback).
 		data, err := kv.c.HGet(ctx, kv.key, name).Result()
 		if errors.Is(err, redis.Nil) {
-			return ReadResult{Filename: res.Filename}, nil // deleted meanwhile
+			continue
 		}
 		if err != nil {
 			return res, kv.fail("read", err)
 		}
-		if maxBytes > 0 && int64(len(data)) > maxBytes {
-			res.TooLarge, res.Size = true, int64(len(data))
+		res.Found, res.Filename, res.Size = true, name, int64(len(data))
+		if maxBytes > 0 && res.Size > maxBytes {
+			res.TooLarge = true
 			return res, nil
 		}
-		res.Size, res.Content = int64(len(data)), data
+		res.Content = data
 		return res, nil
 	}
 	entries, err := kv.list(nil)

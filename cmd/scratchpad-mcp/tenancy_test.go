@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -483,5 +484,90 @@ func TestRedisTwoHostsTwoOwners(t *testing.T) {
 	}
 	if out := callTool(t, worker, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, `"found":false`) {
 		t.Errorf("after run delete: %s", short(out))
+	}
+}
+
+// GET /events carries only the records of the caller's owner, and each
+// owner's usage.jsonl is under its folder.
+func TestEventsPerOwnerOverHTTP(t *testing.T) {
+	cfg, mem, tok := tenancyConfig(t, "", "alice", "bob")
+	base := startHTTP(t, "http", cfg)
+	subscribe := func(owner string) chan string {
+		req, _ := http.NewRequest("GET", base+"/events", nil)
+		req.Header.Set("Authorization", "Bearer "+tok[owner])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("/events as %s: %v %v", owner, resp, err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		ch := make(chan string, 8)
+		go func() {
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					ch <- v
+				}
+			}
+		}()
+		return ch
+	}
+	evA, evB := subscribe("alice"), subscribe("bob")
+	next := func(who string, ch chan string) string {
+		t.Helper()
+		select {
+		case ev := <-ch:
+			return ev
+		case <-time.After(15 * time.Second):
+			t.Fatalf("no event on %s's stream", who)
+		}
+		return ""
+	}
+	for _, owner := range []string{"alice", "bob"} {
+		c := ownerClient(t, base, tok[owner], map[string]string{"X-Scratchpad-Agent": owner + "-agent"})
+		waitForTool(t, c, "listing")
+		callTool(t, c, "listing", map[string]any{"n": 300})
+		c.Close()
+		// The owner's stream gets this record; bob's first record, read
+		// after alice's agent finished, is his own.
+		if ev := next(owner, map[string]chan string{"alice": evA, "bob": evB}[owner]); !strings.Contains(ev, `"agent_name":"`+owner+`-agent"`) || !strings.Contains(ev, `"owner":"`+owner+`"`) {
+			t.Errorf("%s's stream: %s", owner, ev)
+		}
+	}
+	select {
+	case ev := <-evA:
+		t.Errorf("alice's stream carried another record: %s", ev)
+	case <-time.After(200 * time.Millisecond):
+	}
+	for _, owner := range []string{"alice", "bob"} {
+		data, err := os.ReadFile(filepath.Join(mem, "owners", owner, "usage.jsonl"))
+		if err != nil || strings.Count(string(data), "\n") != 1 || !strings.Contains(string(data), owner+"-agent") {
+			t.Errorf("%s's usage.jsonl: %q %v", owner, data, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(mem, "usage.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("records outside any owner: %v", err)
+	}
+}
+
+// Over stdio too, every agent has its own pad (the file backend used to
+// share one between all single agents).
+func TestStdioAgentsOwnPads(t *testing.T) {
+	cfg, mem := writeConfig(t, "")
+	mainAgent := stdioSession(t, nil, binary(t), "serve", "--config", cfg)
+	research := stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--agent", "research")
+	defer mainAgent.Close()
+	defer research.Close()
+	callTool(t, mainAgent, "append_scratchpad", map[string]any{"note": "main-note"})
+	callTool(t, research, "append_scratchpad", map[string]any{"note": "research-note"})
+	if out := callTool(t, mainAgent, "read_scratchpad", map[string]any{}); !strings.Contains(out, "main-note") || strings.Contains(out, "research-note") {
+		t.Errorf("main's pad: %s", short(out))
+	}
+	if out := callTool(t, research, "read_scratchpad", map[string]any{}); strings.Contains(out, "main-note") || !strings.Contains(out, "research-note") {
+		t.Errorf("research's pad: %s", short(out))
+	}
+	for _, p := range []string{"pad/entries.jsonl", "agents/research/pad/entries.jsonl"} {
+		if _, err := os.Stat(filepath.Join(mem, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }

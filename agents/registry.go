@@ -292,7 +292,12 @@ func (r *Registry) openArtifacts(l Layout, id Identity) (*artifacts.Store, error
 	if err != nil {
 		return nil, err
 	}
-	return artifacts.OpenRedis(rd.Client(), ArtifactsKey(rd.Prefix(), id), filepath.Join(l.Run(id.Run), artifacts.Dir))
+	st, err := artifacts.OpenRedis(rd.Client(), ArtifactsKey(rd.Prefix(), id), filepath.Join(l.Run(id.Run), artifacts.Dir))
+	if err != nil {
+		return nil, err
+	}
+	st.ExpireAfter(cfg.Pad.RedisTTL) // an idle run's artifacts go with its pad
+	return st, nil
 }
 
 // ArtifactsKey is the Redis key (a hash: name → content) of the artifacts

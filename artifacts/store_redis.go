@@ -20,6 +20,15 @@ const redisTimeout = 10 * time.Second
 type redisKV struct {
 	c   redis.UniversalClient
 	key string
+	ttl time.Duration // > 0: every write sets the hash to expire this long after it
+}
+
+// ExpireAfter makes a Redis store's hash expire ttl after its last write
+// ([pad] redis_ttl); it does nothing on a file store or with ttl <= 0.
+func (s *Store) ExpireAfter(ttl time.Duration) {
+	if s.kv != nil && ttl > 0 {
+		s.kv.ttl = ttl
+	}
 }
 
 // OpenRedis returns the store of a run whose artifacts live on Redis
@@ -48,6 +57,10 @@ func (kv *redisKV) write(name, content string) (replaced bool, err error) {
 	n, err := kv.c.HSet(ctx, kv.key, name, content).Result()
 	if err != nil {
 		return false, kv.fail("write", err)
+	}
+	if kv.ttl > 0 {
+		// After a write that succeeded: a failure here is not the write's.
+		_ = kv.c.PExpire(ctx, kv.key, kv.ttl).Err()
 	}
 	return n == 0, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -70,6 +71,16 @@ func TestRedisStore(t *testing.T) {
 	// Nothing was written to the writer's own folder.
 	if _, err := os.Stat(cache); !os.IsNotExist(err) {
 		t.Errorf("the writer's cache folder exists: %v", err)
+	}
+	if ttl := c.PTTL(t.Context(), "t:{artifacts:run:run-1}").Val(); ttl != -1 {
+		t.Errorf("no TTL asked, PTTL %v", ttl)
+	}
+	s.ExpireAfter(time.Hour)
+	if _, err := s.Write("x.md", "third"); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(t.Context(), "t:{artifacts:run:run-1}").Val(); ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Errorf("TTL 1h: PTTL %v", ttl)
 	}
 	if gone, err := s.Delete(); err != nil || !gone {
 		t.Fatalf("Delete = %v, %v", gone, err)

@@ -125,8 +125,8 @@
 //	                                     <prefix>:{[owner:<owner>/]run:<run id>}:… (scope "run"),
 //	                                     <prefix>:{[owner:<owner>/]agent:<name>}:… (an agent's own pad) and
 //	                                     <prefix>:{artifacts:[owner:<owner>/]run:<run id>} (a run's artifacts)
-//	redis_ttl                  duration  0 = never; with backend = "redis", a pad's keys expire this long after
-//	                                     its last write (refreshed by every write; at most a year)
+//	redis_ttl                  duration  0 = never; with backend = "redis", a pad's keys (and a run's artifacts)
+//	                                     expire this long after their last write (refreshed by every write; at most a year)
 //
 //	[[pad.sections]]           replaces the default sections when present (at least one)
 //	name                       string, required, unique (case-insensitive), one line

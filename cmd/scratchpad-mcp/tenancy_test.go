@@ -64,10 +64,11 @@ func ownerClient(t *testing.T, base, token string, hdr map[string]string) *mcp.C
 
 var storedName = regexp.MustCompile(`file: (\S+)`)
 
-// Two owners on one server, both using run "run-1" and agent "main":
-// owner bob addressing owner alice's stored outputs, artifacts, run and
-// pads gets exactly what a name that never existed gets, and no listing
-// names alice's things. Every tool and resource bob is offered is walked.
+// Two owners on one server (on Redis: two servers on one Redis), both
+// using run "run-1" and agent "main": owner bob addressing owner alice's
+// stored outputs, artifacts, run and pads gets exactly what a name that
+// never existed gets, and no listing names alice's things. Every tool and
+// resource bob is offered is walked.
 func TestOwnersAreIsolated(t *testing.T) {
 	t.Run("file", func(t *testing.T) { ownersAreIsolated(t, "\n[pad]\nscope = \"run\"\n", false) })
 	t.Run("redis", func(t *testing.T) {
@@ -134,8 +135,15 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 		t.Errorf("alice's worker does not share the run's pad: %s", short(out))
 	}
 
-	bob := ownerClient(t, base, tok["bob"], run)
-	bobSolo := ownerClient(t, base, tok["bob"], nil)
+	// On Redis bob is served by a second process (another host: its own
+	// memory_dir) on the same Redis.
+	bobBase := base
+	if onRedis {
+		cfgB, _ := writeConfig(t, "\n[http]\ntokens_file = \""+filepath.Join(filepath.Dir(cfg), "tokens.toml")+"\"\n"+padCfg)
+		bobBase = startHTTP(t, "http", cfgB)
+	}
+	bob := ownerClient(t, bobBase, tok["bob"], run)
+	bobSolo := ownerClient(t, bobBase, tok["bob"], nil)
 	tools := waitForTool(t, bob, "listing")
 	ghost := func(name string) string { // a name of the same shape that never existed
 		return regexp.MustCompile(`[0-9a-f]{8}`).ReplaceAllString(name, "00000000")

@@ -39,7 +39,8 @@ type Options struct {
 	Events *budget.Events
 	// Carried returns the tokens an agent already carries from this server
 	// (tool definitions and instructions) for its counter; nil means 0.
-	Carried func(count func(string) int) int
+	// id is the agent's identity and settings its effective [agent].
+	Carried func(id Identity, settings config.Agent, count func(string) int) int
 }
 
 // Registry holds the live agents, one per MCP session.
@@ -180,7 +181,7 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 	}
 	carried := 0
 	if r.opts.Carried != nil {
-		carried = r.opts.Carried(counter.CountString)
+		carried = r.opts.Carried(id, settings, counter.CountString)
 	}
 	a := &Agent{ID: id, SessionID: sid, Settings: settings, Counter: counter, reg: r}
 	a.Budget = budget.NewAgent(budget.Identity{

@@ -289,11 +289,11 @@ Limits: max_extraction_tokens=%d, context_window=%d, turn_depth_bonus=%d.`,
 
 // carried counts what an agent already holds from this server before its
 // first call: the tool definitions it was listed and the instructions.
-func (a *app) carried(count func(string) int) int {
-	defs := a.ownTools(a.def)
+func (a *app) carried(id agents.Identity, settings config.Agent, count func(string) int) int {
+	defs := a.ownTools(id)
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	b, _ := json.Marshal(defs)
-	return count(string(b)) + count(instructions(a.cfg.Agent))
+	return count(string(b)) + count(instructions(settings))
 }
 
 // accounting runs before every tool call: it counts the call for usage,

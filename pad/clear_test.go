@@ -82,3 +82,21 @@ func TestToolClear(t *testing.T) {
 		t.Errorf("read after clear:\n%s", out)
 	}
 }
+
+func TestBackendClearStructured(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(Options) *testPad) {
+		p := open(Options{Format: FormatJSON})
+		if _, err := p.Merge([]byte(`{"task":"t"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Clear(""); err != nil {
+			t.Fatal(err)
+		}
+		if d := strings.TrimSpace(p.doc()); d != "{}" {
+			t.Fatalf("after clear: %q", d)
+		}
+		if _, err := p.Restore(2); err != nil || !strings.Contains(p.doc(), `"task"`) {
+			t.Fatalf("restore: %v\n%s", err, p.doc())
+		}
+	})
+}

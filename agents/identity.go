@@ -45,7 +45,7 @@ type Identity struct {
 // Normalize fills defaults and validates every field.
 func (id Identity) Normalize() (Identity, error) {
 	if id.Agent == "" {
-		id.Agent = "main"
+		id.Agent = DefaultAgent
 	}
 	if id.Role == "" {
 		id.Role = RoleWorker
@@ -59,6 +59,14 @@ func (id Identity) Normalize() (Identity, error) {
 	}
 	if id.Run != "" {
 		if err := validName("run", id.Run); err != nil {
+			return id, err
+		}
+		if reservedRuns[id.Run] {
+			return id, fmt.Errorf("%w: run %q is a reserved name of memory_dir's layout", ErrInvalidIdentity, id.Run)
+		}
+	}
+	if id.Owner != "" {
+		if err := validName("owner", id.Owner); err != nil {
 			return id, err
 		}
 	}

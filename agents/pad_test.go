@@ -16,11 +16,11 @@ func TestPadID(t *testing.T) {
 		want  string
 	}{
 		{config.ScopeRun, Identity{Agent: "alice", Run: "r1"}, "run:r1"},
-		{config.ScopeRun, Identity{Agent: "alice", Run: "r1", Owner: "team"}, "run:r1"},
+		{config.ScopeRun, Identity{Agent: "alice", Run: "r1", Owner: "team"}, "owner:team/run:r1"},
 		{config.ScopeRun, Identity{Agent: "alice"}, "agent:alice"},
 		{config.ScopeAgent, Identity{Agent: "alice", Run: "r1"}, "agent:alice"},
-		{config.ScopeAgent, Identity{Agent: "alice", Owner: "team-a"}, "agent:team-a/alice"},
-		{config.ScopeAgent, Identity{Agent: "alice", Owner: "x/y{z}"}, "agent:x%2Fy%7Bz%7D/alice"},
+		{config.ScopeAgent, Identity{Agent: "alice", Owner: "team-a"}, "owner:team-a/agent:alice"},
+		{config.ScopeAgent, Identity{Agent: "alice", Owner: "x/y{z}"}, "owner:x%2Fy%7Bz%7D/agent:alice"},
 	}
 	for _, tt := range tests {
 		if got := PadID(tt.scope, tt.id); got != tt.want {

@@ -39,7 +39,8 @@ type Options struct {
 	Events *budget.Events
 	// Carried returns the tokens an agent already carries from this server
 	// (tool definitions and instructions) for its counter; nil means 0.
-	Carried func(count func(string) int) int
+	// id is the agent's identity and settings its effective [agent].
+	Carried func(id Identity, settings config.Agent, count func(string) int) int
 }
 
 // Registry holds the live agents, one per MCP session.
@@ -72,6 +73,7 @@ type Agent struct {
 	Counter   *tokens.Counter
 	Budget    *budget.Agent
 
+	Layout        Layout // its owner's folder under memory_dir
 	ScratchpadDir string // where its diverted outputs go (absolute)
 	ReadRoot      string // what its exploration tools may read (absolute)
 	PadDir        string // its pad (absolute); "" with [pad] backend = "redis"
@@ -179,31 +181,28 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 	}
 	carried := 0
 	if r.opts.Carried != nil {
-		carried = r.opts.Carried(counter.CountString)
+		carried = r.opts.Carried(id, settings, counter.CountString)
 	}
 	a := &Agent{ID: id, SessionID: sid, Settings: settings, Counter: counter, reg: r}
 	a.Budget = budget.NewAgent(budget.Identity{
 		AgentID:   id.Agent + "-" + strconv.FormatInt(r.seq.Add(1), 10),
-		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration,
+		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration, Owner: id.Owner,
 	}, usable, carried)
 
-	mem := cfg.MemoryDir
+	a.Layout = LayoutFor(cfg.MemoryDir, id.Owner)
 	var rel string
 	if id.Run == "" {
-		a.ReadRoot = filepath.Join(mem, "scratchpad")
+		a.ReadRoot = a.Layout.Scratchpad()
 		a.ScratchpadDir = a.ReadRoot
 	} else {
-		a.ReadRoot = filepath.Join(mem, id.Run)
-		rel = filepath.Join("iteration-"+strconv.Itoa(id.Iteration), "scratchpad")
+		a.ReadRoot = a.Layout.Run(id.Run)
+		rel = RunScratchpad(id.Iteration)
 		a.ScratchpadDir = filepath.Join(a.ReadRoot, rel)
 	}
-	switch {
-	case cfg.Pad.Backend == config.BackendRedis:
+	if cfg.Pad.Backend == config.BackendRedis {
 		a.PadID = PadID(cfg.Pad.Scope, id)
-	case cfg.Pad.Scope == config.ScopeRun && id.Run != "":
-		a.PadDir = filepath.Join(mem, id.Run, "pad")
-	default:
-		a.PadDir = filepath.Join(mem, "pad")
+	} else {
+		a.PadDir = a.Layout.PadDir(cfg.Pad.Scope, id)
 	}
 	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
 		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
@@ -254,7 +253,9 @@ func (a *Agent) Divert() *divert.Agent {
 	}
 }
 
-// Artifacts is the agent's environment for the artifact tools.
+// Artifacts is the agent's environment for the artifact tools. With
+// [pad] backend = "redis" a run's artifacts live on that Redis, per owner
+// and run ([ArtifactsKey]), so agents of a run on several hosts share them.
 func (a *Agent) Artifacts() (*artifacts.Env, error) {
 	env := &artifacts.Env{
 		RunID:               a.ID.Run,
@@ -262,16 +263,67 @@ func (a *Agent) Artifacts() (*artifacts.Env, error) {
 		Budget:              a.Budget,
 		Count:               a.Counter.CountString,
 		MaxExtractionTokens: a.Settings.Scratchpad.MaxExtractionTokens,
-		MemoryDir:           a.reg.opts.Config.MemoryDir,
+		MemoryDir:           a.Layout.Base, // other runs: this owner's only
+		OpenRun: func(run string) (*artifacts.Store, error) {
+			return a.reg.openArtifacts(a.Layout, Identity{Run: run, Owner: a.ID.Owner})
+		},
 	}
 	if a.ID.Run != "" {
-		st, err := artifacts.OpenRun(a.reg.opts.Config.MemoryDir, a.ID.Run)
+		st, err := a.reg.openArtifacts(a.Layout, a.ID)
 		if err != nil {
 			return nil, err
 		}
 		env.Store = st
 	}
 	return env, nil
+}
+
+// openArtifacts opens the artifacts of run id.Run of id.Owner: a folder of
+// the layout, or a hash on the pad's Redis (with this host's folder as
+// the cache of large ones).
+func (r *Registry) openArtifacts(l Layout, id Identity) (*artifacts.Store, error) {
+	if _, err := (Identity{Run: id.Run, Owner: id.Owner}).Normalize(); err != nil || id.Run == "" {
+		return nil, fmt.Errorf("%w: run %q", artifacts.ErrInvalidRunID, id.Run)
+	}
+	cfg := r.opts.Config
+	if cfg.Pad.Backend != config.BackendRedis {
+		return artifacts.OpenRun(l.Base, id.Run)
+	}
+	rd, err := r.padRedis()
+	if err != nil {
+		return nil, err
+	}
+	st, err := artifacts.OpenRedis(rd.Client(), ArtifactsKey(rd.Prefix(), id), filepath.Join(l.Run(id.Run), artifacts.Dir))
+	if err != nil {
+		return nil, err
+	}
+	st.ExpireAfter(cfg.Pad.RedisTTL) // an idle run's artifacts go with its pad
+	return st, nil
+}
+
+// ArtifactsKey is the Redis key (a hash: name → content) of the artifacts
+// of run id.Run: "<prefix>:{artifacts:<owner segment>run:<run>}". Its
+// hash tag differs from the run pad's, so deleting the pad leaves them.
+func ArtifactsKey(prefix string, id Identity) string {
+	return prefix + ":{artifacts:" + ownerSegment(id.Owner) + "run:" + id.Run + "}"
+}
+
+// padRedis is the registry's one client for the pad's Redis.
+func (r *Registry) padRedis() (*pad.Redis, error) {
+	r.padMu.Lock()
+	defer r.padMu.Unlock()
+	return r.padRedisLocked()
+}
+
+func (r *Registry) padRedisLocked() (*pad.Redis, error) {
+	if r.redis == nil {
+		rd, err := PadRedis(r.opts.Config.Pad)
+		if err != nil {
+			return nil, err
+		}
+		r.redis = rd
+	}
+	return r.redis, nil
 }
 
 // Pad returns the agent's pad, opened once per location (a directory, or
@@ -294,12 +346,11 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 	opts.Count = a.Counter.CountString
 	var p *pad.Pad
 	if a.PadID != "" {
-		if r.redis == nil {
-			if r.redis, err = PadRedis(r.opts.Config.Pad); err != nil {
-				return nil, err
-			}
+		var rd *pad.Redis
+		if rd, err = r.padRedisLocked(); err != nil {
+			return nil, err
 		}
-		p, err = r.redis.Open(a.PadID, opts)
+		p, err = rd.Open(a.PadID, opts)
 	} else {
 		p, err = pad.Open(a.PadDir, opts)
 	}
@@ -312,22 +363,32 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 
 // PadID names an agent's pad on Redis, the same identity the file layout
 // gives: with scope "run" and a run id, the run's shared pad "run:<run>";
-// otherwise the agent's own, "agent:<name>", or "agent:<owner>/<name>"
-// when a bearer token names an owner (escaped, so no owner can reach
-// another's pad or break the key's hash tag).
+// otherwise the agent's own, "agent:<name>". With a bearer token's owner
+// the id starts with the owner's segment, "owner:<owner>/", so every key
+// of an owner's pads carries its owner and two owners' run-1 never meet.
 func PadID(scope string, id Identity) string {
+	var s string
 	if scope == config.ScopeRun && id.Run != "" {
-		return "run:" + id.Run
+		s = "run:" + id.Run
+	} else {
+		s = "agent:" + id.Agent
 	}
-	if id.Owner != "" {
-		return "agent:" + url.PathEscape(id.Owner) + "/" + id.Agent
+	return ownerSegment(id.Owner) + s
+}
+
+// ownerSegment starts every Redis id of an owner's things; "" without
+// one. Owners are plain names ([A-Za-z0-9._-]), escaped all the same so
+// that no owner can break a key's hash tag.
+func ownerSegment(owner string) string {
+	if owner == "" {
+		return ""
 	}
-	return "agent:" + id.Agent
+	return "owner:" + url.PathEscape(owner) + "/"
 }
 
 // PadRedis returns a client for [pad] redis_url; it does no I/O.
 func PadRedis(c config.Pad) (*pad.Redis, error) {
-	r, err := pad.NewRedis(pad.RedisOptions{URL: c.RedisURL, Prefix: c.RedisPrefix})
+	r, err := pad.NewRedis(pad.RedisOptions{URL: c.RedisURL, Prefix: c.RedisPrefix, TTL: c.RedisTTL})
 	if err != nil {
 		return nil, fmt.Errorf("[pad] redis_url: %w", err)
 	}

@@ -41,5 +41,15 @@
 //     is set; such files are outside the session's read root, so a too
 //     large one gets no in-place path.
 //   - Replaced is exact within one process; two processes writing the
-//     same name at once may both report replaced: false.
+//     same name at once may both report replaced: false (files; on Redis
+//     HSET says it exactly).
+//
+// # Redis
+//
+// [OpenRedis] keeps a run's artifacts in one Redis hash (name → content)
+// instead, so the agents of a run on several hosts share them. Names,
+// lookups, listings and answers are the same. An artifact too large to
+// return is copied by [Store.Local] to the store's folder on this host
+// (Dir), which is where the in-place pointer leads; a write removes this
+// host's copy, and every pointer refreshes it.
 package artifacts

@@ -104,10 +104,14 @@ func (h handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	filename, runID := args.str("filename"), args.str("run_id")
 	store, inPlace := env.Store, true
 	if runID != "" && runID != env.RunID {
-		if env.MemoryDir == "" {
+		if env.MemoryDir == "" && env.OpenRun == nil {
 			return jsonResult(toolError{"run_not_available", "this session can only read its own run's artifacts: omit run_id"})
 		}
-		if store, err = OpenRun(env.MemoryDir, runID); err != nil {
+		open := env.OpenRun
+		if open == nil {
+			open = func(runID string) (*Store, error) { return OpenRun(env.MemoryDir, runID) }
+		}
+		if store, err = open(runID); err != nil {
 			return jsonResult(toolError{"invalid_run_id", "run_id must be a plain run id such as the one in a pointer"})
 		}
 		inPlace = false // outside this session's read root
@@ -168,6 +172,9 @@ func (h handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 				prefix = DefaultExplorePrefix
 			}
 			p.Path = prefix + res.Filename
+			if err := store.Local(res.Filename); err != nil {
+				return tool.Error(err.Error())
+			}
 			p.Message = fmt.Sprintf("%s is too large to return whole (~%d tokens). It is not copied: explore it in place at %q "+
 				"with head, slice, grep, schema, get_in or iterate_over.", res.Filename, tokens, p.Path)
 			p.Suggestions = []suggestion{

@@ -37,6 +37,9 @@ const bytesPerToken = 4
 // each file up to 4 MiB is read and counted; larger files, and all files
 // without a counter, get Tokens = size/4 with TokensEstimated set.
 func (s *Store) List(count Counter) ([]Entry, error) {
+	if s.kv != nil {
+		return s.kv.list(count)
+	}
 	root, err := os.OpenRoot(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -38,6 +38,9 @@ func (s *Store) Read(filename string, maxBytes int64) (ReadResult, error) {
 	if err != nil {
 		return res, err
 	}
+	if s.kv != nil {
+		return s.kv.read(res, names, maxBytes)
+	}
 	root, err := os.OpenRoot(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil // no artifacts yet: nothing available

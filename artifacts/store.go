@@ -2,6 +2,8 @@ package artifacts
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sync"
 )
@@ -22,6 +24,9 @@ const tempPrefix = ".tmp-"
 type Store struct {
 	dir string
 	mu  sync.Mutex // serializes writes, so Replaced is exact within a process
+	// kv, when set, holds the artifacts ([OpenRedis]); dir is then only
+	// this host's cache of those too large to return ([Store.Local]).
+	kv *redisKV
 }
 
 // Open returns the store of the run directory runDir. It touches nothing
@@ -47,5 +52,28 @@ func OpenRun(memoryDir, runID string) (*Store, error) {
 	return Open(filepath.Join(memoryDir, runID))
 }
 
-// Dir returns the artifacts directory.
+// Dir returns the artifacts directory (a Redis store's local cache).
 func (s *Store) Dir() string { return s.dir }
+
+// Local makes the artifact name readable in place at Dir()/name: on a
+// file store it is already there; a Redis store copies it there
+// (atomically, replacing an older copy), so the exploration tools can read
+// an artifact too large to return whole.
+func (s *Store) Local(name string) error {
+	if s.kv == nil {
+		return nil
+	}
+	data, ok, err := s.kv.get(name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("artifacts: %s: %w", name, fs.ErrNotExist)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.write(name, data); err != nil {
+		return fmt.Errorf("artifacts: copy %s for exploring: %w", name, err)
+	}
+	return nil
+}

@@ -62,6 +62,10 @@ type Env struct {
 	// MemoryDir is where other runs are found when read_artifact names a
 	// run_id; empty refuses other runs.
 	MemoryDir string
+	// OpenRun, when set, opens another run's store for read_artifact's
+	// run_id instead of MemoryDir (artifacts on Redis). It must refuse a
+	// run id that is not a plain name.
+	OpenRun func(runID string) (*Store, error)
 	// ExplorePrefix is prepended to an artifact name in the in-place
 	// pointer; empty means [DefaultExplorePrefix].
 	ExplorePrefix string

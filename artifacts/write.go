@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -31,7 +32,16 @@ func (s *Store) Write(filename, content string) (WriteResult, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	replaced, err := s.write(name, content)
+	var replaced bool
+	if s.kv != nil {
+		replaced, err = s.kv.write(name, content)
+		if err == nil {
+			// This host's copy for exploring is stale now.
+			_ = os.Remove(filepath.Join(s.dir, name))
+		}
+	} else {
+		replaced, err = s.write(name, content)
+	}
 	if err != nil {
 		err = fmt.Errorf("artifacts: write %s: %w", name, err)
 		return WriteResult{Error: "could not store the artifact: " + rootMessage(err)}, err

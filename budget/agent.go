@@ -16,6 +16,7 @@ type Identity struct {
 	RunID     string // X-Scratchpad-Run; empty for a single agent
 	SessionID string // the MCP session id; empty on stdio
 	Iteration int    // X-Scratchpad-Iteration
+	Owner     string // the bearer token's owner; empty without tokens
 }
 
 // Unlimited, passed as usable to [NewAgent], gives an agent no budget:
@@ -139,6 +140,7 @@ func (a *Agent) Usage() Usage {
 		RunID:             a.id.RunID,
 		SessionID:         a.id.SessionID,
 		Iteration:         a.id.Iteration,
+		Owner:             a.id.Owner,
 		TokensIntercepted: int(a.intercepted.Load()),
 		TokensExtracted:   int(a.extracted.Load()),
 		Calls:             int(a.calls.Load()),

@@ -25,6 +25,9 @@ const keepAlive = 15 * time.Second
 // concurrent use.
 type Events struct {
 	path string // "" when there is no memory_dir: subscribers only
+	// pathFor, when set, names the usage.jsonl of an owner's records
+	// ([Events.SetOwnerPath]); records without an owner go to path.
+	pathFor func(owner string) string
 
 	mu     sync.Mutex
 	subs   map[int]chan Usage
@@ -42,6 +45,11 @@ func NewEvents(memoryDir string) *Events {
 	}
 	return e
 }
+
+// SetOwnerPath makes records of an agent with an owner go to
+// pathFor(owner) instead of memoryDir/usage.jsonl. Call it before the
+// first record.
+func (e *Events) SetOwnerPath(pathFor func(owner string) string) { e.pathFor = pathFor }
 
 // Path returns the usage.jsonl path, or "" when records are not persisted.
 func (e *Events) Path() string { return e.path }
@@ -80,15 +88,19 @@ func (e *Events) appendRecord(u Usage) error {
 	if e.path == "" {
 		return nil
 	}
+	path := e.path
+	if u.Owner != "" && e.pathFor != nil {
+		path = e.pathFor(u.Owner)
+	}
 	line, err := json.Marshal(u)
 	if err != nil {
 		return fmt.Errorf("budget: encode usage: %w", err)
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(filepath.Dir(e.path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("budget: append usage: %w", err)
 	}
-	f, err := os.OpenFile(e.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("budget: append usage: %w", err)
 	}
@@ -100,7 +112,7 @@ func (e *Events) appendRecord(u Usage) error {
 		werr = cerr
 	}
 	if werr != nil {
-		return fmt.Errorf("budget: append usage %s: %w", e.path, werr)
+		return fmt.Errorf("budget: append usage %s: %w", path, werr)
 	}
 	return nil
 }
@@ -163,8 +175,18 @@ func (e *Events) Close() {
 
 // ServeSSE serves GET /events: a Server-Sent Events stream with one
 // "scratchpad_usage" event per finished agent, whose data is the JSON
-// record, until the client goes away or [Events.Close] is called.
-func (e *Events) ServeSSE(w http.ResponseWriter, r *http.Request) {
+// record, until the client goes away or [Events.Close] is called. It
+// carries the records of agents without an owner; see [Events.Handler].
+func (e *Events) ServeSSE(w http.ResponseWriter, r *http.Request) { e.serveSSE(w, r, "") }
+
+// Handler serves GET /events for the owner owner(r) names: the stream
+// carries only the records of that owner's agents ("" : agents without
+// one), so no owner learns of another's agents.
+func (e *Events) Handler(owner func(*http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { e.serveSSE(w, r, owner(r)) })
+}
+
+func (e *Events) serveSSE(w http.ResponseWriter, r *http.Request, owner string) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -206,6 +228,9 @@ func (e *Events) ServeSSE(w http.ResponseWriter, r *http.Request) {
 		case u, ok := <-ch:
 			if !ok {
 				return
+			}
+			if u.Owner != owner {
+				continue
 			}
 			data, merr := json.Marshal(u)
 			if merr != nil {

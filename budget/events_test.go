@@ -285,3 +285,75 @@ func TestServeSSERejectsPost(t *testing.T) {
 		t.Fatalf("POST /events = %d", rec.Code)
 	}
 }
+
+func ownedAgent(name, owner string) *Agent {
+	a := NewAgent(Identity{AgentID: name + "-id", AgentName: name, Role: "worker", RunID: "run-1", Owner: owner}, 1000, 0)
+	a.AddIntercepted(100)
+	return a
+}
+
+// An owner's records go to its own usage.jsonl and only to its own
+// /events streams.
+func TestEventsPerOwner(t *testing.T) {
+	mem := t.TempDir()
+	e := NewEvents(mem)
+	e.SetOwnerPath(func(owner string) string { return filepath.Join(mem, "owners", owner, UsageFile) })
+	srv := httptest.NewServer(e.Handler(func(r *http.Request) string { return r.URL.Query().Get("owner") }))
+	defer srv.Close()
+	open := func(owner string) (*bufio.Reader, func()) {
+		resp, err := srv.Client().Get(srv.URL + "/events?owner=" + owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, ":") {
+			t.Fatalf("first line %q, %v", line, err)
+		}
+		return br, func() { resp.Body.Close() }
+	}
+	streams := map[string]*bufio.Reader{}
+	for _, o := range []string{"", "alice", "bob"} {
+		br, closeFn := open(o)
+		defer closeFn()
+		streams[o] = br
+	}
+	for _, a := range []*Agent{ownedAgent("a1", "alice"), ownedAgent("b1", "bob"), ownedAgent("n1", ""), ownedAgent("a2", "alice")} {
+		if err := e.Finish(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string][]string{"": {"n1"}, "alice": {"a1", "a2"}, "bob": {"b1"}}
+	for o, names := range want {
+		for _, n := range names {
+			_, data := readEvent(t, streams[o])
+			var u Usage
+			_ = json.Unmarshal([]byte(data), &u)
+			if u.AgentName != n || u.Owner != o {
+				t.Errorf("owner %q's stream: got %s of %q, want %s", o, u.AgentName, u.Owner, n)
+			}
+		}
+		path := filepath.Join(mem, UsageFile)
+		if o != "" {
+			path = filepath.Join(mem, "owners", o, UsageFile)
+		}
+		recs, err := ReadUsage(path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.AgentName)
+		}
+		if strings.Join(got, ",") != strings.Join(names, ",") {
+			t.Errorf("%s: %v, want %v", path, got, names)
+		}
+	}
+	e.Close()
+	// Nothing else arrived on any stream before the end.
+	for o, br := range streams {
+		rest, _ := io.ReadAll(br)
+		if strings.Contains(string(rest), "data:") {
+			t.Errorf("owner %q's stream carried more: %s", o, rest)
+		}
+	}
+}

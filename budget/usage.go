@@ -28,6 +28,7 @@ type Usage struct {
 	RunID             string    `json:"run_id"`
 	SessionID         string    `json:"session_id"`
 	Iteration         int       `json:"iteration,omitempty"`
+	Owner             string    `json:"owner,omitempty"`
 	TokensIntercepted int       `json:"tokens_intercepted"`
 	TokensExtracted   int       `json:"tokens_extracted"`
 	Calls             int       `json:"calls"`

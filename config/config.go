@@ -144,7 +144,8 @@ type Pad struct {
 	// redis://[user:password@]host[:port][/db] or rediss://. It may hold a
 	// password: print [Pad.RedactedRedisURL] instead.
 	RedisURL    string
-	RedisPrefix string // starts every Redis key; default "scratchpad"
+	RedisPrefix string        // starts every Redis key; default "scratchpad"
+	RedisTTL    time.Duration // an idle pad's keys expire this long after its last write; 0: never
 }
 
 // RedactedRedisURL is RedisURL with any password replaced by "xxxxx", for
@@ -187,14 +188,20 @@ type Explore struct {
 type HTTP struct {
 	Addr           string   // default 127.0.0.1:8931
 	AllowedOrigins []string // extra Origins accepted besides loopback
-	Tokens         []Token  // bearer tokens; none: no authentication
+	Tokens         []Token  // bearer tokens, [[http.tokens]] then the tokens file's; none: no authentication
+	// TokensFile is [http] tokens_file, absolute; "" none. It holds
+	// [[tokens]] entries like [[http.tokens]] and is where
+	// `scratchpad-mcp token add` appends.
+	TokensFile string
 }
 
-// Token is one [[http.tokens]] entry: a bearer token and the agent that owns
-// it.
+// Token is one [[http.tokens]] entry, or one [[tokens]] entry of the
+// tokens file: a bearer token's owner and the token's SHA-256 (the
+// configured token_sha256, or the hash of a token given in clear, which is
+// not kept).
 type Token struct {
-	Owner string
-	Token string
+	Owner  string
+	SHA256 [32]byte
 }
 
 // Default returns the embedded defaults: memory_dir under the user's data

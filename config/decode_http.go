@@ -1,11 +1,20 @@
 package config
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 func (d *decoder) explore(p keyPath, v any, e *Explore) {
@@ -26,7 +35,7 @@ func (d *decoder) http(p keyPath, v any, h *HTTP) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "addr", "allowed_origins", "tokens")
+	d.checkKeys(p, m, "addr", "allowed_origins", "tokens", "tokens_file")
 	if v, ok := m["addr"]; ok {
 		if s, ok := d.nonEmpty(p.key("addr"), v); ok {
 			if msg := validAddr(s); msg != "" {
@@ -46,8 +55,15 @@ func (d *decoder) http(p keyPath, v any, h *HTTP) {
 			h.AllowedOrigins = append(h.AllowedOrigins, strings.TrimSuffix(o, "/"))
 		}
 	}
+	seen := tokenSeen{}
 	if v, ok := m["tokens"]; ok {
-		h.Tokens = d.tokens(p.key("tokens"), v)
+		h.Tokens = d.tokens(p.key("tokens"), v, seen)
+	}
+	if v, ok := m["tokens_file"]; ok {
+		if path, ok := d.path(p.key("tokens_file"), v); ok {
+			h.TokensFile = path
+			h.Tokens = append(h.Tokens, d.tokensFile(p.key("tokens_file"), path, seen)...)
+		}
 	}
 }
 
@@ -73,47 +89,130 @@ func validOrigin(s string) string {
 	return ""
 }
 
-func (d *decoder) tokens(p keyPath, v any) []Token {
+// tokenSeen remembers where each token hash was configured, to report
+// duplicates across [[http.tokens]] and the tokens file.
+type tokenSeen map[[32]byte]string
+
+func (d *decoder) tokens(p keyPath, v any, seen tokenSeen) []Token {
 	arr, ok := d.array(p, v)
 	if !ok {
 		return nil
 	}
 	var out []Token
-	seen := map[string]int{}
 	for i, e := range arr {
 		ep := p.index(i)
 		m, ok := d.table(ep, e)
 		if !ok {
 			continue
 		}
-		d.checkKeys(ep, m, "owner", "token")
+		d.checkKeys(ep, m, "owner", "token", "token_sha256")
 		var t Token
 		okAll := true
-		for _, k := range []string{"owner", "token"} {
-			v, present := m[k]
-			if !present {
-				d.fail(ep.key(k), "required")
-				okAll = false
-				continue
-			}
-			s, ok := d.nonEmpty(ep.key(k), v)
-			okAll = okAll && ok
-			if k == "owner" {
-				t.Owner = s
+		if v, present := m["owner"]; !present {
+			d.fail(ep.key("owner"), "required")
+			okAll = false
+		} else if s, ok := d.nonEmpty(ep.key("owner"), v); !ok {
+			okAll = false
+		} else if msg := validOwner(s); msg != "" {
+			d.fail(ep.key("owner"), "%s", msg)
+			okAll = false
+		} else {
+			t.Owner = s
+		}
+		clear, hasClear := m["token"]
+		hash, hasHash := m["token_sha256"]
+		switch {
+		case hasClear && hasHash:
+			d.fail(ep.key("token_sha256"), "give token or token_sha256, not both")
+			okAll = false
+		case hasClear:
+			// Never print the token itself: config errors end up in logs.
+			if s, ok := d.nonEmpty(ep.key("token"), clear); ok {
+				t.SHA256 = sha256.Sum256([]byte(s))
 			} else {
-				t.Token = s
+				okAll = false
 			}
+		case hasHash:
+			s, ok := d.nonEmpty(ep.key("token_sha256"), hash)
+			b, err := hex.DecodeString(strings.TrimSpace(s))
+			if ok && (err != nil || len(b) != sha256.Size) {
+				d.fail(ep.key("token_sha256"), "want 64 hexadecimal digits (the SHA-256 of the token, as `scratchpad-mcp token add` writes)")
+				ok = false
+			}
+			if ok {
+				copy(t.SHA256[:], b)
+			}
+			okAll = okAll && ok
+		default:
+			d.fail(ep.key("token"), "required: token (may be \"{{ env.NAME }}\") or token_sha256")
+			okAll = false
 		}
 		if !okAll {
 			continue
 		}
-		if j, dup := seen[t.Token]; dup {
-			// Never print the token itself: config errors end up in logs.
-			d.fail(ep.key("token"), "same token as %s", p.index(j))
+		here := ep.String()
+		if d.tokensOnly {
+			here = filepath.Base(d.file) + " " + here
+		}
+		if prev, dup := seen[t.SHA256]; dup {
+			k := ep.key("token")
+			if hasHash {
+				k = ep.key("token_sha256")
+			}
+			d.fail(k, "same token as %s", prev)
 			continue
 		}
-		seen[t.Token] = i
+		seen[t.SHA256] = here
 		out = append(out, t)
 	}
+	return out
+}
+
+// validOwner: an owner names a folder of memory_dir and a segment of
+// Redis keys, so it is a plain name.
+func validOwner(s string) string {
+	bad := len(s) > 64 || s == "." || s == ".."
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Sprintf("invalid owner %q: use 1-64 characters of [A-Za-z0-9._-] (it names a folder under memory_dir)", s)
+	}
+	return ""
+}
+
+// tokensFile reads the [http] tokens_file named at p: TOML with [[tokens]]
+// entries like [[http.tokens]]. Its problems name that file, its keys and
+// lines.
+func (d *decoder) tokensFile(p keyPath, path string, seen tokenSeen) []Token {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && d.tokensFileMayBeMissing {
+		return nil
+	}
+	if err != nil {
+		d.fail(p, "cannot read the tokens file: %v (`scratchpad-mcp token add OWNER --config FILE` creates it)", err)
+		return nil
+	}
+	src := string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		e := &Error{File: path, Msg: err.Error(), Err: err}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, "invalid TOML: "+pe.Message
+		}
+		d.errs = append(d.errs, e)
+		return nil
+	}
+	sub := &decoder{file: path, dir: filepath.Dir(path), home: d.home, lookup: d.lookup, pos: scanPositions(src), tokensOnly: true}
+	var root keyPath
+	sub.checkKeys(root, raw, "tokens")
+	var out []Token
+	if v, ok := raw["tokens"]; ok {
+		out = sub.tokens(root.key("tokens"), v, seen)
+	}
+	d.errs = append(d.errs, sub.errs...)
 	return out
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"strings"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
@@ -12,7 +13,7 @@ func (d *decoder) pad(p keyPath, v any, pd *Pad) {
 		return
 	}
 	d.checkKeys(p, m, "enabled", "backend", "scope", "render", "max_tokens", "entry_ttl", "history", "format", "schema", "sections",
-		"redis_url", "redis_prefix")
+		"redis_url", "redis_prefix", "redis_ttl")
 	if v, ok := m["enabled"]; ok {
 		if b, ok := d.boolean(p.key("enabled"), v); ok {
 			pd.Enabled = b
@@ -121,7 +122,10 @@ func (d *decoder) sections(p keyPath, v any) ([]Section, bool) {
 	return out, good
 }
 
-// padBackend decodes backend, redis_url and redis_prefix. The Redis keys
+// maxRedisTTL bounds [pad] redis_ttl: a year.
+const maxRedisTTL = 366 * 24 * time.Hour
+
+// padBackend decodes backend, redis_url, redis_prefix and redis_ttl. The Redis keys
 // need backend = "redis", and it needs redis_url; when backend itself is
 // invalid only that is reported.
 func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
@@ -144,6 +148,9 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 			}
 		}
 	}
+	if v, ok := m["redis_ttl"]; ok {
+		pd.RedisTTL, _ = d.durationUpTo(p.key("redis_ttl"), v, false, maxRedisTTL)
+	}
 	if !backendOK {
 		return
 	}
@@ -153,7 +160,7 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 		}
 		return
 	}
-	for _, k := range []string{"redis_url", "redis_prefix"} {
+	for _, k := range []string{"redis_url", "redis_prefix", "redis_ttl"} {
 		if _, ok := m[k]; ok {
 			d.fail(p.key(k), "only used with backend = %q", BackendRedis)
 		}

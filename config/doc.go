@@ -122,7 +122,11 @@
 //	                                     or rediss:// for TLS; go-redis query options allowed (?dial_timeout=3s).
 //	                                     Use {{ env.NAME }} for the password: errors and logs show it as xxxxx
 //	redis_prefix               string    "scratchpad": starts every key (A-Z a-z 0-9 . _ : -); keys are
-//	                                     <prefix>:{run:<run id>}:… (scope "run") or <prefix>:{agent:[<owner>/]<name>}:…
+//	                                     <prefix>:{[owner:<owner>/]run:<run id>}:… (scope "run"),
+//	                                     <prefix>:{[owner:<owner>/]agent:<name>}:… (an agent's own pad) and
+//	                                     <prefix>:{artifacts:[owner:<owner>/]run:<run id>} (a run's artifacts)
+//	redis_ttl                  duration  0 = never; with backend = "redis", a pad's keys (and a run's artifacts)
+//	                                     expire this long after their last write (refreshed by every write; at most a year)
 //
 //	[[pad.sections]]           replaces the default sections when present (at least one)
 //	name                       string, required, unique (case-insensitive), one line
@@ -139,9 +143,13 @@
 //	[http]
 //	addr                       string    "127.0.0.1:8931" (host:port)
 //	allowed_origins            array of strings, scheme://host[:port], accepted besides loopback
-//	[[http.tokens]]            bearer tokens; none configured: no authentication
-//	owner                      string, required: the agent the token authenticates
-//	token                      string, required, unique (use {{ env.NAME }})
+//	tokens_file                string    a TOML file of [[tokens]] entries (same keys as [[http.tokens]]), relative
+//	                                     to this file; `scratchpad-mcp token add OWNER --config F` appends to it
+//	[[http.tokens]]            bearer tokens; none configured (here and in tokens_file): no authentication
+//	owner                      string, required: the token's owner, 1-64 of [A-Za-z0-9._-]; everything the
+//	                                     owner's sessions store lives under memory_dir/owners/<owner>/
+//	token                      string, unique: the token in clear (use {{ env.NAME }}); only its SHA-256 is kept
+//	token_sha256               string, unique: instead of token, its SHA-256 as 64 hex digits
 //
 // Tool-name patterns ([CompilePattern]): a-z A-Z 0-9 _ - . / literally;
 // * any run of characters; ? one character; [abc], [a-z] and [!abc] one

@@ -23,6 +23,9 @@ type Options struct {
 	LookupEnv func(name string) (string, bool)
 	// HomeDir replaces ~ in paths; "" means os.UserHomeDir().
 	HomeDir string
+	// TokensFileMayBeMissing accepts an [http] tokens_file that does not
+	// exist yet (as no tokens): `scratchpad-mcp token add` creates it.
+	TokensFileMayBeMissing bool
 }
 
 // Load reads the TOML file at path, interpolates {{ env.NAME }}, checks
@@ -87,7 +90,7 @@ func Parse(path string, data []byte, opts *Options) (*Config, error) {
 		return nil, e
 	}
 
-	d := &decoder{file: path, dir: dir, home: home, lookup: lookup, pos: scanPositions(src)}
+	d := &decoder{file: path, dir: dir, home: home, lookup: lookup, pos: scanPositions(src), tokensFileMayBeMissing: opts.TokensFileMayBeMissing}
 	d.root(raw, c)
 	if len(d.errs) == 0 {
 		return c, nil
@@ -116,6 +119,9 @@ type decoder struct {
 	lookup func(string) (string, bool)
 	pos    *positions
 	errs   Errors
+
+	tokensFileMayBeMissing bool
+	tokensOnly             bool // decoding a tokens file, not the config
 }
 
 // fail records a problem at p's key (or its nearest known parent).

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -355,5 +357,59 @@ func TestPatternErrorUnwrap(t *testing.T) {
 	var pe *PatternError
 	if !errors.As(err, &pe) || pe.Pattern != "list_[pods" || pe.Offset != 5 {
 		t.Errorf("errors.As(*PatternError) = %+v from %v", pe, err)
+	}
+}
+
+// [http] tokens_file: its entries join [[http.tokens]]; its problems name
+// that file, its key and line; a missing file is an error unless the
+// caller (token add) says it may be.
+func TestTokensFile(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "c.toml")
+	tokPath := filepath.Join(dir, "tokens.toml")
+	cfg := "[http]\ntokens_file = \"tokens.toml\"\n\n[[http.tokens]]\nowner = \"alice\"\ntoken = \"{{ env.ALICE_TOKEN }}\"\n"
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv(map[string]string{"ALICE_TOKEN": "alice-secret"})
+	_, err := LoadWith(cfgPath, env)
+	if err == nil || !strings.Contains(err.Error(), "c.toml:2:1: http.tokens_file: cannot read the tokens file") {
+		t.Errorf("missing tokens file: %v", err)
+	}
+	env.TokensFileMayBeMissing = true
+	c, err := LoadWith(cfgPath, env)
+	if err != nil || len(c.HTTP.Tokens) != 1 || c.HTTP.TokensFile != tokPath {
+		t.Fatalf("missing tokens file allowed: %+v, %v", c, err)
+	}
+	env.TokensFileMayBeMissing = false
+	bobHash := sha256.Sum256([]byte("bob-secret"))
+	good := "# added by token add\n[[tokens]]\nowner = \"bob\"\ntoken_sha256 = \"" + hex.EncodeToString(bobHash[:]) + "\"\n"
+	if err := os.WriteFile(tokPath, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = LoadWith(cfgPath, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliceHash := sha256.Sum256([]byte("alice-secret"))
+	if len(c.HTTP.Tokens) != 2 || c.HTTP.Tokens[0] != (Token{"alice", aliceHash}) || c.HTTP.Tokens[1] != (Token{"bob", bobHash}) {
+		t.Errorf("tokens: %+v", c.HTTP.Tokens)
+	}
+	aliceAgain := sha256.Sum256([]byte("alice-secret"))
+	bad := good + "\n[[tokens]]\nowner = \"eve\"\ntoken_sha256 = \"" + hex.EncodeToString(aliceAgain[:]) + "\"\n[[tokens]]\nowner = \"x y\"\ntoken_sha256 = \"" + hex.EncodeToString(bobHash[:8]) + "\"\nextra = 1\n"
+	if err := os.WriteFile(tokPath, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadWith(cfgPath, env)
+	want := []string{
+		tokPath + ":8:1: tokens[1].token_sha256: same token as http.tokens[0]",
+		tokPath + ":10:1: tokens[2].owner: invalid owner \"x y\"",
+		tokPath + ":11:1: tokens[2].token_sha256: want 64 hexadecimal digits",
+		tokPath + ":12:1: tokens[2].extra: unknown key \"extra\"",
+	}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("errors %v\nlack %q", err, w)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // [pad] backend = "redis": the URL may come from the environment and hold
@@ -51,5 +52,16 @@ func TestPadRedisKeys(t *testing.T) {
 				t.Fatalf("error shows the password: %v", err)
 			}
 		})
+	}
+}
+
+func TestPadRedisTTL(t *testing.T) {
+	c, err := Parse("t.toml", []byte("[pad]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:6379/0\"\nredis_ttl = \"720h\"\n"), testEnv(nil))
+	if err != nil || c.Pad.RedisTTL != 720*time.Hour {
+		t.Fatalf("redis_ttl: %v, %v", c.Pad.RedisTTL, err)
+	}
+	_, err = Parse("t.toml", []byte("[pad]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:6379/0\"\nredis_ttl = \"9000h\"\n"), testEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), "t.toml:4:1: pad.redis_ttl: duration 9000h0m0s out of range") {
+		t.Errorf("too long redis_ttl: %v", err)
 	}
 }

@@ -131,6 +131,11 @@ const maxDuration = 7 * 24 * time.Hour
 // duration accepts "30s"-style strings and integer seconds. Zero is
 // allowed only when allowZero.
 func (d *decoder) duration(p keyPath, v any, allowZero bool) (time.Duration, bool) {
+	return d.durationUpTo(p, v, allowZero, maxDuration)
+}
+
+// durationUpTo is duration with another upper bound.
+func (d *decoder) durationUpTo(p keyPath, v any, allowZero bool, maxDuration time.Duration) (time.Duration, bool) {
 	var dur time.Duration
 	switch x := v.(type) {
 	case int64:

@@ -35,6 +35,14 @@
 // once and every entry lands whole. [Options.EntryTTL] hides old entries;
 // the file keeps them until a lazy compaction ([Pad.Compact]).
 //
+// [Pad.Clear] (update_scratchpad {"clear": true}) empties the pad and
+// keeps it: the empty document is saved as a version, and a clear marker
+// appended to the ledger hides every entry before it without deleting
+// any. [Pad.Restore] of a version saved before a clear appends an
+// "unclear" marker, so the hidden entries come back with the document.
+// Markers are ledger items with "mark" set and no note; a reader older
+// than them counts them as unreadable lines.
+//
 // With [Options.Format] "json" the pad is structured: pad.json holds one
 // object, [Pad.Merge] deep-merges updates into it (objects merge, arrays
 // and scalars replace, null deletes; __proto__, constructor and prototype

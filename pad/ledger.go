@@ -25,6 +25,51 @@ type Entry struct {
 	By   string   `json:"by,omitempty"`
 	Note string   `json:"note"`
 	Tags []string `json:"tags,omitempty"`
+	// Mark, when set, makes the entry a marker rather than a finding:
+	// markClear hides every entry before it, markUnclear cancels the last
+	// clear still in effect (a restore to a version older than it). See
+	// [Pad.Clear].
+	Mark string `json:"mark,omitempty"`
+}
+
+// Ledger markers ([Entry.Mark]).
+const (
+	markClear   = "clear"
+	markUnclear = "unclear"
+)
+
+// valid reports whether a decoded ledger item is an entry: a finding has
+// a note, a marker a known mark.
+func (e Entry) valid() bool {
+	switch e.Mark {
+	case "":
+		return e.Note != ""
+	case markClear, markUnclear:
+		return true
+	}
+	return false
+}
+
+// resolveMarks returns the findings a clear has not hidden, oldest first,
+// and the clears in effect, oldest first.
+func resolveMarks(entries []Entry) (visible, clears []Entry) {
+	var hidden [][]Entry // what each clear in effect hid
+	for _, e := range entries {
+		switch e.Mark {
+		case markClear:
+			hidden = append(hidden, visible)
+			clears = append(clears, e)
+			visible = nil
+		case markUnclear:
+			if n := len(hidden); n > 0 {
+				visible = append(append([]Entry(nil), hidden[n-1]...), visible...)
+				hidden, clears = hidden[:n-1], clears[:n-1]
+			}
+		default:
+			visible = append(visible, e)
+		}
+	}
+	return visible, clears
 }
 
 // appendEntry writes one entry as a single O_APPEND write under the ledger
@@ -94,7 +139,7 @@ func decodeLedger(data []byte) ([]Entry, int, error) {
 			continue
 		}
 		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil || e.Note == "" {
+		if err := json.Unmarshal(line, &e); err != nil || !e.valid() {
 			bad++
 			continue
 		}

@@ -266,6 +266,12 @@ func splitNonEmpty(s string) []string {
 // mutate runs one read-modify-write with the lock held throughout. fn gets
 // the current state and returns the new file bytes (nil for no change).
 func (p *Pad) mutate(fn func(st *state) ([]byte, []string, error)) (*Result, error) {
+	return p.mutateWith(false, fn)
+}
+
+// mutateWith is mutate; with always, a new version is saved even when the
+// document does not change (a clear of an empty pad is still a version).
+func (p *Pad) mutateWith(always bool, fn func(st *state) ([]byte, []string, error)) (*Result, error) {
 	lk, err := p.store.lock()
 	if err != nil {
 		return nil, err
@@ -286,7 +292,7 @@ func (p *Pad) mutate(fn func(st *state) ([]byte, []string, error)) (*Result, err
 	res.Warnings = append(res.Warnings, warnings...)
 	// Compare canonical forms: a patch that changes nothing must not
 	// rewrite a hand-formatted file just to normalize its blank lines.
-	if next == nil || bytes.Equal(next, st.canon) {
+	if next == nil || (bytes.Equal(next, st.canon) && !always) {
 		return res, nil
 	}
 	now := p.opts.Now()
@@ -466,6 +472,8 @@ func (p *Pad) view(st *state, notes, tags []string, compact bool) (*View, error)
 		v.Warnings = append(v.Warnings, fmt.Sprintf("%d unreadable ledger line(s) in %s were skipped", bad, ledgerFile))
 	}
 	expired := 0
+	all := len(entries)
+	entries, _ = resolveMarks(entries)
 	var cutoff time.Time
 	if p.opts.EntryTTL > 0 {
 		cutoff = p.opts.Now().Add(-p.opts.EntryTTL)
@@ -482,7 +490,7 @@ func (p *Pad) view(st *state, notes, tags []string, compact bool) (*View, error)
 	}
 	// Compaction is lazy and amortized: only once expired entries are at
 	// least half the file.
-	if compact && expired > 0 && expired*2 >= len(entries) {
+	if compact && expired > 0 && expired*2 >= all {
 		_, _ = p.Compact()
 	}
 	return v, nil
@@ -552,7 +560,8 @@ func (p *Pad) Validate() (*Report, error) {
 	if err != nil {
 		return r, err
 	}
-	r.Entries, r.BadLines = len(entries), bad
+	visible, _ := resolveMarks(entries)
+	r.Entries, r.BadLines = len(visible), bad
 	_, r.Exists, err = p.store.readDoc()
 	if err != nil {
 		return r, err
@@ -621,7 +630,52 @@ func (p *Pad) Restore(n int) (*Result, error) {
 	if _, err := p.parse(data); err != nil {
 		return nil, fmt.Errorf("pad: version %d: %w", n, err)
 	}
-	return p.mutate(func(*state) ([]byte, []string, error) { return data, nil, nil })
+	res, err := p.mutate(func(*state) ([]byte, []string, error) { return data, nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	// A version saved before a clear brings back what that clear hid.
+	entries, _, err := p.store.readLedger()
+	if err != nil {
+		return res, err
+	}
+	_, clears := resolveMarks(entries)
+	for i := len(clears) - 1; i >= 0 && clears[i].Time.After(versions[n-1].Time); i-- {
+		if err := p.store.appendEntry(Entry{Time: p.opts.Now().UTC(), Mark: markUnclear}); err != nil {
+			return res, err
+		}
+		res.Changed = true
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the ledger entries cleared at %s are back", clears[i].Time.Format(time.RFC3339)))
+	}
+	return res, nil
+}
+
+// Clear empties the pad, its sections (or state) and its ledger, and keeps
+// it: the empty document is saved as a new version, and the ledger gets a
+// clear marker that hides every entry before it (nothing is deleted).
+// [Pad.Restore] of a version saved before the clear undoes it, ledger
+// included. by names who cleared, as in [Pad.AppendBy].
+func (p *Pad) Clear(by string) (*Result, error) {
+	marked := false
+	res, err := p.mutateWith(true, func(st *state) ([]byte, []string, error) {
+		// The marker goes first, under the lock, so the empty version is
+		// saved no earlier than it: a restore of that version keeps the
+		// clear, a restore of any older one undoes it.
+		if err := p.store.appendEntry(Entry{Time: p.opts.Now().UTC(), By: by, Mark: markClear}); err != nil {
+			return nil, nil, err
+		}
+		marked = true
+		return p.emptyState().raw, nil, nil
+	})
+	if err != nil && marked {
+		// The document was not emptied: take the ledger's clear back.
+		_ = p.store.appendEntry(Entry{Time: p.opts.Now().UTC(), By: by, Mark: markUnclear})
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Changed = true
+	return res, nil
 }
 
 // Text returns the pad file as stored, or the empty structure on a fresh

@@ -45,6 +45,9 @@ type RedisOptions struct {
 	LockWait time.Duration
 	// Timeout bounds each Redis round trip; 0 means 5s.
 	Timeout time.Duration
+	// TTL, when positive, makes an idle pad expire: every write sets the
+	// pad's keys to expire TTL later ([pad] redis_ttl).
+	TTL time.Duration
 }
 
 // Redis is a connection to one Redis server that pads live on. It is safe
@@ -56,6 +59,7 @@ type Redis struct {
 	lease   time.Duration
 	wait    time.Duration
 	timeout time.Duration
+	ttl     time.Duration
 }
 
 // NewRedis checks o and returns a client for the server; it does no I/O
@@ -103,7 +107,7 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	}
 	ro.DialerRetries = 1
 	return &Redis{client: redis.NewClient(ro), url: redacted, prefix: o.Prefix,
-		lease: o.LockLease, wait: o.LockWait, timeout: o.Timeout}, nil
+		lease: o.LockLease, wait: o.LockWait, timeout: o.Timeout, ttl: max(o.TTL, 0)}, nil
 }
 
 // quietLogger drops go-redis's own log lines (a dial failure per attempt,
@@ -253,6 +257,28 @@ type redisStore struct {
 
 func (s *redisStore) key(k string) string { return s.base + ":" + k }
 
+// ttlKeys are the keys of a pad that [RedisOptions.TTL] expires, besides
+// quarantined documents (the lock has its own lease).
+var ttlKeys = []string{"doc", "history", "ledger", "notice", "version"}
+
+// touch sets the pad's keys, and extra keys, to expire after the TTL, if
+// there is one. It follows a write that succeeded, so its failure is not
+// that write's: it is ignored, and the next write sets the TTL again.
+func (s *redisStore) touch(ctx context.Context, extra ...string) {
+	if s.r.ttl <= 0 {
+		return
+	}
+	_, _ = s.r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range ttlKeys {
+			p.PExpire(ctx, s.key(k), s.r.ttl)
+		}
+		for _, k := range extra {
+			p.PExpire(ctx, k, s.r.ttl)
+		}
+		return nil
+	})
+}
+
 func (s *redisStore) location() string { return s.r.url + " " + s.base }
 func (s *redisStore) docPath() string  { return s.r.url + " " + s.key("doc") }
 func (s *redisStore) dir() string      { return "" }
@@ -400,6 +426,7 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 	if n != 1 {
 		return s.fail("write "+s.file, fmt.Errorf("%w: the lease (%s) ran out and nothing was written", ErrLockLost, s.r.lease))
 	}
+	s.touch(ctx)
 	return nil
 }
 
@@ -456,6 +483,7 @@ func (s *redisStore) quarantine(lk heldLock, now time.Time) (string, []byte, err
 		}
 		switch v := res.(type) {
 		case string:
+			s.touch(ctx, broken)
 			return broken, []byte(v), nil
 		case int64:
 			switch v {
@@ -504,6 +532,7 @@ func (s *redisStore) addNotice(_ heldLock, note string) error {
 	if err := s.r.client.RPush(ctx, s.key("notice"), strings.ReplaceAll(note, "\n", " ")).Err(); err != nil {
 		return s.fail("write notice", err)
 	}
+	s.touch(ctx)
 	return nil
 }
 
@@ -546,6 +575,7 @@ func (s *redisStore) appendEntry(e Entry) error {
 	if err := appendScript.Run(ctx, s.r.client, []string{s.key("ledger"), s.key("version")}, line).Err(); err != nil {
 		return s.fail("append to ledger", err)
 	}
+	s.touch(ctx)
 	return nil
 }
 
@@ -578,7 +608,7 @@ func (s *redisStore) ledgerItems() ([]string, error) {
 
 func decodeEntry(item string) (Entry, bool) {
 	var e Entry
-	if err := json.Unmarshal([]byte(item), &e); err != nil || e.Note == "" {
+	if err := json.Unmarshal([]byte(item), &e); err != nil || !e.valid() {
 		return Entry{}, false
 	}
 	return e, true

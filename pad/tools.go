@@ -61,10 +61,13 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 
 func updateDescription(o Options) string {
 	if o.Format == FormatJSON {
-		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff."
+		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff. {\"clear\": true} alone empties the state and the ledger (kept in history)."
 	}
-	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned."
+	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned. {\"clear\": true} alone empties every section and the ledger (kept in history) when a task is done."
 }
+
+// clearProp is update_scratchpad's clear argument.
+var clearProp = map[string]any{"type": "boolean", "description": "true, alone: empty the whole scratchpad and its ledger."}
 
 func updateSchema(o Options) json.RawMessage {
 	if o.Format == FormatJSON {
@@ -72,8 +75,8 @@ func updateSchema(o Options) json.RawMessage {
 			"type": "object",
 			"properties": map[string]any{
 				"state": map[string]any{"type": "object", "description": "The keys to change."},
+				"clear": clearProp,
 			},
-			"required":             []string{"state"},
 			"additionalProperties": false,
 		})
 	}
@@ -97,8 +100,8 @@ func updateSchema(o Options) json.RawMessage {
 					"additionalProperties": false,
 				},
 			},
+			"clear": clearProp,
 		},
-		"required":             []string{"patches"},
 		"additionalProperties": false,
 	})
 }
@@ -221,6 +224,7 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	var args struct {
 		Patches *[]Patch        `json:"patches"`
 		State   json.RawMessage `json:"state"`
+		Clear   bool            `json:"clear"`
 	}
 	if err := bind(raw, &args); err != nil {
 		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
@@ -232,6 +236,10 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	var res *Result
 	var err error
 	switch {
+	case args.Clear && (len(args.State) > 0 || (args.Patches != nil && len(*args.Patches) > 0)):
+		err = fmt.Errorf("%w: clear empties the whole scratchpad; send it alone", errBadArguments)
+	case args.Clear:
+		res, err = p.Clear(AuthorFrom(ctx))
 	case p.opts.Format == FormatJSON && len(args.State) > 0:
 		res, err = p.Merge(args.State)
 	case p.opts.Format == FormatJSON:

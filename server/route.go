@@ -216,7 +216,11 @@ func (se *session) initialize(ctx context.Context, method string, req mcp.Reques
 		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: up.Subscribe || len(se.own.Resources) > 0}
 	}
 	init.Capabilities = caps
-	if m := se.srv.opts.InitializeMeta; m != nil {
+	m := se.srv.opts.InitializeMeta
+	if se.own.InitializeMeta != nil {
+		m = se.own.InitializeMeta
+	}
+	if m != nil {
 		if init.Meta == nil {
 			init.Meta = mcp.Meta{}
 		}

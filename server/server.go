@@ -71,6 +71,10 @@ type Own struct {
 	// Watch, when not nil, subscribes notify to changes of an own
 	// resource; it returns the function that ends the subscription.
 	Watch func(ctx context.Context, uri string, notify func()) (stop func())
+	// Instructions and InitializeMeta, when set, replace the server's
+	// ([Options]) for this session: an agent is told its own limits.
+	Instructions   string
+	InitializeMeta map[string]any
 }
 
 // Server is the MCP server clients talk to: one go-sdk server per client

@@ -53,8 +53,12 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
 	}
+	instructions := s.opts.Instructions
+	if own.Instructions != "" {
+		instructions = own.Instructions
+	}
 	se.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
-		Instructions: s.opts.Instructions,
+		Instructions: instructions,
 		Logger:       s.sdkLog,
 		GetSessionID: func() string { return se.id },
 		// Declared in full here; the initialize answer narrows it to

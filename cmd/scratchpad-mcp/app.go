@@ -79,6 +79,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
+	a.events.SetOwnerPath(func(owner string) string { return agents.LayoutFor(cfg.MemoryDir, owner).Usage() })
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.
@@ -154,7 +155,6 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			}
 		},
 	})
-	sc := cfg.Agent.Scratchpad
 	var start context.Context
 	if opts.OneClient {
 		start = opts.Start
@@ -163,15 +163,10 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		}
 	}
 	a.server = server.New(server.Options{
-		Name: "scratchpad-mcp", Version: versionString(), Instructions: instructions(cfg), Logger: log,
-		Proxy:   a.proxy,
-		Session: a.session,
-		InitializeMeta: map[string]any{"scratchpad/limits": map[string]any{
-			"max_extraction_tokens": sc.MaxExtractionTokens,
-			"turn_depth_bonus":      sc.TurnDepthBonus,
-			"context_window":        contextWindow(cfg.Agent),
-			"context_safety_margin": sc.ContextSafetyMargin,
-		}},
+		Name: "scratchpad-mcp", Version: versionString(), Instructions: instructions(cfg.Agent), Logger: log,
+		Proxy:          a.proxy,
+		Session:        a.session,
+		InitializeMeta: limitsMeta(cfg.Agent),
 		StartUpstreams: start,
 		ToolCall:       a.accounting,
 		SessionEnded:   a.agents.Finish,
@@ -230,6 +225,10 @@ func (a *app) session(info server.SessionInfo) (*server.Own, error) {
 		Tools:     a.ownTools(norm),
 		Resources: a.padRes,
 		Prompts:   a.padPrompt,
+		// The agent's own limits: a worker with overrides is told its
+		// numbers, not [agent]'s.
+		Instructions:   instructions(a.cfg.AgentFor(norm.Agent)),
+		InitializeMeta: limitsMeta(a.cfg.AgentFor(norm.Agent)),
 	}
 	if a.watcher != nil {
 		own.Watch = func(ctx context.Context, uri string, notify func()) func() {
@@ -266,22 +265,35 @@ func contextWindow(ag config.Agent) int {
 	return agents.DefaultContextWindow
 }
 
-// instructions is the server's initialize instructions: how the model
-// should treat pointers, and the limits an orchestrator may plan with.
-func instructions(cfg *config.Config) string {
-	sc := cfg.Agent.Scratchpad
+// limitsMeta is the initialize result's _meta["scratchpad/limits"]: the
+// agent's effective limits.
+func limitsMeta(ag config.Agent) map[string]any {
+	sc := ag.Scratchpad
+	return map[string]any{"scratchpad/limits": map[string]any{
+		"max_extraction_tokens": sc.MaxExtractionTokens,
+		"turn_depth_bonus":      sc.TurnDepthBonus,
+		"context_window":        contextWindow(ag),
+		"context_safety_margin": sc.ContextSafetyMargin,
+	}}
+}
+
+// instructions is the initialize instructions for an agent of settings
+// ag: how the model should treat pointers, and the limits an
+// orchestrator may plan with.
+func instructions(ag config.Agent) string {
+	sc := ag.Scratchpad
 	return strings.TrimSpace(fmt.Sprintf(`scratchpad-mcp keeps your context clean. A tool result at or above its token threshold is saved to a file and you receive a short pointer (file name, size, shape, ready-to-run calls) instead. Explore stored files with head, slice, grep, schema, item_schema, get_in, iterate_over, count_by and read (iterate_over, get_in and count_by take a JSONPath filter such as ?(@.status.phase == 'Failed'); grep without a file searches every stored output); each returns at most %d tokens per call and every result ends with a footer saying what was returned and how much of your budget is left. A result too large comes back as {"error": "<tool>_too_large", ...} with ready-to-run suggestions: run one of them. Keep working notes with read_scratchpad, update_scratchpad and append_scratchpad.
 Limits: max_extraction_tokens=%d, context_window=%d, turn_depth_bonus=%d.`,
-		sc.MaxExtractionTokens, sc.MaxExtractionTokens, contextWindow(cfg.Agent), sc.TurnDepthBonus))
+		sc.MaxExtractionTokens, sc.MaxExtractionTokens, contextWindow(ag), sc.TurnDepthBonus))
 }
 
 // carried counts what an agent already holds from this server before its
 // first call: the tool definitions it was listed and the instructions.
-func (a *app) carried(count func(string) int) int {
-	defs := a.ownTools(a.def)
+func (a *app) carried(id agents.Identity, settings config.Agent, count func(string) int) int {
+	defs := a.ownTools(id)
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	b, _ := json.Marshal(defs)
-	return count(string(b)) + count(instructions(a.cfg))
+	return count(string(b)) + count(instructions(settings))
 }
 
 // accounting runs before every tool call: it counts the call for usage,

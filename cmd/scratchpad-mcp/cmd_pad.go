@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
@@ -14,28 +19,30 @@ import (
 )
 
 func init() {
-	commands["pad"] = command{summary: "inspect and repair a scratchpad: show|validate|diff|history|restore|edit", run: runPad}
+	commands["pad"] = command{summary: "inspect, repair or delete a scratchpad: show|validate|diff|history|restore|edit|delete", run: runPad}
 }
 
 func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pad", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "pad directory: {memory_dir}/pad, or {memory_dir}/{run_id}/pad for a run")
-	cfgPath := fs.String("config", "", "config file: the pad is {memory_dir}/pad (or the run's with --run), with its [pad] settings")
+	cfgPath := fs.String("config", "", "config file: the pad is the one the server gives --agent (or the run's with --run), with its [pad] settings")
 	run := fs.String("run", "", "with --config: the run whose shared pad to open ([pad] scope = \"run\")")
-	agent := fs.String("agent", "main", "with --config and [pad] backend = \"redis\", no --run: the agent whose pad to open")
-	owner := fs.String("owner", "", "with --agent: the bearer token owner the agent runs under, if any")
+	agent := fs.String("agent", agents.DefaultAgent, "with --config, no --run: the agent whose own pad to open")
+	owner := fs.String("owner", "", "with --config: the bearer token owner the agent or run belongs to, if any")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
 	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
+	yes := fs.Bool("yes", false, "delete: remove for real (without it, delete only says what it would remove)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} (--dir DIR | --config FILE [--run ID | --agent NAME]) [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|delete} (--dir DIR | --config FILE [--run ID | --agent NAME] [--owner O]) [-n N | N] [--yes]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
 		fmt.Fprintln(stderr, "  history    list saved versions, newest first")
 		fmt.Fprintln(stderr, "  restore N  make version N current (saved as a new version)")
 		fmt.Fprintln(stderr, "  edit       open $EDITOR on a copy; saved only if it parses")
+		fmt.Fprintln(stderr, "  delete     remove every trace of the pad (its folder, or every Redis key); only with --yes")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -73,8 +80,6 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp pad %s: unexpected argument %q\n", sub, pos[0])
 		return 2
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := pad.Options{Format: *format, Render: *render}
 	var p *pad.Pad
 	switch {
@@ -99,17 +104,20 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 			return 2
 		}
+		// The same pad the server gives that agent or run.
+		scope := config.ScopeAgent
+		if *run != "" {
+			scope = config.ScopeRun
+		}
 		if cfg.Pad.Backend == config.BackendRedis {
-			// The same pad the server gives that agent or run.
 			rd, err := agents.PadRedis(cfg.Pad)
 			if err != nil {
 				fmt.Fprintf(stderr, "scratchpad-mcp pad: %s: %v\n", configName(cfg), err)
 				return 2
 			}
 			defer rd.Close()
-			scope := config.ScopeAgent
-			if *run != "" {
-				scope = config.ScopeRun
+			if sub == "delete" {
+				return deletePadKeys(rd, agents.PadID(scope, id), *yes, stdout, stderr)
 			}
 			if p, err = rd.Open(agents.PadID(scope, id), opts); err != nil {
 				fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
@@ -117,17 +125,13 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			break
 		}
-		if set["agent"] || set["owner"] {
-			fmt.Fprintf(stderr, "scratchpad-mcp pad: --agent and --owner need [pad] backend = %q (on files every agent's pad is %s)\n", config.BackendRedis, filepath.Join(cfg.MemoryDir, "pad"))
-			return 2
-		}
-		*dir = filepath.Join(cfg.MemoryDir, "pad")
-		if *run != "" {
-			*dir = filepath.Join(cfg.MemoryDir, *run, "pad")
-		}
+		*dir = agents.LayoutFor(cfg.MemoryDir, id.Owner).PadDir(scope, id)
 	case *dir == "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir or --config is required")
 		return 2
+	}
+	if sub == "delete" {
+		return deleteDir("pad", *dir, *yes, stdout, stderr)
 	}
 	if p == nil {
 		var err error
@@ -137,4 +141,70 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+}
+
+// deletePadKeys removes every key of a pad on Redis; without yes it lists
+// them and removes nothing.
+func deletePadKeys(rd *pad.Redis, id string, yes bool, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	keys, err := rd.Keys(ctx, id)
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp pad delete: %v\n", err)
+		return 1
+	}
+	if len(keys) == 0 {
+		fmt.Fprintf(stdout, "nothing to delete: no key of pad %s on %s\n", id, rd)
+		return 0
+	}
+	if !yes {
+		fmt.Fprintf(stdout, "would delete %d keys of pad %s on %s (run again with --yes):\n", len(keys), id, rd)
+		for _, k := range keys {
+			fmt.Fprintf(stdout, "  %s\n", k)
+		}
+		return 0
+	}
+	gone, err := rd.Delete(ctx, id)
+	fmt.Fprintf(stdout, "deleted %d keys of pad %s on %s\n", len(gone), id, rd)
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp pad delete: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// deleteDir removes a folder and everything in it; without yes it says
+// what it would remove and removes nothing. what names the command
+// ("pad", "run") in messages.
+func deleteDir(what, dir string, yes bool, stdout, stderr io.Writer) int {
+	files, size := 0, int64(0)
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			files++
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stdout, "nothing to delete: %s does not exist\n", dir)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "scratchpad-mcp %s delete: %v\n", what, err)
+		return 1
+	case !yes:
+		fmt.Fprintf(stdout, "would delete %s (%d files, %d bytes) (run again with --yes)\n", dir, files, size)
+		return 0
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp %s delete: %v\n", what, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "deleted %s (%d files, %d bytes)\n", dir, files, size)
+	return 0
 }

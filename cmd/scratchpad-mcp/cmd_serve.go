@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"flag"
@@ -141,7 +142,8 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 		mux.Handle("/sse", h)
 		mux.Handle("/message", h)
 	}
-	mux.HandleFunc("/events", a.events.ServeSSE)
+	// An owner's stream carries its own agents' records only.
+	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return tokenOwner(r.Context()) }))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
@@ -203,9 +205,12 @@ func (a *app) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(a.cfg.HTTP.Tokens) > 0 {
 			owner := ""
-			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
+				// Only hashes are kept. Every entry is compared, in
+				// constant time, whichever matches.
+				sum := sha256.Sum256([]byte(tok))
 				for _, t := range a.cfg.HTTP.Tokens {
-					if subtle.ConstantTimeCompare([]byte(tok), []byte(t.Token)) == 1 {
+					if subtle.ConstantTimeCompare(sum[:], t.SHA256[:]) == 1 {
 						owner = t.Owner
 					}
 				}

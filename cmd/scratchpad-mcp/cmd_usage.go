@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 )
 
@@ -21,8 +21,9 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	run := flags.String("run", "", "show only the agents of this run id")
 	memoryDir := flags.String("memory-dir", "", "memory directory holding usage.jsonl (default: the configured memory_dir)")
 	cfgPath := flags.String("config", "", "config file whose memory_dir to read (default: embedded defaults)")
+	owner := flags.String("owner", "", "the bearer token owner whose agents to show (their records are in {memory_dir}/owners/{owner}/usage.jsonl)")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: scratchpad-mcp usage [--run ID] [--memory-dir DIR | --config FILE]")
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp usage [--run ID] [--owner O] [--memory-dir DIR | --config FILE]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Prints one row per finished agent that intercepted or extracted anything.")
 		flags.PrintDefaults()
@@ -46,7 +47,13 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		dir = cfg.MemoryDir
 	}
-	return printUsage(filepath.Join(dir, budget.UsageFile), *run, stdout, stderr)
+	if *owner != "" {
+		if _, err := (agents.Identity{Owner: *owner}).Normalize(); err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp usage: %v\n", err)
+			return 2
+		}
+	}
+	return printUsage(agents.LayoutFor(dir, *owner).Usage(), *run, stdout, stderr)
 }
 
 func printUsage(path, run string, stdout, stderr io.Writer) int {

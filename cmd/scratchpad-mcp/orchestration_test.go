@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,6 +45,23 @@ func TestAgentsHaveOwnBudgetsAndOverrides(t *testing.T) {
 	bob := httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "bob", "X-Scratchpad-Run": "r7", "X-Scratchpad-Iteration": "2"})
 	waitForTool(t, alice, "listing")
 	waitForTool(t, bob, "listing")
+
+	// Each is told its own limits, in the instructions and _meta.
+	for _, tc := range []struct {
+		name      string
+		c         *mcp.ClientSession
+		cap, wind int
+	}{{"alice", alice, 2000, 128000}, {"bob", bob, 300, 50000}} {
+		init := tc.c.InitializeResult()
+		want := fmt.Sprintf("max_extraction_tokens=%d, context_window=%d,", tc.cap, tc.wind)
+		if !strings.Contains(init.Instructions, want) {
+			t.Errorf("%s's instructions lack %q:\n%s", tc.name, want, init.Instructions)
+		}
+		lim, _ := init.Meta["scratchpad/limits"].(map[string]any)
+		if lim["max_extraction_tokens"] != float64(tc.cap) || lim["context_window"] != float64(tc.wind) {
+			t.Errorf("%s's _meta limits: %v", tc.name, lim)
+		}
+	}
 
 	// Override is field by field: bob keeps enabled=true (his listing is
 	// still diverted) but gets his own cap and window.

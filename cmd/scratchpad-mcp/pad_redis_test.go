@@ -139,9 +139,20 @@ func TestPadCommandRedis(t *testing.T) {
 			t.Errorf("%q: exit %d\n%s%s\nwant exit %d containing %q", tt.args, code, out, errOut, tt.code, tt.contains)
 		}
 	}
-	fileCfg, _ := writeConfig(t, "")
-	if code, _, errOut := runCLI(t, "pad", "show", "--config", fileCfg, "--agent", "alice"); code != 2 || !strings.Contains(errOut, "backend") {
-		t.Errorf("--agent with the file backend: %d %s", code, errOut)
+	// On files --agent and --owner name the same pad the server gives.
+	fileCfg, mem := writeConfig(t, "")
+	fp, err := pad.Open(filepath.Join(mem, "owners", "bob", "agents", "alice", "pad"), pad.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fp.Update([]pad.Patch{{Section: "Task", Op: pad.OpReplace, Content: "bob's alice's task"}}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "pad", "show", "--config", fileCfg, "--agent", "alice", "--owner", "bob"); code != 0 || !strings.Contains(out, "bob's alice's task") {
+		t.Errorf("--agent --owner with the file backend: %d %s%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "pad", "show", "--config", fileCfg, "--agent", "alice"); code != 0 || strings.Contains(out, "bob's alice's task") {
+		t.Errorf("--agent without --owner shows owner bob's pad: %d %s", code, out)
 	}
 	srv.Kill()
 	code, _, errOut := runCLI(t, "pad", "show", "--config", cfg, "--agent", "alice")

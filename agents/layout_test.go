@@ -1,0 +1,118 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+)
+
+func TestLayout(t *testing.T) {
+	mem := "/m"
+	none, alice := LayoutFor(mem, ""), LayoutFor(mem, "alice")
+	for _, tt := range []struct{ got, want string }{
+		{none.Scratchpad(), "/m/scratchpad"},
+		{none.AgentPad("main"), "/m/pad"},
+		{none.AgentPad("research"), "/m/agents/research/pad"},
+		{none.RunPad("r1"), "/m/r1/pad"},
+		{none.Usage(), "/m/usage.jsonl"},
+		{alice.Scratchpad(), "/m/owners/alice/scratchpad"},
+		{alice.AgentPad("main"), "/m/owners/alice/pad"},
+		{alice.AgentPad("research"), "/m/owners/alice/agents/research/pad"},
+		{alice.Run("r1"), "/m/owners/alice/r1"},
+		{alice.Usage(), "/m/owners/alice/usage.jsonl"},
+		{alice.PadDir(config.ScopeRun, Identity{Agent: "w", Run: "r1"}), "/m/owners/alice/r1/pad"},
+		{alice.PadDir(config.ScopeRun, Identity{Agent: "w"}), "/m/owners/alice/agents/w/pad"},
+		{alice.PadDir(config.ScopeAgent, Identity{Agent: "w", Run: "r1"}), "/m/owners/alice/agents/w/pad"},
+	} {
+		if tt.got != filepath.FromSlash(tt.want) {
+			t.Errorf("got %s, want %s", tt.got, tt.want)
+		}
+	}
+}
+
+// A run may not take a name of the layout: a run "owners" without tokens
+// would read every owner's things.
+func TestReservedRunsAndOwners(t *testing.T) {
+	for _, run := range []string{"owners", "agents", "pad", "scratchpad", "usage.jsonl"} {
+		if _, err := (Identity{Run: run}).Normalize(); err == nil {
+			t.Errorf("run %q accepted", run)
+		}
+	}
+	for _, owner := range []string{"..", "a/b", "a b", strings.Repeat("x", 65)} {
+		if _, err := (Identity{Owner: owner}).Normalize(); err == nil {
+			t.Errorf("owner %q accepted", owner)
+		}
+	}
+}
+
+// Every agent its own pad, per owner and agent name; a run's pad shared
+// by the run's agents of one owner: the same rule on files and on Redis.
+func TestPadScopesOnBothBackends(t *testing.T) {
+	srv := testredis.Start(t)
+	for _, backend := range []string{config.BackendFile, config.BackendRedis} {
+		for _, scope := range []string{config.ScopeAgent, config.ScopeRun} {
+			t.Run(backend+"/"+scope, func(t *testing.T) {
+				cfg := config.Default()
+				cfg.MemoryDir = t.TempDir()
+				cfg.Pad.Backend = backend
+				cfg.Pad.Scope = scope
+				if backend == config.BackendRedis {
+					cfg.Pad.RedisURL = srv.URL()
+					cfg.Pad.RedisPrefix = "t-" + scope
+				}
+				reg := NewRegistry(Options{Config: cfg})
+				ids := []Identity{
+					{Agent: "main"}, {Agent: "research"},
+					{Agent: "main", Owner: "alice"}, {Agent: "research", Owner: "alice"},
+					{Agent: "main", Owner: "bob"},
+					{Agent: "w1", Run: "r1", Owner: "alice"}, {Agent: "w2", Run: "r1", Owner: "alice"},
+					{Agent: "w1", Run: "r1", Owner: "bob"}, {Agent: "w1", Run: "r1"},
+				}
+				note := func(id Identity) string { return fmt.Sprintf("note of %s/%s/%s", id.Owner, id.Run, id.Agent) }
+				for i, id := range ids {
+					ctx := WithIdentity(WithSession(context.Background(), fmt.Sprint("s", i)), id)
+					a, err := reg.Resolve(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := a.Pad()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := p.Append(note(id), nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// Who sees whose notes: the same pad means the same key.
+				padKey := func(id Identity) string {
+					if scope == config.ScopeRun && id.Run != "" {
+						return id.Owner + "/run/" + id.Run
+					}
+					return id.Owner + "/agent/" + id.Agent
+				}
+				for i, id := range ids {
+					a, err := reg.Resolve(WithSession(context.Background(), fmt.Sprint("s", i)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, _ := a.Pad()
+					text, err := p.Read(nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, other := range ids {
+						same := padKey(other) == padKey(id)
+						if got := strings.Contains(text, note(other)); got != same {
+							t.Errorf("%+v sees %q: %v, want %v", id, note(other), got, same)
+						}
+					}
+				}
+			})
+		}
+	}
+}

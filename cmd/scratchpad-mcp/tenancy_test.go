@@ -162,6 +162,7 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 	fileArgs := map[string]map[string]any{
 		"head": {}, "slice": {"start": 0, "end": 5}, "grep": {"pattern": "web"}, "schema": {}, "item_schema": {"path": "$.items"},
 		"get_in": {"path": "$.items[0]"}, "iterate_over": {"path": "$.items"}, "read": {},
+		"count_by": {"path": "$.items", "group_by": "status.phase"},
 	}
 	for _, tl := range tools {
 		name := tl.Name
@@ -197,6 +198,13 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 			}
 		case "list_artifacts":
 			walked[name] = true
+			// grep with no file searches every stored output bob can read:
+			// none of alice's.
+			for _, c := range []*mcp.ClientSession{bob, bobSolo} {
+				if out := callTool(t, c, "grep", map[string]any{"pattern": "."}); strings.Contains(out, secret) || strings.Contains(out, "alice") {
+					t.Errorf("bob's grep across stored outputs reaches alice's: %s", short(out))
+				}
+			}
 			if out := callTool(t, bob, name, map[string]any{}); strings.Contains(out, "plan") {
 				t.Errorf("bob lists alice's artifacts: %s", out)
 			}

@@ -57,6 +57,9 @@ type Options struct {
 	MaxTokens int
 	// EntryTTL hides ledger entries older than this; 0 keeps them forever.
 	EntryTTL time.Duration
+	// DefaultTTL is the TTL of a key set without one; 0: keys without a
+	// ttl never expire.
+	DefaultTTL time.Duration
 	// History is how many versions .history/ keeps; 0 means 20.
 	History int
 	// Format is "markdown" (default) or "json" (structured mode).

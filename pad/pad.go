@@ -43,6 +43,8 @@ type Result struct {
 	// Warnings are for the model: sections over their cap, checks out of
 	// range, removes that matched nothing, a quarantined file.
 	Warnings []string
+	// Info says what a snapshot or restore did.
+	Info []string
 }
 
 // Open returns the pad stored in dir. Nothing is created until the first
@@ -271,6 +273,11 @@ func (p *Pad) mutate(fn func(st *state) ([]byte, []string, error)) (*Result, err
 		return nil, err
 	}
 	defer lk.unlock()
+	return p.mutateLocked(lk, fn)
+}
+
+// mutateLocked is [Pad.mutate] for a caller that holds the lock.
+func (p *Pad) mutateLocked(lk heldLock, fn func(st *state) ([]byte, []string, error)) (*Result, error) {
 	st, note, err := p.loadLocked(lk)
 	if err != nil {
 		return nil, err

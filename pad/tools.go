@@ -263,6 +263,10 @@ func formatResult(res *Result) string {
 	} else {
 		b.WriteString("no change\n")
 	}
+	for _, line := range res.Info {
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
 	if len(res.Warnings) > 0 {
 		b.WriteString("\nwarnings:\n")
 		for _, w := range res.Warnings {

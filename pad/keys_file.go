@@ -1,0 +1,89 @@
+package pad
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// snapshotDir holds a directory pad's snapshots, one <name>.json each.
+const snapshotDir = ".snapshots"
+
+func (s *fileStore) keysPath() string { return filepath.Join(s.path, keysFile) }
+
+func (s *fileStore) readKeys() ([]byte, bool, error) {
+	data, err := os.ReadFile(s.keysPath())
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("pad: read %s: %w", keysFile, err)
+	}
+	return data, true, nil
+}
+
+// writeKeys writes keys.json atomically; the change counter inside it
+// (rev) is what the stamp looks at, so bump needs nothing more here.
+func (s *fileStore) writeKeys(_ heldLock, data []byte, _ bool) error {
+	return writeAtomic(s.keysPath(), data)
+}
+
+// keysRev is the keys' change counter for the stamp: a sliding renewal
+// rewrites keys.json without changing it.
+func (s *fileStore) keysRev() string {
+	data, err := os.ReadFile(s.keysPath())
+	if err != nil {
+		return "-"
+	}
+	var ks struct {
+		Rev int64 `json:"rev"`
+	}
+	if json.Unmarshal(data, &ks) != nil {
+		return fmt.Sprintf("?%d", len(data))
+	}
+	return fmt.Sprint(ks.Rev)
+}
+
+func (s *fileStore) readSnapshot(name string) ([]byte, bool, error) {
+	data, err := os.ReadFile(filepath.Join(s.path, snapshotDir, name+".json"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("pad: read snapshot: %w", err)
+	}
+	return data, true, nil
+}
+
+func (s *fileStore) writeSnapshot(_ heldLock, name string, data []byte) error {
+	dir := filepath.Join(s.path, snapshotDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("pad: create snapshots: %w", err)
+	}
+	return writeAtomic(filepath.Join(dir, name+".json"), data)
+}
+
+func (s *fileStore) listSnapshots() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.path, snapshotDir))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("pad: list snapshots: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, tempPrefix) || !strings.HasSuffix(n, ".json") {
+			continue
+		}
+		if n = strings.TrimSuffix(n, ".json"); checkSnapshotName(n) == "" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}

@@ -172,7 +172,7 @@ func (p *Pad) RestoreSnapshot(by, name string) (*Result, error) {
 		return nil, err
 	}
 	since := max(len(entries)-snap.Ledger, 0)
-	note := fmt.Sprintf("restored snapshot %q (taken %s); %d ledger entries appended since it are kept", name, entryTime(snap.Taken), since)
+	note := fmt.Sprintf("restored snapshot %q (taken %s); ledger entries appended since it: %d, kept", name, entryTime(snap.Taken), since)
 	if _, err := p.AppendBy(by, note, []string{"snapshot"}); err != nil {
 		return nil, err
 	}

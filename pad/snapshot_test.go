@@ -67,7 +67,7 @@ func TestBackendSnapshotRoundTrip(t *testing.T) {
 		}
 		entries, _ := ledgerOf(t, p.Pad)
 		last := entries[len(entries)-1]
-		if len(entries) != 3 || last.By != "w2" || !strings.Contains(last.Note, `restored snapshot "before-branch"`) || !strings.Contains(last.Note, "1 ledger entries appended since") || last.Tags[0] != "snapshot" {
+		if len(entries) != 3 || last.By != "w2" || !strings.Contains(last.Note, `restored snapshot "before-branch"`) || !strings.Contains(last.Note, "appended since it: 1, kept") || last.Tags[0] != "snapshot" {
 			t.Fatalf("ledger: %+v", entries)
 		}
 		// Restoring again changes nothing in the document but is still

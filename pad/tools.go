@@ -256,11 +256,14 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 // diff, then warnings, which the model must see.
 func formatResult(res *Result) string {
 	var b strings.Builder
-	if res.Changed {
+	switch {
+	case res.Changed && res.Diff != "":
 		b.WriteString("updated\n\n```diff\n")
 		b.WriteString(res.Diff)
 		b.WriteString("```\n")
-	} else {
+	case res.Changed:
+		b.WriteString("updated\n")
+	case len(res.Info) == 0:
 		b.WriteString("no change\n")
 	}
 	for _, line := range res.Info {

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	commands["pad"] = command{summary: "inspect and repair a scratchpad: show|validate|diff|history|restore|edit", run: runPad}
+	commands["pad"] = command{summary: "inspect and repair a scratchpad: show|validate|diff|history|restore|edit|snapshot|snapshots", run: runPad}
 }
 
 func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -29,12 +29,15 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s} (--dir DIR | --config FILE [--run ID | --agent NAME]) [-n N | N]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots} (--dir DIR | --config FILE [--run ID | --agent NAME]) [-n N | N | NAME]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
 		fmt.Fprintln(stderr, "  history    list saved versions, newest first")
 		fmt.Fprintln(stderr, "  restore N  make version N current (saved as a new version)")
+		fmt.Fprintln(stderr, "  restore NAME  make snapshot NAME current (sections/state and keys; recorded in history and the ledger)")
+		fmt.Fprintln(stderr, "  snapshot NAME  save the whole pad (sections/state, keys, ledger position) as NAME")
+		fmt.Fprintln(stderr, "  snapshots  list the snapshot names")
 		fmt.Fprintln(stderr, "  edit       open $EDITOR on a copy; saved only if it parses")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
@@ -58,7 +61,14 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	sub, pos := pos[0], pos[1:]
 	num := *n
-	if sub == "restore" || (sub == "diff" && len(pos) == 1) {
+	snapName := ""
+	if sub == "snapshot" || (sub == "restore" && len(pos) == 1 && !isNumber(pos[0])) {
+		if len(pos) != 1 {
+			fmt.Fprintln(stderr, "scratchpad-mcp pad snapshot: want one snapshot name")
+			return 2
+		}
+		snapName = pos[0]
+	} else if sub == "restore" || (sub == "diff" && len(pos) == 1) {
 		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "scratchpad-mcp pad restore: want one version number (see pad history)")
 			return 2
@@ -136,5 +146,15 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if snapName != "" || sub == "snapshots" {
+		return pad.SnapshotCommand(p, sub, snapName, stdout, stderr)
+	}
 	return pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+}
+
+// isNumber tells `pad restore N` (a history version) from `pad restore
+// NAME` (a snapshot; names start with a letter).
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }

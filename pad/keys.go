@@ -91,8 +91,24 @@ type keySet struct {
 }
 
 func (ks *keySet) encode() []byte {
-	data, _ := json.Marshal(ks)
-	return append(data, '\n')
+	return marshalNoEscape(ks, "")
+}
+
+// marshalNoEscape is json.Marshal (indented when indent is not "")
+// without HTML escaping: values keep their "<", ">" and "&" as the model
+// wrote them. It ends with a newline.
+func marshalNoEscape(v any, indent string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		data, _ := json.Marshal(map[string]string{"error": "render", "message": err.Error()})
+		return append(data, '\n')
+	}
+	return b.Bytes()
 }
 
 func decodeKeySet(data []byte) (*keySet, error) {

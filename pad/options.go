@@ -36,7 +36,11 @@ const (
 	RenderMarkdown = "markdown"
 	RenderXML      = "xml"
 	RenderJSON     = "json"
+	RenderKV       = "kv"
 )
+
+// RenderModes lists the render modes, the default first.
+var RenderModes = []string{RenderMarkdown, RenderXML, RenderJSON, RenderKV}
 
 // Storage formats for [Options.Format].
 const (
@@ -50,8 +54,11 @@ const (
 type Options struct {
 	// Sections of a Markdown pad; nil means [DefaultSections].
 	Sections []Section
-	// Render is how reads are rendered: "markdown" (default), "xml" or "json".
+	// Render is how reads are rendered: "markdown" (default), "xml",
+	// "json" or "kv".
 	Render string
+	// Header is an optional line put first in every rendering.
+	Header string
 	// MaxTokens bounds a rendering by folding the oldest ledger entries;
 	// sections are never cut. 0 means unbounded.
 	MaxTokens int
@@ -113,9 +120,9 @@ func (o Options) normalize() (Options, error) {
 	switch o.Render {
 	case "":
 		o.Render = RenderMarkdown
-	case RenderMarkdown, RenderXML, RenderJSON:
+	case RenderMarkdown, RenderXML, RenderJSON, RenderKV:
 	default:
-		return o, fmt.Errorf("%w: render %q (want markdown, xml or json)", ErrOptions, o.Render)
+		return o, fmt.Errorf("%w: render %q (want markdown, xml, json or kv)", ErrOptions, o.Render)
 	}
 	switch o.Format {
 	case "":

@@ -426,6 +426,14 @@ type View struct {
 	Entries  []Entry        // ledger, oldest first, after TTL and tag filters
 	Notes    []string       // what happened since the last read (quarantine)
 	Warnings []string       // over-cap sections, unreadable ledger lines
+
+	// Keyed values (see keys.go and render_keys.go).
+	Keys        []KeyView // live keys shown, sorted by name
+	KeysOnly    bool      // a read of some keys: no sections, state or ledger
+	KeysLeftOut []string  // keys left out to fit max_tokens
+	KeyStats    string    // one line: counts, namespaces, tags, TTLs, size
+	Header      string    // an optional line put first
+	MaxTokens   int       // the bound the rendering was fitted to, for the footer
 }
 
 // SectionView is one section with its text.
@@ -498,11 +506,7 @@ func (p *Pad) view(st *state, notes, tags []string, compact bool) (*View, error)
 // Read renders the pad for the model in the configured render mode,
 // bounded by MaxTokens. It is what read_scratchpad returns.
 func (p *Pad) Read(tags []string) (string, error) {
-	v, err := p.View(tags)
-	if err != nil {
-		return "", err
-	}
-	return p.Render(v, p.opts.Render), nil
+	return p.ReadWith(ReadOptions{Tags: tags, Renew: true})
 }
 
 // Show renders the pad without changing anything on disk: no quarantine,
@@ -536,6 +540,9 @@ func (p *Pad) Show() (string, error) {
 	pending, _ := p.notices(false)
 	v, err := p.view(st, append(notes, pending...), nil, false)
 	if err != nil {
+		return "", err
+	}
+	if err := p.addKeys(v, KeyFilter{}); err != nil {
 		return "", err
 	}
 	return p.Render(v, p.opts.Render), nil

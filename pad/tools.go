@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -38,8 +39,8 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 	h := &handlers{padFor: padFor, w: w}
 	return []tool.Def{
 		{Name: ToolRead,
-			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only show ledger entries carrying one of these tags. Sections are always shown."}},"additionalProperties":false}`),
+			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, keys, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only ledger entries and keys with one of these tags."},"keys":{"type":"array","items":{"type":"string"},"description":"Only these keys (\"ns:\" = a namespace), nothing else."},"format":{"type":"string","enum":["markdown","xml","json","kv"]},"max_tokens":{"type":"integer","minimum":1}},"additionalProperties":false}`),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(true), OpenWorld: tool.Bool(false)},
 			Handler:     h.read},
 		{Name: ToolUpdate,
@@ -59,11 +60,25 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 	}, nil
 }
 
+// keysHelp is the part of update_scratchpad's description about keys and
+// snapshots, the same for both pad formats.
+const keysHelp = " Keys: set (key, value: any JSON; ttl seconds, sliding renews it on read, tags; namespaces as \"ns:sub:key\"), delete (key). snapshot / restore (content: a name) save and bring back the whole pad, alone in their call."
+
 func updateDescription(o Options) string {
 	if o.Format == FormatJSON {
-		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff."
+		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff." + keysHelp
 	}
-	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned."
+	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned." + keysHelp
+}
+
+// keyPatchProps are the properties a patch item has for key operations.
+func keyPatchProps(props map[string]any) map[string]any {
+	props["key"] = map[string]any{"type": "string"}
+	props["value"] = map[string]any{}
+	props["ttl"] = map[string]any{"type": "number", "minimum": 0}
+	props["sliding"] = map[string]any{"type": "boolean"}
+	props["tags"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+	return props
 }
 
 func updateSchema(o Options) json.RawMessage {
@@ -72,8 +87,19 @@ func updateSchema(o Options) json.RawMessage {
 			"type": "object",
 			"properties": map[string]any{
 				"state": map[string]any{"type": "object", "description": "The keys to change."},
+				"patches": map[string]any{
+					"type": "array",
+					"items": map[string]any{
+						"type": "object",
+						"properties": keyPatchProps(map[string]any{
+							"op":      map[string]any{"type": "string", "enum": KeyOps},
+							"content": map[string]any{"type": "string"},
+						}),
+						"required":             []string{"op"},
+						"additionalProperties": false,
+					},
+				},
 			},
-			"required":             []string{"state"},
 			"additionalProperties": false,
 		})
 	}
@@ -88,12 +114,12 @@ func updateSchema(o Options) json.RawMessage {
 				"type": "array",
 				"items": map[string]any{
 					"type": "object",
-					"properties": map[string]any{
+					"properties": keyPatchProps(map[string]any{
 						"section": map[string]any{"type": "string", "enum": names},
-						"op":      map[string]any{"type": "string", "enum": Ops},
+						"op":      map[string]any{"type": "string", "enum": append(slices.Clone(Ops), KeyOps...)},
 						"content": map[string]any{"type": "string"},
-					},
-					"required":             []string{"section", "op"},
+					}),
+					"required":             []string{"op"},
 					"additionalProperties": false,
 				},
 			},
@@ -136,7 +162,15 @@ func failure(p *Pad, err error) tool.Result {
 		}
 	case errors.Is(err, ErrUnknownOp):
 		code = "unknown_op"
-		extra["ops"] = Ops
+		extra["ops"] = append(slices.Clone(Ops), KeyOps...)
+	case errors.Is(err, ErrNoSnapshot):
+		code = "no_snapshot"
+		extra["state_unchanged"] = true
+		if p != nil {
+			if names, err := p.Snapshots(); err == nil {
+				extra["snapshots"] = names
+			}
+		}
 	case errors.Is(err, ErrBadPatch):
 		code = "bad_patch"
 	case errors.Is(err, ErrEmptyNote):
@@ -201,7 +235,10 @@ func (h *handlers) pad(ctx context.Context) (*Pad, *tool.Result) {
 
 func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args struct {
-		Tags []string `json:"tags"`
+		Tags      []string `json:"tags"`
+		Keys      []string `json:"keys"`
+		Format    string   `json:"format"`
+		MaxTokens int      `json:"max_tokens"`
 	}
 	if err := bind(raw, &args); err != nil {
 		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
@@ -210,7 +247,7 @@ func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	if fail != nil {
 		return *fail
 	}
-	text, err := p.Read(args.Tags)
+	text, err := p.ReadWith(ReadOptions{Tags: args.Tags, Keys: args.Keys, Format: args.Format, MaxTokens: args.MaxTokens, Renew: true})
 	if err != nil {
 		return failure(p, err)
 	}
@@ -219,8 +256,8 @@ func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 
 func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args struct {
-		Patches *[]Patch        `json:"patches"`
-		State   json.RawMessage `json:"state"`
+		Patches *[]json.RawMessage `json:"patches"`
+		State   json.RawMessage    `json:"state"`
 	}
 	if err := bind(raw, &args); err != nil {
 		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
@@ -229,15 +266,34 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	if fail != nil {
 		return *fail
 	}
+	var patches []Patch
+	var ops []KeyOp
+	var where []int // position in the call of patches, then of ops
+	if args.Patches != nil {
+		var err error
+		if patches, ops, where, err = splitPatches(*args.Patches); err != nil {
+			return failure(p, err)
+		}
+	}
 	var res *Result
 	var err error
 	switch {
+	case p.opts.Format == FormatJSON && len(args.State) > 0 && len(ops) > 0:
+		err = fmt.Errorf("%w: send state or key patches, not both in one call", errBadArguments)
 	case p.opts.Format == FormatJSON && len(args.State) > 0:
 		res, err = p.Merge(args.State)
+	case p.opts.Format == FormatJSON && len(patches) > 0:
+		err = fmt.Errorf("%w: this pad is structured; section patches do not apply, send {\"state\": {...}} with the keys to change", ErrWrongFormat)
+	case p.opts.Format == FormatJSON && len(ops) > 0:
+		res, err = p.Apply(AuthorFrom(ctx), nil, ops)
 	case p.opts.Format == FormatJSON:
 		err = fmt.Errorf("%w: this pad is structured; send {\"state\": {...}} with the keys to change", ErrWrongFormat)
 	case args.Patches != nil:
-		res, err = p.Update(*args.Patches)
+		res, err = p.Apply(AuthorFrom(ctx), patches, ops)
+		var pe *PatchError
+		if errors.As(err, &pe) && pe.Index < len(where) {
+			pe.Index = where[pe.Index]
+		}
 	case len(args.State) > 0:
 		err = fmt.Errorf("%w: this pad has sections; send {\"patches\": [{section, op, content}]}", ErrWrongFormat)
 	default:
@@ -299,4 +355,37 @@ func (h *handlers) append(ctx context.Context, raw json.RawMessage) tool.Result 
 	}
 	h.w.Changed(p)
 	return tool.Text("appended to the ledger at " + entryTime(e.Time))
+}
+
+// splitPatches sorts a call's patch list into section patches and key
+// operations; where maps their positions (patches first, then ops) back
+// to the call's, for errors.
+func splitPatches(raw []json.RawMessage) ([]Patch, []KeyOp, []int, error) {
+	var patches []Patch
+	var ops []KeyOp
+	var pw, ow []int
+	for i, item := range raw {
+		var head struct {
+			Op string `json:"op"`
+		}
+		if err := json.Unmarshal(item, &head); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
+		}
+		if IsKeyOp(head.Op) {
+			var op KeyOp
+			if err := json.Unmarshal(item, &op); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
+			}
+			ops = append(ops, op)
+			ow = append(ow, i)
+			continue
+		}
+		var pt Patch
+		if err := json.Unmarshal(item, &pt); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
+		}
+		patches = append(patches, pt)
+		pw = append(pw, i)
+	}
+	return patches, ops, append(pw, ow...), nil
 }

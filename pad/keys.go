@@ -589,3 +589,21 @@ func (p *Pad) Get(name string) (json.RawMessage, bool, error) {
 	}
 	return keys[0].Value, true, nil
 }
+
+// checkTemplate refuses an [Options.Template] that does not parse as the
+// pad's format (or, structured, does not satisfy the schema).
+func (p *Pad) checkTemplate() error {
+	if p.opts.Template == "" {
+		return nil
+	}
+	st, err := p.parse([]byte(p.opts.Template))
+	if err != nil {
+		return fmt.Errorf("%w: template: %v", ErrOptions, err)
+	}
+	if st.obj != nil {
+		if err := validateState(p.schema, st.obj); err != nil {
+			return fmt.Errorf("%w: template: %v", ErrOptions, err)
+		}
+	}
+	return nil
+}

@@ -59,6 +59,13 @@ type Options struct {
 	Render string
 	// Header is an optional line put first in every rendering.
 	Header string
+	// ReadOnly removes update_scratchpad and append_scratchpad from
+	// [Tools]; the pad itself (and the CLI) still writes.
+	ReadOnly bool
+	// Template is the text a new pad starts as, in its stored form
+	// (pad.md or pad.json); it must parse. "" means the empty sections or
+	// the empty object.
+	Template string
 	// MaxTokens bounds a rendering by folding the oldest ledger entries;
 	// sections are never cut. 0 means unbounded.
 	MaxTokens int

@@ -79,6 +79,9 @@ func openStore(opts Options, mk func(file, ext string) store) (*Pad, error) {
 			}
 		}
 	}
+	if err := p.checkTemplate(); err != nil {
+		return nil, err
+	}
 	p.store = mk(p.file, p.ext)
 	if err := p.store.cleanStale(); err != nil {
 		return nil, err
@@ -112,6 +115,12 @@ type state struct {
 }
 
 func (p *Pad) emptyState() *state {
+	if p.opts.Template != "" {
+		if st, err := p.parse([]byte(p.opts.Template)); err == nil { // checked by openStore
+			st.exists = false
+			return st
+		}
+	}
 	st := &state{}
 	if p.opts.Format == FormatJSON {
 		st.obj = map[string]any{}

@@ -1,6 +1,7 @@
 package pad
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,7 +38,7 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 		return nil, err
 	}
 	h := &handlers{padFor: padFor, w: w}
-	return []tool.Def{
+	defs := []tool.Def{
 		{Name: ToolRead,
 			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, keys, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only ledger entries and keys with one of these tags."},"keys":{"type":"array","items":{"type":"string"},"description":"Only these keys (\"ns:\" = a namespace), nothing else."},"format":{"type":"string","enum":["markdown","xml","json","kv"]},"max_tokens":{"type":"integer","minimum":1}},"additionalProperties":false}`),
@@ -57,7 +58,13 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"],"additionalProperties":false}`),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(false), OpenWorld: tool.Bool(false)},
 			Handler:     h.append},
-	}, nil
+	}
+	if o.ReadOnly {
+		// Only read_scratchpad: the pad is the model's to read, not to
+		// change ([pad] read_only).
+		defs = defs[:1]
+	}
+	return defs, nil
 }
 
 // keysHelp is the part of update_scratchpad's description about keys and
@@ -86,7 +93,8 @@ func updateSchema(o Options) json.RawMessage {
 		return tool.MustJSON(map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"state": map[string]any{"type": "object", "description": "The keys to change."},
+				"state":   map[string]any{"type": "object", "description": "The keys to change (they may also be sent directly, without state)."},
+				"content": contentProp,
 				"patches": map[string]any{
 					"type": "array",
 					"items": map[string]any{
@@ -100,7 +108,7 @@ func updateSchema(o Options) json.RawMessage {
 					},
 				},
 			},
-			"additionalProperties": false,
+			"additionalProperties": true,
 		})
 	}
 	names := make([]string, len(o.Sections))
@@ -123,11 +131,14 @@ func updateSchema(o Options) json.RawMessage {
 					"additionalProperties": false,
 				},
 			},
+			"content": contentProp,
 		},
-		"required":             []string{"patches"},
 		"additionalProperties": false,
 	})
 }
+
+// contentProp is update_scratchpad's whole-body replacement.
+var contentProp = map[string]any{"type": "string", "description": "Instead of patches: the whole new pad text (as the file holds it), validated first."}
 
 // errorResult is a tool error the model can act on: a successful result
 // holding one JSON object.
@@ -258,6 +269,7 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	var args struct {
 		Patches *[]json.RawMessage `json:"patches"`
 		State   json.RawMessage    `json:"state"`
+		Content *string            `json:"content"`
 	}
 	if err := bind(raw, &args); err != nil {
 		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
@@ -265,6 +277,9 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	p, fail := h.pad(ctx)
 	if fail != nil {
 		return *fail
+	}
+	if args.Content != nil || (p.opts.Format == FormatJSON && args.Patches == nil && len(args.State) == 0) {
+		return h.updateWhole(p, raw, args.Content, args.Patches != nil || len(args.State) > 0)
 	}
 	var patches []Patch
 	var ops []KeyOp
@@ -388,4 +403,33 @@ func splitPatches(raw []json.RawMessage) ([]Patch, []KeyOp, []int, error) {
 		pw = append(pw, i)
 	}
 	return patches, ops, append(pw, ow...), nil
+}
+
+// updateWhole handles update_scratchpad's forms without patches: content,
+// a whole new body checked like a hand edit; and, on a structured pad, the
+// state's keys sent directly ({"currentGoal": "Ship v2"}), deep-merged as
+// {state: {...}} would be.
+func (h *handlers) updateWhole(p *Pad, raw json.RawMessage, content *string, others bool) tool.Result {
+	var res *Result
+	var err error
+	switch {
+	case content != nil && others:
+		err = fmt.Errorf("%w: send content alone: it replaces the whole pad", errBadArguments)
+	case content != nil:
+		res, err = p.Save([]byte(*content))
+		if errors.Is(err, ErrMalformed) {
+			return errorResult("bad_content", err.Error(), map[string]any{"state_unchanged": true})
+		}
+	case len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("{}")):
+		err = fmt.Errorf("%w: this pad is structured; send the keys to change, {\"state\": {...}}, or key patches", ErrWrongFormat)
+	default:
+		res, err = p.Merge(raw)
+	}
+	if err != nil {
+		return failure(p, err)
+	}
+	if res.Changed {
+		h.w.Changed(p)
+	}
+	return tool.Text(formatResult(res))
 }

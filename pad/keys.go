@@ -170,6 +170,9 @@ type keyStore interface {
 	writeSnapshot(lk heldLock, name string, data []byte) error
 	// listSnapshots returns the snapshot names, sorted.
 	listSnapshots() ([]string, error)
+	// quarantineKeys moves unreadable keys aside and returns where to.
+	// The caller holds the lock.
+	quarantineKeys(lk heldLock, now time.Time) (string, error)
 }
 
 func (p *Pad) keyStore() keyStore { return p.store.(keyStore) }
@@ -186,7 +189,7 @@ func (p *Pad) loadKeys() (*keySet, string, error) {
 	}
 	ks, err := decodeKeySet(data)
 	if err != nil {
-		return &keySet{Keys: map[string]*keyRecord{}}, fmt.Sprintf("%s does not parse (%v); the keys read as empty until it is fixed or a key is set", keysFile, err), nil
+		return &keySet{Keys: map[string]*keyRecord{}}, fmt.Sprintf("the keyed values do not parse (%v)", err), nil
 	}
 	return ks, "", nil
 }
@@ -411,9 +414,8 @@ func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 			return nil, err
 		}
 	}
-	if len(ops) == 0 {
-		return res, nil
-	}
+	// With no key operations this still sweeps expired keys: every write
+	// does.
 	kres, err := p.mutateKeysLocked(lk, func(ks *keySet, now time.Time) ([]string, error) {
 		return p.applyKeyOps(ks, ops, by, now)
 	})
@@ -434,10 +436,15 @@ func (p *Pad) mutateKeysLocked(lk heldLock, fn func(ks *keySet, now time.Time) (
 		return nil, err
 	}
 	res := &Result{}
-	if warn != "" {
-		res.Warnings = append(res.Warnings, warn)
-	}
 	now := p.opts.Now()
+	if warn != "" {
+		// Move the unreadable keys aside before anything overwrites them.
+		name, err := p.keyStore().quarantineKeys(lk, now)
+		if err != nil {
+			return nil, err
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s; it was moved to %s and the keys start empty", warn, name))
+	}
 	before := keyLines(ks)
 	next := ks.clone()
 	swept := next.sweep(now)
@@ -512,9 +519,16 @@ func (f KeyFilter) match(name string, r *keyRecord) bool {
 // renewed from now (a write under the pad's lock that subscribers are not
 // told of); read_scratchpad renews, the resource and the CLI do not.
 func (p *Pad) Keys(f KeyFilter, renew bool) ([]KeyView, error) {
-	ks, _, err := p.loadKeys()
+	keys, _, err := p.liveKeys(f, renew)
+	return keys, err
+}
+
+// liveKeys is [Pad.Keys], also returning a warning when the stored keys
+// do not parse.
+func (p *Pad) liveKeys(f KeyFilter, renew bool) ([]KeyView, string, error) {
+	ks, warn, err := p.loadKeys()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	now := p.opts.Now()
 	var out []KeyView
@@ -535,10 +549,10 @@ func (p *Pad) Keys(f KeyFilter, renew bool) ([]KeyView, error) {
 	}
 	if renew && len(sliding) > 0 {
 		if err := p.renew(sliding); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-	return out, nil
+	return out, warn, nil
 }
 
 func keyView(name string, r *keyRecord) KeyView {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // snapshotDir holds a directory pad's snapshots, one <name>.json each.
@@ -86,4 +87,15 @@ func (s *fileStore) listSnapshots() ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+func (s *fileStore) quarantineKeys(_ heldLock, now time.Time) (string, error) {
+	broken := fmt.Sprintf("%s.broken-%d", s.keysPath(), now.Unix())
+	for i := 2; fileExists(broken); i++ {
+		broken = fmt.Sprintf("%s.broken-%d-%d", s.keysPath(), now.Unix(), i)
+	}
+	if err := os.Rename(s.keysPath(), broken); err != nil {
+		return "", fmt.Errorf("pad: quarantine %s: %w", keysFile, err)
+	}
+	return broken, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -101,4 +102,47 @@ func (s *redisStore) listSnapshots() ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// quarantineKeysScript renames the keys to the broken key, fenced.
+//
+//	KEYS: lock, keys, broken
+//	ARGV: token
+var quarantineKeysScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+	return -1
+end
+if redis.call('EXISTS', KEYS[3]) == 1 then
+	return 0
+end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+	return 2
+end
+redis.call('RENAME', KEYS[2], KEYS[3])
+return 1`)
+
+func (s *redisStore) quarantineKeys(lk heldLock, now time.Time) (string, error) {
+	rl, ok := lk.(*redisLock)
+	if !ok || rl.s != s {
+		return "", s.fail("quarantine keys", errors.New("not holding this pad's lock"))
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	for i := 1; i < 1000; i++ {
+		broken := s.key(fmt.Sprintf("keys:broken:%d", now.Unix()))
+		if i > 1 {
+			broken = s.key(fmt.Sprintf("keys:broken:%d-%d", now.Unix(), i))
+		}
+		n, err := quarantineKeysScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("keys"), broken}, rl.token).Int()
+		if err != nil {
+			return "", s.fail("quarantine keys", err)
+		}
+		switch n {
+		case 1, 2:
+			return broken, nil
+		case -1:
+			return "", s.fail("quarantine keys", fmt.Errorf("%w: the lease (%s) ran out and nothing was moved", ErrLockLost, s.r.lease))
+		}
+	}
+	return "", s.fail("quarantine keys", errors.New("no free keys:broken:<time> key"))
 }

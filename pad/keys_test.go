@@ -210,3 +210,41 @@ func TestBackendKeysNamespacesAndTags(t *testing.T) {
 		}
 	})
 }
+
+// Every write sweeps expired keys, a section patch too; unreadable keys
+// are reported on read and moved aside (not overwritten) by the next
+// write.
+func TestBackendKeysSweepAndQuarantine(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(Options) *testPad) {
+		clock := newTestClock()
+		p := open(Options{Now: clock.Now})
+		mustApply(t, p.Pad, KeyOp{Op: OpSet, Key: "a", Value: json.RawMessage(`1`), TTL: ttl(1)})
+		clock.Add(2 * time.Second)
+		if _, err := p.Apply("t", []Patch{{Section: "Next", Op: OpReplace, Content: "go"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if data, _, _ := p.keyStore().readKeys(); strings.Contains(string(data), `"a"`) {
+			t.Fatalf("a section write did not sweep: %s", data)
+		}
+
+		lk, err := p.store.lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.keyStore().writeKeys(lk, []byte(`{"keys": {"x": `), true); err != nil {
+			t.Fatal(err)
+		}
+		lk.unlock()
+		out, err := p.Read(nil)
+		if err != nil || !strings.Contains(out, "the keyed values do not parse") {
+			t.Fatalf("read of broken keys: %s %v", out, err)
+		}
+		res := mustApply(t, p.Pad, KeyOp{Op: OpSet, Key: "b", Value: json.RawMessage(`2`)})
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "moved to") {
+			t.Fatalf("write over broken keys: %+v", res)
+		}
+		if got := keyNames(t, p.Pad, KeyFilter{}, false); got != "b" {
+			t.Fatalf("keys after the quarantine: %q", got)
+		}
+	})
+}

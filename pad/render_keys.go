@@ -80,9 +80,12 @@ func (p *Pad) ReadWith(o ReadOptions) (string, error) {
 
 // addKeys puts the live keys f selects into v, with their stats line.
 func (p *Pad) addKeys(v *View, f KeyFilter) error {
-	keys, err := p.Keys(f, false)
+	keys, warn, err := p.liveKeys(f, false)
 	if err != nil {
 		return err
+	}
+	if warn != "" {
+		v.Warnings = append(v.Warnings, warn+"; the next write moves them aside and starts the keys empty")
 	}
 	v.Keys = keys
 	v.KeyStats = keyStats(keys)

@@ -310,7 +310,7 @@ func (p *Pad) applyKeyOps(ks *keySet, ops []KeyOp, by string, now time.Time) ([]
 		}
 	}
 	if len(ks.Keys) > maxKeys {
-		return nil, &PatchError{Index: 0, Err: fmt.Errorf("%w: the pad would hold %d keys; at most %d (delete some, or keep lists in one key)", ErrBadPatch, len(ks.Keys), maxKeys)}
+		return nil, fmt.Errorf("%w: the pad would hold %d keys; at most %d (delete some, or keep lists in one key)", ErrBadPatch, len(ks.Keys), maxKeys)
 	}
 	return warnings, nil
 }

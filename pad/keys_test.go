@@ -3,6 +3,8 @@ package pad
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -247,4 +249,16 @@ func TestBackendKeysSweepAndQuarantine(t *testing.T) {
 			t.Fatalf("keys after the quarantine: %q", got)
 		}
 	})
+}
+
+func TestValidateReportsBrokenKeys(t *testing.T) {
+	p := newPad(t, Options{})
+	mustApply(t, p, KeyOp{Op: OpSet, Key: "a", Value: json.RawMessage(`1`)})
+	if err := os.WriteFile(filepath.Join(p.Dir(), keysFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Validate()
+	if err != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "keyed values do not parse") {
+		t.Fatalf("validate: %+v %v", r, err)
+	}
 }

@@ -589,6 +589,11 @@ func (p *Pad) Validate() (*Report, error) {
 	} else if err := validateState(p.schema, st.obj); err != nil {
 		r.Warnings = append(r.Warnings, err.Error())
 	}
+	if _, warn, err := p.loadKeys(); err != nil {
+		return r, err
+	} else if warn != "" {
+		r.Warnings = append(r.Warnings, warn)
+	}
 	return r, nil
 }
 

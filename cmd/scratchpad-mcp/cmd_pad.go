@@ -26,7 +26,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	agent := fs.String("agent", "main", "with --config and [pad] backend = \"redis\", no --run: the agent whose pad to open")
 	owner := fs.String("owner", "", "with --agent: the bearer token owner the agent runs under, if any")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
-	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
+	render := fs.String("render", "", "how show renders: markdown (default), xml, json or kv")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots} (--dir DIR | --config FILE [--run ID | --agent NAME]) [-n N | N | NAME]\n\n", strings.Join(pad.Commands, "|"))

@@ -71,7 +71,9 @@ func (p *Pad) ReadWith(o ReadOptions) (string, error) {
 		}
 		if len(sliding) > 0 {
 			if err := p.renew(sliding); err != nil {
-				return "", err
+				// The read stands; say that the TTLs did not move.
+				v.Warnings = append(v.Warnings, fmt.Sprintf("the sliding keys shown were not renewed: %v", err))
+				out, _ = p.renderShown(v, mode, max)
 			}
 		}
 	}

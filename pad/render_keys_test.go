@@ -229,3 +229,22 @@ func compactJSON(t *testing.T, raw json.RawMessage) string {
 	data, _ := json.Marshal(v)
 	return string(data)
 }
+
+// A read whose renewal cannot take the lock still answers, and says so.
+func TestReadRenewFailureWarns(t *testing.T) {
+	env := newRedisEnv(t)
+	r := env.conn(t, RedisOptions{LockWait: 50 * time.Millisecond})
+	clock := newTestClock()
+	p, err := r.Open("run:renew", Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, p, KeyOp{Op: OpSet, Key: "s", Value: json.RawMessage(`1`), TTL: ttl(60), Sliding: true})
+	if err := env.rdb.Set(t.Context(), keyBase("run:renew")+":lock", "someone-else", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Read(nil)
+	if err != nil || !strings.Contains(out, "- s = 1") || !strings.Contains(out, "the sliding keys shown were not renewed") {
+		t.Fatalf("read with the lock held elsewhere: %v\n%s", err, out)
+	}
+}

@@ -19,7 +19,7 @@ printf 'memory_dir = "%s"\n' "$D/mem" > "$D/c.toml"
 		'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 	sleep 2
 } | "$BIN" serve --config "$D/c.toml" --role coordinator 2>/dev/null | grep '"id":2' |
-	python3 -c 'import json,sys; t=json.load(sys.stdin)["result"]["tools"]; print(json.dumps(t)); print(len(t), "tools", file=sys.stderr)' > "$D/tools.json"
+	python3 -c 'import json,sys; t=json.load(sys.stdin)["result"]["tools"]; print(json.dumps(t, separators=(",", ":"), ensure_ascii=False)); print(len(t), "tools", file=sys.stderr)' > "$D/tools.json"
 for m in "--model claude-sonnet-4" "--encoding cl100k_base"; do
 	# shellcheck disable=SC2086
 	printf '%s\t%s\n' "$("$BIN" tokens $m "$D/tools.json" | cut -f1)" "$m"

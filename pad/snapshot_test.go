@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +164,25 @@ func copyDirSnapshot(from, to *Pad) error {
 	}
 	defer lk.unlock()
 	return to.keyStore().writeSnapshot(lk, "s1", data)
+}
+
+// A crash while writing a snapshot leaves a temp file that Open removes.
+func TestOpenRemovesSnapshotTemps(t *testing.T) {
+	p := newPad(t, Options{})
+	if _, err := p.Snapshot("a", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(p.Dir(), snapshotDir, tempPrefix+"s2.json-123")
+	if err := os.WriteFile(tmp, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(p.Dir(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if fileExists(tmp) {
+		t.Fatal("the snapshot temp file is still there")
+	}
+	if names, _ := p.Snapshots(); len(names) != 1 {
+		t.Fatalf("snapshots %v", names)
+	}
 }

@@ -372,9 +372,9 @@ func (p *Pad) UpdateKeys(by string, ops []KeyOp) (*Result, error) {
 // rejected patch or key operation changes nothing. Snapshot and restore
 // must come alone. by names the agent, recorded on keys it sets.
 //
-// The document and the keys are two stored objects: on a crash between
-// their two writes the keys may be written without the sections (the
-// file backend writes the document first, then the keys).
+// The document and the keys are two stored objects, written one after
+// the other (the document first) under the one lock: a crash between the
+// two writes can leave the sections written and the keys not.
 func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 	if len(patches) > 0 {
 		if p.opts.Format != FormatMarkdown {
@@ -403,6 +403,15 @@ func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 		return nil, err
 	}
 	defer lk.unlock()
+	// The key operations are computed first: one refused now (too many
+	// keys) leaves the document untouched too. With no key operations
+	// this still sweeps expired keys: every write does.
+	kc, err := p.prepareKeys(lk, func(ks *keySet, now time.Time) ([]string, error) {
+		return p.applyKeyOps(ks, ops, by, now)
+	})
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{}
 	if len(patches) > 0 {
 		if res, err = p.mutateLocked(lk, func(st *state) ([]byte, []string, error) {
@@ -414,11 +423,7 @@ func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 			return nil, err
 		}
 	}
-	// With no key operations this still sweeps expired keys: every write
-	// does.
-	kres, err := p.mutateKeysLocked(lk, func(ks *keySet, now time.Time) ([]string, error) {
-		return p.applyKeyOps(ks, ops, by, now)
-	})
+	kres, err := kc.commit()
 	if err != nil {
 		return nil, err
 	}
@@ -431,11 +436,32 @@ func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 // mutateKeysLocked loads the keys, sweeps expired ones, lets fn change
 // them and writes them back if anything changed. The caller holds lk.
 func (p *Pad) mutateKeysLocked(lk heldLock, fn func(ks *keySet, now time.Time) ([]string, error)) (*Result, error) {
+	kc, err := p.prepareKeys(lk, fn)
+	if err != nil {
+		return nil, err
+	}
+	return kc.commit()
+}
+
+// keyChange is a computed change of the keys, not yet written.
+type keyChange struct {
+	p      *Pad
+	lk     heldLock
+	res    *Result
+	next   []byte // nil: nothing to write
+	bumped bool
+}
+
+// prepareKeys is the first half of mutateKeysLocked: everything that can
+// refuse the change, before anything is written (but a quarantine of
+// unreadable keys), so a mixed batch can check its key operations before
+// it writes the document.
+func (p *Pad) prepareKeys(lk heldLock, fn func(ks *keySet, now time.Time) ([]string, error)) (*keyChange, error) {
 	ks, warn, err := p.loadKeys()
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	kc := &keyChange{p: p, lk: lk, res: &Result{}}
 	now := p.opts.Now()
 	if warn != "" {
 		// Move the unreadable keys aside before anything overwrites them.
@@ -443,7 +469,7 @@ func (p *Pad) mutateKeysLocked(lk heldLock, fn func(ks *keySet, now time.Time) (
 		if err != nil {
 			return nil, err
 		}
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s; it was moved to %s and the keys start empty", warn, name))
+		kc.res.Warnings = append(kc.res.Warnings, fmt.Sprintf("%s; it was moved to %s and the keys start empty", warn, name))
 	}
 	before := keyLines(ks)
 	next := ks.clone()
@@ -452,20 +478,28 @@ func (p *Pad) mutateKeysLocked(lk heldLock, fn func(ks *keySet, now time.Time) (
 	if err != nil {
 		return nil, err
 	}
-	res.Warnings = append(res.Warnings, w...)
+	kc.res.Warnings = append(kc.res.Warnings, w...)
 	after := keyLines(next)
 	if bytes.Equal(before, after) && swept == 0 {
-		return res, nil
+		return kc, nil
 	}
 	next.Rev = ks.Rev + 1
-	if err := p.keyStore().writeKeys(lk, next.encode(), true); err != nil {
-		return nil, err
-	}
+	kc.next = next.encode()
 	if !bytes.Equal(before, after) {
-		res.Changed = true
-		res.Diff = unifiedDiff("a/keys", "b/keys", before, after)
+		kc.res.Changed = true
+		kc.res.Diff = unifiedDiff("a/keys", "b/keys", before, after)
 	}
-	return res, nil
+	return kc, nil
+}
+
+// commit writes a prepared change.
+func (kc *keyChange) commit() (*Result, error) {
+	if kc.next != nil {
+		if err := kc.p.keyStore().writeKeys(kc.lk, kc.next, true); err != nil {
+			return nil, err
+		}
+	}
+	return kc.res, nil
 }
 
 // KeyView is one live key as a read returns it.

@@ -3,6 +3,7 @@ package pad
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,4 +262,28 @@ func TestValidateReportsBrokenKeys(t *testing.T) {
 	if err != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "keyed values do not parse") {
 		t.Fatalf("validate: %+v %v", r, err)
 	}
+}
+
+// A key operation refused while applying (too many keys) leaves the
+// section patches of the same call unwritten too.
+func TestBackendTooManyKeysChangesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(Options) *testPad) {
+		p := open(Options{})
+		ops := make([]KeyOp, maxKeys)
+		for i := range ops {
+			ops[i] = KeyOp{Op: OpSet, Key: fmt.Sprintf("k%d", i), Value: json.RawMessage(`1`)}
+		}
+		mustApply(t, p.Pad, ops...)
+		before := p.doc()
+		_, err := p.Apply("t", []Patch{{Section: "Task", Op: OpReplace, Content: "must not land"}}, []KeyOp{{Op: OpSet, Key: "one-more", Value: json.RawMessage(`1`)}})
+		if !errors.Is(err, ErrBadPatch) || !strings.Contains(err.Error(), "at most 1000") {
+			t.Fatalf("err = %v", err)
+		}
+		if p.doc() != before {
+			t.Fatal("the section patch landed though the call was refused")
+		}
+		if keys, _ := p.Keys(KeyFilter{}, false); len(keys) != maxKeys {
+			t.Fatalf("%d keys", len(keys))
+		}
+	})
 }

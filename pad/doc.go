@@ -77,6 +77,7 @@
 //	change stamp mtime and size of the files   version     counter, plus the document's hash
 //	             and keys.json's rev
 //	keys         keys.json                     keys        string, one JSON object
+//	keys history .history/<unix ns>.keys.json  keys:history  list, like history
 //	snapshots    .snapshots/<name>.json        snapshots   hash, name → JSON snapshot
 //
 // [NewRedis] makes one client for a server ([RedisOptions]: URL, key

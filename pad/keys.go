@@ -159,9 +159,14 @@ type keyStore interface {
 	// readKeys returns the stored keys; ok is false when there are none.
 	readKeys() (data []byte, ok bool, err error)
 	// writeKeys replaces the stored keys, atomically; the caller holds
-	// the lock (on Redis the write is fenced by it). bump marks a change
-	// that subscribers hear of (not a sliding renewal).
-	writeKeys(lk heldLock, data []byte, bump bool) error
+	// the lock (on Redis the write is fenced by it). A change (hist not
+	// nil) is also saved to the keys' history, pruned to hist.keep
+	// versions, and subscribers hear of it; a sliding renewal (nil) is
+	// neither.
+	writeKeys(lk heldLock, data []byte, hist *histPush) error
+	// keysHistory lists the keys' saved versions, newest first, at most
+	// limit (0: all).
+	keysHistory(limit int) ([]histItem, error)
 	// readSnapshot returns the snapshot name; ok is false when there is
 	// none.
 	readSnapshot(name string) (data []byte, ok bool, err error)
@@ -495,7 +500,7 @@ func (p *Pad) prepareKeys(lk heldLock, fn func(ks *keySet, now time.Time) ([]str
 // commit writes a prepared change.
 func (kc *keyChange) commit() (*Result, error) {
 	if kc.next != nil {
-		if err := kc.p.keyStore().writeKeys(kc.lk, kc.next, true); err != nil {
+		if err := kc.p.keyStore().writeKeys(kc.lk, kc.next, &histPush{keep: kc.p.opts.History, now: kc.p.opts.Now()}); err != nil {
 			return nil, err
 		}
 	}
@@ -625,7 +630,7 @@ func (p *Pad) renew(names []string) error {
 	if !changed {
 		return nil
 	}
-	return p.keyStore().writeKeys(lk, ks.encode(), false)
+	return p.keyStore().writeKeys(lk, ks.encode(), nil)
 }
 
 // Get returns the live value of one key; ok is false when it is missing

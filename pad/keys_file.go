@@ -26,10 +26,49 @@ func (s *fileStore) readKeys() ([]byte, bool, error) {
 	return data, true, nil
 }
 
-// writeKeys writes keys.json atomically; the change counter inside it
-// (rev) is what the stamp looks at, so bump needs nothing more here.
-func (s *fileStore) writeKeys(_ heldLock, data []byte, _ bool) error {
-	return writeAtomic(s.keysPath(), data)
+// keysHistExt names the keys' versions in .history/, beside the
+// document's (<unix ns>.md or .json, which this suffix never matches as a
+// version of theirs).
+const keysHistExt = ".keys.json"
+
+// writeKeys writes keys.json atomically, then saves the version (as
+// commit does the document); the change counter inside it (rev) is what
+// the stamp looks at.
+func (s *fileStore) writeKeys(_ heldLock, data []byte, hist *histPush) error {
+	if err := writeAtomic(s.keysPath(), data); err != nil {
+		return err
+	}
+	if hist != nil {
+		return addHistory(s.path, keysHistExt, data, hist.keep, hist.now)
+	}
+	return nil
+}
+
+func (s *fileStore) keysHistory(limit int) ([]histItem, error) {
+	vs, err := listHistory(s.path, keysHistExt)
+	if err != nil {
+		return nil, err
+	}
+	return fileHistItems(vs, limit), nil
+}
+
+// fileHistItems are history items reading the version files.
+func fileHistItems(vs []Version, limit int) []histItem {
+	if limit > 0 && len(vs) > limit {
+		vs = vs[:limit]
+	}
+	out := make([]histItem, len(vs))
+	for i, v := range vs {
+		path := v.Path
+		out[i] = histItem{Version: v, read: func() ([]byte, error) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("pad: read version: %w", err)
+			}
+			return data, nil
+		}}
+	}
+	return out
 }
 
 // keysRev is the keys' change counter for the stamp: a sliding renewal

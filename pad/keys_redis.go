@@ -13,6 +13,7 @@ import (
 // redisStore:
 //
 //	base:keys       string   the keyed values, one JSON object (as keys.json)
+//	base:keys:history list   their versions, newest first, as base:history
 //	base:snapshots  hash     snapshot name → JSON snapshot
 //
 // Expiry times are inside base:keys and judged by the pad's clock; no
@@ -31,38 +32,26 @@ func (s *redisStore) readKeys() ([]byte, bool, error) {
 	return data, true, nil
 }
 
-// fencedSetScript writes one value (a string, or a hash field when
-// ARGV[3] is not empty) only while the lock holds the writer's token, and
-// bumps the version when ARGV[4] is "1".
+// fencedHSetScript sets one hash field only while the lock holds the
+// writer's token.
 //
-//	KEYS: lock, target, version
-//	ARGV: token, value, hash field or "", bump
-var fencedSetScript = redis.NewScript(`
+//	KEYS: lock, hash
+//	ARGV: token, value, field
+var fencedHSetScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
 	return 0
 end
-if ARGV[3] == '' then
-	redis.call('SET', KEYS[2], ARGV[2])
-else
-	redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
-end
-if ARGV[4] == '1' then
-	redis.call('INCR', KEYS[3])
-end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
 return 1`)
 
-func (s *redisStore) fencedSet(lk heldLock, op, target, field string, data []byte, bump bool) error {
+func (s *redisStore) fencedSet(lk heldLock, op, target, field string, data []byte) error {
 	rl, ok := lk.(*redisLock)
 	if !ok || rl.s != s {
 		return s.fail(op, errors.New("not holding this pad's lock"))
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	b := "0"
-	if bump {
-		b = "1"
-	}
-	n, err := fencedSetScript.Run(ctx, s.r.client, []string{s.key("lock"), target, s.key("version")}, rl.token, data, field, b).Int64()
+	n, err := fencedHSetScript.Run(ctx, s.r.client, []string{s.key("lock"), target}, rl.token, data, field).Int64()
 	if err != nil {
 		return s.fail(op, err)
 	}
@@ -72,8 +61,56 @@ func (s *redisStore) fencedSet(lk heldLock, op, target, field string, data []byt
 	return nil
 }
 
-func (s *redisStore) writeKeys(lk heldLock, data []byte, bump bool) error {
-	return s.fencedSet(lk, "write keys", s.key("keys"), "", data, bump)
+// writeKeysScript is the fenced write of the keys: the value, and for a
+// change its history version (LPUSH, LTRIM) and the version bump, in one
+// step.
+//
+//	KEYS: lock, keys, keys:history, version
+//	ARGV: token, value, keep, history item (absent for a renewal)
+var writeKeysScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+	return 0
+end
+redis.call('SET', KEYS[2], ARGV[2])
+if #ARGV >= 4 then
+	redis.call('LPUSH', KEYS[3], ARGV[4])
+	redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
+	redis.call('INCR', KEYS[4])
+end
+return 1`)
+
+func (s *redisStore) writeKeys(lk heldLock, data []byte, hist *histPush) error {
+	rl, ok := lk.(*redisLock)
+	if !ok || rl.s != s {
+		return s.fail("write keys", errors.New("not holding this pad's lock"))
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	args := []any{rl.token, data, 0}
+	if hist != nil {
+		// Names increase even if clocks differ between hosts, as in commit.
+		top, err := s.r.client.LIndex(ctx, s.key("keys:history"), 0).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return s.fail("write keys", err)
+		}
+		seq := hist.now.UnixNano()
+		if last, ok := parseHistItem(top); ok && seq <= last {
+			seq = last + 1
+		}
+		args = append(args[:2], hist.keep, histItemBytes(seq, data))
+	}
+	n, err := writeKeysScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("keys"), s.key("keys:history"), s.key("version")}, args...).Int64()
+	if err != nil {
+		return s.fail("write keys", err)
+	}
+	if n != 1 {
+		return s.fail("write keys", fmt.Errorf("%w: the lease (%s) ran out and nothing was written", ErrLockLost, s.r.lease))
+	}
+	return nil
+}
+
+func (s *redisStore) keysHistory(limit int) ([]histItem, error) {
+	return s.listHistory("keys:history", limit)
 }
 
 func (s *redisStore) readSnapshot(name string) ([]byte, bool, error) {
@@ -90,7 +127,7 @@ func (s *redisStore) readSnapshot(name string) ([]byte, bool, error) {
 }
 
 func (s *redisStore) writeSnapshot(lk heldLock, name string, data []byte) error {
-	return s.fencedSet(lk, "write snapshot", s.key("snapshots"), name, data, false)
+	return s.fencedSet(lk, "write snapshot", s.key("snapshots"), name, data)
 }
 
 func (s *redisStore) listSnapshots() ([]string, error) {
@@ -145,4 +182,31 @@ func (s *redisStore) quarantineKeys(lk heldLock, now time.Time) (string, error) 
 		}
 	}
 	return "", s.fail("quarantine keys", errors.New("no free keys:broken:<time> key"))
+}
+
+// listHistory reads a history list (as history does the document's).
+func (s *redisStore) listHistory(key string, limit int) ([]histItem, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	stop := int64(-1)
+	if limit > 0 {
+		stop = int64(limit - 1)
+	}
+	items, err := s.r.client.LRange(ctx, s.key(key), 0, stop).Result()
+	if err != nil {
+		return nil, s.fail("read history", err)
+	}
+	out := make([]histItem, 0, len(items))
+	for _, it := range items {
+		seq, ok := parseHistItem(it)
+		if !ok {
+			continue
+		}
+		data := []byte(it[21:])
+		out = append(out, histItem{
+			Version: Version{N: len(out) + 1, Time: time.Unix(0, seq).UTC(), Size: int64(len(data))},
+			read:    func() ([]byte, error) { return data, nil },
+		})
+	}
+	return out, nil
 }

@@ -234,7 +234,7 @@ func TestBackendKeysSweepAndQuarantine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.keyStore().writeKeys(lk, []byte(`{"keys": {"x": `), true); err != nil {
+		if err := p.keyStore().writeKeys(lk, []byte(`{"keys": {"x": `), nil); err != nil {
 			t.Fatal(err)
 		}
 		lk.unlock()

@@ -28,6 +28,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
 	render := fs.String("render", "", "how show renders: markdown (default), xml, json or kv")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
+	keys := fs.Bool("keys", false, "history, diff, restore N: the keyed values' history instead of the document's")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots} (--dir DIR | --config FILE [--run ID | --agent NAME]) [-n N | N | NAME]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
@@ -38,6 +39,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "  restore NAME  make snapshot NAME current (sections/state and keys; recorded in history and the ledger)")
 		fmt.Fprintln(stderr, "  snapshot NAME  save the whole pad (sections/state, keys, ledger position) as NAME")
 		fmt.Fprintln(stderr, "  snapshots  list the snapshot names")
+		fmt.Fprintln(stderr, "  history|diff|restore N --keys  the same on the keyed values' history")
 		fmt.Fprintln(stderr, "  edit       open $EDITOR on a copy; saved only if it parses")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
@@ -145,6 +147,9 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 			return 2
 		}
+	}
+	if *keys {
+		return pad.KeysCommand(p, sub, num, stdout, stderr)
 	}
 	if snapName != "" || sub == "snapshots" {
 		return pad.SnapshotCommand(p, sub, snapName, stdout, stderr)

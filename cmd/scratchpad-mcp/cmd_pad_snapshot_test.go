@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
 // pad snapshot NAME, pad snapshots, pad restore NAME (a snapshot) beside
@@ -27,5 +30,24 @@ func TestPadSnapshotCLI(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "pad", "snapshot", "--dir", dir); code != 2 {
 		t.Fatalf("snapshot without a name: %d", code)
+	}
+	// The keyed values' history: history, diff and restore N with --keys.
+	p, err := pad.Open(dir, pad.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"1", "2"} {
+		if _, err := p.UpdateKeys("t", []pad.KeyOp{{Op: pad.OpSet, Key: "k", Value: json.RawMessage(v)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, _ := runCLI(t, "pad", "history", "--keys", "--dir", dir); code != 0 || strings.Count(out, "\n") != 3 {
+		t.Fatalf("history --keys: %d %q", code, out)
+	}
+	if code, out, _ := runCLI(t, "pad", "diff", "--keys", "--dir", dir); code != 0 || !strings.Contains(out, "-k = 1\n+k = 2") {
+		t.Fatalf("diff --keys: %d %q", code, out)
+	}
+	if code, out, _ := runCLI(t, "pad", "restore", "2", "--keys", "--dir", dir); code != 0 || !strings.Contains(out, "+k = 1") {
+		t.Fatalf("restore 2 --keys: %d %q", code, out)
 	}
 }

@@ -450,11 +450,10 @@ func (p *Pad) mutateKeysLocked(lk heldLock, fn func(ks *keySet, now time.Time) (
 
 // keyChange is a computed change of the keys, not yet written.
 type keyChange struct {
-	p      *Pad
-	lk     heldLock
-	res    *Result
-	next   []byte // nil: nothing to write
-	bumped bool
+	p    *Pad
+	lk   heldLock
+	res  *Result
+	next []byte // nil: nothing to write
 }
 
 // prepareKeys is the first half of mutateKeysLocked: everything that can

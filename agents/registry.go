@@ -419,7 +419,8 @@ func CheckPad(ctx context.Context, c config.Pad) error {
 
 // PadOptions maps [pad] to pad.Options, reading the schema file.
 func PadOptions(c config.Pad) (pad.Options, error) {
-	o := pad.Options{Render: c.Render, MaxTokens: c.MaxTokens, EntryTTL: c.EntryTTL, History: c.History, Format: c.Format}
+	o := pad.Options{Render: c.Render, MaxTokens: c.MaxTokens, EntryTTL: c.EntryTTL, History: c.History, Format: c.Format,
+		DefaultTTL: c.DefaultTTL, Header: c.Header, ReadOnly: c.ReadOnly, Template: c.Template}
 	for _, s := range c.Sections {
 		o.Sections = append(o.Sections, pad.Section{Name: s.Name, Cap: s.Cap, Purpose: s.Purpose, Numbered: s.Numbered})
 	}

@@ -132,13 +132,19 @@ type Pad struct {
 	Enabled   bool          // default true
 	Backend   string        // "file" (default) or "redis"
 	Scope     string        // "agent" (default) or "run"
-	Render    string        // "markdown" (default), "xml" or "json"
+	Render    string        // "markdown" (default), "xml", "json" or "kv"
 	MaxTokens int           // bound on a rendering; 0: unbounded
 	EntryTTL  time.Duration // ledger entries expire after this; 0: never
 	History   int           // versions kept in .history; default 20
 	Format    string        // "markdown" (default) or "json"
 	Schema    string        // JSON Schema path for format "json", absolute; "" none
 	Sections  []Section     // nil: the pad package's default sections
+
+	// Keyed values and their rendering (issue 16).
+	DefaultTTL time.Duration // TTL of a key set without one; 0: never expires
+	Header     string        // a line put first in every rendering
+	ReadOnly   bool          // no update_scratchpad or append_scratchpad for this pad
+	Template   string        // the text a new pad starts as (pad.md or pad.json form)
 
 	// RedisURL is where pads live with backend "redis":
 	// redis://[user:password@]host[:port][/db] or rediss://. It may hold a
@@ -175,6 +181,7 @@ const (
 	RenderMarkdown = "markdown"
 	RenderXML      = "xml"
 	RenderJSON     = "json"
+	RenderKV       = "kv"
 	FormatMarkdown = "markdown"
 	FormatJSON     = "json"
 )

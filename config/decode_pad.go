@@ -13,7 +13,7 @@ func (d *decoder) pad(p keyPath, v any, pd *Pad) {
 		return
 	}
 	d.checkKeys(p, m, "enabled", "backend", "scope", "render", "max_tokens", "entry_ttl", "history", "format", "schema", "sections",
-		"redis_url", "redis_prefix", "redis_ttl")
+		"redis_url", "redis_prefix", "redis_ttl", "default_ttl", "header", "read_only", "template")
 	if v, ok := m["enabled"]; ok {
 		if b, ok := d.boolean(p.key("enabled"), v); ok {
 			pd.Enabled = b
@@ -26,7 +26,7 @@ func (d *decoder) pad(p keyPath, v any, pd *Pad) {
 		}
 	}
 	if v, ok := m["render"]; ok {
-		if s, ok := d.oneOf(p.key("render"), v, RenderMarkdown, RenderXML, RenderJSON); ok {
+		if s, ok := d.oneOf(p.key("render"), v, RenderMarkdown, RenderXML, RenderJSON, RenderKV); ok {
 			pd.Render = s
 		}
 	}
@@ -35,6 +35,24 @@ func (d *decoder) pad(p keyPath, v any, pd *Pad) {
 	}
 	if v, ok := m["entry_ttl"]; ok {
 		pd.EntryTTL, _ = d.duration(p.key("entry_ttl"), v, true)
+	}
+	if v, ok := m["default_ttl"]; ok {
+		pd.DefaultTTL, _ = d.duration(p.key("default_ttl"), v, true)
+	}
+	if v, ok := m["header"]; ok {
+		if s, ok := d.str(p.key("header"), v); ok {
+			if strings.ContainsAny(s, "\r\n") {
+				d.fail(p.key("header"), "one line")
+			} else {
+				pd.Header = s
+			}
+		}
+	}
+	if v, ok := m["read_only"]; ok {
+		pd.ReadOnly, _ = d.boolean(p.key("read_only"), v)
+	}
+	if v, ok := m["template"]; ok {
+		pd.Template, _ = d.str(p.key("template"), v)
 	}
 	if v, ok := m["history"]; ok {
 		if n, ok := d.integer(p.key("history"), v, 1, 10_000); ok {

@@ -112,9 +112,13 @@
 //	enabled                    boolean   true
 //	backend                    string    "file" (default: a directory under memory_dir) | "redis" (keys on a Redis server)
 //	scope                      string    "agent" (default: one pad per agent) | "run" (shared by a run's agents)
-//	render                     string    "markdown" (default) | "xml" | "json"
+//	render                     string    "markdown" (default) | "xml" | "json" | "kv"
 //	max_tokens                 integer   0 = unbounded; bound on one rendering
 //	entry_ttl                  duration  0 = ledger entries never expire
+//	default_ttl                duration  0 = keys set without a ttl never expire
+//	header                     string    ""; one line put first in every rendering
+//	read_only                  boolean   false; true: no update_scratchpad or append_scratchpad
+//	template                   string    ""; the text a new pad starts as (its pad.md or pad.json form)
 //	history                    integer   20, in [1, 10000]: versions kept in .history/
 //	format                     string    "markdown" (default) | "json"
 //	schema                     string    JSON Schema file for format = "json"

@@ -75,7 +75,7 @@ func isUnsupportedSync(err error) bool {
 // lock, so no live writer owns one of them.
 func removeTemps(dir string) (int, error) {
 	n := 0
-	for _, sub := range []string{dir, filepath.Join(dir, historyDir)} {
+	for _, sub := range []string{dir, filepath.Join(dir, historyDir), filepath.Join(dir, snapshotDir)} {
 		entries, err := os.ReadDir(sub)
 		if err != nil {
 			if os.IsNotExist(err) {

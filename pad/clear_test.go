@@ -100,3 +100,20 @@ func TestBackendClearStructured(t *testing.T) {
 		}
 	})
 }
+
+// TestBackendClearEmptiesKeys: clear empties the keyed values too, and
+// the keys' history brings them back.
+func TestBackendClearEmptiesKeys(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(Options) *testPad) {
+		p := open(Options{})
+		if _, err := p.UpdateKeys("alice", []KeyOp{{Op: "set", Key: "current_pod", Value: []byte(`"checkout-7f9"`)}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Clear("alice"); err != nil {
+			t.Fatal(err)
+		}
+		if keys, err := p.another(Options{}).Keys(KeyFilter{}, false); err != nil || len(keys) != 0 {
+			t.Fatalf("keys after clear: %v, %v", keys, err)
+		}
+	})
+}

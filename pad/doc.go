@@ -49,6 +49,17 @@
 // are stripped at every depth; depth is capped) and the result must pass
 // [Options.Schema], or nothing changes.
 //
+// Beside the sections (or the state) a pad holds keyed values: any JSON
+// under a name, namespaced with colons ("task1:probe:cursor"), with tags
+// and an optional fixed or sliding TTL judged by [Options.Now]. [Pad.Apply]
+// applies section [Patch]es and [KeyOp]s (set, delete) together, all or
+// nothing; [Pad.Keys] reads them by name, namespace and tag, never
+// returning an expired key; every write sweeps expired keys.
+// [Pad.Snapshot] saves the whole pad under a name and
+// [Pad.RestoreSnapshot] brings it back, recording the restore in history
+// and the ledger. [Pad.ReadWith] renders sections, keys and ledger as
+// markdown, xml, json or kv within a token bound.
+//
 // [Tools] offers a pad to models as read_scratchpad, update_scratchpad and
 // append_scratchpad (no identity arguments: the server picks the pad from
 // the session through a [PadFunc]), [Resource] as the resource
@@ -72,6 +83,10 @@
 //	lock         flock(2) on .pad.lock         lock        SET NX PX <lease> with a random token
 //	quarantine   pad.md.broken-<unix>          broken:<unix>  (RENAMEd)
 //	change stamp mtime and size of the files   version     counter, plus the document's hash
+//	             and keys.json's rev
+//	keys         keys.json                     keys        string, one JSON object
+//	keys history .history/<unix ns>.keys.json  keys:history  list, like history
+//	snapshots    .snapshots/<name>.json        snapshots   hash, name → JSON snapshot
 //
 // [NewRedis] makes one client for a server ([RedisOptions]: URL, key
 // prefix, lock lease and wait, per-call timeout); [Redis.Open] opens pad id

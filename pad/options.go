@@ -36,7 +36,11 @@ const (
 	RenderMarkdown = "markdown"
 	RenderXML      = "xml"
 	RenderJSON     = "json"
+	RenderKV       = "kv"
 )
+
+// RenderModes lists the render modes, the default first.
+var RenderModes = []string{RenderMarkdown, RenderXML, RenderJSON, RenderKV}
 
 // Storage formats for [Options.Format].
 const (
@@ -50,13 +54,26 @@ const (
 type Options struct {
 	// Sections of a Markdown pad; nil means [DefaultSections].
 	Sections []Section
-	// Render is how reads are rendered: "markdown" (default), "xml" or "json".
+	// Render is how reads are rendered: "markdown" (default), "xml",
+	// "json" or "kv".
 	Render string
+	// Header is an optional line put first in every rendering.
+	Header string
+	// ReadOnly removes update_scratchpad and append_scratchpad from
+	// [Tools]; the pad itself (and the CLI) still writes.
+	ReadOnly bool
+	// Template is the text a new pad starts as, in its stored form
+	// (pad.md or pad.json); it must parse. "" means the empty sections or
+	// the empty object.
+	Template string
 	// MaxTokens bounds a rendering by folding the oldest ledger entries;
 	// sections are never cut. 0 means unbounded.
 	MaxTokens int
 	// EntryTTL hides ledger entries older than this; 0 keeps them forever.
 	EntryTTL time.Duration
+	// DefaultTTL is the TTL of a key set without one; 0: keys without a
+	// ttl never expire.
+	DefaultTTL time.Duration
 	// History is how many versions .history/ keeps; 0 means 20.
 	History int
 	// Format is "markdown" (default) or "json" (structured mode).
@@ -110,9 +127,9 @@ func (o Options) normalize() (Options, error) {
 	switch o.Render {
 	case "":
 		o.Render = RenderMarkdown
-	case RenderMarkdown, RenderXML, RenderJSON:
+	case RenderMarkdown, RenderXML, RenderJSON, RenderKV:
 	default:
-		return o, fmt.Errorf("%w: render %q (want markdown, xml or json)", ErrOptions, o.Render)
+		return o, fmt.Errorf("%w: render %q (want markdown, xml, json or kv)", ErrOptions, o.Render)
 	}
 	switch o.Format {
 	case "":

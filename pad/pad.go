@@ -43,6 +43,8 @@ type Result struct {
 	// Warnings are for the model: sections over their cap, checks out of
 	// range, removes that matched nothing, a quarantined file.
 	Warnings []string
+	// Info says what a snapshot or restore did.
+	Info []string
 }
 
 // Open returns the pad stored in dir. Nothing is created until the first
@@ -77,6 +79,9 @@ func openStore(opts Options, mk func(file, ext string) store) (*Pad, error) {
 			}
 		}
 	}
+	if err := p.checkTemplate(); err != nil {
+		return nil, err
+	}
 	p.store = mk(p.file, p.ext)
 	if err := p.store.cleanStale(); err != nil {
 		return nil, err
@@ -110,6 +115,12 @@ type state struct {
 }
 
 func (p *Pad) emptyState() *state {
+	if p.opts.Template != "" {
+		if st, err := p.parse([]byte(p.opts.Template)); err == nil { // checked by openStore
+			st.exists = false
+			return st
+		}
+	}
 	st := &state{}
 	if p.opts.Format == FormatJSON {
 		st.obj = map[string]any{}
@@ -277,6 +288,11 @@ func (p *Pad) mutateWith(always bool, fn func(st *state) ([]byte, []string, erro
 		return nil, err
 	}
 	defer lk.unlock()
+	return p.mutateLocked(lk, always, fn)
+}
+
+// mutateLocked is [Pad.mutateWith] for a caller that holds the lock.
+func (p *Pad) mutateLocked(lk heldLock, always bool, fn func(st *state) ([]byte, []string, error)) (*Result, error) {
 	st, note, err := p.loadLocked(lk)
 	if err != nil {
 		return nil, err
@@ -425,6 +441,14 @@ type View struct {
 	Entries  []Entry        // ledger, oldest first, after TTL and tag filters
 	Notes    []string       // what happened since the last read (quarantine)
 	Warnings []string       // over-cap sections, unreadable ledger lines
+
+	// Keyed values (see keys.go and render_keys.go).
+	Keys        []KeyView // live keys shown, sorted by name
+	KeysOnly    bool      // a read of some keys: no sections, state or ledger
+	KeysLeftOut []string  // keys left out to fit max_tokens
+	KeyStats    string    // one line: counts, namespaces, tags, TTLs, size
+	Header      string    // an optional line put first
+	MaxTokens   int       // the bound the rendering was fitted to, for the footer
 }
 
 // SectionView is one section with its text.
@@ -499,11 +523,7 @@ func (p *Pad) view(st *state, notes, tags []string, compact bool) (*View, error)
 // Read renders the pad for the model in the configured render mode,
 // bounded by MaxTokens. It is what read_scratchpad returns.
 func (p *Pad) Read(tags []string) (string, error) {
-	v, err := p.View(tags)
-	if err != nil {
-		return "", err
-	}
-	return p.Render(v, p.opts.Render), nil
+	return p.ReadWith(ReadOptions{Tags: tags, Renew: true})
 }
 
 // Show renders the pad without changing anything on disk: no quarantine,
@@ -537,6 +557,9 @@ func (p *Pad) Show() (string, error) {
 	pending, _ := p.notices(false)
 	v, err := p.view(st, append(notes, pending...), nil, false)
 	if err != nil {
+		return "", err
+	}
+	if err := p.addKeys(v, KeyFilter{}); err != nil {
 		return "", err
 	}
 	return p.Render(v, p.opts.Render), nil
@@ -574,6 +597,11 @@ func (p *Pad) Validate() (*Report, error) {
 		r.Warnings = st.doc.capWarnings()
 	} else if err := validateState(p.schema, st.obj); err != nil {
 		r.Warnings = append(r.Warnings, err.Error())
+	}
+	if _, warn, err := p.loadKeys(); err != nil {
+		return r, err
+	} else if warn != "" {
+		r.Warnings = append(r.Warnings, warn)
 	}
 	return r, nil
 }
@@ -675,6 +703,21 @@ func (p *Pad) Clear(by string) (*Result, error) {
 		return nil, err
 	}
 	res.Changed = true
+	// The keyed values go too, each delete a version of the keys'
+	// history (pad restore N --keys brings them back).
+	live, err := p.Keys(KeyFilter{}, false)
+	if err != nil {
+		return res, err
+	}
+	if len(live) > 0 {
+		ops := make([]KeyOp, len(live))
+		for i, k := range live {
+			ops[i] = KeyOp{Op: "delete", Key: k.Name}
+		}
+		if _, err := p.UpdateKeys(by, ops); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 

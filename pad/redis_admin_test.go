@@ -70,6 +70,13 @@ func TestRedisTTLRefreshedOnWrite(t *testing.T) {
 		id := "agent:ttl" + ttl.String()
 		p := env.open(t, r, id, Options{})
 		mustUpdate(t, p.Pad, Patch{Section: "Task", Op: OpReplace, Content: "t"})
+		// Keyed values and snapshots are the pad's keys too.
+		if _, err := p.UpdateKeys("a", []KeyOp{{Op: "set", Key: "k", Value: []byte(`1`)}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Snapshot("a", "s1"); err != nil {
+			t.Fatal(err)
+		}
 		// Age the keys, then one append must refresh them all.
 		keys, _ := r.Keys(ctx, id)
 		for _, k := range keys {
@@ -81,7 +88,7 @@ func TestRedisTTLRefreshedOnWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		keys, _ = r.Keys(ctx, id)
-		if len(keys) < 4 {
+		if len(keys) < 7 {
 			t.Fatalf("keys %v", keys)
 		}
 		for _, k := range keys {

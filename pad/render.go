@@ -13,11 +13,23 @@ import (
 // sections are never cut, so a pad whose sections alone exceed the bound
 // is rendered whole with a warning saying so.
 func (p *Pad) Render(v *View, mode string) string {
+	return p.renderMax(v, mode, p.opts.MaxTokens)
+}
+
+// renderMax renders v within max tokens (0: unbounded): the oldest ledger
+// entries fold first; if that is not enough, keys are left out, least
+// recently set first (see render_keys.go). No entry or key is ever cut in
+// half, and sections never are.
+func (p *Pad) renderMax(v *View, mode string, max int) string {
+	if v.MaxTokens != max {
+		cp := *v
+		cp.MaxTokens = max
+		v = &cp
+	}
 	out := renderView(v, mode, 0, "")
-	max := p.opts.MaxTokens
 	if max <= 0 || p.opts.Count(out) <= max || len(v.Entries) == 0 {
 		if max > 0 && p.opts.Count(out) > max {
-			return renderView(v, mode, 0, overBudget(p.opts.Count(out), max))
+			return p.dropKeys(v, mode, len(v.Entries), max)
 		}
 		return out
 	}
@@ -42,11 +54,11 @@ func (p *Pad) Render(v *View, mode string) string {
 				lo = mid + 1
 			}
 		}
-		k = lo
+		k = min(lo, n) // nothing fits: everything folded (k was already n)
 	}
 	out = renderView(v, mode, k, "")
 	if c := p.opts.Count(out); c > max {
-		out = renderView(v, mode, k, overBudget(c, max))
+		return p.dropKeys(v, mode, k, max)
 	}
 	return out
 }
@@ -116,6 +128,8 @@ func renderView(v *View, mode string, omitted int, extraWarning string) string {
 		return renderXML(v, entries, omitted, warnings)
 	case RenderJSON:
 		return renderJSON(v, entries, omitted, warnings)
+	case RenderKV:
+		return renderKV(v, entries, omitted, warnings)
 	default:
 		return renderMarkdown(v, entries, omitted, warnings)
 	}
@@ -126,11 +140,19 @@ func entryTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z
 func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) string {
 	var b strings.Builder
 	b.WriteString("# Scratchpad\n\n")
+	if v.Header != "" {
+		b.WriteString(v.Header + "\n\n")
+	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "> **Note:** %s\n\n", n)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(&b, "> **Warning:** %s\n\n", w)
+	}
+	if v.KeysOnly {
+		writeKeysMarkdown(&b, v)
+		writeFooterMarkdown(&b, v, omitted)
+		return b.String()
 	}
 	if v.Format == FormatJSON {
 		b.WriteString("Structured state (update_scratchpad merges {state: {...}} into it):\n\n```json\n")
@@ -161,6 +183,7 @@ func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) st
 			}
 		}
 	}
+	writeKeysMarkdown(&b, v)
 	total := len(entries) + omitted
 	noun := "entries"
 	if total == 1 {
@@ -176,6 +199,7 @@ func renderMarkdown(v *View, entries []Entry, omitted int, warnings []string) st
 	for _, e := range entries {
 		b.WriteString(mdEntry(e))
 	}
+	writeFooterMarkdown(&b, v, omitted)
 	return b.String()
 }
 
@@ -194,11 +218,20 @@ func xmlEscape(s string) string {
 func renderXML(v *View, entries []Entry, omitted int, warnings []string) string {
 	var b strings.Builder
 	b.WriteString("<scratchpad>\n")
+	if v.Header != "" {
+		fmt.Fprintf(&b, "<header>%s</header>\n", xmlEscape(v.Header))
+	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "<note>%s</note>\n", xmlEscape(n))
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(&b, "<warning>%s</warning>\n", xmlEscape(w))
+	}
+	if v.KeysOnly {
+		writeKeysXML(&b, v)
+		writeFooterXML(&b, v, omitted)
+		b.WriteString("</scratchpad>\n")
+		return b.String()
 	}
 	if v.Format == FormatJSON {
 		data, _ := encodeState(v.State)
@@ -212,11 +245,14 @@ func renderXML(v *View, entries []Entry, omitted int, warnings []string) string 
 			b.WriteString("</section>\n")
 		}
 	}
+	writeKeysXML(&b, v)
 	fmt.Fprintf(&b, "<ledger total=\"%d\" omitted=\"%d\">\n", len(entries)+omitted, omitted)
 	for _, e := range entries {
 		b.WriteString(xmlEntry(e))
 	}
-	b.WriteString("</ledger>\n</scratchpad>\n")
+	b.WriteString("</ledger>\n")
+	writeFooterXML(&b, v, omitted)
+	b.WriteString("</scratchpad>\n")
 	return b.String()
 }
 
@@ -230,26 +266,30 @@ type jsonSection struct {
 }
 
 type jsonView struct {
+	Header   string         `json:"header,omitempty"`
 	Notes    []string       `json:"notes,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
 	Sections []jsonSection  `json:"sections,omitempty"`
 	State    map[string]any `json:"state,omitempty"`
+	Keys     []jsonKey      `json:"keys,omitempty"`
+	KeyStats string         `json:"key_stats,omitempty"`
 	Ledger   []Entry        `json:"ledger"`
 	Total    int            `json:"ledger_total"`
 	Omitted  int            `json:"ledger_omitted,omitempty"`
+	LeftOut  *jsonLeftOut   `json:"left_out,omitempty"`
 }
 
 func renderJSON(v *View, entries []Entry, omitted int, warnings []string) string {
-	jv := jsonView{Notes: v.Notes, Warnings: warnings, State: v.State, Ledger: entries, Total: len(entries) + omitted, Omitted: omitted}
+	if v.KeysOnly {
+		return renderKeysJSON(v, warnings)
+	}
+	jv := jsonView{Header: v.Header, Notes: v.Notes, Warnings: warnings, State: v.State, Ledger: entries, Total: len(entries) + omitted, Omitted: omitted,
+		Keys: jsonKeys(v.Keys), KeyStats: v.KeyStats, LeftOut: jsonLeftOutOf(v, omitted)}
 	if jv.Ledger == nil {
 		jv.Ledger = []Entry{}
 	}
 	for _, s := range v.Sections {
 		jv.Sections = append(jv.Sections, jsonSection{Name: s.Name, Cap: s.Cap, Chars: s.Chars, Numbered: s.Numbered, Purpose: s.Purpose, Content: s.Body})
 	}
-	data, err := json.MarshalIndent(jv, "", "  ")
-	if err != nil {
-		return fmt.Sprintf(`{"error":"render","message":%q}`, err.Error())
-	}
-	return string(data) + "\n"
+	return string(marshalNoEscape(jv, "  "))
 }

@@ -41,9 +41,5 @@ func render(ctx context.Context, padFor PadFunc) (string, error) {
 	if p == nil {
 		return "", errors.New("pad: no scratchpad for this session")
 	}
-	v, err := p.View(nil)
-	if err != nil {
-		return "", err
-	}
-	return p.Render(v, RenderMarkdown), nil
+	return p.ReadWith(ReadOptions{Format: RenderMarkdown})
 }

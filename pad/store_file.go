@@ -154,6 +154,7 @@ func (s *fileStore) stamp() (string, error) {
 			b.WriteString("-;")
 		}
 	}
+	b.WriteString(s.keysRev()) // keyed values: their change counter
 	return b.String(), nil
 }
 

@@ -259,7 +259,7 @@ func (s *redisStore) key(k string) string { return s.base + ":" + k }
 
 // ttlKeys are the keys of a pad that [RedisOptions.TTL] expires, besides
 // quarantined documents (the lock has its own lease).
-var ttlKeys = []string{"doc", "history", "ledger", "notice", "version"}
+var ttlKeys = []string{"doc", "history", "ledger", "notice", "version", "keys", "keys:history", "snapshots"}
 
 // touch sets the pad's keys, and extra keys, to expire after the TTL, if
 // there is one. It follows a write that succeeded, so its failure is not

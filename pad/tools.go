@@ -1,10 +1,12 @@
 package pad
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -36,10 +38,10 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 		return nil, err
 	}
 	h := &handlers{padFor: padFor, w: w}
-	return []tool.Def{
+	defs := []tool.Def{
 		{Name: ToolRead,
-			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only show ledger entries carrying one of these tags. Sections are always shown."}},"additionalProperties":false}`),
+			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, keys, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only ledger entries and keys with one of these tags."},"keys":{"type":"array","items":{"type":"string"},"description":"Only these keys (\"ns:\" = a namespace), nothing else."},"format":{"type":"string","enum":["markdown","xml","json","kv"]},"max_tokens":{"type":"integer","minimum":1}},"additionalProperties":false}`),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(true), OpenWorld: tool.Bool(false)},
 			Handler:     h.read},
 		{Name: ToolUpdate,
@@ -56,14 +58,34 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"],"additionalProperties":false}`),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(false), OpenWorld: tool.Bool(false)},
 			Handler:     h.append},
-	}, nil
+	}
+	if o.ReadOnly {
+		// Only read_scratchpad: the pad is the model's to read, not to
+		// change ([pad] read_only).
+		defs = defs[:1]
+	}
+	return defs, nil
 }
+
+// keysHelp is the part of update_scratchpad's description about keys and
+// snapshots, the same for both pad formats.
+const keysHelp = " Keys: set (key, value: any JSON; ttl seconds, sliding renews it on read, tags; namespaces as \"ns:sub:key\"), delete (key). snapshot / restore (content: a name) save and bring back the whole pad, alone in their call."
 
 func updateDescription(o Options) string {
 	if o.Format == FormatJSON {
-		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff. {\"clear\": true} alone empties the state and the ledger (kept in history)."
+		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff. {\"clear\": true} alone empties the state, the keys and the ledger (kept in history)." + keysHelp
 	}
-	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned. {\"clear\": true} alone empties every section and the ledger (kept in history) when a task is done."
+	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned. {\"clear\": true} alone empties every section, the keys and the ledger (kept in history) when a task is done." + keysHelp
+}
+
+// keyPatchProps are the properties a patch item has for key operations.
+func keyPatchProps(props map[string]any) map[string]any {
+	props["key"] = map[string]any{"type": "string"}
+	props["value"] = map[string]any{}
+	props["ttl"] = map[string]any{"type": "number", "minimum": 0}
+	props["sliding"] = map[string]any{"type": "boolean"}
+	props["tags"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+	return props
 }
 
 // clearProp is update_scratchpad's clear argument.
@@ -74,10 +96,23 @@ func updateSchema(o Options) json.RawMessage {
 		return tool.MustJSON(map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"state": map[string]any{"type": "object", "description": "The keys to change."},
-				"clear": clearProp,
+				"state":   map[string]any{"type": "object", "description": "The keys to change (they may also be sent directly, without state)."},
+				"content": contentProp,
+				"clear":   clearProp,
+				"patches": map[string]any{
+					"type": "array",
+					"items": map[string]any{
+						"type": "object",
+						"properties": keyPatchProps(map[string]any{
+							"op":      map[string]any{"type": "string", "enum": KeyOps},
+							"content": map[string]any{"type": "string"},
+						}),
+						"required":             []string{"op"},
+						"additionalProperties": false,
+					},
+				},
 			},
-			"additionalProperties": false,
+			"additionalProperties": true,
 		})
 	}
 	names := make([]string, len(o.Sections))
@@ -91,20 +126,24 @@ func updateSchema(o Options) json.RawMessage {
 				"type": "array",
 				"items": map[string]any{
 					"type": "object",
-					"properties": map[string]any{
+					"properties": keyPatchProps(map[string]any{
 						"section": map[string]any{"type": "string", "enum": names},
-						"op":      map[string]any{"type": "string", "enum": Ops},
+						"op":      map[string]any{"type": "string", "enum": append(slices.Clone(Ops), KeyOps...)},
 						"content": map[string]any{"type": "string"},
-					},
-					"required":             []string{"section", "op"},
+					}),
+					"required":             []string{"op"},
 					"additionalProperties": false,
 				},
 			},
-			"clear": clearProp,
+			"clear":   clearProp,
+			"content": contentProp,
 		},
 		"additionalProperties": false,
 	})
 }
+
+// contentProp is update_scratchpad's whole-body replacement.
+var contentProp = map[string]any{"type": "string", "description": "Instead of patches: the whole new pad text (as the file holds it), validated first."}
 
 // errorResult is a tool error the model can act on: a successful result
 // holding one JSON object.
@@ -139,7 +178,15 @@ func failure(p *Pad, err error) tool.Result {
 		}
 	case errors.Is(err, ErrUnknownOp):
 		code = "unknown_op"
-		extra["ops"] = Ops
+		extra["ops"] = append(slices.Clone(Ops), KeyOps...)
+	case errors.Is(err, ErrNoSnapshot):
+		code = "no_snapshot"
+		extra["state_unchanged"] = true
+		if p != nil {
+			if names, err := p.Snapshots(); err == nil {
+				extra["snapshots"] = names
+			}
+		}
 	case errors.Is(err, ErrBadPatch):
 		code = "bad_patch"
 	case errors.Is(err, ErrEmptyNote):
@@ -204,7 +251,10 @@ func (h *handlers) pad(ctx context.Context) (*Pad, *tool.Result) {
 
 func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args struct {
-		Tags []string `json:"tags"`
+		Tags      []string `json:"tags"`
+		Keys      []string `json:"keys"`
+		Format    string   `json:"format"`
+		MaxTokens int      `json:"max_tokens"`
 	}
 	if err := bind(raw, &args); err != nil {
 		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
@@ -213,7 +263,7 @@ func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	if fail != nil {
 		return *fail
 	}
-	text, err := p.Read(args.Tags)
+	text, err := p.ReadWith(ReadOptions{Tags: args.Tags, Keys: args.Keys, Format: args.Format, MaxTokens: args.MaxTokens, Renew: true})
 	if err != nil {
 		return failure(p, err)
 	}
@@ -222,9 +272,10 @@ func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 
 func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args struct {
-		Patches *[]Patch        `json:"patches"`
-		State   json.RawMessage `json:"state"`
-		Clear   bool            `json:"clear"`
+		Patches *[]json.RawMessage `json:"patches"`
+		State   json.RawMessage    `json:"state"`
+		Content *string            `json:"content"`
+		Clear   bool               `json:"clear"`
 	}
 	if err := bind(raw, &args); err != nil {
 		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
@@ -233,19 +284,52 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	if fail != nil {
 		return *fail
 	}
+	if args.Clear {
+		// Before anything else: a structured pad would take "clear" for a
+		// key of its state.
+		if args.Content != nil || len(args.State) > 0 || (args.Patches != nil && len(*args.Patches) > 0) {
+			return failure(p, fmt.Errorf("%w: clear empties the whole scratchpad; send it alone", errBadArguments))
+		}
+		res, err := p.Clear(AuthorFrom(ctx))
+		if err != nil {
+			return failure(p, err)
+		}
+		if res.Changed {
+			h.w.Changed(p)
+		}
+		return tool.Text(formatResult(res))
+	}
+	if args.Content != nil || (p.opts.Format == FormatJSON && args.Patches == nil && len(args.State) == 0) {
+		return h.updateWhole(p, raw, args.Content, args.Patches != nil || len(args.State) > 0)
+	}
+	var patches []Patch
+	var ops []KeyOp
+	var where []int // position in the call of patches, then of ops
+	if args.Patches != nil {
+		var err error
+		if patches, ops, where, err = splitPatches(*args.Patches); err != nil {
+			return failure(p, err)
+		}
+	}
 	var res *Result
 	var err error
 	switch {
-	case args.Clear && (len(args.State) > 0 || (args.Patches != nil && len(*args.Patches) > 0)):
-		err = fmt.Errorf("%w: clear empties the whole scratchpad; send it alone", errBadArguments)
-	case args.Clear:
-		res, err = p.Clear(AuthorFrom(ctx))
+	case p.opts.Format == FormatJSON && len(args.State) > 0 && len(ops) > 0:
+		err = fmt.Errorf("%w: send state or key patches, not both in one call", errBadArguments)
 	case p.opts.Format == FormatJSON && len(args.State) > 0:
 		res, err = p.Merge(args.State)
+	case p.opts.Format == FormatJSON && len(patches) > 0:
+		err = fmt.Errorf("%w: this pad is structured; section patches do not apply, send {\"state\": {...}} with the keys to change", ErrWrongFormat)
+	case p.opts.Format == FormatJSON && len(ops) > 0:
+		res, err = p.Apply(AuthorFrom(ctx), nil, ops)
 	case p.opts.Format == FormatJSON:
 		err = fmt.Errorf("%w: this pad is structured; send {\"state\": {...}} with the keys to change", ErrWrongFormat)
 	case args.Patches != nil:
-		res, err = p.Update(*args.Patches)
+		res, err = p.Apply(AuthorFrom(ctx), patches, ops)
+		var pe *PatchError
+		if errors.As(err, &pe) && pe.Index < len(where) {
+			pe.Index = where[pe.Index]
+		}
 	case len(args.State) > 0:
 		err = fmt.Errorf("%w: this pad has sections; send {\"patches\": [{section, op, content}]}", ErrWrongFormat)
 	default:
@@ -264,12 +348,19 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 // diff, then warnings, which the model must see.
 func formatResult(res *Result) string {
 	var b strings.Builder
-	if res.Changed {
+	switch {
+	case res.Changed && res.Diff != "":
 		b.WriteString("updated\n\n```diff\n")
 		b.WriteString(res.Diff)
 		b.WriteString("```\n")
-	} else {
+	case res.Changed:
+		b.WriteString("updated\n")
+	case len(res.Info) == 0:
 		b.WriteString("no change\n")
+	}
+	for _, line := range res.Info {
+		b.WriteString(line)
+		b.WriteString("\n")
 	}
 	if len(res.Warnings) > 0 {
 		b.WriteString("\nwarnings:\n")
@@ -300,4 +391,66 @@ func (h *handlers) append(ctx context.Context, raw json.RawMessage) tool.Result 
 	}
 	h.w.Changed(p)
 	return tool.Text("appended to the ledger at " + entryTime(e.Time))
+}
+
+// splitPatches sorts a call's patch list into section patches and key
+// operations; where maps their positions (patches first, then ops) back
+// to the call's, for errors.
+func splitPatches(raw []json.RawMessage) ([]Patch, []KeyOp, []int, error) {
+	var patches []Patch
+	var ops []KeyOp
+	var pw, ow []int
+	for i, item := range raw {
+		var head struct {
+			Op string `json:"op"`
+		}
+		if err := json.Unmarshal(item, &head); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
+		}
+		if IsKeyOp(head.Op) {
+			var op KeyOp
+			if err := json.Unmarshal(item, &op); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
+			}
+			ops = append(ops, op)
+			ow = append(ow, i)
+			continue
+		}
+		var pt Patch
+		if err := json.Unmarshal(item, &pt); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
+		}
+		patches = append(patches, pt)
+		pw = append(pw, i)
+	}
+	return patches, ops, append(pw, ow...), nil
+}
+
+// updateWhole handles update_scratchpad's forms without patches: content,
+// a whole new body checked like a hand edit; and, on a structured pad, the
+// state's keys sent directly ({"currentGoal": "Ship v2"}), deep-merged as
+// {state: {...}} would be.
+func (h *handlers) updateWhole(p *Pad, raw json.RawMessage, content *string, others bool) tool.Result {
+	var res *Result
+	var err error
+	switch {
+	case content != nil && others:
+		err = fmt.Errorf("%w: send content alone: it replaces the whole pad", errBadArguments)
+	case content != nil:
+		res, err = p.Save([]byte(*content))
+		if errors.Is(err, ErrMalformed) {
+			return errorResult("bad_content", err.Error(), map[string]any{"state_unchanged": true})
+		}
+	case len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("{}")):
+		err = fmt.Errorf("%w: this pad is structured; send the keys to change, {\"state\": {...}}, or key patches", ErrWrongFormat)
+	default:
+		res, err = p.Merge(raw)
+	}
+	if err != nil {
+		return failure(p, err)
+	}
+	if res.Changed {
+		h.w.Changed(p)
+	}
+	return tool.Text(formatResult(res))
 }

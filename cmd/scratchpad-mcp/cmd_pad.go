@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	commands["pad"] = command{summary: "inspect, repair or delete a scratchpad: show|validate|diff|history|restore|edit|delete", run: runPad}
+	commands["pad"] = command{summary: "inspect, repair or delete a scratchpad: show|validate|diff|history|restore|edit|snapshot|snapshots|delete", run: runPad}
 }
 
 func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -31,16 +31,21 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	agent := fs.String("agent", agents.DefaultAgent, "with --config, no --run: the agent whose own pad to open")
 	owner := fs.String("owner", "", "with --config: the bearer token owner the agent or run belongs to, if any")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
-	render := fs.String("render", "", "how show renders: markdown (default), xml or json")
+	render := fs.String("render", "", "how show renders: markdown (default), xml, json or kv")
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	yes := fs.Bool("yes", false, "delete: remove for real (without it, delete only says what it would remove)")
+	keys := fs.Bool("keys", false, "history, diff, restore N: the keyed values' history instead of the document's")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|delete} (--dir DIR | --config FILE [--run ID | --agent NAME] [--owner O]) [-n N | N] [--yes]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots|delete} (--dir DIR | --config FILE [--run ID | --agent NAME] [--owner O]) [-n N | N | NAME] [--keys] [--yes]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
 		fmt.Fprintln(stderr, "  history    list saved versions, newest first")
 		fmt.Fprintln(stderr, "  restore N  make version N current (saved as a new version)")
+		fmt.Fprintln(stderr, "  restore NAME  make snapshot NAME current (sections/state and keys; recorded in history and the ledger)")
+		fmt.Fprintln(stderr, "  snapshot NAME  save the whole pad (sections/state, keys, ledger position) as NAME")
+		fmt.Fprintln(stderr, "  snapshots  list the snapshot names")
+		fmt.Fprintln(stderr, "  history|diff|restore N --keys  the same on the keyed values' history")
 		fmt.Fprintln(stderr, "  edit       open $EDITOR on a copy; saved only if it parses")
 		fmt.Fprintln(stderr, "  delete     remove every trace of the pad (its folder, or every Redis key); only with --yes")
 		fmt.Fprintln(stderr)
@@ -65,7 +70,14 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	sub, pos := pos[0], pos[1:]
 	num := *n
-	if sub == "restore" || (sub == "diff" && len(pos) == 1) {
+	snapName := ""
+	if sub == "snapshot" || (sub == "restore" && len(pos) == 1 && !isNumber(pos[0])) {
+		if len(pos) != 1 {
+			fmt.Fprintln(stderr, "scratchpad-mcp pad snapshot: want one snapshot name")
+			return 2
+		}
+		snapName = pos[0]
+	} else if sub == "restore" || (sub == "diff" && len(pos) == 1) {
 		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "scratchpad-mcp pad restore: want one version number (see pad history)")
 			return 2
@@ -140,6 +152,12 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if *keys {
+		return pad.KeysCommand(p, sub, num, stdout, stderr)
+	}
+	if snapName != "" || sub == "snapshots" {
+		return pad.SnapshotCommand(p, sub, snapName, stdout, stderr)
+	}
 	return pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }
 
@@ -207,4 +225,11 @@ func deleteDir(what, dir string, yes bool, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "deleted %s (%d files, %d bytes)\n", dir, files, size)
 	return 0
+}
+
+// isNumber tells `pad restore N` (a history version) from `pad restore
+// NAME` (a snapshot; names start with a letter).
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }

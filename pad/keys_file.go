@@ -1,0 +1,140 @@
+package pad
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// snapshotDir holds a directory pad's snapshots, one <name>.json each.
+const snapshotDir = ".snapshots"
+
+func (s *fileStore) keysPath() string { return filepath.Join(s.path, keysFile) }
+
+func (s *fileStore) readKeys() ([]byte, bool, error) {
+	data, err := os.ReadFile(s.keysPath())
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("pad: read %s: %w", keysFile, err)
+	}
+	return data, true, nil
+}
+
+// keysHistExt names the keys' versions in .history/, beside the
+// document's (<unix ns>.md or .json, which this suffix never matches as a
+// version of theirs).
+const keysHistExt = ".keys.json"
+
+// writeKeys writes keys.json atomically, then saves the version (as
+// commit does the document); the change counter inside it (rev) is what
+// the stamp looks at.
+func (s *fileStore) writeKeys(_ heldLock, data []byte, hist *histPush) error {
+	if err := writeAtomic(s.keysPath(), data); err != nil {
+		return err
+	}
+	if hist != nil {
+		return addHistory(s.path, keysHistExt, data, hist.keep, hist.now)
+	}
+	return nil
+}
+
+func (s *fileStore) keysHistory(limit int) ([]histItem, error) {
+	vs, err := listHistory(s.path, keysHistExt)
+	if err != nil {
+		return nil, err
+	}
+	return fileHistItems(vs, limit), nil
+}
+
+// fileHistItems are history items reading the version files.
+func fileHistItems(vs []Version, limit int) []histItem {
+	if limit > 0 && len(vs) > limit {
+		vs = vs[:limit]
+	}
+	out := make([]histItem, len(vs))
+	for i, v := range vs {
+		path := v.Path
+		out[i] = histItem{Version: v, read: func() ([]byte, error) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("pad: read version: %w", err)
+			}
+			return data, nil
+		}}
+	}
+	return out
+}
+
+// keysRev is the keys' change counter for the stamp: a sliding renewal
+// rewrites keys.json without changing it.
+func (s *fileStore) keysRev() string {
+	data, err := os.ReadFile(s.keysPath())
+	if err != nil {
+		return "-"
+	}
+	var ks struct {
+		Rev int64 `json:"rev"`
+	}
+	if json.Unmarshal(data, &ks) != nil {
+		return fmt.Sprintf("?%d", len(data))
+	}
+	return fmt.Sprint(ks.Rev)
+}
+
+func (s *fileStore) readSnapshot(name string) ([]byte, bool, error) {
+	data, err := os.ReadFile(filepath.Join(s.path, snapshotDir, name+".json"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("pad: read snapshot: %w", err)
+	}
+	return data, true, nil
+}
+
+func (s *fileStore) writeSnapshot(_ heldLock, name string, data []byte) error {
+	dir := filepath.Join(s.path, snapshotDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("pad: create snapshots: %w", err)
+	}
+	return writeAtomic(filepath.Join(dir, name+".json"), data)
+}
+
+func (s *fileStore) listSnapshots() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.path, snapshotDir))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("pad: list snapshots: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, tempPrefix) || !strings.HasSuffix(n, ".json") {
+			continue
+		}
+		if n = strings.TrimSuffix(n, ".json"); checkSnapshotName(n) == "" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (s *fileStore) quarantineKeys(_ heldLock, now time.Time) (string, error) {
+	broken := fmt.Sprintf("%s.broken-%d", s.keysPath(), now.Unix())
+	for i := 2; fileExists(broken); i++ {
+		broken = fmt.Sprintf("%s.broken-%d-%d", s.keysPath(), now.Unix(), i)
+	}
+	if err := os.Rename(s.keysPath(), broken); err != nil {
+		return "", fmt.Errorf("pad: quarantine %s: %w", keysFile, err)
+	}
+	return broken, nil
+}

@@ -68,6 +68,14 @@ type Result struct {
 	Bytes   int64
 	Over    int64 // bytes still above max_bytes after the plan (0 if none)
 	Total   int64 // bytes in memory_dir before the plan
+	// Gone is what the plan removes, by the kind of each file.
+	Gone map[string]Tally
+}
+
+// Tally counts files and bytes.
+type Tally struct {
+	Files int
+	Bytes int64
 }
 
 func (r *Result) add(a Action) {
@@ -217,6 +225,15 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 		}
 		if left > p.MaxBytes {
 			res.Over = left - p.MaxBytes
+		}
+	}
+	res.Gone = map[string]Tally{}
+	for i, f := range inv.Files {
+		if gone[i] {
+			t := res.Gone[f.Kind]
+			t.Files++
+			t.Bytes += f.Size
+			res.Gone[f.Kind] = t
 		}
 	}
 	return res

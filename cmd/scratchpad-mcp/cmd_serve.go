@@ -91,6 +91,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer a.proxy.Close()
 	defer a.agents.FinishAll()
+	// Retention: a sweep now (in the background: serving starts at once)
+	// and every [retention] interval; ended with the server.
+	sweepCtx, stopSweeps := context.WithCancel(ctx)
+	waitSweeps := a.sweeper(sweepCtx)
+	defer waitSweeps()
+	defer stopSweeps()
 
 	switch f.transport {
 	case "stdio":

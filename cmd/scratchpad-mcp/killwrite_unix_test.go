@@ -256,4 +256,3 @@ func relAll(base string, ps []string) []string {
 	}
 	return out
 }
-

@@ -23,14 +23,15 @@ const staleLock = 10 * time.Minute
 
 // Report is what a sweep did.
 type Report struct {
-	Plan     *Result
-	Removed  int           // files removed
-	Freed    int64         // bytes freed
-	Done     int           // actions carried out
-	Skipped  int           // actions dropped at the last check (protected or changed meanwhile)
-	Errors   []error       // removals that failed (the sweep goes on)
-	Stopped  bool          // the time bound ended the sweep before every action
-	Duration time.Duration // scan, plan and removals
+	Inventory *Inventory // what the scan found (before the removals)
+	Plan      *Result
+	Removed   int           // files removed
+	Freed     int64         // bytes freed
+	Done      int           // actions carried out
+	Skipped   int           // actions dropped at the last check (protected or changed meanwhile)
+	Errors    []error       // removals that failed (the sweep goes on)
+	Stopped   bool          // the time bound ended the sweep before every action
+	Duration  time.Duration // scan, plan and removals
 }
 
 // Execute carries out plan's actions in order until ctx ends. Before each
@@ -219,9 +220,10 @@ func Sweep(ctx context.Context, memoryDir string, opts Options) (*Report, error)
 	}
 	plan := Plan(inv, opts.Policy, opts.Guard, now)
 	if opts.DryRun {
-		return &Report{Plan: plan, Stopped: !inv.Complete, Duration: time.Since(start)}, nil
+		return &Report{Inventory: inv, Plan: plan, Stopped: !inv.Complete, Duration: time.Since(start)}, nil
 	}
 	rep := Execute(ctx, memoryDir, plan, opts.Policy, opts.Guard)
+	rep.Inventory = inv
 	rep.Stopped = rep.Stopped || !inv.Complete
 	rep.Duration = time.Since(start)
 	return rep, nil

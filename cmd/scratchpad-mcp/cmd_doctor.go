@@ -309,11 +309,6 @@ func (d *doctor) reportRetention(cfg *config.Config) {
 		d.problem("memory_dir %s: %v", cfg.MemoryDir, err)
 		return
 	}
-	inv, err := retention.Scan(ctx, cfg.MemoryDir)
-	if err != nil {
-		d.problem("memory_dir %s: %v", cfg.MemoryDir, err)
-		return
-	}
 	r := cfg.Retention
 	fmt.Fprintf(d.out, "retention: max_age %s, runs_max_age %s, max_bytes %s, usage.jsonl rotated above %s (keep %d)",
 		ageText(r.MaxAge), ageText(r.RunsMaxAge), sizeText(r.MaxBytes), sizeText(r.UsageMaxBytes), r.UsageKeep)
@@ -323,7 +318,7 @@ func (d *doctor) reportRetention(cfg *config.Config) {
 		fmt.Fprintln(d.out, "; serve does not sweep (enabled = false)")
 	}
 	fmt.Fprintln(d.out, "next sweep:")
-	printSweep(d.out, inv, rep, true)
+	printSweep(d.out, rep, true)
 	fmt.Fprintln(d.out)
 }
 

@@ -55,28 +55,29 @@ func runGC(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp gc:", err)
 		return 1
 	}
-	inv, err := retention.Scan(context.Background(), cfg.MemoryDir)
-	if err != nil {
-		fmt.Fprintln(stderr, "scratchpad-mcp gc:", err)
-		return 1
-	}
 	if *dry {
 		fmt.Fprintf(stdout, "memory_dir %s (dry run: nothing removed)\n\n", cfg.MemoryDir)
 	} else {
 		fmt.Fprintf(stdout, "memory_dir %s\n\n", cfg.MemoryDir)
 	}
-	printSweep(stdout, inv, rep, *dry)
+	printSweep(stdout, rep, *dry)
 	if len(rep.Errors) > 0 {
 		return 1
 	}
 	return 0
 }
 
-// printSweep prints, by kind, what memory_dir holds and what the sweep
-// removed (or would), then the reasons. inv is memory_dir after a real
-// sweep, or as it is for a dry run.
-func printSweep(w io.Writer, inv *retention.Inventory, rep *retention.Report, dry bool) {
-	counts, bytes := inv.Counts(), inv.Bytes()
+// printSweep prints, by kind, what memory_dir holds (before a dry run,
+// after a real sweep: what was scanned less what went) and what the sweep
+// removed (or would), then the reasons.
+func printSweep(w io.Writer, rep *retention.Report, dry bool) {
+	counts, bytes := rep.Inventory.Counts(), rep.Inventory.Bytes()
+	if !dry {
+		for k, g := range rep.Plan.Gone {
+			counts[k] -= g.Files
+			bytes[k] -= g.Bytes
+		}
+	}
 	verb := "removed"
 	if dry {
 		verb = "would remove"

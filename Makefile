@@ -33,6 +33,15 @@ cross:
 		GOOS=$$os GOARCH=$$arch $(GO) build ./... || exit 1; \
 	done; done
 
+# Soak (not in CI; loopback only, bounded): 8 HTTP clients, 3 upstreams,
+# one SIGKILLed every 30 s, for SOAK_DURATION (default 10m). Prints calls/s,
+# p50/p99, errors by kind, RSS and goroutines at start and end, and fails
+# when they grow beyond the bounds scripts/soak states.
+SOAK_DURATION ?= 10m
+soak: build
+	$(GO) build -o bin/soak ./scripts/soak
+	./bin/soak -bin bin/scratchpad-mcp -duration $(SOAK_DURATION)
+
 # Release archives for the six targets with checksums (go build; the
 # same as .goreleaser.yaml builds).
 release:

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +35,7 @@ type serveFlags struct {
 	iteration               int
 	logLevel, logFormat     string
 	sessionTTL              time.Duration
+	debugStats              bool
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -46,6 +49,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions idle this long are ended (their usage is recorded)")
+	fs.BoolVar(&f.debugStats, "debug-stats", false, "http/sse: serve GET /debug/stats (goroutines, heap, live agents) for soak tests")
 }
 
 func loadConfig(path string) (*config.Config, error) {
@@ -106,6 +110,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if addr == "" {
 			addr = cfg.HTTP.Addr
 		}
+		a.debugStats = f.debugStats
 		err = a.serveHTTP(ctx, f.transport, addr, f.sessionTTL)
 	default:
 		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
@@ -148,6 +153,9 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 		mux.Handle("/message", h)
 	}
 	mux.HandleFunc("/events", a.events.ServeSSE)
+	if a.debugStats {
+		mux.HandleFunc("/debug/stats", a.serveStats)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
@@ -243,4 +251,18 @@ func (a *app) originAllowed(origin string) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && isLoopback(u.Hostname())
+}
+
+// serveStats answers GET /debug/stats (--debug-stats): what a soak test
+// watches for growth.
+func (a *app) serveStats(w http.ResponseWriter, r *http.Request) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"goroutines": runtime.NumGoroutine(),
+		"heap_alloc": m.HeapAlloc,
+		"sys":        m.Sys,
+		"agents":     a.agents.Len(),
+	})
 }

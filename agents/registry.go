@@ -51,6 +51,11 @@ type Registry struct {
 
 	mu     sync.Mutex
 	agents map[string]*Agent // by session id
+	// What retention must keep (see [Registry.Protected]), counted per
+	// live agent: pad directories, run directories, files pointed to.
+	keepPads    map[string]int
+	keepRuns    map[string]int
+	keepPointed map[string]int
 
 	padMu sync.Mutex
 	pads  map[string]*pad.Pad // by location (directory or Redis pad id): agents of a run share one
@@ -62,7 +67,8 @@ func NewRegistry(opts Options) *Registry {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{}}
+	return &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
+		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{}}
 }
 
 // Agent is one session's agent. Its fields are fixed when it is created.
@@ -82,6 +88,7 @@ type Agent struct {
 	root    *os.Root
 	explore *explore.Env
 	reg     *Registry
+	pointed map[string]bool // files its session was pointed to; under reg.mu
 }
 
 // Check validates what agents will need before serving: every configured
@@ -150,6 +157,7 @@ func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
 		return prev, nil
 	}
 	r.agents[sid] = a
+	r.keep(a, 1)
 	r.mu.Unlock()
 	r.log.Info("agent started", "agent", id.Agent, "role", id.Role, "run", id.Run, "iteration", id.Iteration, "session", sid,
 		"tokens", a.Counter.Name(), "budget", a.Budget.Total(), "carried", a.Budget.Used())
@@ -250,6 +258,7 @@ func (a *Agent) Divert() *divert.Agent {
 		Dir:         a.ScratchpadDir,
 		Counter:     a.Counter,
 		OnIntercept: a.Budget.AddIntercepted,
+		OnStore:     a.point,
 	}
 }
 
@@ -440,6 +449,9 @@ func (r *Registry) Finish(sessionID string) {
 	r.mu.Lock()
 	a := r.agents[sessionID]
 	delete(r.agents, sessionID)
+	if a != nil {
+		r.keep(a, -1)
+	}
 	r.mu.Unlock()
 	if a == nil {
 		return
@@ -461,6 +473,9 @@ func (r *Registry) FinishAll() {
 	r.mu.Lock()
 	all := r.agents
 	r.agents = map[string]*Agent{}
+	for _, a := range all {
+		r.keep(a, -1)
+	}
 	r.mu.Unlock()
 	for _, a := range all {
 		r.finish(a)
@@ -472,4 +487,75 @@ func (r *Registry) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.agents)
+}
+
+// keep adds (d = 1) or drops (d = -1) what a live agent protects from
+// retention. The caller holds r.mu.
+func (r *Registry) keep(a *Agent, d int) {
+	count := func(m map[string]int, k string) {
+		if k == "" {
+			return
+		}
+		if m[k] += d; m[k] <= 0 {
+			delete(m, k)
+		}
+	}
+	count(r.keepPads, a.PadDir)
+	if a.ID.Run != "" {
+		count(r.keepRuns, filepath.Join(r.opts.Config.MemoryDir, a.ID.Run))
+	}
+	for p := range a.pointed {
+		count(r.keepPointed, p)
+	}
+	if d < 0 {
+		a.pointed = nil
+	}
+}
+
+// point records that the agent's session was pointed to the file at path.
+func (a *Agent) point(path string) {
+	r := a.reg
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.agents[a.SessionID] != a || a.pointed[path] {
+		return // finished, or already counted
+	}
+	if a.pointed == nil {
+		a.pointed = map[string]bool{}
+	}
+	a.pointed[path] = true
+	r.keepPointed[path]++
+}
+
+// Protected tells retention whether the file at path (absolute) must stay:
+// it is in a live agent's pad directory, in the artifacts of a run with a
+// live agent, or a live session was pointed to it. Part of
+// retention.Guard.
+func (r *Registry) Protected(path string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keepPointed[path] > 0 {
+		return true
+	}
+	for d := filepath.Dir(path); ; {
+		if r.keepPads[d] > 0 {
+			return true
+		}
+		if filepath.Base(d) == artifacts.Dir && r.keepRuns[filepath.Dir(d)] > 0 {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// LiveRun tells retention whether the run directory dir (absolute) has a
+// live agent. Part of retention.Guard.
+func (r *Registry) LiveRun(dir string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.keepRuns[filepath.Clean(dir)] > 0
 }

@@ -18,6 +18,7 @@ type Config struct {
 	Pad           Pad
 	Explore       Explore
 	HTTP          HTTP
+	Retention     Retention
 }
 
 // Agent describes the model an agent runs on and its scratchpad settings.
@@ -237,8 +238,9 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 			Format:      FormatMarkdown,
 			RedisPrefix: DefaultRedisPrefix,
 		},
-		Explore: Explore{CacheBytes: DefaultCacheMB << 20},
-		HTTP:    HTTP{Addr: DefaultHTTPAddr},
+		Explore:   Explore{CacheBytes: DefaultCacheMB << 20},
+		HTTP:      HTTP{Addr: DefaultHTTPAddr},
+		Retention: defaultRetention(),
 	}
 }
 

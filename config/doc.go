@@ -144,6 +144,21 @@
 //	[explore]
 //	cache_mb                   integer   256; 0 disables the parsed-file cache
 //
+//	[retention]                what sweeps of memory_dir keep (serve: at start and every interval; gc on demand)
+//	enabled                    boolean   true: serve sweeps
+//	max_age                    age       "7d": stored outputs older than this go; "0" keeps them.
+//	                                     Ages: "7d", "2w", "1d12h", "36h" or integer seconds, up to 10 years
+//	runs_max_age               age       "30d": a run nothing in which changed for this long goes, whole
+//	                                     (outputs, artifacts, pad); "0" keeps runs
+//	max_bytes                  size      0 = no cap; above it, the oldest stored outputs go first.
+//	                                     Sizes: "500MB", "2GiB" (KB… powers of 1000, KiB… of 1024) or integer bytes
+//	usage_max_bytes            size      "16MiB": usage.jsonl above this is rotated to usage.jsonl.1; 0 never
+//	usage_keep                 integer   3, in [1, 1000]: rotations kept (usage.jsonl.1 … .N)
+//	interval                   duration  "1h", at least 1m: between sweeps in serve
+//	sweep_timeout              duration  "30s": bound on one sweep (what is left waits for the next)
+//	                           never removed: pads of live agents, artifacts of live runs, files a live
+//	                           session was pointed to, the single-agent pad/ directory
+//
 //	[http]
 //	addr                       string    "127.0.0.1:8931" (host:port)
 //	allowed_origins            array of strings, scheme://host[:port], accepted besides loopback

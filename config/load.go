@@ -136,7 +136,7 @@ func (d *decoder) failAt(p keyPath, pos position, cause error, msg string) {
 
 func (d *decoder) root(m map[string]any, c *Config) {
 	var p keyPath
-	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "explore", "http")
+	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "explore", "http", "retention")
 	if v, ok := m["memory_dir"]; ok {
 		if s, ok := d.path(p.key("memory_dir"), v); ok {
 			c.MemoryDir = s
@@ -159,6 +159,9 @@ func (d *decoder) root(m map[string]any, c *Config) {
 	}
 	if v, ok := m["http"]; ok {
 		d.http(p.key("http"), v, &c.HTTP)
+	}
+	if v, ok := m["retention"]; ok {
+		d.retention(p.key("retention"), v, &c.Retention)
 	}
 }
 

@@ -23,6 +23,10 @@ type Agent struct {
 	// count, possibly after the pointer was returned (large outputs are
 	// counted to the end in the background). May be nil.
 	OnIntercept func(tokens int)
+	// OnStore is called with the stored file's path before the pointer to
+	// it is returned, so retention keeps it while the session lives. May
+	// be nil.
+	OnStore func(path string)
 }
 
 // Call is one tools/call result to decide on.
@@ -99,6 +103,9 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be saved to the scratchpad, so it was not returned either: %v. Free disk space or fix memory_dir, then call the tool again.",
 			c.Tool, commas(len(v.payload)), commas(c.Threshold), err)
 		return Outcome{Result: errorResult(msg)}, nil
+	}
+	if a.OnStore != nil {
+		a.OnStore(st.Path)
 	}
 	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold}
 	stage("counting tokens")

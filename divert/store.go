@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Formats a stored output is detected as. The file extension follows.
@@ -159,8 +160,14 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 	path := filepath.Join(dir, name)
 	st := Stored{Name: name, Path: path, Format: format, Bytes: len(stored), Lines: bytes.Count(stored, []byte{'\n'})}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(stored)) {
-		st.Reused = true
-		return st, nil
+		// Pointed to again: it is as young as a new file for retention
+		// (max_age, and a sweep that planned to remove it keeps it).
+		now := time.Now()
+		if os.Chtimes(path, now, now) == nil {
+			st.Reused = true
+			return st, nil
+		}
+		// Gone meanwhile (a sweep): write it again.
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Stored{}, fmt.Errorf("create scratchpad dir: %w", bareErr(err))

@@ -43,6 +43,8 @@ type app struct {
 	padRes    []tool.Resource
 	padPrompt []tool.Prompt
 	watcher   *pad.Watcher
+
+	debugStats bool // serve GET /debug/stats over HTTP
 }
 
 // upstreamStartWait bounds how long initialize and the first tools/list

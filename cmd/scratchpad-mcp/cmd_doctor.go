@@ -17,6 +17,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -92,6 +93,7 @@ func (d *doctor) run(cfgPath string) {
 		fmt.Fprintln(d.out, "note: [agent.scratchpad] enabled = false: no output will be intercepted")
 	}
 	d.checkMemoryDir(cfg.MemoryDir)
+	d.reportRetention(cfg)
 	if !d.checkPad(cfg) {
 		// Reported once; check the upstreams without the pad, which newApp
 		// would refuse again.
@@ -294,4 +296,45 @@ func fileOwner(fi fs.FileInfo) (int, bool) {
 		return 0, false
 	}
 	return int(f.Uint()), true
+}
+
+// reportRetention prints memory_dir's size by kind and what the next sweep
+// would remove under [retention] (a dry run: no live session is known
+// here).
+func (d *doctor) reportRetention(cfg *config.Config) {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Retention.SweepTimeout)
+	defer cancel()
+	rep, err := retention.Sweep(ctx, cfg.MemoryDir, retention.Options{Policy: policy(cfg.Retention), DryRun: true})
+	if err != nil {
+		d.problem("memory_dir %s: %v", cfg.MemoryDir, err)
+		return
+	}
+	r := cfg.Retention
+	fmt.Fprintf(d.out, "retention: max_age %s, runs_max_age %s, max_bytes %s, usage.jsonl rotated above %s (keep %d)",
+		ageText(r.MaxAge), ageText(r.RunsMaxAge), sizeText(r.MaxBytes), sizeText(r.UsageMaxBytes), r.UsageKeep)
+	if r.Enabled {
+		fmt.Fprintf(d.out, "; serve sweeps at start and every %s\n", r.Interval)
+	} else {
+		fmt.Fprintln(d.out, "; serve does not sweep (enabled = false)")
+	}
+	fmt.Fprintln(d.out, "next sweep:")
+	printSweep(d.out, rep, true)
+	fmt.Fprintln(d.out)
+}
+
+func ageText(x time.Duration) string {
+	switch {
+	case x == 0:
+		return "off"
+	case x%(24*time.Hour) == 0:
+		return strconv.Itoa(int(x/(24*time.Hour))) + "d"
+	}
+	return x.String()
+}
+
+func sizeText(n int64) string {
+	if n == 0 {
+		return "off"
+	}
+	return human(n)
 }

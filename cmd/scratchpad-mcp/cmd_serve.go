@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +36,7 @@ type serveFlags struct {
 	iteration               int
 	logLevel, logFormat     string
 	sessionTTL              time.Duration
+	debugStats              bool
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -47,6 +50,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions idle this long are ended (their usage is recorded)")
+	fs.BoolVar(&f.debugStats, "debug-stats", false, "http/sse: serve GET /debug/stats (goroutines, heap, live agents) for soak tests")
 }
 
 func loadConfig(path string) (*config.Config, error) {
@@ -92,6 +96,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer a.proxy.Close()
 	defer a.agents.FinishAll()
+	// Retention: a sweep now (in the background: serving starts at once)
+	// and every [retention] interval; ended with the server.
+	sweepCtx, stopSweeps := context.WithCancel(ctx)
+	waitSweeps := a.sweeper(sweepCtx)
+	defer waitSweeps()
+	defer stopSweeps()
 
 	switch f.transport {
 	case "stdio":
@@ -101,6 +111,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if addr == "" {
 			addr = cfg.HTTP.Addr
 		}
+		a.debugStats = f.debugStats
 		err = a.serveHTTP(ctx, f.transport, addr, f.sessionTTL)
 	default:
 		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
@@ -144,6 +155,9 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 	}
 	// An owner's stream carries its own agents' records only.
 	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return tokenOwner(r.Context()) }))
+	if a.debugStats {
+		mux.HandleFunc("/debug/stats", a.serveStats)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
@@ -242,4 +256,18 @@ func (a *app) originAllowed(origin string) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && isLoopback(u.Hostname())
+}
+
+// serveStats answers GET /debug/stats (--debug-stats): what a soak test
+// watches for growth.
+func (a *app) serveStats(w http.ResponseWriter, r *http.Request) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"goroutines": runtime.NumGoroutine(),
+		"heap_alloc": m.HeapAlloc,
+		"sys":        m.Sys,
+		"agents":     a.agents.Len(),
+	})
 }

@@ -13,6 +13,7 @@ import (
 // TestMain lets the test binary double as a real upstream MCP server:
 // re-executed with SCRATCHPAD_TESTUPSTREAM=stdio it serves and exits.
 func TestMain(m *testing.M) {
+	maybeStubborn()
 	testupstream.MaybeRun()
 	os.Exit(m.Run())
 }

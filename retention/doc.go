@@ -1,0 +1,27 @@
+// Package retention keeps memory_dir bounded: it removes stored outputs
+// older than a maximum age, finished runs, and the oldest stored outputs
+// while the directory is over a size cap, and it rotates usage.jsonl.
+//
+// A sweep is [Scan] (what is on disk, classified by the storage layout),
+// [Plan] (what the policy would remove, a pure function of the scan, the
+// clock and a [Guard]) and [Execute] (the removals, bounded in time).
+// `scratchpad-mcp gc --dry-run` and doctor stop after Plan.
+//
+// What must stay is told by a [Guard], which the caller implements (the
+// agents registry: pads of live agents, live runs, files a live session
+// was pointed to). The package knows nothing of MCP or sessions, only
+// absolute paths; the guard is asked again right before each removal.
+//
+// Nothing is half-deleted. A file is removed with one unlink, so it is
+// either whole or gone. A finished run is first renamed, in one rename,
+// to a hidden trash name in memory_dir ([TrashPrefix]) and then emptied:
+// a sweep killed part-way leaves the run either whole under its name or
+// (partly) in the trash, which no tool lists and the next sweep empties.
+// Temporary files of writes a crash interrupted ([IsTemp]) are removed
+// once they are older than [Policy].TempGrace (a younger one may be
+// another process's write still in flight).
+//
+// The layout lives in small functions ([Classify], scopes): the owner
+// segment of a multi-tenant memory_dir (owners/{owner}/…) is one more
+// scope with the same layout beneath it.
+package retention

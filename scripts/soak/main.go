@@ -1,0 +1,353 @@
+//go:build unix
+
+// Command soak runs scratchpad-mcp under load for make soak (not in CI):
+// 8 streamable-HTTP clients on loopback call a mix of tools (a pass-through
+// call, a diverted listing then an exploration of it, pad reads and
+// appends) against 3 stdio upstreams, one of which is SIGKILLed every
+// 30 s (the proxy restarts it). At the end it prints calls/s, p50/p99,
+// errors by kind, and the proxy's RSS and goroutines at start and end,
+// and fails when they grew beyond the bound it states.
+//
+// The upstreams are this binary itself (internal/testupstream).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// Bounds on growth between the start (clients connected, warmed up) and
+// the end (same clients, before they close). The Go heap may fill what is
+// bounded by design: the HTTP sessions' event store for resumable streams
+// (64 MiB together) and the explore cache (cache_mb = 32 here), plus 32
+// MiB of slack; RSS may be twice that (GOGC=100 lets the heap double
+// before a collection).
+const (
+	maxGoroutineGrowth = 50
+	maxHeapGrowthMiB   = 64 + 32 + 32
+	maxRSSGrowthMiB    = 2 * maxHeapGrowthMiB
+)
+
+func main() {
+	testupstream.MaybeRun()
+	bin := flag.String("bin", "bin/scratchpad-mcp", "scratchpad-mcp binary")
+	dur := flag.Duration("duration", 10*time.Minute, "how long to call")
+	clients := flag.Int("clients", 8, "HTTP clients")
+	killEvery := flag.Duration("kill-every", 30*time.Second, "SIGKILL upstream c this often")
+	flag.Parse()
+	if err := run(*bin, *dur, *clients, *killEvery); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(1)
+	}
+}
+
+type stats struct {
+	mu      sync.Mutex
+	lat     []time.Duration
+	errs    map[string]int
+	calls   int
+	kills   int
+	started time.Time
+}
+
+func (s *stats) record(d time.Duration, kind string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	if kind != "" {
+		s.errs[kind]++
+		return
+	}
+	s.lat = append(s.lat, d)
+}
+
+func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "scratchpad-soak-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "memory_dir = %q\n\n[agent]\nmodel = \"gpt-4o\"\n\n[agent.scratchpad]\nmax_extraction_tokens = 4000\n", filepath.Join(dir, "mem"))
+	// Bounded caches, so growth means a leak: the parsed-file cache at
+	// 32 MiB and ledger entries (every round appends one) expiring.
+	cfg.WriteString("\n[explore]\ncache_mb = 32\n\n[pad]\nentry_ttl = \"20s\"\n")
+	for _, name := range []string{"a", "b", "c"} {
+		fmt.Fprintf(&cfg, "\n[mcp.servers.%s]\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = \"stdio\" }\nprefix = %q\nrestart_max_attempts = 1000\n", name, self, name)
+		fmt.Fprintf(&cfg, "\n[mcp.servers.%s.scratchpad]\n\"listing\" = 2000\n", name)
+	}
+	cfgText := cfg.String()
+	cfgPath := filepath.Join(dir, "scratchpad.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
+		return err
+	}
+
+	proxy := exec.Command(bin, "serve", "--config", cfgPath, "--transport", "http", "--addr", "127.0.0.1:0", "--debug-stats")
+	stderr, _ := proxy.StderrPipe()
+	if err := proxy.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = proxy.Process.Signal(os.Interrupt); _ = proxy.Wait() }()
+	addrc := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addrc <- m[1]
+			}
+		}
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a
+	case <-time.After(30 * time.Second):
+		return errors.New("the proxy did not report its address")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sessions := make([]*mcp.ClientSession, nClients)
+	for i := range sessions {
+		hc := &http.Client{Transport: header{"X-Scratchpad-Agent": fmt.Sprintf("soak-%d", i)}}
+		c := mcp.NewClient(&mcp.Implementation{Name: "soak", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			return fmt.Errorf("client %d: %w", i, err)
+		}
+		sessions[i] = cs
+	}
+	defer func() {
+		for _, s := range sessions {
+			s.Close()
+		}
+	}()
+	// Warm up: every upstream listed, one round of every call.
+	waitTools(ctx, sessions[0], "c__pid")
+	st := &stats{errs: map[string]int{}}
+	for i, s := range sessions {
+		round(ctx, s, i, 0, &stats{errs: map[string]int{}})
+	}
+	startStats, err := proxyStats(base, proxy.Process.Pid)
+	if err != nil {
+		return err
+	}
+
+	st.started = time.Now()
+	end := st.started.Add(dur)
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 1; time.Now().Before(end); n++ {
+				round(ctx, s, i, n, st)
+			}
+		}()
+	}
+	// Kill upstream c every killEvery.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(killEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if time.Now().After(end) {
+					return
+				}
+				cctx, ccancel := context.WithTimeout(ctx, 15*time.Second)
+				res, err := sessions[0].CallTool(cctx, &mcp.CallToolParams{Name: "c__pid", Arguments: map[string]any{}})
+				ccancel()
+				if err == nil && len(res.Content) > 0 {
+					if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+						if pid, err := strconv.Atoi(strings.TrimSpace(tc.Text)); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+							st.mu.Lock()
+							st.kills++
+							st.mu.Unlock()
+						}
+					}
+				}
+			case <-time.After(time.Until(end)):
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	elapsed := time.Since(st.started)
+	time.Sleep(2 * time.Second) // let the last answers' goroutines end
+	endStats, err := proxyStats(base, proxy.Process.Pid)
+	if err != nil {
+		return err
+	}
+
+	slices.Sort(st.lat)
+	pct := func(p float64) time.Duration {
+		if len(st.lat) == 0 {
+			return 0
+		}
+		return st.lat[int(float64(len(st.lat)-1)*p)]
+	}
+	fmt.Printf("soak: %d clients, 3 upstreams (c SIGKILLed every %s: %d kills), %s\n", nClients, killEvery, st.kills, elapsed.Round(time.Second))
+	fmt.Printf("calls: %d (%.1f/s), p50 %s, p99 %s\n", st.calls, float64(st.calls)/elapsed.Seconds(), pct(0.50).Round(time.Microsecond), pct(0.99).Round(time.Microsecond))
+	kinds := make([]string, 0, len(st.errs))
+	for k := range st.errs {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	if len(kinds) == 0 {
+		fmt.Println("errors: none")
+	}
+	for _, k := range kinds {
+		fmt.Printf("errors: %-28s %d\n", k, st.errs[k])
+	}
+	fmt.Printf("proxy RSS: %d MiB at start, %d MiB at end (bound: +%d MiB)\n", startStats.rssKiB>>10, endStats.rssKiB>>10, maxRSSGrowthMiB)
+	fmt.Printf("proxy Go heap in use: %d MiB at start, %d MiB at end (bound: +%d MiB)\n", startStats.HeapAlloc>>20, endStats.HeapAlloc>>20, maxHeapGrowthMiB)
+	fmt.Printf("proxy goroutines: %d at start, %d at end (bound: +%d)\n", startStats.Goroutines, endStats.Goroutines, maxGoroutineGrowth)
+	var fail []string
+	if endStats.Goroutines > startStats.Goroutines+maxGoroutineGrowth {
+		fail = append(fail, "goroutines grew")
+	}
+	if int64(endStats.HeapAlloc>>20)-int64(startStats.HeapAlloc>>20) > maxHeapGrowthMiB {
+		fail = append(fail, "heap grew")
+	}
+	if (endStats.rssKiB-startStats.rssKiB)>>10 > maxRSSGrowthMiB {
+		fail = append(fail, "RSS grew")
+	}
+	if len(fail) > 0 {
+		return errors.New(strings.Join(fail, ", "))
+	}
+	fmt.Println("soak: ok")
+	return nil
+}
+
+// round is one client's turn: a pass-through call on each upstream, a
+// diverted listing explored with head, and the pad.
+func round(ctx context.Context, s *mcp.ClientSession, client, n int, st *stats) {
+	up := []string{"a", "b", "c"}[n%3]
+	call(ctx, s, st, up+"__words", map[string]any{"n": 50})
+	out := call(ctx, s, st, up+"__listing", map[string]any{"n": 300 + n%50})
+	if m := fileRe.FindStringSubmatch(out); m != nil {
+		call(ctx, s, st, "head", map[string]any{"file": m[1], "lines": 20})
+	}
+	call(ctx, s, st, "append_scratchpad", map[string]any{"note": fmt.Sprintf("client %d round %d", client, n)})
+	call(ctx, s, st, "read_scratchpad", map[string]any{})
+}
+
+var fileRe = regexp.MustCompile(`(?m)^file: (\S+)$`)
+
+func call(ctx context.Context, s *mcp.ClientSession, st *stats, name string, args map[string]any) string {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	res, err := s.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	d := time.Since(t0)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		st.record(d, "timeout")
+		return ""
+	case err != nil:
+		kind := "protocol error"
+		if strings.Contains(err.Error(), "unavailable") {
+			kind = "upstream unavailable"
+		} else if strings.Contains(err.Error(), "exited") || strings.Contains(err.Error(), "lost") {
+			kind = "upstream died mid-call"
+		}
+		st.record(d, kind)
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		kind := "tool error"
+		if strings.Contains(b.String(), "unavailable") {
+			kind = "tool error: upstream unavailable"
+		} else if strings.Contains(b.String(), "exited") {
+			kind = "tool error: upstream died mid-call"
+		}
+		st.record(d, kind)
+		return b.String()
+	}
+	st.record(d, "")
+	return b.String()
+}
+
+func waitTools(ctx context.Context, s *mcp.ClientSession, name string) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		res, err := s.ListTools(ctx, nil)
+		if err != nil {
+			continue
+		}
+		for _, t := range res.Tools {
+			if t.Name == name {
+				return
+			}
+		}
+	}
+}
+
+type procStats struct {
+	Goroutines int    `json:"goroutines"`
+	HeapAlloc  uint64 `json:"heap_alloc"`
+	rssKiB     int64
+}
+
+func proxyStats(base string, pid int) (procStats, error) {
+	var ps procStats
+	resp, err := http.Get(base + "/debug/stats")
+	if err != nil {
+		return ps, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
+		return ps, err
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+				ps.rssKiB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			}
+		}
+	}
+	return ps, nil
+}
+
+type header map[string]string
+
+func (h header) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ func TestDockerConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.MemoryDir != "/data" || len(c.HTTP.Tokens) != 1 || c.HTTP.Tokens[0].Token != "s3cret" {
+	if c.MemoryDir != "/data" || len(c.HTTP.Tokens) != 1 || c.HTTP.Tokens[0].SHA256 != sha256.Sum256([]byte("s3cret")) {
 		t.Fatalf("%+v %+v", c.MemoryDir, c.HTTP.Tokens)
 	}
 	_, err = LoadWith("../docker/scratchpad.toml", testEnv(nil))

@@ -124,9 +124,3 @@ func scopes(memoryDir string) []string {
 	}
 	return out
 }
-
-// isDir reports an existing directory.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}

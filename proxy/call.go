@@ -52,11 +52,15 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	end()
 	if err != nil {
 		var rerr *upstream.RPCError
+		var tooLarge *upstream.TooLargeError
 		switch {
 		case errors.As(err, &rerr):
 			return nil, rerr
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.As(err, &tooLarge):
+			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
+				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), nil
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
 			return ToolError(fmt.Sprintf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]); try again or raise the timeout", cfg.Name, rt.orig, cfg.Timeout, cfg.Name)), nil
 		default:

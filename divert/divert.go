@@ -1,7 +1,6 @@
 package divert
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -156,61 +155,4 @@ type pointerResult struct {
 func errorResult(msg string) json.RawMessage {
 	b, _ := json.Marshal(pointerResult{Content: []textContent{{Type: "text", Text: msg}}, IsError: true})
 	return b
-}
-
-// modelView is what the model would read of a result (text contents,
-// text of embedded resources, structuredContent) and what to store (the
-// text, or the structured content when there is no text).
-type modelView struct {
-	visible, payload []byte
-	divertable       bool // has something to store and no image or audio
-	isError          bool
-}
-
-// wireResult is the part of a tools/call result the decision reads.
-type wireResult struct {
-	Content []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Resource *struct {
-			Text *string `json:"text"`
-		} `json:"resource"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-}
-
-func view(raw json.RawMessage) (modelView, error) {
-	var res wireResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return modelView{}, fmt.Errorf("%w: %v", ErrInvalidResult, err)
-	}
-	var v modelView
-	v.isError = res.IsError
-	var texts [][]byte
-	for _, c := range res.Content {
-		switch c.Type {
-		case "text":
-			texts = append(texts, []byte(c.Text))
-		case "resource":
-			if c.Resource != nil && c.Resource.Text != nil {
-				texts = append(texts, []byte(*c.Resource.Text))
-			}
-		case "image", "audio":
-			return v, nil
-		}
-	}
-	v.payload = bytes.Join(texts, []byte("\n"))
-	v.visible = v.payload
-	sc := res.StructuredContent
-	if len(sc) > 0 && !bytes.Equal(sc, []byte("null")) {
-		if len(v.visible) == 0 {
-			v.payload = sc
-			v.visible = sc
-		} else {
-			v.visible = append(append(append([]byte{}, v.visible...), '\n'), sc...)
-		}
-	}
-	v.divertable = len(v.payload) > 0
-	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -73,8 +74,13 @@ func describe(st Stored, data []byte) (string, []string) {
 	}
 	switch st.Format {
 	case FormatJSON:
-		root := gjson.ParseBytes(bytes.TrimSpace(data))
-		lengths := arrayLengths{}
+		// A string view, not a copy, of an output that may be 100 MB.
+		t := bytes.TrimSpace(data)
+		root := gjson.Parse(unsafe.String(unsafe.SliceData(t), len(t)))
+		lengths := st.lengths
+		if lengths == nil {
+			lengths = arrayLengths{}
+		}
 		shape := sketch(root, 0, lengths)
 		path, arr := largestArray(root, lengths)
 		var calls []string
@@ -104,7 +110,13 @@ func describe(st Stored, data []byte) (string, []string) {
 	case FormatNDJSON:
 		var first []byte
 		lines := 0
-		for _, l := range bytes.Split(data, []byte{'\n'}) {
+		for rest := data; len(rest) > 0; {
+			l := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				l, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
+			}
 			if len(bytes.TrimSpace(l)) == 0 {
 				continue
 			}
@@ -123,7 +135,7 @@ func describe(st Stored, data []byte) (string, []string) {
 		return shape, limitCalls(calls)
 	case FormatMarkdown:
 		var heads []string
-		for _, l := range strings.SplitN(string(data), "\n", 2000) {
+		for _, l := range strings.SplitN(string(data[:min(len(data), 1<<20)]), "\n", 2000) {
 			if strings.HasPrefix(l, "#") && len(heads) < 8 {
 				heads = append(heads, strings.TrimSpace(l))
 			}

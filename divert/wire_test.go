@@ -1,0 +1,148 @@
+package divert
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+var indentCases = []string{
+	`{}`, `[]`, `1`, `"s"`, `null`,
+	`{"a":[],"b":{},"c":[{}],"d":[[],[1]]}`,
+	` { "a" : [ 1 , 2.5e-3 , -0 , true , false , null ] , "b\"\\" : "x\\\"y" , "é" : "\u2028<&>" } `,
+	`[{"k":"v","n":{"m":[1,{"z":[]}]}},{"k":"w"}]`,
+	"[\n\t1,\r\n 2\n]",
+}
+
+func TestIndentIsJSONIndent(t *testing.T) {
+	cases := append([]string{string(testupstream.Listing(50)), testupstream.NDJSON(1)}, indentCases...)
+	for _, in := range cases {
+		in = strings.TrimSpace(in)
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(in), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		w := bufio.NewWriter(&got)
+		lengths := arrayLengths{}
+		if err := indentTo(w, []byte(in), lengths); err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Flush()
+		if got.String() != want.String() {
+			t.Fatalf("%s:\n got %s\nwant %s", in, got.String(), want.String())
+		}
+		// Every array the sketch asks about has its length.
+		root := gjson.Parse(in)
+		var walk func(v gjson.Result, depth int)
+		walk = func(v gjson.Result, depth int) {
+			if depth > 3 {
+				return
+			}
+			if v.IsArray() {
+				n, ok := lengths[v.Index]
+				if !ok || n != count(v) {
+					t.Fatalf("%s: array at %d: length %d (%v), want %d", in, v.Index, n, ok, count(v))
+				}
+			}
+			v.ForEach(func(_, c gjson.Result) bool { walk(c, depth+1); return true })
+		}
+		walk(root, 0)
+	}
+}
+
+func TestViewUnescapesAsEncodingJSON(t *testing.T) {
+	texts := []string{"", "plain", "a\"b\\c/d\b\f\n\r\t", "é ü 中 😀", "\u2028\u2029<&>", string([]byte{0xff, 'a', 0xc3})}
+	for _, s := range texts {
+		b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}})
+		v, err := view(b)
+		if err != nil || string(v.payload) != strings.ToValidUTF8(s, "\uFFFD") && !bytes.Equal(v.payload, []byte(decoded(b))) {
+			t.Fatalf("%q: %q, %v", s, v.payload, err)
+		}
+	}
+	// Escapes as other encoders write them, lone surrogates, invalid bytes.
+	for _, lit := range []string{`"\u00e9\ud83d\ude00\/"`, `"\ud800x"`, `"\udc00\ud800\u0041"`, "\"\xffa\xc3\"", `"\u0000"`} {
+		raw := []byte(`{"content":[{"type":"text","text":` + lit + `}]}`)
+		v, err := view(raw)
+		if err != nil || string(v.payload) != decoded(raw) {
+			t.Fatalf("%s: %q, want %q (%v)", lit, v.payload, decoded(raw), err)
+		}
+	}
+}
+
+func decoded(raw []byte) string {
+	var r struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.Content[0].Text
+}
+
+func TestViewReadsWhatTheModelSees(t *testing.T) {
+	for _, tc := range []struct {
+		raw, payload, visible string
+		divertable, isError  bool
+		bad                  bool
+	}{
+		{raw: `{"content":[{"type":"text","text":"a"},{"type":"resource","resource":{"uri":"x","text":"b"}},{"type":"text"}]}`, payload: "a\nb\n", visible: "a\nb\n", divertable: true},
+		{raw: `{"content":[],"structuredContent":{"k":1}}`, payload: `{"k":1}`, visible: `{"k":1}`, divertable: true},
+		{raw: `{"content":[{"type":"text","text":"t"}],"structuredContent":{"k":1}}`, payload: "t", visible: "t\n{\"k\":1}", divertable: true},
+		{raw: `{"content":[{"type":"text","text":"t"},{"type":"image","data":"x"}]}`},
+		{raw: `{"content":[{"type":"text","text":"t"}],"isError":true}`, payload: "t", visible: "t", divertable: true, isError: true},
+		{raw: `{"content":{}}`, bad: true},
+		{raw: `{"content":[{"type":"text","text":1}]}`, bad: true},
+		{raw: `{"isError":"yes"}`, bad: true},
+		{raw: `[1]`, bad: true},
+		{raw: `{"content":[`, bad: true},
+	} {
+		v, err := view(json.RawMessage(tc.raw))
+		if (err != nil) != tc.bad {
+			t.Fatalf("%s: err %v", tc.raw, err)
+		}
+		if tc.bad {
+			continue
+		}
+		if string(v.payload) != tc.payload || string(v.visible) != tc.visible || v.divertable != tc.divertable || v.isError != tc.isError {
+			t.Fatalf("%s: %+v", tc.raw, v)
+		}
+	}
+}
+
+func TestSaveWritesWhatItDescribes(t *testing.T) {
+	dir := t.TempDir()
+	for _, data := range []string{string(testupstream.Listing(100)), testupstream.NDJSON(20), testupstream.Words(500), "# T\n\n## U\n```\nx\n```\n", `{"broken":`} {
+		st, err := Save(dir, "s", "t/x", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(st.Path)
+		if err != nil || len(b) != st.Bytes || bytes.Count(b, []byte{'\n'}) != st.Lines || st.Format != DetectFormat([]byte(data)) {
+			t.Fatalf("%s: %+v, file %d bytes, err %v", st.Name, st, len(b), err)
+		}
+		if st.Format == FormatJSON {
+			var want bytes.Buffer
+			_ = json.Indent(&want, []byte(data), "", "  ")
+			if string(b) != want.String()+"\n" {
+				t.Fatal("stored JSON is not json.Indent's")
+			}
+		}
+		again, err := Save(dir, "s", "t/x", []byte(data))
+		if err != nil || !again.Reused || again.Name != st.Name {
+			t.Fatalf("second save: %+v, %v", again, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("temporary file left: %s", filepath.Join(dir, e.Name()))
+		}
+	}
+}

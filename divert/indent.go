@@ -1,87 +1,126 @@
 package divert
 
 import (
-	"bufio"
-	"bytes"
+	"io"
 )
 
 // indentTo writes valid JSON t to w as [json.Indent] with no prefix and a
-// two-space indent would, in one pass and without holding the result: a
-// string is copied in one write, found with a byte search, and only the
-// bytes between strings are looked at one by one. On the way it counts
-// the items of every array up to lengthDepth containers deep, by its
-// offset in t (what [gjson.Result.Index] says), so that the pointer's
-// sketch need not walk them again.
-func indentTo(w *bufio.Writer, t []byte, lengths arrayLengths) error {
-	const lengthDepth = 4
+// two-space indent would, in one pass and without holding the result (it
+// goes out in 1 MiB writes). On the way it counts the items of the arrays
+// the pointer's sketch looks at (the root, and objects' members up to
+// lengthDepth containers deep), by offset in t (what [gjson.Result.Index]
+// says), and notes where those containers end, so that the sketch need
+// not walk them again.
+func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) error {
+	const (
+		lengthDepth = 4
+		flushAt     = 1 << 20
+	)
 	type open struct {
 		array bool
 		at    int // offset of the bracket
 		items int
 	}
 	var stack []open
+	arrays := 0 // arrays in stack
+	out := make([]byte, 0, flushAt+64<<10)
+	var werr error
+	flush := func() {
+		if werr == nil && len(out) > 0 {
+			_, werr = w.Write(out)
+		}
+		out = out[:0]
+	}
 	indent := []byte("\n")
-	needIndent := false // after an opening bracket, until the first item
 	newline := func(depth int) {
 		for len(indent) < 1+2*depth {
 			indent = append(indent, ' ', ' ')
 		}
-		_, _ = w.Write(indent[:1+2*depth])
+		out = append(out, indent[:1+2*depth]...)
 	}
+	needIndent := false // after an opening bracket, until the first item
 	for i := 0; i < len(t); {
+		if len(out) >= flushAt {
+			flush()
+		}
 		c := t[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		switch c {
+		case ' ', '\t', '\n', '\r':
 			i++
 			continue
-		}
-		if needIndent && c != ']' && c != '}' {
-			needIndent = false
-			newline(len(stack))
-		}
-		if n := len(stack); n > 0 && stack[n-1].items == 0 && c != ']' && c != '}' {
-			stack[n-1].items = 1
+		case ']', '}':
+		default:
+			if needIndent {
+				needIndent = false
+				newline(len(stack))
+			}
+			if n := len(stack); n > 0 && stack[n-1].items == 0 {
+				stack[n-1].items = 1
+			}
 		}
 		switch c {
 		case '"':
 			end := stringEnd(t, i)
-			_, _ = w.Write(t[i:end])
+			if end-i > flushAt {
+				flush()
+				if werr == nil {
+					_, werr = w.Write(t[i:end])
+				}
+			} else {
+				out = append(out, t[i:end]...)
+			}
 			i = end
 			continue
 		case '{', '[':
 			stack = append(stack, open{array: c == '[', at: i})
-			_ = w.WriteByte(c)
+			if c == '[' {
+				arrays++
+			}
+			out = append(out, c)
 			needIndent = true
 		case '}', ']':
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if top.array && len(stack) < lengthDepth {
-				lengths[top.at] = top.items
+			// Only what the sketch walks: the root and containers
+			// reached from it through objects alone, not what is in an
+			// array.
+			if top.array {
+				arrays--
+			}
+			if len(stack) < lengthDepth && arrays == 0 {
+				if top.array {
+					lengths[top.at] = top.items
+				}
+				if ends != nil {
+					ends[top.at] = i + 1
+				}
 			}
 			if needIndent {
 				needIndent = false // empty: {} or []
 			} else {
 				newline(len(stack))
 			}
-			_ = w.WriteByte(c)
+			out = append(out, c)
 		case ',':
 			stack[len(stack)-1].items++
-			_ = w.WriteByte(',')
+			out = append(out, ',')
 			newline(len(stack))
 		case ':':
-			_, _ = w.WriteString(": ")
+			out = append(out, ':', ' ')
 		default:
 			// A number or literal: up to the next delimiter.
 			j := i + 1
 			for j < len(t) && !isDelim(t[j]) {
 				j++
 			}
-			_, _ = w.Write(t[i:j])
+			out = append(out, t[i:j]...)
 			i = j
 			continue
 		}
 		i++
 	}
-	return nil
+	flush()
+	return werr
 }
 
 func isDelim(c byte) bool {
@@ -92,23 +131,30 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// stringEnd is the offset just past the JSON string starting at t[i].
-func stringEnd(t []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(t[j:], '"')
-		if k < 0 {
-			return len(t)
-		}
-		j += k
-		// Escaped if preceded by an odd number of backslashes.
-		n := 0
-		for b := j - 1; b > i && t[b] == '\\'; b-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j
+// stringEndStr is the offset just past the JSON string starting at t[i].
+// A plain loop: text holding JSON has an escaped quote every few bytes,
+// where a byte search would restart every few bytes.
+func stringEndStr(t string, i int) int {
+	for j := i + 1; j < len(t); j++ {
+		switch t[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
 		}
 	}
+	return len(t)
+}
+
+// stringEnd is [stringEndStr] of bytes.
+func stringEnd(t []byte, i int) int {
+	for j := i + 1; j < len(t); j++ {
+		switch t[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(t)
 }

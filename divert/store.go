@@ -33,7 +33,8 @@ type Stored struct {
 	Lines  int    // lines in the stored file
 	Reused bool   // an identical output was already stored under Name
 
-	lengths arrayLengths // array lengths found while writing JSON, for the sketch
+	lengths arrayLengths  // array lengths found while writing JSON, for the sketch
+	ends    containerEnds // where its containers end, likewise
 }
 
 // DetectFormat tells how data should be stored and explored. JSON is a
@@ -152,17 +153,19 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 	} else {
 		format = detectNonJSON(t)
 	}
-	lengths := arrayLengths{}
+	lengths, ends := arrayLengths{}, containerEnds{}
 	tw := &tally{h: sha256.New()}
 	tmp, err := writeTemp(dir, "."+safeName(server)+"-"+safeName(tool)+".tmp-*", func(f *os.File) error {
 		tw.f = f
-		w := bufio.NewWriterSize(tw, 1<<20)
 		if format == FormatJSON {
-			if err := indentTo(w, t, lengths); err != nil {
+			if err := indentTo(tw, t, lengths, ends); err != nil {
 				return err
 			}
-			_ = w.WriteByte('\n')
-		} else {
+			_, err := tw.Write([]byte{'\n'})
+			return err
+		}
+		w := bufio.NewWriterSize(tw, 1<<20)
+		{
 			_, _ = w.Write(data)
 			if len(data) > 0 && data[len(data)-1] != '\n' {
 				_ = w.WriteByte('\n')
@@ -175,7 +178,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 	}
 	name := fileName(server, tool, format, tw.h.Sum(nil))
 	path := filepath.Join(dir, name)
-	st := Stored{Name: name, Path: path, Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths}
+	st := Stored{Name: name, Path: path, Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == tw.n {
 		_ = os.Remove(tmp)
 		st.Reused = true

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -31,24 +31,41 @@ func view(raw json.RawMessage) (modelView, error) {
 	if len(raw) == 0 || !gjson.ValidBytes(raw) {
 		return v, fmt.Errorf("%w: not valid JSON", ErrInvalidResult)
 	}
-	res := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	doc := unsafe.String(unsafe.SliceData(raw), len(raw))
+	res := gjson.Parse(doc)
 	if !res.IsObject() {
 		return v, fmt.Errorf("%w: not a JSON object", ErrInvalidResult)
 	}
-	if ie := res.Get("isError"); ie.Exists() && ie.Type != gjson.Null {
-		if ie.Type != gjson.True && ie.Type != gjson.False {
-			return v, fmt.Errorf("%w: isError is not a boolean", ErrInvalidResult)
+	// One walk over the top-level members; the content's text is skipped
+	// by byte search, never parsed or copied here.
+	var content, structured gjson.Result
+	var bad error
+	members(doc, nil, res, func(k string, val gjson.Result) bool {
+		switch k {
+		case "isError":
+			switch val.Type {
+			case gjson.True, gjson.False:
+				v.isError = val.Type == gjson.True
+			case gjson.Null:
+			default:
+				bad = fmt.Errorf("%w: isError is not a boolean", ErrInvalidResult)
+			}
+		case "content":
+			content = val
+		case "structuredContent":
+			structured = val
 		}
-		v.isError = ie.Type == gjson.True
+		return true
+	})
+	if bad != nil {
+		return v, bad
 	}
-	content := res.Get("content")
 	if content.Exists() && content.Type != gjson.Null && !content.IsArray() {
 		return v, fmt.Errorf("%w: content is not an array", ErrInvalidResult)
 	}
 	var texts []gjson.Result
-	var bad error
 	media := false
-	content.ForEach(func(_, c gjson.Result) bool {
+	elements(content, func(c gjson.Result) bool {
 		if c.Type == gjson.Null {
 			return true
 		}
@@ -56,22 +73,40 @@ func view(raw json.RawMessage) (modelView, error) {
 			bad = fmt.Errorf("%w: a content block is not an object", ErrInvalidResult)
 			return false
 		}
-		typ := c.Get("type")
+		var typ, text, resource gjson.Result
+		members(c.Raw, nil, c, func(k string, val gjson.Result) bool {
+			switch k {
+			case "type":
+				typ = val
+			case "text":
+				text = val
+			case "resource":
+				resource = val
+			}
+			return true
+		})
 		if typ.Exists() && typ.Type != gjson.Null && typ.Type != gjson.String {
 			bad = fmt.Errorf("%w: a content block's type is not a string", ErrInvalidResult)
 			return false
 		}
-		var text gjson.Result
-		switch typ.Str {
+		kind := gjson.Parse(typ.Raw).String()
+		switch kind {
 		case "text":
-			text = c.Get("text")
 		case "resource":
-			if r := c.Get("resource"); r.IsObject() {
-				text = r.Get("text")
+			text = gjson.Result{}
+			if resource.IsObject() {
+				members(resource.Raw, nil, resource, func(k string, val gjson.Result) bool {
+					if k == "text" {
+						text = val
+					}
+					return true
+				})
 			}
 		case "image", "audio":
 			media = true
 			return false
+		default:
+			return true
 		}
 		if text.Exists() && text.Type != gjson.Null {
 			if text.Type != gjson.String {
@@ -79,7 +114,7 @@ func view(raw json.RawMessage) (modelView, error) {
 				return false
 			}
 			texts = append(texts, text)
-		} else if typ.Str == "text" {
+		} else if kind == "text" {
 			texts = append(texts, gjson.Result{Type: gjson.String, Raw: `""`})
 		}
 		return true
@@ -105,7 +140,7 @@ func view(raw json.RawMessage) (modelView, error) {
 		v.payload = buf
 	}
 	v.visible = v.payload
-	if sc := res.Get("structuredContent"); sc.Exists() && sc.Type != gjson.Null {
+	if sc := structured; sc.Exists() && sc.Type != gjson.Null {
 		scRaw := raw[sc.Index : sc.Index+len(sc.Raw)]
 		if len(v.visible) == 0 {
 			v.payload = scRaw
@@ -125,50 +160,53 @@ func view(raw json.RawMessage) (modelView, error) {
 func appendUnescaped(dst []byte, lit string) []byte {
 	s := lit[1 : len(lit)-1]
 	start := len(dst)
-	for {
-		i := strings.IndexByte(s, '\\')
-		if i < 0 {
-			dst = append(dst, s...)
+	dst = slices.Grow(dst, len(s))
+	out := dst[start : start+len(s)] // the value is never longer than its literal
+	w := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			out[w] = c
+			w++
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
 			break
 		}
-		dst = append(dst, s[:i]...)
-		s = s[i+1:]
-		if s == "" {
-			break
-		}
-		c := s[0]
-		s = s[1:]
+		c = s[i+1]
+		i += 2
 		switch c {
 		case 'b':
-			dst = append(dst, '\b')
+			c = '\b'
 		case 'f':
-			dst = append(dst, '\f')
+			c = '\f'
 		case 'n':
-			dst = append(dst, '\n')
+			c = '\n'
 		case 'r':
-			dst = append(dst, '\r')
+			c = '\r'
 		case 't':
-			dst = append(dst, '\t')
+			c = '\t'
 		case 'u':
-			r := hex4(s)
-			s = s[min(4, len(s)):]
+			r := hex4(s[i:])
+			i = min(i+4, len(s))
 			if utf16.IsSurrogate(r) {
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if r2 := utf16.DecodeRune(r, hex4(s[2:])); r2 != utf8.RuneError {
-						r = r2
-						s = s[6:]
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
+				r2 := utf8.RuneError
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2 = utf16.DecodeRune(r, hex4(s[i+2:]))
 				}
+				if r2 != utf8.RuneError {
+					i += 6
+				}
+				r = r2
 			}
-			dst = utf8.AppendRune(dst, r)
-		default: // " \ /
-			dst = append(dst, c)
+			w += utf8.EncodeRune(out[w:], r)
+			continue
 		}
+		out[w] = c // and " \ /
+		w++
 	}
+	dst = dst[:start+w]
 	if out := dst[start:]; !utf8.Valid(out) {
 		fixed := toValidUTF8(out)
 		dst = append(dst[:start], fixed...)

@@ -33,7 +33,7 @@ func TestIndentIsJSONIndent(t *testing.T) {
 		var got bytes.Buffer
 		w := bufio.NewWriter(&got)
 		lengths := arrayLengths{}
-		if err := indentTo(w, []byte(in), lengths); err != nil {
+		if err := indentTo(w, []byte(in), lengths, nil); err != nil {
 			t.Fatal(err)
 		}
 		_ = w.Flush()
@@ -42,20 +42,22 @@ func TestIndentIsJSONIndent(t *testing.T) {
 		}
 		// Every array the sketch asks about has its length.
 		root := gjson.Parse(in)
-		var walk func(v gjson.Result, depth int)
-		walk = func(v gjson.Result, depth int) {
+		// (Arrays that are the root or an object's member; items of an
+		// array are not asked about.)
+		var walk func(v gjson.Result, depth int, inArray bool)
+		walk = func(v gjson.Result, depth int, inArray bool) {
 			if depth > 3 {
 				return
 			}
-			if v.IsArray() {
+			if v.IsArray() && !inArray {
 				n, ok := lengths[v.Index]
 				if !ok || n != count(v) {
 					t.Fatalf("%s: array at %d: length %d (%v), want %d", in, v.Index, n, ok, count(v))
 				}
 			}
-			v.ForEach(func(_, c gjson.Result) bool { walk(c, depth+1); return true })
+			v.ForEach(func(_, c gjson.Result) bool { walk(c, depth+1, inArray || v.IsArray()); return true })
 		}
-		walk(root, 0)
+		walk(root, 0, false)
 	}
 }
 
@@ -89,8 +91,8 @@ func decoded(raw []byte) string {
 func TestViewReadsWhatTheModelSees(t *testing.T) {
 	for _, tc := range []struct {
 		raw, payload, visible string
-		divertable, isError  bool
-		bad                  bool
+		divertable, isError   bool
+		bad                   bool
 	}{
 		{raw: `{"content":[{"type":"text","text":"a"},{"type":"resource","resource":{"uri":"x","text":"b"}},{"type":"text"}]}`, payload: "a\nb\n", visible: "a\nb\n", divertable: true},
 		{raw: `{"content":[],"structuredContent":{"k":1}}`, payload: `{"k":1}`, visible: `{"k":1}`, divertable: true},
@@ -143,6 +145,27 @@ func TestSaveWritesWhatItDescribes(t *testing.T) {
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Fatalf("temporary file left: %s", filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func TestPointerFromSaveIsPointerFromScratch(t *testing.T) {
+	dir := t.TempDir()
+	for _, data := range []string{
+		string(testupstream.Listing(300)),
+		`{"a":{"b":{"c":[1,2,3]},"d":[{"x":1,"y":"s"}]},"e":"str\"ing","f":[[1],[2]],"g":{}}`,
+		`[{"id":1,"name":"a"},{"id":2,"name":"b"}]`,
+		`{"k":"v","n":1}`,
+	} {
+		st, err := Save(dir, "s", "t", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Pointer{Server: "s", Tool: "t", Stored: st, Tokens: 5, Threshold: 1}
+		got := p.Text([]byte(data))
+		p.Stored.lengths, p.Stored.ends = nil, nil
+		if want := p.Text([]byte(data)); got != want {
+			t.Fatalf("with Save's index:\n%s\nwithout:\n%s", got, want)
 		}
 	}
 }

@@ -15,11 +15,69 @@ import (
 
 // modelView is what the model would read of a result (text contents,
 // text of embedded resources, structuredContent) and what to store (the
-// text, or the structured content when there is no text).
+// text, or the structured content when there is no text). The text is
+// found, not yet unescaped: [modelView.text] does that once it is known
+// to be needed, into a buffer of its own or over the result's own bytes.
 type modelView struct {
-	visible, payload []byte
-	divertable       bool // has something to store and no image or audio
-	isError          bool
+	raw        []byte
+	texts      []string // the text blocks' JSON string literals, views of raw
+	structured []byte   // structuredContent, a sub-slice of raw; nil when absent or null
+	divertable bool     // has something to store and no image or audio
+	isError    bool
+}
+
+// textOnly reports whether the output stored is the text blocks (else it
+// is the structured content).
+func (v *modelView) textOnly() bool {
+	return len(v.texts) > 1 || len(v.texts) == 1 && len(v.texts[0]) > 2 || v.structured == nil
+}
+
+// textBound is the most bytes the joined text can have.
+func (v *modelView) textBound() int {
+	n := max(0, len(v.texts)-1)
+	for _, t := range v.texts {
+		n += len(t) - 2
+	}
+	return n
+}
+
+// text is the text blocks joined with newlines, unescaped: at most limit
+// bytes of it (limit < 0: all). inPlace writes it over the result's own
+// bytes, from the first block on (the result is then no longer valid
+// JSON); a prefix is always a new buffer.
+func (v *modelView) text(limit int, inPlace bool) []byte {
+	bound := v.textBound()
+	if limit < 0 || limit > bound {
+		limit = bound
+	}
+	var out []byte
+	if inPlace && len(v.texts) > 0 && limit == bound {
+		first := int(uintptr(unsafe.Pointer(unsafe.StringData(v.texts[0]))) - uintptr(unsafe.Pointer(unsafe.SliceData(v.raw))))
+		if first >= 0 && first < len(v.raw) {
+			out = v.raw[first:first]
+		}
+	}
+	if out == nil {
+		out = make([]byte, 0, limit)
+	}
+	w := 0
+	buf := out[:cap(out)]
+	for i, lit := range v.texts {
+		if w >= limit {
+			break
+		}
+		if i > 0 {
+			buf[w] = '\n'
+			w++
+		}
+		in := unsafe.Slice(unsafe.StringData(lit), len(lit))
+		w += unescapeTo(buf[w:], in[1:len(in)-1], limit-w)
+	}
+	out = buf[:w]
+	if !utf8.Valid(out) {
+		out = toValidUTF8(out)
+	}
+	return out
 }
 
 // view finds what the model would read in a tools/call result by scanning
@@ -125,45 +183,40 @@ func view(raw json.RawMessage) (modelView, error) {
 	if media {
 		return v, nil
 	}
-	if len(texts) > 0 {
-		size := len(texts) - 1
-		for _, t := range texts {
-			size += len(t.Raw)
-		}
-		buf := make([]byte, 0, size)
-		for i, t := range texts {
-			if i > 0 {
-				buf = append(buf, '\n')
-			}
-			buf = appendUnescaped(buf, t.Raw)
-		}
-		v.payload = buf
+	v.raw = raw
+	for _, t := range texts {
+		v.texts = append(v.texts, t.Raw)
 	}
-	v.visible = v.payload
 	if sc := structured; sc.Exists() && sc.Type != gjson.Null {
-		scRaw := raw[sc.Index : sc.Index+len(sc.Raw)]
-		if len(v.visible) == 0 {
-			v.payload = scRaw
-			v.visible = scRaw
-		} else {
-			v.visible = append(append(append(make([]byte, 0, len(v.visible)+1+len(scRaw)), v.visible...), '\n'), scRaw...)
-		}
+		v.structured = raw[sc.Index : sc.Index+len(sc.Raw)]
 	}
-	v.divertable = len(v.payload) > 0
+	v.divertable = len(v.texts) > 1 || len(v.texts) == 1 && len(v.texts[0]) > 2 || v.structured != nil
 	return v, nil
 }
 
 // appendUnescaped appends the value of the valid JSON string literal lit
 // (quotes included) to dst, as encoding/json decodes it: escapes
-// resolved, lone surrogates and invalid UTF-8 as U+FFFD. Runs without a
-// backslash are copied whole.
+// resolved, lone surrogates and invalid UTF-8 as U+FFFD.
 func appendUnescaped(dst []byte, lit string) []byte {
-	s := lit[1 : len(lit)-1]
 	start := len(dst)
-	dst = slices.Grow(dst, len(s))
-	out := dst[start : start+len(s)] // the value is never longer than its literal
+	dst = slices.Grow(dst, len(lit))
+	in := unsafe.Slice(unsafe.StringData(lit), len(lit))
+	w := unescapeTo(dst[start:start+len(lit)], in[1:len(in)-1], len(lit))
+	dst = dst[:start+w]
+	if out := dst[start:]; !utf8.Valid(out) {
+		fixed := toValidUTF8(out)
+		dst = append(dst[:start], fixed...)
+	}
+	return dst
+}
+
+// unescapeTo writes the value of the inside of a JSON string literal to
+// out, stopping once it wrote stop bytes, and returns how many it wrote.
+// The value is never longer than the literal, so out may be the literal's
+// own memory (or start before it): no byte is written before it is read.
+func unescapeTo(out, s []byte, stop int) int {
 	w := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && w < stop; {
 		c := s[i]
 		if c != '\\' {
 			out[w] = c
@@ -200,18 +253,15 @@ func appendUnescaped(dst []byte, lit string) []byte {
 				}
 				r = r2
 			}
-			w += utf8.EncodeRune(out[w:], r)
+			var enc [4]byte
+			n := utf8.EncodeRune(enc[:], r)
+			w += copy(out[w:], enc[:n])
 			continue
 		}
-		out[w] = c // and " \ /
+		out[w] = c // and " \\ /
 		w++
 	}
-	dst = dst[:start+w]
-	if out := dst[start:]; !utf8.Valid(out) {
-		fixed := toValidUTF8(out)
-		dst = append(dst[:start], fixed...)
-	}
-	return dst
+	return min(w, stop)
 }
 
 // toValidUTF8 replaces each invalid byte with U+FFFD, as encoding/json
@@ -230,11 +280,11 @@ func toValidUTF8(b []byte) []byte {
 	return out.Bytes()
 }
 
-func hex4(s string) rune {
+func hex4(s []byte) rune {
 	if len(s) < 4 {
 		return utf8.RuneError
 	}
-	n, err := strconv.ParseUint(s[:4], 16, 32)
+	n, err := strconv.ParseUint(string(s[:4]), 16, 32)
 	if err != nil {
 		return utf8.RuneError
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
 
 var indentCases = []string{
@@ -66,16 +68,22 @@ func TestViewUnescapesAsEncodingJSON(t *testing.T) {
 	for _, s := range texts {
 		b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}})
 		v, err := view(b)
-		if err != nil || string(v.payload) != strings.ToValidUTF8(s, "\uFFFD") && !bytes.Equal(v.payload, []byte(decoded(b))) {
-			t.Fatalf("%q: %q, %v", s, v.payload, err)
+		if err != nil || string(v.text(-1, false)) != decoded(b) {
+			t.Fatalf("%q: %q, %v", s, v.text(-1, false), err)
 		}
 	}
 	// Escapes as other encoders write them, lone surrogates, invalid bytes.
 	for _, lit := range []string{`"\u00e9\ud83d\ude00\/"`, `"\ud800x"`, `"\udc00\ud800\u0041"`, "\"\xffa\xc3\"", `"\u0000"`} {
 		raw := []byte(`{"content":[{"type":"text","text":` + lit + `}]}`)
 		v, err := view(raw)
-		if err != nil || string(v.payload) != decoded(raw) {
-			t.Fatalf("%s: %q, want %q (%v)", lit, v.payload, decoded(raw), err)
+		if err != nil || string(v.text(-1, false)) != decoded(raw) {
+			t.Fatalf("%s: %q, want %q (%v)", lit, v.text(-1, false), decoded(raw), err)
+		}
+		// In place, over the result's own bytes.
+		own := append([]byte(nil), raw...)
+		v, _ = view(own)
+		if got := v.text(-1, true); string(got) != decoded(raw) {
+			t.Fatalf("%s in place: %q", lit, got)
 		}
 	}
 }
@@ -112,8 +120,24 @@ func TestViewReadsWhatTheModelSees(t *testing.T) {
 		if tc.bad {
 			continue
 		}
-		if string(v.payload) != tc.payload || string(v.visible) != tc.visible || v.divertable != tc.divertable || v.isError != tc.isError {
+		payload := v.structured
+		if v.textOnly() {
+			payload = v.text(-1, false)
+		}
+		visible := string(payload)
+		if v.textOnly() && v.structured != nil {
+			visible += "\n" + string(v.structured)
+		}
+		if v.divertable != tc.divertable || v.isError != tc.isError || tc.divertable && (string(payload) != tc.payload || visible != tc.visible) {
 			t.Fatalf("%s: %+v", tc.raw, v)
+		}
+		// In place: the same text, written over the result.
+		if v.textOnly() && len(v.texts) > 0 {
+			own := []byte(tc.raw)
+			v2, _ := view(own)
+			if got := v2.text(-1, true); string(got) != string(payload) {
+				t.Fatalf("%s in place: %q", tc.raw, got)
+			}
 		}
 	}
 }
@@ -166,6 +190,45 @@ func TestPointerFromSaveIsPointerFromScratch(t *testing.T) {
 		p.Stored.lengths, p.Stored.ends = nil, nil
 		if want := p.Text([]byte(data)); got != want {
 			t.Fatalf("with Save's index:\n%s\nwithout:\n%s", got, want)
+		}
+	}
+}
+
+func TestDecideInPlaceIsDecideOnACopy(t *testing.T) {
+	c := tokens.ForModel("openai", "gpt-4o")
+	for _, text := range []string{string(testupstream.Listing(2000)), testupstream.NDJSON(3000), testupstream.Words(200000)} {
+		raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+		var outs []Outcome
+		for _, owned := range []bool{false, true} {
+			dir := t.TempDir()
+			out, err := Decide(Call{Server: "s", Tool: "t", Threshold: 100, Result: append([]byte(nil), raw...), Owned: owned},
+				&Agent{Enabled: true, Dir: dir, Counter: c}, Options{Logger: slog.New(slog.DiscardHandler)})
+			if err != nil || !out.Diverted {
+				t.Fatalf("owned %v: %v %s", owned, err, out.Result)
+			}
+			stored, _ := os.ReadFile(out.Pointer.Stored.Path)
+			if want := strings.TrimRight(text, "\n") + "\n"; out.Pointer.Stored.Format != FormatJSON && string(stored) != want {
+				t.Fatalf("owned %v: stored text differs", owned)
+			}
+			outs = append(outs, out)
+		}
+		if outs[0].Pointer.Tokens != outs[1].Pointer.Tokens || outs[0].Pointer.Stored.Name != outs[1].Pointer.Stored.Name ||
+			outs[0].Pointer.Text([]byte(text)) != outs[1].Pointer.Text([]byte(text)) {
+			t.Fatalf("in place %+v, copy %+v", outs[1].Pointer, outs[0].Pointer)
+		}
+	}
+}
+
+func TestTextPrefix(t *testing.T) {
+	raw := []byte(`{"content":[{"type":"text","text":"ab\"cd\u00e9f"},{"type":"text","text":"gh"}]}`)
+	v, _ := view(raw)
+	for limit, want := range map[int]string{0: "", 3: `ab"`, 6: "ab\"cd\xc3", 8: "ab\"cd\u00e9f", 9: "ab\"cd\u00e9f\n", 100: "ab\"cd\u00e9f\ngh"} {
+		got := string(v.text(limit, false))
+		if limit == 6 {
+			want = "ab\"cd\uFFFD"
+		}
+		if got != want {
+			t.Fatalf("limit %d: %q, want %q", limit, got, want)
 		}
 	}
 }

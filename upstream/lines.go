@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"regexp"
+	"runtime/debug"
 )
 
 // lineReader splits newline-delimited JSON-RPC into messages, with no
@@ -80,6 +81,7 @@ func (l *lineReader) grow() {
 	if l.start > 0 && unread <= len(l.buf)/2 {
 		copy(l.buf, l.buf[l.start:l.end])
 	} else {
+		releaseGarbage(2 * len(l.buf))
 		nb := make([]byte, 2*len(l.buf))
 		copy(nb, l.buf[l.start:l.end])
 		l.buf = nb
@@ -121,6 +123,23 @@ func (l *lineReader) skip() *tooLong {
 	}
 	t.tail = window
 	return t
+}
+
+// bigGrowth is the buffer size from which growing it first returns the
+// garbage of earlier growths to the system.
+const bigGrowth = 32 << 20
+
+// releaseGarbage, before allocating a buffer of n bytes for a message
+// being read, collects garbage and returns it to the system when n is
+// large. A message read into a doubling buffer leaves garbage about its
+// size, which the collector would keep (its goal is twice the live heap)
+// while the message is diverted or sent: the process would hold three or
+// four times the message. The heap of big byte buffers has few pointers,
+// so a collection costs little next to reading tens of megabytes.
+func releaseGarbage(n int) {
+	if n >= bigGrowth {
+		debug.FreeOSMemory()
+	}
 }
 
 var (

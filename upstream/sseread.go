@@ -199,6 +199,9 @@ func (s *sseReader) line() ([]byte, error) {
 			s.afterCR = true
 		}
 		if end < 0 {
+			if len(line)+len(buf) > cap(line) {
+				releaseGarbage(2 * cap(line))
+			}
 			line = append(line, buf...)
 			_, _ = s.r.Discard(len(buf))
 			if s.max > 0 && len(line) > s.max {

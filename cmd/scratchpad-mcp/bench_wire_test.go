@@ -10,7 +10,7 @@ package main
 // streamable-HTTP upstream. It prints medians and the proxy's peak RSS
 // (VmHWM of a fresh proxy per line); it asserts nothing about time.
 //
-//	WIRE_SIZES=24,123 WIRE_RUNS=3 WIRE_FORMAT=json go test -tags bench -count=1 -run TestBenchWire -v ./cmd/scratchpad-mcp/
+//	WIRE_SIZES=24,123 WIRE_RUNS=3 WIRE_FORMAT=json WIRE_MODES=pass,divert go test -tags bench -count=1 -run TestBenchWire -v ./cmd/scratchpad-mcp/
 
 import (
 	"bufio"
@@ -194,7 +194,7 @@ func TestBenchWire(t *testing.T) {
 				c.Close()
 				direct[key] = median(ds)
 			}
-			for _, mode := range []string{"pass", "divert"} {
+			for _, mode := range envList("WIRE_MODES", "pass,divert") {
 				threshold := 1_000_000_000
 				if mode == "divert" {
 					threshold = 1000

@@ -129,7 +129,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	se.wire = &rawWire{}
+	t := &rawStdio{in: io.NopCloser(in), out: out, wire: se.wire}
 	err = se.mcp.Run(ctx, t)
 	// The session's end (its agent's usage record) is done before the
 	// caller goes on, typically to exit.
@@ -144,10 +145,6 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // StreamableHTTPOptions configure [Server.StreamableHTTP].
 type StreamableHTTPOptions struct {

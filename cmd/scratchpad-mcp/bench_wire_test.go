@@ -166,8 +166,8 @@ func TestBenchWire(t *testing.T) {
 	hts := httptest.NewServer(testupstream.BenchHandler())
 	defer hts.Close()
 
-	fmt.Printf("%-28s %6s %-8s %10s %10s %7s %10s %s\n", "path (upstream > serving)", "MB", "mode", "direct", "proxy", "ratio", "peak RSS", "runs")
-	direct := map[string]time.Duration{} // upstream kind + size → median
+	fmt.Printf("%-30s %5s %-7s %9s %9s %7s %9s %s\n", "path (upstream > serving)", "MB", "mode", "direct", "proxy", "ratio", "peak RSS", "runs")
+	modes := envList("WIRE_MODES", "pass,divert")
 	for _, path := range paths {
 		upKind, serve, _ := strings.Cut(path, ">")
 		upURL := ""
@@ -177,50 +177,65 @@ func TestBenchWire(t *testing.T) {
 		for _, s := range sizes {
 			mb, _ := strconv.Atoi(s)
 			runs := runsFor(mb)
-			key := upKind + s
-			if _, ok := direct[key]; !ok {
-				var c *mcp.ClientSession
-				if upKind == "http" {
-					c = connect(t, &mcp.StreamableClientTransport{Endpoint: upURL, MaxEventSize: -1})
-				} else {
-					c = unlimitedStdioSession(t, append(os.Environ(), testupstream.EnvMode+"="+testupstream.BenchMode), upstreamCmd())
-				}
-				callBlob(t, c, format, mb) // the upstream builds and keeps the output
-				var ds []time.Duration
-				for i := 0; i < runs; i++ {
-					d, _ := callBlob(t, c, format, mb)
-					ds = append(ds, d)
-				}
-				c.Close()
-				direct[key] = median(ds)
+			// The direct client and a fresh proxy per mode, called in
+			// turn each run, so that all see the same machine load.
+			var direct *mcp.ClientSession
+			if os.Getenv("WIRE_DIRECT") == "0" {
+				// (no direct calls: for sizes a go-sdk client cannot hold)
+			} else if upKind == "http" {
+				direct = connect(t, &mcp.StreamableClientTransport{Endpoint: upURL, MaxEventSize: -1})
+			} else {
+				direct = unlimitedStdioSession(t, append(os.Environ(), testupstream.EnvMode+"="+testupstream.BenchMode), upstreamCmd())
 			}
-			for _, mode := range envList("WIRE_MODES", "pass,divert") {
+			if direct != nil {
+				callBlob(t, direct, format, mb) // the upstream builds and keeps the output
+			}
+			proxies := map[string]*wireProxy{}
+			for _, mode := range modes {
 				threshold := 1_000_000_000
 				if mode == "divert" {
 					threshold = 1000
 				}
 				cfg, mem := wireConfig(t, upURL, threshold, os.Getenv("WIRE_SERVER_EXTRA"))
 				p := startWireProxy(t, serve, cfg)
-				// Build the upstream's output before timing (the HTTP
-				// upstream is shared and may have it; a stdio one is new).
+				p.mem = mem
 				if upKind == "stdio" {
-					callBlobQuiet(t, p.sess, format, mb, mem)
+					callBlobQuiet(t, p.sess, format, mb, mem) // its own upstream builds the output
 				}
-				var ds []time.Duration
-				for i := 0; i < runs; i++ {
-					_ = os.RemoveAll(filepath.Join(mem, "scratchpad")) // a fresh write each time
+				proxies[mode] = p
+			}
+			var dd []time.Duration
+			pd := map[string][]time.Duration{}
+			for i := 0; i < runs; i++ {
+				if direct != nil {
+					d, _ := callBlob(t, direct, format, mb)
+					dd = append(dd, d)
+				} else {
+					dd = append(dd, 0)
+				}
+				for _, mode := range modes {
+					p := proxies[mode]
+					_ = os.RemoveAll(filepath.Join(p.mem, "scratchpad")) // a fresh write each time
 					d, res := callBlob(t, p.sess, format, mb)
-					ds = append(ds, d)
-					if _, diverted := res.Meta["scratchpad/diverted"]; diverted != (mode == "divert") {
+					pd[mode] = append(pd[mode], d)
+					if res.IsError {
+						fmt.Printf("%s, %d MB, %s: tool error: %.400s\n", path, mb, mode, text(res))
+					} else if _, diverted := res.Meta["scratchpad/diverted"]; diverted != (mode == "divert") {
 						t.Fatalf("%s %s: diverted=%v: %.300s", path, mode, diverted, text(res))
 					}
 				}
+			}
+			if direct != nil {
+				direct.Close()
+			}
+			for _, mode := range modes {
+				p := proxies[mode]
 				rss := p.vmHWM()
 				p.stop()
-				dm := direct[key]
-				pm := median(ds)
-				fmt.Printf("%-28s %6d %-8s %10s %10s %6.2fx %7.0f MiB %d\n", upKind+" upstream > "+serve+" serving", mb, mode,
-					dm.Round(time.Millisecond), pm.Round(time.Millisecond), float64(pm)/float64(dm), rss, runs)
+				dm, pm := median(dd), median(pd[mode])
+				ratio := float64(pm) / float64(max(dm, 1))
+				fmt.Printf("%-30s %5d %-7s %9s %9s %6.2fx %5.0f MiB %d\n", upKind+" upstream > "+serve+" serving", mb, mode,
+					dm.Round(time.Millisecond), pm.Round(time.Millisecond), ratio, rss, runs)
 			}
 		}
 	}

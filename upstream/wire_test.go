@@ -135,3 +135,21 @@ func TestStdioResultOverMaxFailsItsCall(t *testing.T) {
 		}
 	}
 }
+
+func TestSSEReaderSkipsEventsOverMax(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + strings.Repeat("q", 300<<10) + `"}]}}`
+	in := "id: 1\ndata: " + big + "\n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n"
+	r := newSSEReader(iotest.HalfReader(strings.NewReader(in)))
+	r.max = 100 << 10
+	ev, err := r.next()
+	if err != nil || ev.skipped == nil || len(ev.data) != 0 || ev.skipped.size != int64(len("data: ")+len(big)) {
+		t.Fatalf("first event: %+v, %v", ev.skipped, err)
+	}
+	if id := idOf(ev.skipped.head, ev.skipped.tail); string(id) != "3" || r.lastID != "1" {
+		t.Fatalf("id %s, last event id %q", id, r.lastID)
+	}
+	ev, err = r.next()
+	if err != nil || ev.skipped != nil || string(ev.data) != `{"jsonrpc":"2.0","id":4,"result":{}}` || r.lastID != "2" {
+		t.Fatalf("second event: %q, %v", ev.data, err)
+	}
+}

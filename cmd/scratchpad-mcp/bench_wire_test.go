@@ -199,7 +199,7 @@ func TestBenchWire(t *testing.T) {
 				cfg, mem := wireConfig(t, upURL, threshold, os.Getenv("WIRE_SERVER_EXTRA"))
 				p := startWireProxy(t, serve, cfg)
 				p.mem = mem
-				if upKind == "stdio" {
+				if upKind == "stdio" && os.Getenv("WIRE_WARM") != "0" {
 					callBlobQuiet(t, p.sess, format, mb, mem) // its own upstream builds the output
 				}
 				proxies[mode] = p

@@ -137,11 +137,10 @@ func (s *sseReader) skipLine(line []byte) ([]byte, error) {
 	tail := append([]byte(nil), line[max(0, len(line)-keep):]...)
 	size := int64(len(line))
 	for {
-		buf, err := s.r.Peek(1)
-		if err != nil {
+		if _, err := s.r.Peek(1); err != nil {
 			return nil, err
 		}
-		buf, _ = s.r.Peek(s.r.Buffered())
+		buf, _ := s.r.Peek(s.r.Buffered())
 		end := bytes.IndexAny(buf, "\r\n")
 		if end >= 0 {
 			s.afterCR = buf[end] == '\r'
@@ -200,7 +199,11 @@ func (s *sseReader) line() ([]byte, error) {
 		}
 		if end < 0 {
 			if len(line)+len(buf) > cap(line) {
-				releaseGarbage(2 * cap(line))
+				// Doubling (append grows big slices by 1.25: more copies),
+				// garbage released first when big.
+				n := max(2*cap(line), len(line)+len(buf))
+				releaseGarbage(n)
+				line = append(make([]byte, 0, n), line...)
 			}
 			line = append(line, buf...)
 			_, _ = s.r.Discard(len(buf))

@@ -81,8 +81,12 @@ func (l *lineReader) grow() {
 	if l.start > 0 && unread <= len(l.buf)/2 {
 		copy(l.buf, l.buf[l.start:l.end])
 	} else {
-		releaseGarbage(2 * len(l.buf))
-		nb := make([]byte, 2*len(l.buf))
+		n := 2 * len(l.buf)
+		if l.max > 0 {
+			n = min(n, l.max+lineChunk) // enough to know a line is over max
+		}
+		releaseGarbage(n)
+		nb := make([]byte, n)
 		copy(nb, l.buf[l.start:l.end])
 		l.buf = nb
 	}

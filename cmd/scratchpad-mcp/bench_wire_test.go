@@ -233,9 +233,12 @@ func TestBenchWire(t *testing.T) {
 				rss := p.vmHWM()
 				p.stop()
 				dm, pm := median(dd), median(pd[mode])
-				ratio := float64(pm) / float64(max(dm, 1))
-				fmt.Printf("%-30s %5d %-7s %9s %9s %6.2fx %5.0f MiB %d\n", upKind+" upstream > "+serve+" serving", mb, mode,
-					dm.Round(time.Millisecond), pm.Round(time.Millisecond), ratio, rss, runs)
+				ds, ratio := "—", "—"
+				if direct != nil {
+					ds, ratio = dm.Round(time.Millisecond).String(), fmt.Sprintf("%.2fx", float64(pm)/float64(dm))
+				}
+				fmt.Printf("%-30s %5d %-7s %9s %9s %7s %5.0f MiB %d\n", upKind+" upstream > "+serve+" serving", mb, mode,
+					ds, pm.Round(time.Millisecond), ratio, rss, runs)
 			}
 		}
 	}

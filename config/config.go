@@ -46,8 +46,12 @@ const (
 
 // Default values a file may leave out.
 const (
-	DefaultMinTokens           = 5120 // pattern = {} in a scratchpad table
-	DefaultTimeout             = 60 * time.Second
+	DefaultMinTokens = 5120 // pattern = {} in a scratchpad table
+	DefaultTimeout   = 60 * time.Second
+	// DefaultMaxResultBytes (512 MiB) is max_result_bytes when not set:
+	// far above anything a model reads, and low enough that diverting
+	// the largest result accepted stays near 1 GiB of memory.
+	DefaultMaxResultBytes      = 512 << 20
 	DefaultRestartMaxAttempts  = 10
 	DefaultRestartBackoffMax   = 30 * time.Second
 	DefaultHTTPAddr            = "127.0.0.1:8931"
@@ -91,6 +95,12 @@ type Server struct {
 	// Server literal in a test behaves like a loaded one.
 	RestartMaxAttempts int
 	RestartBackoffMax  time.Duration // cap of the exponential backoff; default 30s
+
+	// MaxResultBytes is max_result_bytes: the largest message (a result
+	// as it comes on the wire) the proxy reads from this server. A bigger
+	// one is skipped without being held in memory and its call fails
+	// with a tool error saying so. 0 means [DefaultMaxResultBytes].
+	MaxResultBytes int64
 
 	// Thresholds is [mcp.servers.<name>.scratchpad] in file order. Use
 	// [Server.Threshold] to look a tool up.

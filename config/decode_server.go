@@ -64,7 +64,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		d.fail(p, "%s", msg)
 	}
 	d.checkKeys(p, m, "transport", "cmd", "args", "env", "cwd", "url", "headers",
-		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "scratchpad")
+		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad")
 
 	if v, ok := m["transport"]; ok {
 		s.Transport, _ = d.oneOf(p.key("transport"), v, TransportStdio, TransportSSE, TransportHTTPStreamable)
@@ -112,6 +112,11 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	if v, ok := m["restart_backoff_max"]; ok {
 		if t, ok := d.duration(p.key("restart_backoff_max"), v, false); ok {
 			s.RestartBackoffMax = t
+		}
+	}
+	if v, ok := m["max_result_bytes"]; ok {
+		if n, ok := d.integer(p.key("max_result_bytes"), v, 1024, 1<<40); ok {
+			s.MaxResultBytes = int64(n)
 		}
 	}
 	if v, ok := m["scratchpad"]; ok {

@@ -97,6 +97,9 @@
 //	timeout                    duration  "60s", per call
 //	restart_max_attempts       integer   10 (stdio); 0: default; -1: never restart
 //	restart_backoff_max        duration  "30s" (stdio): cap of the exponential backoff
+//	max_result_bytes           integer   536870912 (512 MiB), >= 1024: largest message read from
+//	                                     this server; a bigger result is skipped unread and its
+//	                                     call gets a tool error (the proxy never holds it)
 //
 //	[mcp.servers.<name>.scratchpad]
 //	"<pattern>" = { min_tokens = N }   divert this tool's outputs of N tokens or more (N >= 1)

@@ -1,7 +1,6 @@
 package divert
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -34,6 +33,10 @@ type Call struct {
 	Server, Tool string
 	Threshold    int             // tokens at or above which the result is diverted
 	Result       json.RawMessage // the upstream's raw tools/call result
+	// Owned says the caller gives Result's bytes away: when diverting,
+	// Decide may write over them (the text is unescaped in place instead
+	// of into a copy the size of the output).
+	Owned bool
 	// Stage, when not nil, is told what diverting does now ("counting
 	// tokens", "writing file"), for progress notifications.
 	Stage func(string)
@@ -62,6 +65,32 @@ type Outcome struct {
 // object of the shape MCP defines.
 var ErrInvalidResult = fmt.Errorf("invalid tools/call result")
 
+// reaches reports whether what the model would read of v is at least n
+// tokens, unescaping no more of the text than it must: a prefix of the
+// text usually settles it (a prefix has no more tokens than the whole).
+func reaches(v modelView, c Counter, n int) bool {
+	if !v.textOnly() {
+		return c.AtLeast(v.structured, n)
+	}
+	bound := v.textBound()
+	// No more tokens than bytes (3 for an ill-formed one, 1.1 times for
+	// the Anthropic approximation), as AtLeast itself would say, without
+	// unescaping anything.
+	if 4*(bound+len(v.structured)) < n {
+		return false
+	}
+	if probe := max(1<<20, 8*n); probe < bound {
+		if c.AtLeast(v.text(probe, false), n) {
+			return true
+		}
+	}
+	text := v.text(-1, false)
+	if c.AtLeast(text, n) {
+		return true
+	}
+	return v.structured != nil && c.AtLeast(v.structured, n-c.Count(text))
+}
+
 // Decide passes c.Result through unchanged or, when what the model would
 // read of it reaches c.Threshold tokens, saves it under a.Dir and returns a
 // pointer result instead. Results that are errors or carry images or audio
@@ -84,7 +113,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		stage = func(string) {}
 	}
 	stage("counting tokens")
-	if !a.Counter.AtLeast(v.visible, c.Threshold) {
+	if !reaches(v, a.Counter, c.Threshold) {
 		return pass, nil
 	}
 	log := opts.Logger
@@ -96,12 +125,20 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		limit = 4 << 20
 	}
 	start := time.Now()
+	// What is stored: the text, unescaped once (over the result's own
+	// bytes when the caller gave them away), or the structured content.
+	var text []byte
+	payload := v.structured
+	if v.textOnly() {
+		text = v.text(-1, c.Owned)
+		payload = text
+	}
 	stage("writing file")
-	st, err := Save(a.Dir, c.Server, c.Tool, v.payload)
+	st, err := Save(a.Dir, c.Server, c.Tool, payload)
 	if err != nil {
 		log.Error("diverting output failed", "server", c.Server, "tool", c.Tool, "error", err)
 		msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be saved to the scratchpad, so it was not returned either: %v. Free disk space or fix memory_dir, then call the tool again.",
-			c.Tool, commas(len(v.payload)), commas(c.Threshold), err)
+			c.Tool, commas(len(payload)), commas(c.Threshold), err)
 		return Outcome{Result: errorResult(msg)}, nil
 	}
 	if a.OnStore != nil {
@@ -109,20 +146,42 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	}
 	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold}
 	stage("counting tokens")
-	if len(v.visible) <= limit {
-		p.Tokens = a.Counter.Count(v.visible)
+	// The model would have read the text and the structured content,
+	// joined by a newline: counted as two parts (one token more or less).
+	parts := [][]byte{text, v.structured}
+	if !v.textOnly() {
+		parts = [][]byte{v.structured}
+	}
+	size := 0
+	for _, b := range parts {
+		size += len(b)
+	}
+	countAll := func() int {
+		n := 0
+		for _, b := range parts {
+			if len(b) > 0 {
+				n += a.Counter.Count(b)
+			}
+		}
+		return n
+	}
+	if size <= limit {
+		p.Tokens = countAll()
 		if a.OnIntercept != nil {
 			a.OnIntercept(p.Tokens)
 		}
 	} else {
 		// Estimate from the first 1 MiB; count the whole in the background
 		// for the budget so the reply is not held.
-		prefix := v.visible[:1<<20]
-		p.Tokens = int(float64(a.Counter.Count(prefix)) * float64(len(v.visible)) / float64(len(prefix)))
+		first := parts[0]
+		if len(first) == 0 {
+			first = parts[len(parts)-1]
+		}
+		prefix := first[:min(len(first), 1<<20)]
+		p.Tokens = int(float64(a.Counter.Count(prefix)) * float64(size) / float64(len(prefix)))
 		p.Estimated = true
-		visible := v.visible
 		go func() {
-			n := a.Counter.Count(visible)
+			n := countAll()
 			if a.OnIntercept != nil {
 				a.OnIntercept(n)
 			}
@@ -131,7 +190,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	elapsed := time.Since(start)
 	log.Info("intercepted", "server", c.Server, "tool", c.Tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
 	res, err := json.Marshal(pointerResult{
-		Content: []textContent{{Type: "text", Text: p.Text(v.payload)}},
+		Content: []textContent{{Type: "text", Text: p.Text(payload)}},
 		Meta: map[string]any{MetaKey: map[string]any{
 			"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
 			"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "server": c.Server, "tool": c.Tool,
@@ -163,61 +222,4 @@ type pointerResult struct {
 func errorResult(msg string) json.RawMessage {
 	b, _ := json.Marshal(pointerResult{Content: []textContent{{Type: "text", Text: msg}}, IsError: true})
 	return b
-}
-
-// modelView is what the model would read of a result (text contents,
-// text of embedded resources, structuredContent) and what to store (the
-// text, or the structured content when there is no text).
-type modelView struct {
-	visible, payload []byte
-	divertable       bool // has something to store and no image or audio
-	isError          bool
-}
-
-// wireResult is the part of a tools/call result the decision reads.
-type wireResult struct {
-	Content []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Resource *struct {
-			Text *string `json:"text"`
-		} `json:"resource"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-}
-
-func view(raw json.RawMessage) (modelView, error) {
-	var res wireResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return modelView{}, fmt.Errorf("%w: %v", ErrInvalidResult, err)
-	}
-	var v modelView
-	v.isError = res.IsError
-	var texts [][]byte
-	for _, c := range res.Content {
-		switch c.Type {
-		case "text":
-			texts = append(texts, []byte(c.Text))
-		case "resource":
-			if c.Resource != nil && c.Resource.Text != nil {
-				texts = append(texts, []byte(*c.Resource.Text))
-			}
-		case "image", "audio":
-			return v, nil
-		}
-	}
-	v.payload = bytes.Join(texts, []byte("\n"))
-	v.visible = v.payload
-	sc := res.StructuredContent
-	if len(sc) > 0 && !bytes.Equal(sc, []byte("null")) {
-		if len(v.visible) == 0 {
-			v.payload = sc
-			v.visible = sc
-		} else {
-			v.visible = append(append(append([]byte{}, v.visible...), '\n'), sc...)
-		}
-	}
-	v.divertable = len(v.payload) > 0
-	return v, nil
 }

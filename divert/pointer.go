@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -73,10 +74,16 @@ func describe(st Stored, data []byte) (string, []string) {
 	}
 	switch st.Format {
 	case FormatJSON:
-		root := gjson.ParseBytes(bytes.TrimSpace(data))
-		lengths := arrayLengths{}
-		shape := sketch(root, 0, lengths)
-		path, arr := largestArray(root, lengths)
+		// A string view, not a copy, of an output that may be 100 MB.
+		t := bytes.TrimSpace(data)
+		root := gjson.Parse(unsafe.String(unsafe.SliceData(t), len(t)))
+		lengths := st.lengths
+		if lengths == nil {
+			lengths = arrayLengths{}
+		}
+		doc := unsafe.String(unsafe.SliceData(t), len(t))
+		shape := sketchIn(doc, st.ends, root, 0, lengths)
+		path, arr := largestArray(doc, st.ends, root, lengths)
 		var calls []string
 		if arr.Exists() {
 			n := lengths.of(arr)
@@ -97,7 +104,7 @@ func describe(st Stored, data []byte) (string, []string) {
 			calls = append(calls, call("schema"))
 			if root.IsObject() {
 				var first string
-				root.ForEach(func(k, _ gjson.Result) bool { first = k.String(); return false })
+				members(doc, st.ends, root, func(k string, _ gjson.Result) bool { first = k; return false })
 				if first != "" {
 					calls = append(calls, call("get_in", "path", "$."+first))
 				}
@@ -107,7 +114,13 @@ func describe(st Stored, data []byte) (string, []string) {
 	case FormatNDJSON:
 		var first []byte
 		lines := 0
-		for _, l := range bytes.Split(data, []byte{'\n'}) {
+		for rest := data; len(rest) > 0; {
+			l := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				l, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
+			}
 			if len(bytes.TrimSpace(l)) == 0 {
 				continue
 			}
@@ -129,7 +142,7 @@ func describe(st Stored, data []byte) (string, []string) {
 		return shape, limitCalls(calls)
 	case FormatMarkdown:
 		var heads []string
-		for _, l := range strings.SplitN(string(data), "\n", 2000) {
+		for _, l := range strings.SplitN(string(data[:min(len(data), 1<<20)]), "\n", 2000) {
 			if strings.HasPrefix(l, "#") && len(heads) < 8 {
 				heads = append(heads, strings.TrimSpace(l))
 			}
@@ -268,6 +281,10 @@ func limitCalls(c []string) []string {
 // sketch renders a value's shape to depth maxSketchDepth: objects as
 // {key: type, …}, arrays as array[n] of <first item's shape>.
 func sketch(v gjson.Result, depth int, lengths arrayLengths) string {
+	return sketchIn("", nil, v, depth, lengths)
+}
+
+func sketchIn(doc string, ends containerEnds, v gjson.Result, depth int, lengths arrayLengths) string {
 	switch {
 	case v.IsObject():
 		if depth >= maxSketchDepth {
@@ -275,10 +292,10 @@ func sketch(v gjson.Result, depth int, lengths arrayLengths) string {
 		}
 		var parts []string
 		n := 0
-		v.ForEach(func(k, val gjson.Result) bool {
+		members(doc, ends, v, func(k string, val gjson.Result) bool {
 			n++
 			if len(parts) < maxSketchKeys {
-				parts = append(parts, k.String()+": "+sketch(val, depth+1, lengths))
+				parts = append(parts, k+": "+sketchIn(doc, ends, val, depth+1, lengths))
 			}
 			return true
 		})
@@ -327,6 +344,8 @@ func typeName(v gjson.Result) string {
 // arrayLengths remembers array lengths by position in the output:
 // counting a 100,000-item array walks all of it, and the sketch, the
 // largest-array search and the suggestions all need the same lengths.
+// Save fills it while it writes, with where each container ends, so that
+// going over an object's members skips a big value at once.
 type arrayLengths map[int]int
 
 func (l arrayLengths) of(arr gjson.Result) int {
@@ -336,6 +355,127 @@ func (l arrayLengths) of(arr gjson.Result) int {
 	n := count(arr)
 	l[arr.Index] = n
 	return n
+}
+
+// containerEnds maps a container's offset to the offset just past it.
+type containerEnds map[int]int
+
+// members calls fn for each member of object v, which is at v.Index in
+// doc (or, when doc does not hold it there, is v.Raw), in order, until fn
+// returns false. A member's value is found by skipping it, at once for a
+// container whose end ends knows (may be nil), else by scanning (strings by
+// byte search): never parsed, and a string value is not unescaped (its Str
+// is empty).
+func members(doc string, ends containerEnds, v gjson.Result, fn func(k string, val gjson.Result) bool) {
+	if !v.IsObject() {
+		return
+	}
+	base := v.Index
+	if base < 0 || base+len(v.Raw) > len(doc) || doc[base:base+len(v.Raw)] != v.Raw {
+		doc, base = v.Raw, 0
+	}
+	t := doc[base : base+len(v.Raw)]
+	i := skipWS(t, 1)
+	for i < len(t) && t[i] == '"' {
+		kEnd := stringEndStr(t, i)
+		key := gjson.Parse(t[i:kEnd]).String()
+		i = skipWS(t, kEnd)
+		i = skipWS(t, i+1) // ':'
+		start := i
+		var val gjson.Result
+		switch c := t[i]; c {
+		case '"':
+			i = stringEndStr(t, i)
+			val = gjson.Result{Type: gjson.String, Raw: t[start:i]}
+		case '{', '[':
+			if end, ok := ends[base+start]; ok && ends != nil {
+				i = end - base
+			} else {
+				i = containerEnd(t, i)
+			}
+			val = gjson.Result{Type: gjson.JSON, Raw: t[start:i]}
+		default:
+			val = gjson.Parse(t[start:])
+			i = start + len(val.Raw)
+		}
+		val.Index = base + start
+		if !fn(key, val) {
+			return
+		}
+		i = skipWS(t, i)
+		if i >= len(t) || t[i] != ',' {
+			return
+		}
+		i = skipWS(t, i+1)
+	}
+}
+
+func skipWS(t string, i int) int {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// containerEnd is the offset just past the object or array at t[i] (valid
+// JSON), found by counting brackets outside strings.
+func containerEnd(t string, i int) int {
+	depth := 0
+	for i < len(t) {
+		k := strings.IndexAny(t[i:], "\"{}[]")
+		if k < 0 {
+			return len(t)
+		}
+		i += k
+		switch t[i] {
+		case '"':
+			i = stringEndStr(t, i)
+			continue
+		case '{', '[':
+			depth++
+		default:
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return len(t)
+}
+
+// elements calls fn for each item of array v (as [members] does for an
+// object's members) until it returns false.
+func elements(v gjson.Result, fn func(val gjson.Result) bool) {
+	if !v.IsArray() {
+		return
+	}
+	t := v.Raw
+	i := skipWS(t, 1)
+	for i < len(t) && t[i] != ']' {
+		start := i
+		var val gjson.Result
+		switch t[i] {
+		case '"':
+			i = stringEndStr(t, i)
+			val = gjson.Result{Type: gjson.String, Raw: t[start:i]}
+		case '{', '[':
+			i = containerEnd(t, i)
+			val = gjson.Result{Type: gjson.JSON, Raw: t[start:i]}
+		default:
+			val = gjson.Parse(t[start:])
+			i = start + len(val.Raw)
+		}
+		val.Index = start
+		if !fn(val) {
+			return
+		}
+		i = skipWS(t, i)
+		if i >= len(t) || t[i] != ',' {
+			return
+		}
+		i = skipWS(t, i+1)
+	}
 }
 
 func count(arr gjson.Result) int {
@@ -365,15 +505,15 @@ func itemKeys(arr gjson.Result) []string {
 
 // largestArray finds the longest array at the root or up to two object
 // levels below it, the listing a model most likely wants to iterate.
-func largestArray(root gjson.Result, lengths arrayLengths) (string, gjson.Result) {
+func largestArray(doc string, ends containerEnds, root gjson.Result, lengths arrayLengths) (string, gjson.Result) {
 	if root.IsArray() {
 		return "$", root
 	}
 	bestPath, best, bestN := "", gjson.Result{}, -1
 	var walk func(v gjson.Result, path string, depth int)
 	walk = func(v gjson.Result, path string, depth int) {
-		v.ForEach(func(k, val gjson.Result) bool {
-			p := path + "." + pathKey(k.String())
+		members(doc, ends, v, func(k string, val gjson.Result) bool {
+			p := path + "." + pathKey(k)
 			if val.IsArray() {
 				if n := lengths.of(val); n > bestN {
 					bestPath, best, bestN = p, val, n

@@ -1,17 +1,20 @@
 package divert
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Formats a stored output is detected as. The file extension follows.
@@ -30,6 +33,9 @@ type Stored struct {
 	Bytes  int    // size of the stored file
 	Lines  int    // lines in the stored file
 	Reused bool   // an identical output was already stored under Name
+
+	lengths arrayLengths  // array lengths found while writing JSON, for the sketch
+	ends    containerEnds // where its containers end, likewise
 }
 
 // DetectFormat tells how data should be stored and explored. JSON is a
@@ -38,7 +44,7 @@ type Stored struct {
 // tables; anything else is text.
 func DetectFormat(data []byte) string {
 	t := bytes.TrimSpace(data)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && gjson.ValidBytes(t) {
 		return FormatJSON
 	}
 	return detectNonJSON(t)
@@ -74,7 +80,7 @@ func isNDJSON(t []byte) bool {
 		if len(line) == 0 {
 			continue
 		}
-		if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+		if (line[0] != '{' && line[0] != '[') || !gjson.ValidBytes(line) {
 			return false
 		}
 		n++
@@ -103,31 +109,9 @@ func looksMarkdown(t []byte) bool {
 	return false
 }
 
-// prepare detects data's format and turns it into the bytes to store:
-// JSON pretty-printed with two-space indent (one value per line, so line
-// tools work on it), everything else as it is, with a trailing newline.
-// JSON is validated once, by the indenting itself.
-func prepare(data []byte) (stored []byte, format string) {
-	t := bytes.TrimSpace(data)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		var buf bytes.Buffer
-		buf.Grow(len(t) + len(t)/2)
-		if err := json.Indent(&buf, t, "", "  "); err == nil {
-			buf.WriteByte('\n')
-			return buf.Bytes(), FormatJSON
-		}
-	}
-	format = detectNonJSON(t)
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return append(append(make([]byte, 0, len(data)+1), data...), '\n'), format
-	}
-	return data, format
-}
-
 // fileName is {server}-{tool}-{hash8}.{ext}; the hash is of the stored
 // bytes, so the same output twice is one file.
-func fileName(server, tool, format string, stored []byte) string {
-	sum := sha256.Sum256(stored)
+func fileName(server, tool, format string, sum []byte) string {
 	return fmt.Sprintf("%s-%s-%s.%s", safeName(server), safeName(tool), hex.EncodeToString(sum[:4]), format)
 }
 
@@ -151,31 +135,120 @@ func safeName(s string) string {
 	return out
 }
 
-// Save stores an output in dir (created 0700 if missing) and describes it.
-// The write is atomic: a crash or a full disk leaves either the complete
-// file or nothing, never a partial one, and never touches other files.
+// Save stores an output in dir (created 0700 if missing) and describes it:
+// JSON pretty-printed with a two-space indent (one value per line, so line
+// tools work on it), everything else as it is, with a trailing newline.
+// The file is written as it is formatted, hashed and counted on the way
+// (one pass, never a second copy of the output in memory), to a temporary
+// file that is synced and renamed into place: a crash or a full disk
+// leaves either the complete file or nothing, never a partial one, and
+// never touches other files.
 func Save(dir, server, tool string, data []byte) (Stored, error) {
-	stored, format := prepare(data)
-	name := fileName(server, tool, format, stored)
-	path := filepath.Join(dir, name)
-	st := Stored{Name: name, Path: path, Format: format, Bytes: len(stored), Lines: bytes.Count(stored, []byte{'\n'})}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(stored)) {
-		// Pointed to again: it is as young as a new file for retention
-		// (max_age, and a sweep that planned to remove it keeps it).
-		now := time.Now()
-		if os.Chtimes(path, now, now) == nil {
-			st.Reused = true
-			return st, nil
-		}
-		// Gone meanwhile (a sweep): write it again.
-	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Stored{}, fmt.Errorf("create scratchpad dir: %w", bareErr(err))
 	}
-	if err := WriteFileAtomic(path, stored, 0o600); err != nil {
+	t := bytes.TrimSpace(data)
+	format := ""
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && gjson.ValidBytes(t) {
+		format = FormatJSON
+	} else {
+		format = detectNonJSON(t)
+	}
+	lengths, ends := arrayLengths{}, containerEnds{}
+	tw := &tally{h: sha256.New()}
+	tmp, err := writeTemp(dir, "."+safeName(server)+"-"+safeName(tool)+".tmp-*", func(f *os.File) error {
+		tw.f = f
+		if format == FormatJSON {
+			if err := indentTo(tw, t, lengths, ends); err != nil {
+				return err
+			}
+			_, err := tw.Write([]byte{'\n'})
+			return err
+		}
+		w := bufio.NewWriterSize(tw, 1<<20)
+		{
+			_, _ = w.Write(data)
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				_ = w.WriteByte('\n')
+			}
+		}
+		return w.Flush()
+	})
+	if err != nil {
 		return Stored{}, err
 	}
+	name := fileName(server, tool, format, tw.h.Sum(nil))
+	path := filepath.Join(dir, name)
+	st := Stored{Name: name, Path: path, Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == tw.n {
+		// Pointed to again: it is as young as a new file for retention
+		// (max_age, and a sweep that planned to remove it keeps it). Gone
+		// meanwhile (a sweep): the new copy takes its place below.
+		now := time.Now()
+		if os.Chtimes(path, now, now) == nil {
+			_ = os.Remove(tmp)
+			st.Reused = true
+			return st, nil
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return Stored{}, fmt.Errorf("rename %s: %w", name, bareErr(err))
+	}
+	syncDir(dir)
 	return st, nil
+}
+
+// tally writes to a file and hashes and counts what it writes.
+type tally struct {
+	f     *os.File
+	h     hash.Hash
+	n     int64
+	lines int
+}
+
+func (t *tally) Write(p []byte) (int, error) {
+	t.h.Write(p)
+	t.n += int64(len(p))
+	t.lines += bytes.Count(p, []byte{'\n'})
+	return t.f.Write(p)
+}
+
+// writeTemp creates a temporary file in dir named after pattern, has
+// write fill it, syncs and closes it, and returns its path; on any error
+// it is removed.
+func writeTemp(dir, pattern string, write func(f *os.File) error) (tmp string, err error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))
+	}
+	name := f.Name() // the returns below set tmp to "": remove by this
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(name)
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))
+	}
+	if err = write(f); err != nil {
+		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))
+	}
+	if err = f.Sync(); err != nil {
+		return "", fmt.Errorf("sync: %w", bareErr(err))
+	}
+	if err = f.Close(); err != nil {
+		return "", fmt.Errorf("close: %w", bareErr(err))
+	}
+	return name, nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same

@@ -1,10 +1,13 @@
 package divert
 
 import (
+	"encoding/json"
+	"log/slog"
 	"os"
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
 
 // The parts of diverting a ~20 MB JSON listing (80,000 items), without
@@ -42,3 +45,29 @@ func BenchmarkPointer20MB(b *testing.B) {
 }
 
 func removeFile(path string) error { return os.Remove(path) }
+
+// BenchmarkDecide is the whole divert path of a ~24 MB tools/call result
+// (the bench upstream's JSON listing as one text block): scan, threshold,
+// pretty-printed atomic write, sketch, pointer; token counting included
+// (the exact count of the whole runs in the background; the benchmark
+// waits for it between runs, untimed). Its CPU profile is in NOTES:
+//
+//	go test -run XXX -bench Decide -benchtime 5x -cpuprofile /tmp/divert.prof ./divert/
+//	go tool pprof -top -nodecount 15 /tmp/divert.prof
+func BenchmarkDecide(b *testing.B) {
+	raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": testupstream.Blob("json", 24)}}})
+	counted := make(chan int, 1)
+	a := &Agent{Enabled: true, Dir: b.TempDir(), Counter: tokens.ForModel("openai", "gpt-4o"), OnIntercept: func(n int) { counted <- n }}
+	b.SetBytes(int64(len(raw)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := Decide(Call{Server: "b", Tool: "blob", Threshold: 1000, Result: raw}, a, Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil || !out.Diverted {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		<-counted // the background count, not timed
+		_ = removeFile(out.Pointer.Stored.Path)
+		b.StartTimer()
+	}
+}

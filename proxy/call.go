@@ -48,8 +48,13 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	raw, err := p.forward(ctx, s, rt.up, "tools/call", rt.orig, params)
 	if err != nil {
 		var rerr *upstream.RPCError
-		if errors.As(err, &rerr) || ctx.Err() != nil {
+		var tooLarge *upstream.TooLargeError
+		switch {
+		case errors.As(err, &rerr) || ctx.Err() != nil:
 			return nil, err
+		case errors.As(err, &tooLarge):
+			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
+				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), nil
 		}
 		// The model reads what went wrong and may try again.
 		msg := err.Error()
@@ -69,7 +74,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	rep := p.newDivertProgress(pr)
 	defer rep.stop()
 	out, err := divert.Decide(divert.Call{
-		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Stage: rep.stage,
+		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Stage: rep.stage,
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
 		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), nil

@@ -29,7 +29,12 @@
 // one of those types embedded in a small wrapper that marshals as the
 // upstream's bytes (see raw.go), so nothing an upstream sends is decoded
 // into go-sdk's structs and re-encoded: unknown fields and future content
-// types pass untouched. The names the proxy exposes are also registered
+// types pass untouched. Over stdio a forwarded tools/call result does not
+// even go through encoding/json (which would validate and copy it twice,
+// bytes already validated when read from the upstream): the stdio
+// connection writes the response around the upstream's bytes itself
+// (rawwire.go). Over HTTP go-sdk's handler owns the connections, so
+// there encoding/json still does. The names the proxy exposes are also registered
 // with the session's go-sdk server, which is how go-sdk knows to announce
 // list changes; listing, calling and reading them is done with the raw
 // JSON.

@@ -18,10 +18,18 @@ import (
 
 type rawCallTool struct {
 	mcp.CallToolResult
-	raw json.RawMessage
+	raw  json.RawMessage
+	wire *rawWire // the stdio connection's raw wire; nil over HTTP
 }
 
-func (r *rawCallTool) MarshalJSON() ([]byte, error) { return splice(r.raw, &r.CallToolResult) }
+func (r *rawCallTool) MarshalJSON() ([]byte, error) {
+	if r.wire != nil {
+		if extra, err := json.Marshal(&r.CallToolResult); err == nil && !spliced(extra) {
+			return r.wire.put(r.raw), nil
+		}
+	}
+	return splice(r.raw, &r.CallToolResult)
+}
 
 type rawListTools struct {
 	mcp.ListToolsResult
@@ -86,11 +94,11 @@ func splice(raw json.RawMessage, set any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := gjson.GetBytes(extra, "resultType")
-	meta := gjson.GetBytes(extra, "_meta")
-	if !rt.Exists() && (!meta.Exists() || meta.Raw == "{}" || meta.Raw == "null") {
+	if !spliced(extra) {
 		return raw, nil
 	}
+	rt := gjson.GetBytes(extra, "resultType")
+	meta := gjson.GetBytes(extra, "_meta")
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
@@ -117,6 +125,14 @@ func splice(raw json.RawMessage, set any) ([]byte, error) {
 		m["_meta"], _ = json.Marshal(have)
 	}
 	return json.Marshal(m)
+}
+
+// spliced reports whether go-sdk set anything on a result (its own
+// marshalling, extra) that [splice] must add to the upstream's bytes.
+func spliced(extra []byte) bool {
+	rt := gjson.GetBytes(extra, "resultType")
+	meta := gjson.GetBytes(extra, "_meta")
+	return rt.Exists() || meta.Exists() && meta.Raw != "{}" && meta.Raw != "null"
 }
 
 // listJSON builds {"<key>": [own..., upstream...]} from the go-sdk

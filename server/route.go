@@ -91,7 +91,7 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, clientError(err)
 			}
-			return &rawCallTool{raw: raw}, nil
+			return &rawCallTool{raw: raw, wire: se.wire}, nil
 		case "resources/list":
 			res, err := next(ctx, method, req)
 			if err != nil {

@@ -134,11 +134,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return err
 	}
 	// A line go-sdk cannot decode would end the session: the filter
-	// answers it instead (see stdio.go).
-	w := &lockedWriter{w: out}
-	r := stdioFilter(in, w, mcp.DefaultMaxLineLength)
+	// answers it instead (see stdio.go), writing under the transport's
+	// lock so its answers never fall inside a raw result (rawwire.go).
+	se.wire = &rawWire{}
+	t := &rawStdio{out: out, wire: se.wire}
+	r := stdioFilter(in, wireWriter{t}, mcp.DefaultMaxLineLength)
 	defer r.Close()
-	t := &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: -1}
+	t.in = io.NopCloser(r)
 	err = se.mcp.Run(ctx, t)
 	// The session's end (its agent's usage record) is done before the
 	// caller goes on, typically to exit.
@@ -153,10 +155,6 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // StreamableHTTPOptions configure [Server.StreamableHTTP].
 type StreamableHTTPOptions struct {

@@ -27,6 +27,7 @@ type session struct {
 	ownTools     map[string]bool
 	ownResources map[string]bool
 	ownPrompts   map[string]bool
+	wire         *rawWire      // over stdio: results written raw (rawwire.go)
 	proxied      sync.Once     // attached to the proxy
 	ended        chan struct{} // closed once end has run
 

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -14,19 +13,6 @@ import (
 // decode (not JSON, or not JSON-RPC 2.0): one bad line would cost an
 // agent every tool. stdioFilter answers such a line with a JSON-RPC
 // error itself, as JSON-RPC asks, and passes the others on to go-sdk.
-
-// lockedWriter writes whole messages: go-sdk writes each message with
-// one Write, and the filter's answers go between them.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
 
 // stdioFilter returns what go-sdk reads: the lines of in that decode as
 // JSON-RPC messages (batches are passed on as they are); the others, and

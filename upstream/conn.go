@@ -68,4 +68,7 @@ func (l *lifetime) Err() error {
 type handlers struct {
 	notify  func(method string, params json.RawMessage)
 	request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// maxMessage is the largest message read (max_result_bytes); a
+	// larger one fails the call it answers. 0: no limit.
+	maxMessage int
 }

@@ -35,7 +35,23 @@ var (
 	// could not be resumed (no event id, or too many tries). The upstream
 	// itself may be fine: later calls are sent as usual.
 	ErrAnswerLost = errors.New("answer lost")
+	// ErrResultTooLarge means an upstream's answer was bigger than the
+	// server's max_result_bytes: it was skipped unread. The error is a
+	// [*TooLargeError] with the sizes.
+	ErrResultTooLarge = errors.New("result too large")
 )
+
+// TooLargeError is [ErrResultTooLarge] with the message's size (at least
+// Size bytes when it was not read to its end) and the limit.
+type TooLargeError struct {
+	Size, Max int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the answer is %d bytes or more, over max_result_bytes (%d)", e.Size, e.Max)
+}
+
+func (e *TooLargeError) Is(target error) bool { return target == ErrResultTooLarge }
 
 // RPCError is a JSON-RPC error response from an upstream, with its code,
 // message and data as sent.

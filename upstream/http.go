@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -248,7 +249,11 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	case mt == "application/json":
 		defer end()
 		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
+		body, err := c.readBody(resp)
+		if tl, ok := err.(*TooLargeError); ok && head.ID != nil {
+			c.abandon(head.ID, tl)
+			return nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -265,6 +270,28 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		return nil
 	}
+}
+
+// readBody reads a JSON answer, in one allocation when its length is
+// known, and refuses one over max_result_bytes without reading it.
+func (c *httpConn) readBody(resp *http.Response) ([]byte, error) {
+	limit := int64(c.h.maxMessage)
+	if limit <= 0 {
+		limit = math.MaxInt64 - 1
+	}
+	if n := resp.ContentLength; n > limit {
+		return nil, &TooLargeError{Size: n, Max: limit}
+	} else if n > 0 {
+		body := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, body)
+		return body, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err == nil && int64(len(body)) > limit {
+		n, _ := io.Copy(io.Discard, resp.Body)
+		return nil, &TooLargeError{Size: int64(len(body)) + n, Max: limit}
+	}
+	return body, err
 }
 
 // dispatchBody dispatches a JSON answer: one message or a batch of them.
@@ -298,6 +325,7 @@ func (c *httpConn) endedErr() error {
 // cannot be resumed fails the call.
 func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.RawMessage) {
 	r := newSSEReader(body)
+	r.max = c.h.maxMessage
 	got, err := c.readStream(r, id)
 	body.Close()
 	for resumes := 0; !got && id != nil; resumes++ {
@@ -350,6 +378,19 @@ func (c *httpConn) readStream(r *sseReader, id json.RawMessage) (gotResponse boo
 		if ev.name != "message" || len(bytes.TrimSpace(ev.data)) == 0 {
 			continue
 		}
+		if ev.skipped != nil {
+			if id != nil && idOf(ev.skipped.head, ev.skipped.tail) == nil {
+				// The answer to this POST, most likely: nothing else is
+				// that big.
+				c.abandon(id, &TooLargeError{Size: ev.skipped.size, Max: int64(c.h.maxMessage)})
+				return true, nil
+			}
+			c.skipped(ev.skipped)
+			if rid := idOf(ev.skipped.head, ev.skipped.tail); id != nil && bytes.Equal(rid, id) {
+				return true, nil
+			}
+			continue
+		}
 		if rid := c.dispatch(ev.data); id != nil && rid != nil && bytes.Equal(rid, id) {
 			return true, nil
 		}
@@ -398,6 +439,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 // the session.
 func (c *httpConn) listen() {
 	r := newSSEReader(http.NoBody)
+	r.max = c.h.maxMessage
 	refused := 0
 	for c.ctx.Err() == nil {
 		resp, err := c.get(c.ctx, r.lastID)

@@ -96,8 +96,8 @@ type rpcError struct {
 // returns the response's id, so that a transport waiting for one on a
 // stream knows it came.
 func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
-	var m rpcMessage
-	if err := json.Unmarshal(msg, &m); err != nil {
+	m, err := decodeMessage(msg)
+	if err != nil {
 		// JSON-RPC answers a message it cannot parse with a parse error
 		// and a null id; the upstream may log it, we carry on.
 		p.log.Warn("upstream sent invalid JSON-RPC; answered with a parse error", "server", p.name, "error", err, "line", truncate(string(msg), 200))
@@ -148,6 +148,27 @@ func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
 		return m.ID
 	}
 	return nil
+}
+
+// skipped handles a message that was too large to read: the call it
+// answers (its id found in its first or last bytes, or else the only call
+// in flight) fails with a [*TooLargeError].
+func (p *peer) skipped(t *tooLong) {
+	id := idOf(t.head, t.tail)
+	if id == nil {
+		p.mu.Lock()
+		if len(p.pending) == 1 {
+			for k := range p.pending {
+				id = json.RawMessage(k)
+			}
+		}
+		p.mu.Unlock()
+	}
+	err := &TooLargeError{Size: t.size, Max: int64(p.h.maxMessage)}
+	p.log.Warn("upstream sent a message over max_result_bytes; skipped", "server", p.name, "bytes", t.size, "max_result_bytes", p.h.maxMessage, "id", string(id))
+	if id != nil {
+		p.abandon(id, err)
+	}
 }
 
 // abandon fails the call with id (as sent) with err, after whatever was

@@ -135,7 +135,9 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 // with the reason.
 func (c *sseConn) read(body io.ReadCloser) {
 	defer body.Close()
-	err := c.readEvents(newSSEReader(body))
+	r := newSSEReader(body)
+	r.max = c.h.maxMessage
+	err := c.readEvents(r)
 	if cause := context.Cause(c.ctx); cause != nil {
 		err = cause // cancelled: the cause says why better than the read error
 	} else if errors.Is(err, io.EOF) {
@@ -171,7 +173,9 @@ func (c *sseConn) readEvents(r *sseReader) error {
 				c.log.Warn("upstream sent a message before its endpoint event; ignored", "server", c.name, "data", truncate(string(ev.data), 200))
 				continue
 			}
-			if len(bytes.TrimSpace(ev.data)) > 0 {
+			if ev.skipped != nil {
+				c.skipped(ev.skipped)
+			} else if len(bytes.TrimSpace(ev.data)) > 0 {
 				c.dispatch(ev.data)
 			}
 		default:

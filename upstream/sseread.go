@@ -12,6 +12,9 @@ import (
 type sseEvent struct {
 	name string // "message" when the event had no event field
 	data []byte // the data fields' values joined with "\n"
+	// skipped, when set, is an event whose data was over the reader's
+	// max: data is empty and this says what was seen of it.
+	skipped *tooLong
 }
 
 // sseReader parses an event stream as the HTML standard defines it
@@ -30,6 +33,9 @@ type sseReader struct {
 
 	lastID string        // the last event id buffer, as of the last dispatched event
 	retry  time.Duration // from the last valid retry field; 0 when none came
+
+	max int      // longest line kept (max_result_bytes); 0: no limit
+	cut *tooLong // set by line when it skipped the rest of a line over max
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -41,6 +47,7 @@ func newSSEReader(r io.Reader) *sseReader {
 func (s *sseReader) next() (sseEvent, error) {
 	var name string
 	var data []byte
+	var skipped *tooLong
 	hasData := false
 	id, hasID := s.lastID, false
 	for {
@@ -59,7 +66,10 @@ func (s *sseReader) next() (sseEvent, error) {
 			if name == "" {
 				name = "message"
 			}
-			return sseEvent{name: name, data: data}, nil
+			if skipped != nil {
+				data = nil
+			}
+			return sseEvent{name: name, data: data, skipped: skipped}, nil
 		}
 		if line[0] == ':' {
 			continue
@@ -70,6 +80,15 @@ func (s *sseReader) next() (sseEvent, error) {
 			if len(value) > 0 && value[0] == ' ' {
 				value = value[1:]
 			}
+		}
+		if s.cut != nil {
+			if string(field) == "data" {
+				skipped, s.cut = s.cut, nil
+				skipped.head = value
+				hasData = true
+				continue
+			}
+			s.cut = nil
 		}
 		switch string(field) {
 		case "event":
@@ -97,7 +116,7 @@ func (s *sseReader) next() (sseEvent, error) {
 // it keeps the last event id and the retry time.
 func (s *sseReader) resume(body io.Reader) *sseReader {
 	r := newSSEReader(body)
-	r.lastID, r.retry = s.lastID, s.retry
+	r.lastID, r.retry, r.max = s.lastID, s.retry, s.max
 	return r
 }
 
@@ -107,6 +126,39 @@ func (s *sseReader) retryOr(def time.Duration) time.Duration {
 		return s.retry
 	}
 	return def
+}
+
+// skipLine reads past the rest of a line that grew over max, keeping its
+// first and last 4 KiB (where a message's id is), and returns its head;
+// s.cut says what was skipped.
+func (s *sseReader) skipLine(line []byte) ([]byte, error) {
+	const keep = 4 << 10
+	head := append([]byte(nil), line[:min(keep, len(line))]...)
+	tail := append([]byte(nil), line[max(0, len(line)-keep):]...)
+	size := int64(len(line))
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		end := bytes.IndexAny(buf, "\r\n")
+		if end >= 0 {
+			s.afterCR = buf[end] == '\r'
+			buf = buf[:end]
+		}
+		size += int64(len(buf))
+		tail = append(tail, buf...)
+		if len(tail) > keep {
+			tail = append(tail[:0], tail[len(tail)-keep:]...)
+		}
+		if end >= 0 {
+			_, _ = s.r.Discard(end + 1)
+			break
+		}
+		_, _ = s.r.Discard(len(buf))
+	}
+	s.cut = &tooLong{size: size, tail: tail}
+	return head, nil
 }
 
 func isDigits(b []byte) bool {
@@ -146,8 +198,18 @@ func (s *sseReader) line() ([]byte, error) {
 			s.afterCR = true
 		}
 		if end < 0 {
+			if len(line)+len(buf) > cap(line) {
+				// Doubling (append grows big slices by 1.25: more copies),
+				// garbage released first when big.
+				n := max(2*cap(line), len(line)+len(buf))
+				releaseGarbage(n)
+				line = append(make([]byte, 0, n), line...)
+			}
 			line = append(line, buf...)
 			_, _ = s.r.Discard(len(buf))
+			if s.max > 0 && len(line) > s.max {
+				return s.skipLine(line)
+			}
 			continue
 		}
 		line = append(line, buf[:end]...)

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -82,11 +81,14 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 }
 
 func (c *stdioConn) readLoop(out io.Reader) {
-	r := bufio.NewReaderSize(out, 64<<10)
+	r := newLineReader(out, c.h.maxMessage)
 	for {
-		// ReadBytes has no line-length limit: a 100 MB result is one line.
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		// No line-length limit but max_result_bytes: a 100 MB result is
+		// one line.
+		line, skipped, err := r.next()
+		if skipped != nil {
+			c.skipped(skipped)
+		} else if len(bytes.TrimSpace(line)) > 0 {
 			c.dispatch(line)
 		}
 		if err != nil {

@@ -144,6 +144,10 @@ func New(opts Options) *Upstream {
 	if u.cfg.Transport == config.TransportHTTPStreamable {
 		u.hc = newHTTPClient()
 	}
+	u.h.maxMessage = int(opts.Server.MaxResultBytes)
+	if u.h.maxMessage == 0 {
+		u.h.maxMessage = config.DefaultMaxResultBytes
+	}
 	if opts.OnNotify != nil {
 		u.h.notify = func(method string, params json.RawMessage) { opts.OnNotify(u, method, params) }
 	}

@@ -29,7 +29,7 @@ import (
 )
 
 // EnvMode selects the upstream mode when a test binary starts: set it to
-// "stdio" (this package's go-sdk server) or [RawMode] and call [MaybeRun]
+// "stdio" (this package's go-sdk server), [RawMode] or [BenchMode] and call [MaybeRun]
 // from TestMain.
 const EnvMode = "SCRATCHPAD_TESTUPSTREAM"
 
@@ -41,6 +41,7 @@ const FancySchema = `{"type":"object","description":"top-level description kept"
 // otherwise it returns at once.
 func MaybeRun() {
 	maybeRunRaw()
+	maybeRunBench()
 	if os.Getenv(EnvMode) != "stdio" {
 		return
 	}

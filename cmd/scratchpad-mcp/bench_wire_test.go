@@ -1,0 +1,253 @@
+//go:build bench
+
+package main
+
+// Big results at wire speed (issue 17), run by scripts/bench-wire.sh
+// through `make bench`: one go-sdk client calls the bench upstream's blob
+// tool directly and through scratchpad-mcp, for results of about 24 and
+// 123 MB on the wire, passed through (threshold above the size) and
+// diverted, over stdio serving, streamable HTTP serving, and from a
+// streamable-HTTP upstream. It prints medians and the proxy's peak RSS
+// (VmHWM of a fresh proxy per line); it asserts nothing about time.
+//
+//	WIRE_SIZES=24,123 WIRE_RUNS=3 WIRE_FORMAT=json WIRE_MODES=pass,divert go test -tags bench -count=1 -run TestBenchWire -v ./cmd/scratchpad-mcp/
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+func envList(name, def string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		v = def
+	}
+	return strings.Split(v, ",")
+}
+
+// wireProxy is one scratchpad-mcp process and a client session to it.
+type wireProxy struct {
+	pid  int
+	sess *mcp.ClientSession
+	mem  string
+	stop func()
+}
+
+// vmHWM is the proxy's peak resident set so far, in MiB.
+func (p *wireProxy) vmHWM() float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid))
+	if err != nil {
+		return -1
+	}
+	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		return -1
+	}
+	kb, _ := strconv.Atoi(string(m[1]))
+	return float64(kb) / 1024
+}
+
+// wireConfig writes a config whose one server "b" is the bench upstream
+// (stdio, or the streamable HTTP url), blob diverted at threshold tokens.
+func wireConfig(t *testing.T, upURL string, threshold int, extra string) (path, mem string) {
+	dir := t.TempDir()
+	mem = filepath.Join(dir, "mem")
+	srv := fmt.Sprintf("transport = \"stdio\"\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = %q }\n", upstreamCmd(), testupstream.BenchMode)
+	if upURL != "" {
+		srv = fmt.Sprintf("transport = \"http_streamable\"\nurl = %q\n", upURL)
+	}
+	cfg := fmt.Sprintf("memory_dir = %q\n\n[agent]\nmodel = \"gpt-4o\"\n\n[mcp.servers.b]\n%stimeout = \"10m\"\n%s\n[mcp.servers.b.scratchpad]\n\"blob\" = { min_tokens = %d }\n",
+		mem, srv, extra, threshold)
+	path = filepath.Join(dir, "wire.toml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, mem
+}
+
+// startWireProxy runs scratchpad-mcp serving over stdio or streamable HTTP.
+func startWireProxy(t *testing.T, serve, cfg string) *wireProxy {
+	t.Helper()
+	args := []string{"serve", "--config", cfg, "--log-level", "info"}
+	if serve == "http" {
+		args = append(args, "--transport", "http", "--addr", "127.0.0.1:0")
+	}
+	cmd := exec.Command(binary(t), args...)
+	stderr, _ := cmd.StderrPipe()
+	var tr mcp.Transport
+	if serve == "stdio" {
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		tr = &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1}
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+			if testing.Verbose() && os.Getenv("WIRE_LOG") != "" {
+				fmt.Fprintln(os.Stderr, "proxy:", sc.Text())
+			}
+		}
+	}()
+	if serve == "http" {
+		select {
+		case a := <-addr:
+			tr = &mcp.StreamableClientTransport{Endpoint: "http://" + a + "/mcp", MaxEventSize: -1}
+		case <-time.After(30 * time.Second):
+			t.Fatal("proxy did not report its address")
+		}
+	}
+	sess := connect(t, tr)
+	waitForTool(t, sess, "blob")
+	stop := func() {
+		sess.Close()
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	return &wireProxy{pid: cmd.Process.Pid, sess: sess, stop: stop}
+}
+
+func median(d []time.Duration) time.Duration { return pct(d, .5) }
+
+func callBlob(t *testing.T, c *mcp.ClientSession, format string, mb int) (time.Duration, *mcp.CallToolResult) {
+	t.Helper()
+	start := time.Now()
+	res, err := c.CallTool(context.Background(), &mcp.CallToolParams{Name: "blob", Arguments: map[string]any{"mb": mb, "format": format}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start), res
+}
+
+func TestBenchWire(t *testing.T) {
+	sizes := envList("WIRE_SIZES", "24,123")
+	format := envList("WIRE_FORMAT", "json")[0]
+	paths := envList("WIRE_PATHS", "stdio>stdio,stdio>http,http>stdio")
+	runsFor := func(mb int) int {
+		if v, err := strconv.Atoi(os.Getenv("WIRE_RUNS")); err == nil && v > 0 {
+			return v
+		}
+		if mb > 50 {
+			return 1
+		}
+		return 3
+	}
+	// The HTTP upstream is served by this process; the stdio one is this
+	// test binary re-executed.
+	hts := httptest.NewServer(testupstream.BenchHandler())
+	defer hts.Close()
+
+	fmt.Printf("%-30s %5s %-7s %9s %9s %7s %9s %s\n", "path (upstream > serving)", "MB", "mode", "direct", "proxy", "ratio", "peak RSS", "runs")
+	modes := envList("WIRE_MODES", "pass,divert")
+	for _, path := range paths {
+		upKind, serve, _ := strings.Cut(path, ">")
+		upURL := ""
+		if upKind == "http" {
+			upURL = hts.URL + "/mcp"
+		}
+		for _, s := range sizes {
+			mb, _ := strconv.Atoi(s)
+			runs := runsFor(mb)
+			// The direct client and a fresh proxy per mode, called in
+			// turn each run, so that all see the same machine load.
+			var direct *mcp.ClientSession
+			if os.Getenv("WIRE_DIRECT") == "0" {
+				// (no direct calls: for sizes a go-sdk client cannot hold)
+			} else if upKind == "http" {
+				direct = connect(t, &mcp.StreamableClientTransport{Endpoint: upURL, MaxEventSize: -1})
+			} else {
+				direct = unlimitedStdioSession(t, append(os.Environ(), testupstream.EnvMode+"="+testupstream.BenchMode), upstreamCmd())
+			}
+			if direct != nil {
+				callBlob(t, direct, format, mb) // the upstream builds and keeps the output
+			}
+			proxies := map[string]*wireProxy{}
+			for _, mode := range modes {
+				threshold := 1_000_000_000
+				if mode == "divert" {
+					threshold = 1000
+				}
+				cfg, mem := wireConfig(t, upURL, threshold, os.Getenv("WIRE_SERVER_EXTRA"))
+				p := startWireProxy(t, serve, cfg)
+				p.mem = mem
+				if upKind == "stdio" && os.Getenv("WIRE_WARM") != "0" {
+					callBlobQuiet(t, p.sess, format, mb, mem) // its own upstream builds the output
+				}
+				proxies[mode] = p
+			}
+			var dd []time.Duration
+			pd := map[string][]time.Duration{}
+			for i := 0; i < runs; i++ {
+				if direct != nil {
+					d, _ := callBlob(t, direct, format, mb)
+					dd = append(dd, d)
+				} else {
+					dd = append(dd, 0)
+				}
+				for _, mode := range modes {
+					p := proxies[mode]
+					_ = os.RemoveAll(filepath.Join(p.mem, "scratchpad")) // a fresh write each time
+					d, res := callBlob(t, p.sess, format, mb)
+					pd[mode] = append(pd[mode], d)
+					if res.IsError {
+						fmt.Printf("%s, %d MB, %s: tool error: %.400s\n", path, mb, mode, text(res))
+					} else if _, diverted := res.Meta["scratchpad/diverted"]; diverted != (mode == "divert") {
+						t.Fatalf("%s %s: diverted=%v: %.300s", path, mode, diverted, text(res))
+					}
+				}
+			}
+			if direct != nil {
+				direct.Close()
+			}
+			for _, mode := range modes {
+				p := proxies[mode]
+				rss := p.vmHWM()
+				p.stop()
+				dm, pm := median(dd), median(pd[mode])
+				ds, ratio := "—", "—"
+				if direct != nil {
+					ds, ratio = dm.Round(time.Millisecond).String(), fmt.Sprintf("%.2fx", float64(pm)/float64(dm))
+				}
+				fmt.Printf("%-30s %5d %-7s %9s %9s %7s %5.0f MiB %d\n", upKind+" upstream > "+serve+" serving", mb, mode,
+					ds, pm.Round(time.Millisecond), ratio, rss, runs)
+			}
+		}
+	}
+}
+
+// callBlobQuiet makes a stdio upstream build its output before the timed
+// calls. The proxy's peak RSS then includes this call, which is the same
+// size as the timed ones.
+func callBlobQuiet(t *testing.T, c *mcp.ClientSession, format string, mb int, mem string) {
+	callBlob(t, c, format, mb)
+	_ = os.RemoveAll(filepath.Join(mem, "scratchpad"))
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Big results at wire speed (issue 17): a go-sdk client calls the bench
+# upstream's blob tool directly and through scratchpad-mcp, ~24 MB and
+# ~123 MB on the wire, passed through and diverted, over stdio serving,
+# streamable HTTP serving and from a streamable-HTTP upstream. Medians,
+# proxy/direct ratio, the proxy's peak RSS (VmHWM). Knobs: WIRE_SIZES
+# (MB, comma-separated), WIRE_RUNS, WIRE_FORMAT (json, ndjson, text),
+# WIRE_PATHS (upstream>serving pairs), WIRE_MODES (pass,divert), WIRE_DIRECT=0
+# (no direct calls), WIRE_WARM=0 (no untimed first call through a proxy
+# whose stdio upstream must build its output), WIRE_SERVER_EXTRA (TOML lines for the server, e.g.
+# max_result_bytes = 2147483648).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -tags bench -count=1 -timeout 30m -run 'TestBenchWire$' -v ./cmd/scratchpad-mcp/ 2>&1 |
+  grep -E '^(path|stdio|http) |tool error|FAIL|panic|_test.go' || true

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The raw wire (stdio): a forwarded tools/call result is written to the
+// client as the upstream's bytes, not through encoding/json. go-sdk
+// marshals a handler's result once into the response (encoding/json
+// validates and copies what MarshalJSON returns) and the response again
+// when sending it (validated and copied again): for a 100 MB result, two
+// full scans and three copies of bytes the proxy only relays, and already
+// validated when they were read from the upstream. So over stdio the
+// transport's connection is wrapped: the result marshals as a small
+// placeholder naming an entry in a table of the connection's, and the
+// connection, seeing that placeholder in a response, writes the response
+// around the entry's bytes itself, under the same lock as every other
+// message it sends.
+//
+// Not over HTTP: go-sdk's streamable HTTP handler builds its connections
+// itself, with no hook for wrapping them.
+
+// rawPrefix starts a placeholder result: {"scratchpad/raw":<n>}.
+const rawPrefix = `{"scratchpad/raw":`
+
+// rawWire is one stdio connection's table of results to write raw.
+type rawWire struct {
+	next    atomic.Int64
+	mu      sync.Mutex
+	pending map[int64]json.RawMessage
+}
+
+// put registers raw and returns its placeholder.
+func (w *rawWire) put(raw json.RawMessage) []byte {
+	n := w.next.Add(1)
+	w.mu.Lock()
+	if w.pending == nil {
+		w.pending = map[int64]json.RawMessage{}
+	}
+	w.pending[n] = raw
+	w.mu.Unlock()
+	return []byte(rawPrefix + strconv.FormatInt(n, 10) + "}")
+}
+
+// take returns and forgets the bytes a placeholder names.
+func (w *rawWire) take(placeholder []byte) (json.RawMessage, bool) {
+	if !bytes.HasPrefix(placeholder, []byte(rawPrefix)) || !bytes.HasSuffix(placeholder, []byte("}")) {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(string(placeholder[len(rawPrefix):len(placeholder)-1]), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	raw, ok := w.pending[n]
+	delete(w.pending, n)
+	return raw, ok
+}
+
+// rawStdio is the stdio transport with the raw wire: every message goes
+// to out under one lock, go-sdk's as a whole line, raw results in pieces.
+type rawStdio struct {
+	in   io.ReadCloser
+	out  io.Writer
+	wire *rawWire
+	mu   sync.Mutex
+}
+
+func (t *rawStdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	inner, err := (&mcp.IOTransport{Reader: t.in, Writer: wireWriter{t}, MaxLineLength: -1}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &rawConn{Connection: inner, t: t}, nil
+}
+
+// wireWriter writes one whole message under the transport's lock.
+type wireWriter struct{ t *rawStdio }
+
+func (w wireWriter) Write(p []byte) (int, error) {
+	w.t.mu.Lock()
+	defer w.t.mu.Unlock()
+	return w.t.out.Write(p)
+}
+
+func (w wireWriter) Close() error { return nil }
+
+type rawConn struct {
+	mcp.Connection
+	t *rawStdio
+}
+
+func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil {
+		return c.Connection.Write(ctx, msg)
+	}
+	raw, ok := c.t.wire.take(resp.Result)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	id, err := json.Marshal(resp.ID.Raw())
+	if err != nil {
+		return err
+	}
+	// One message, one line: bytes from an HTTP upstream may hold
+	// newlines between tokens.
+	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return err
+		}
+		raw = b.Bytes()
+	}
+	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
+	c.t.mu.Lock()
+	defer c.t.mu.Unlock()
+	for _, p := range [][]byte{head, raw, []byte("}\n")} {
+		if _, err := c.t.out.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

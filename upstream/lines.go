@@ -1,0 +1,165 @@
+package upstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"regexp"
+	"runtime/debug"
+)
+
+// lineReader splits newline-delimited JSON-RPC into messages, with no
+// line-length limit but max. A message is read into one buffer that grows
+// by doubling and is handed to the caller as it is (bufio's ReadBytes
+// collects a long line in pieces and then copies it whole: twice its size
+// at the end, and every byte copied twice).
+type lineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int // unread bytes are buf[start:end]
+	scanned    int // buf[start:scanned] has no newline
+	max        int // longest line kept; longer ones are skipped (0: no limit)
+}
+
+const lineChunk = 64 << 10
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: r, buf: make([]byte, lineChunk), max: max}
+}
+
+// tooLong describes a line longer than the reader's max, skipped: its
+// length, and its first and last bytes, where its id is.
+type tooLong struct {
+	size       int64
+	head, tail []byte
+}
+
+// next returns the next line without its newline, which the caller owns,
+// or, for a line over max, what was seen of it. err is the reader's (io.EOF
+// at the end); a last line without newline is returned before it.
+func (l *lineReader) next() (line []byte, skipped *tooLong, err error) {
+	for {
+		if i := bytes.IndexByte(l.buf[l.scanned:l.end], '\n'); i >= 0 {
+			nl := l.scanned + i
+			line = l.buf[l.start:nl:nl]
+			l.start, l.scanned = nl+1, nl+1
+			if len(line) < lineChunk {
+				// Small: a copy, and the buffer is kept for the next lines.
+				return append([]byte(nil), line...), nil, nil
+			}
+			// Large: the line keeps the buffer; what follows it moves to a
+			// fresh one.
+			rest := make([]byte, max(lineChunk, l.end-l.start))
+			n := copy(rest, l.buf[l.start:l.end])
+			l.buf, l.start, l.scanned, l.end = rest, 0, 0, n
+			return line, nil, nil
+		}
+		l.scanned = l.end
+		if l.max > 0 && l.end-l.start > l.max {
+			return nil, l.skip(), nil
+		}
+		if l.end == len(l.buf) {
+			l.grow()
+		}
+		n, rerr := l.r.Read(l.buf[l.end:])
+		l.end += n
+		if rerr != nil && n == 0 {
+			if l.end > l.start {
+				line = append([]byte(nil), l.buf[l.start:l.end]...)
+				l.start, l.scanned = l.end, l.end
+				return line, nil, nil
+			}
+			return nil, nil, rerr
+		}
+	}
+}
+
+// grow makes room for more of the current line: unread bytes move to the
+// front, or to a buffer twice as big.
+func (l *lineReader) grow() {
+	unread := l.end - l.start
+	if l.start > 0 && unread <= len(l.buf)/2 {
+		copy(l.buf, l.buf[l.start:l.end])
+	} else {
+		n := 2 * len(l.buf)
+		if l.max > 0 {
+			n = min(n, l.max+lineChunk) // enough to know a line is over max
+		}
+		releaseGarbage(n)
+		nb := make([]byte, n)
+		copy(nb, l.buf[l.start:l.end])
+		l.buf = nb
+	}
+	l.scanned -= l.start
+	l.start, l.end = 0, unread
+}
+
+// skip reads past the rest of a line longer than max, keeping its first
+// and last 4 KiB, and shrinks the buffer back.
+func (l *lineReader) skip() *tooLong {
+	keep := min(4<<10, l.end-l.start)
+	t := &tooLong{head: append([]byte(nil), l.buf[l.start:l.start+keep]...)}
+	t.size = int64(l.end - l.start)
+	window := append([]byte(nil), l.buf[l.end-keep:l.end]...)
+	l.buf = make([]byte, lineChunk)
+	l.start, l.end, l.scanned = 0, 0, 0
+	for {
+		n, err := l.r.Read(l.buf)
+		chunk := l.buf[:n]
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			t.size += int64(i)
+			window = append(window, chunk[:i]...)
+			copy(l.buf, chunk[i+1:])
+			l.end = n - i - 1
+			break
+		}
+		t.size += int64(n)
+		window = append(window, chunk...)
+		if len(window) > 2*keep+lineChunk {
+			window = append(window[:0], window[len(window)-keep:]...)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(window) > keep {
+		window = window[len(window)-keep:]
+	}
+	t.tail = window
+	return t
+}
+
+// bigGrowth is the buffer size from which growing it first returns the
+// garbage of earlier growths to the system.
+const bigGrowth = 32 << 20
+
+// releaseGarbage, before allocating a buffer of n bytes for a message
+// being read, collects garbage and returns it to the system when n is
+// large. A message read into a doubling buffer leaves garbage about its
+// size, which the collector would keep (its goal is twice the live heap)
+// while the message is diverted or sent: the process would hold three or
+// four times the message. The heap of big byte buffers has few pointers,
+// so a collection costs little next to reading tens of megabytes.
+func releaseGarbage(n int) {
+	if n >= bigGrowth {
+		debug.FreeOSMemory()
+	}
+}
+
+var (
+	idAtStart = regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+	idAtEnd   = regexp.MustCompile(`[,{]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
+)
+
+// idOf finds the id of a message too large to read from its first and
+// last bytes: JSON-RPC implementations put it first (with jsonrpc) or last.
+// nil when it is in neither place.
+func idOf(head, tail []byte) json.RawMessage {
+	if m := idAtStart.FindSubmatch(head); m != nil {
+		return json.RawMessage(m[1])
+	}
+	if m := idAtEnd.FindSubmatch(tail); m != nil {
+		return json.RawMessage(m[1])
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+func TestLineReaderSplitsLinesOfAnySize(t *testing.T) {
+	big := strings.Repeat("x", 3*lineChunk+17)
+	in := "a\n\n" + big + "\nb\n" + big + big + "\nlast"
+	for name, r := range map[string]io.Reader{
+		"whole":       strings.NewReader(in),
+		"byte a read": iotest.OneByteReader(strings.NewReader(in)),
+		"half":        iotest.HalfReader(strings.NewReader(in)),
+	} {
+		lr := newLineReader(r, 0)
+		var got []string
+		for {
+			line, skipped, err := lr.next()
+			if skipped != nil {
+				t.Fatalf("%s: skipped with no limit", name)
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(line))
+		}
+		want := []string{"a", "", big, "b", big + big, "last"}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d lines, want %d", name, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: line %d is %d bytes, want %d", name, i, len(got[i]), len(want[i]))
+			}
+		}
+	}
+}
+
+func TestLineReaderLinesAreTheCallersOwn(t *testing.T) {
+	big := strings.Repeat("y", 2*lineChunk)
+	lr := newLineReader(strings.NewReader(big+"\n"+"z\n"+big+"\n"), 0)
+	a, _, _ := lr.next()
+	b, _, _ := lr.next()
+	c, _, _ := lr.next()
+	if string(a) != big || string(b) != "z" || string(c) != big {
+		t.Fatal("a later read changed an earlier line")
+	}
+}
+
+func TestLineReaderSkipsLinesOverMax(t *testing.T) {
+	head := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"`
+	tail := `"}]}}`
+	huge := head + strings.Repeat("w", 1<<20) + tail
+	idLast := `{"result":{"text":"` + strings.Repeat("v", 1<<20) + `","id":99},"jsonrpc":"2.0","id":"abc"}`
+	lr := newLineReader(iotest.HalfReader(strings.NewReader("small\n"+huge+"\n"+idLast+"\nafter\n")), 512<<10)
+	line, _, _ := lr.next()
+	if string(line) != "small" {
+		t.Fatalf("first line %q", line)
+	}
+	_, sk, err := lr.next()
+	if err != nil || sk == nil || sk.size != int64(len(huge)) {
+		t.Fatalf("skipped %+v, err %v; want %d bytes", sk, err, len(huge))
+	}
+	if id := idOf(sk.head, sk.tail); string(id) != "7" {
+		t.Fatalf("id %s, want 7", id)
+	}
+	_, sk, _ = lr.next()
+	if sk == nil {
+		t.Fatal("second long line not skipped")
+	}
+	if id := idOf(sk.head, sk.tail); string(id) != `"abc"` {
+		t.Fatalf("id %s, want \"abc\"", id)
+	}
+	line, sk, _ = lr.next()
+	if sk != nil || string(line) != "after" {
+		t.Fatalf("line after the skipped ones: %q", line)
+	}
+}
+
+func TestDecodeMessageKeepsBytes(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a\"b\u00e9"}],"x":[1, 2 ,{}]}}`,
+		`{"result" : null , "id":"s\"1","jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no","data":{"k":[1]}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+	} {
+		got, err := decodeMessage([]byte(msg))
+		if err != nil {
+			t.Fatalf("%s: %v", msg, err)
+		}
+		var want rpcMessage
+		if err := json.Unmarshal([]byte(msg), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got.JSONRPC != want.JSONRPC || got.Method != want.Method || !bytes.Equal(got.ID, want.ID) ||
+			!bytes.Equal(got.Params, want.Params) || !bytes.Equal(got.Result, want.Result) ||
+			(got.Error == nil) != (want.Error == nil) || got.Error != nil && (got.Error.Code != want.Error.Code || got.Error.Message != want.Error.Message || !bytes.Equal(got.Error.Data, want.Error.Data)) {
+			t.Fatalf("%s:\n got %+v\nwant %+v", msg, got, want)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `{"id":1,"result":{]}`, `{"id":1} x`, `"s"`, `{"method":3}`} {
+		if _, err := decodeMessage([]byte(bad)); err == nil {
+			t.Fatalf("%q decoded", bad)
+		}
+	}
+}
+
+func TestStdioResultOverMaxFailsItsCall(t *testing.T) {
+	// Answers each request with a 2 MB result, id first.
+	script := `while read line; do id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/'); printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' "$id"; head -c 2000000 /dev/zero | tr '\0' a; printf '"}]}}\n'; done`
+	c, err := startStdio("big", []string{"sh", "-c", script}, nil, "", handlers{maxMessage: 1 << 20}, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 2; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err = c.Call(ctx, "tools/call", map[string]any{"name": "x"})
+		cancel()
+		var tl *TooLargeError
+		if !errors.As(err, &tl) || !errors.Is(err, ErrResultTooLarge) || tl.Size != int64(2000000+len(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":""}]}}`)) || tl.Max != 1<<20 {
+			t.Fatalf("call %d: %v (%+v), want a TooLargeError with the size", i, err, tl)
+		}
+	}
+}
+
+func TestSSEReaderSkipsEventsOverMax(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + strings.Repeat("q", 300<<10) + `"}]}}`
+	in := "id: 1\ndata: " + big + "\n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n"
+	r := newSSEReader(iotest.HalfReader(strings.NewReader(in)))
+	r.max = 100 << 10
+	ev, err := r.next()
+	if err != nil || ev.skipped == nil || len(ev.data) != 0 || ev.skipped.size != int64(len("data: ")+len(big)) {
+		t.Fatalf("first event: %+v, %v", ev.skipped, err)
+	}
+	if id := idOf(ev.skipped.head, ev.skipped.tail); string(id) != "3" || r.lastID != "1" {
+		t.Fatalf("id %s, last event id %q", id, r.lastID)
+	}
+	ev, err = r.next()
+	if err != nil || ev.skipped != nil || string(ev.data) != `{"jsonrpc":"2.0","id":4,"result":{}}` || r.lastID != "2" {
+		t.Fatalf("second event: %q, %v", ev.data, err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -192,22 +191,6 @@ func view(raw json.RawMessage) (modelView, error) {
 	}
 	v.divertable = len(v.texts) > 1 || len(v.texts) == 1 && len(v.texts[0]) > 2 || v.structured != nil
 	return v, nil
-}
-
-// appendUnescaped appends the value of the valid JSON string literal lit
-// (quotes included) to dst, as encoding/json decodes it: escapes
-// resolved, lone surrogates and invalid UTF-8 as U+FFFD.
-func appendUnescaped(dst []byte, lit string) []byte {
-	start := len(dst)
-	dst = slices.Grow(dst, len(lit))
-	in := unsafe.Slice(unsafe.StringData(lit), len(lit))
-	w := unescapeTo(dst[start:start+len(lit)], in[1:len(in)-1], len(lit))
-	dst = dst[:start+w]
-	if out := dst[start:]; !utf8.Valid(out) {
-		fixed := toValidUTF8(out)
-		dst = append(dst[:start], fixed...)
-	}
-	return dst
 }
 
 // unescapeTo writes the value of the inside of a JSON string literal to

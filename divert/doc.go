@@ -12,12 +12,22 @@
 // [Pointer]: file, format, size, a sketch of the shape, and ready-to-run
 // exploration calls built from the real data.
 //
+// Large outputs are handled in one pass and without copies of their size:
+// the result is scanned, not decoded; the threshold is settled on an
+// unescaped prefix of the text; the text is unescaped once (over the
+// result's own bytes when [Call.Owned]); the stored file is pretty-printed,
+// hashed and line-counted as it is written, and the sketch's array lengths
+// come from the same pass.
+//
 //	out, err := divert.Decide(divert.Call{Server: "k8s", Tool: "list_pods",
 //		Threshold: 5000, Result: raw}, agent, divert.Options{})
 //
 // # Caveats
 //
 //   - Results with isError, images or audio always pass through.
+//   - With [Call.Owned], a diverted result's bytes are overwritten (the
+//     text unescaped in place): the caller must not use them afterwards.
+//     The exact count in the background holds them until it ends.
 //   - Outputs over [Options.ExactCountLimit] get an estimated count
 //     (marked "~") from their first MiB; the exact count finishes in the
 //     background and reaches [Agent.OnIntercept].

@@ -28,8 +28,9 @@ func (p *Proxy) HasTool(name string) bool { return p.cat.tool(name) != nil }
 // diverts its result when it is large. The result is raw JSON: the
 // upstream's bytes unchanged, or a pointer. An upstream's JSON-RPC error
 // is returned as an [*upstream.RPCError] (code, message and data, for the
-// client); failures the model should read (upstream down, timeout, save
-// failed) are tool results with isError.
+// client); failures the model should read (upstream down, timeout, a
+// result over max_result_bytes, save failed) are tool results with
+// isError.
 func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
 	rt := p.cat.tool(name)
 	if rt == nil {

@@ -82,8 +82,8 @@ func (l *lineReader) grow() {
 		copy(l.buf, l.buf[l.start:l.end])
 	} else {
 		n := 2 * len(l.buf)
-		if l.max > 0 {
-			n = min(n, l.max+lineChunk) // enough to know a line is over max
+		if l.max > 0 && n >= l.max {
+			n = l.max + lineChunk // enough to know a line is over max, without one more copy
 		}
 		releaseGarbage(n)
 		nb := make([]byte, n)

@@ -1,7 +1,6 @@
 package retention
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -98,10 +97,4 @@ func Classify(scope, rel string) Class {
 // here (and skips "owners" as a run name in Classify).
 func scopes(memoryDir string) []string {
 	return []string{memoryDir}
-}
-
-// isDir reports an existing directory.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -1,7 +1,6 @@
 package retention
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )

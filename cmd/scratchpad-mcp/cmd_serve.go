@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"os/signal"
@@ -157,6 +158,8 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return tokenOwner(r.Context()) }))
 	if a.debugStats {
 		mux.HandleFunc("/debug/stats", a.serveStats)
+		mux.HandleFunc("/debug/pprof/", pprof.Index) // heap, goroutine, …
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -259,8 +262,10 @@ func (a *app) originAllowed(origin string) bool {
 }
 
 // serveStats answers GET /debug/stats (--debug-stats): what a soak test
-// watches for growth.
+// watches for growth. /debug/pprof/ is served with it.
 func (a *app) serveStats(w http.ResponseWriter, r *http.Request) {
+	// Live heap: collect first, or garbage not yet swept counts too.
+	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	w.Header().Set("Content-Type", "application/json")

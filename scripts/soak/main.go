@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -204,6 +205,15 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) e
 	endStats, err := proxyStats(base, proxy.Process.Pid)
 	if err != nil {
 		return err
+	}
+	if p := os.Getenv("SOAK_HEAP_PROFILE"); p != "" {
+		if resp, err := http.Get(base + "/debug/pprof/heap?gc=1"); err == nil {
+			if f, err := os.Create(p); err == nil {
+				_, _ = io.Copy(f, resp.Body)
+				f.Close()
+			}
+			resp.Body.Close()
+		}
 	}
 
 	slices.Sort(st.lat)

@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )

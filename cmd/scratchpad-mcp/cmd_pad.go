@@ -51,18 +51,9 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	// Flags may come before, between or after the positional arguments
-	// (flag.Parse stops at the first non-flag, so parse piecewise).
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, code, ok := parseMixed(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) == 0 {
 		fs.Usage()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,19 +32,9 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "changes nothing.")
 		fs.PrintDefaults()
 	}
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, code, ok := parseMixed(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 2 || pos[0] != "delete" {
 		fs.Usage()
@@ -61,7 +50,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp run delete: %v\n", err)
 		return 2
 	}
-	code := deleteDir("run", agents.LayoutFor(cfg.MemoryDir, id.Owner).Run(id.Run), *yes, stdout, stderr)
+	code = deleteDir("run", agents.LayoutFor(cfg.MemoryDir, id.Owner).Run(id.Run), *yes, stdout, stderr)
 	if cfg.Pad.Backend == config.BackendRedis {
 		rd, err := agents.PadRedis(cfg.Pad)
 		if err != nil {

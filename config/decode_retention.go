@@ -108,9 +108,7 @@ func (d *decoder) age(p keyPath, v any) (time.Duration, bool) {
 		if !ok {
 			return 0, false
 		}
-		var err bool
-		dur, err = parseAge(strings.TrimSpace(s))
-		if err {
+		if dur, ok = parseAge(strings.TrimSpace(s)); !ok {
 			d.fail(p, "invalid age %q: want e.g. \"7d\", \"2w\", \"36h\", \"0\" (keep forever) or integer seconds", s)
 			return 0, false
 		}
@@ -126,9 +124,12 @@ func (d *decoder) age(p keyPath, v any) (time.Duration, bool) {
 }
 
 // parseAge accepts Go durations plus the units d (24h) and w (7d), alone
-// or first: "7d", "1w2d", "1d12h".
-func parseAge(s string) (time.Duration, bool) {
-	if s == "0" {
+// or first: "7d", "1w2d", "1d12h"; ok is false for anything else.
+func parseAge(s string) (d time.Duration, ok bool) {
+	switch s {
+	case "0":
+		return 0, true
+	case "":
 		return 0, false
 	}
 	var total time.Duration
@@ -143,7 +144,7 @@ func parseAge(s string) (time.Duration, bool) {
 		}
 		n, err := strconv.ParseUint(rest[:i], 10, 32)
 		if err != nil {
-			return 0, true
+			return 0, false
 		}
 		total += time.Duration(n) * u.unit
 		rest = rest[i+1:]
@@ -151,14 +152,11 @@ func parseAge(s string) (time.Duration, bool) {
 	if rest != "" {
 		x, err := time.ParseDuration(rest)
 		if err != nil {
-			return 0, true
+			return 0, false
 		}
 		total += x
 	}
-	if s == "" {
-		return 0, true
-	}
-	return total, false
+	return total, true
 }
 
 // size is a byte count: an integer, or a string with a unit: "500MB",

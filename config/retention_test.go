@@ -39,12 +39,12 @@ sweep_timeout = 5
 		}
 	}
 	for s, d := range map[string]time.Duration{"7d": 7 * 24 * time.Hour, "36h": 36 * time.Hour, "1d12h": 36 * time.Hour, "2w": 14 * 24 * time.Hour} {
-		if got, bad := parseAge(s); bad || got != d {
-			t.Errorf("parseAge(%q) = %v, %v", s, got, bad)
+		if got, ok := parseAge(s); !ok || got != d {
+			t.Errorf("parseAge(%q) = %v, %v", s, got, ok)
 		}
 	}
 	for _, s := range []string{"", "d", "7x", "1.5d", "-1d"} {
-		if _, bad := parseAge(s); !bad {
+		if _, ok := parseAge(s); ok {
 			t.Errorf("parseAge(%q) accepted", s)
 		}
 	}

@@ -89,6 +89,12 @@ func (s *Store) Read(filename string, maxBytes int64) (ReadResult, error) {
 	if err != nil {
 		return res, err
 	}
+	return withAvailable(res, entries), nil
+}
+
+// withAvailable fills a result for a name not found: what the run has
+// instead, the first [MaxAvailable] names.
+func withAvailable(res ReadResult, entries []Entry) ReadResult {
 	for i, e := range entries {
 		if i == MaxAvailable {
 			res.AvailableOmitted = len(entries) - MaxAvailable
@@ -96,7 +102,7 @@ func (s *Store) Read(filename string, maxBytes int64) (ReadResult, error) {
 		}
 		res.Available = append(res.Available, e.Name)
 	}
-	return res, nil
+	return res
 }
 
 // candidates returns the names to try for filename, refusing paths that

@@ -93,14 +93,7 @@ func (kv *redisKV) read(res ReadResult, names []string, maxBytes int64) (ReadRes
 	if err != nil {
 		return res, err
 	}
-	for i, e := range entries {
-		if i == MaxAvailable {
-			res.AvailableOmitted = len(entries) - MaxAvailable
-			break
-		}
-		res.Available = append(res.Available, e.Name)
-	}
-	return res, nil
+	return withAvailable(res, entries), nil
 }
 
 func (kv *redisKV) list(count Counter) ([]Entry, error) {

@@ -19,18 +19,7 @@ import (
 // Expiry times are inside base:keys and judged by the pad's clock; no
 // native TTL is set (see keys.go).
 
-func (s *redisStore) readKeys() ([]byte, bool, error) {
-	ctx, cancel := s.ctx()
-	defer cancel()
-	data, err := s.r.client.Get(ctx, s.key("keys")).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, s.fail("read keys", err)
-	}
-	return data, true, nil
-}
+func (s *redisStore) readKeys() ([]byte, bool, error) { return s.get("keys", "read keys") }
 
 // fencedHSetScript sets one hash field only while the lock holds the
 // writer's token.

@@ -351,15 +351,19 @@ func randUint64() uint64 {
 	return n
 }
 
-func (s *redisStore) readDoc() ([]byte, bool, error) {
+func (s *redisStore) readDoc() ([]byte, bool, error) { return s.get("doc", "read "+s.file) }
+
+// get reads the string key name of the pad; ok is false when it does not
+// exist. what names the operation in an error.
+func (s *redisStore) get(name, what string) (data []byte, ok bool, err error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	data, err := s.r.client.Get(ctx, s.key("doc")).Bytes()
+	data, err = s.r.client.Get(ctx, s.key(name)).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, s.fail("read "+s.file, err)
+		return nil, false, s.fail(what, err)
 	}
 	return data, true, nil
 }

@@ -258,27 +258,6 @@ func TestGemmaSplitsOrder(t *testing.T) {
 	}
 }
 
-// TestGemmaHugePiece counts a run longer than maxPiece in which every pair
-// joins, in bounded memory.
-func TestGemmaHugePiece(t *testing.T) {
-	if testing.Short() {
-		t.Skip("counts 1 MiB through the heap merge")
-	}
-	c, _ := ForEncoding(Gemma3)
-	c.Count(nil)
-	in := bytes.Repeat([]byte("ab"), 1<<19)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	n := c.Count(in)
-	runtime.ReadMemStats(&after)
-	if n <= 0 || n > len(in) {
-		t.Fatalf("count %d", n)
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 24<<20 {
-		t.Errorf("allocated %d MiB for a 1 MiB piece", grew>>20)
-	}
-}
-
 // TestGemmaNotLoadedForOthers checks, in a fresh process, that counting
 // and preloading with the other encodings never loads Gemma 3.
 func TestGemmaNotLoadedForOthers(t *testing.T) {

@@ -219,19 +219,13 @@ func (se *session) syncUpstream(kind proxy.Kind) {
 			return true
 		}, func(n []string) { se.mcp.RemoveResources(n...) })
 		diff("templates", templates, func(n string) bool {
-			ok := true
-			func() {
-				defer func() {
-					if recover() != nil {
-						ok = false
-					}
-				}()
-				se.mcp.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: n, Name: n},
-					func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-						return nil, unreachable(n)
-					})
-			}()
-			return ok
+			// The catalogue exposes only templates uritemplate parses,
+			// the check go-sdk's AddResourceTemplate panics on.
+			se.mcp.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: n, Name: n},
+				func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return nil, unreachable(n)
+				})
+			return true
 		}, func(n []string) { se.mcp.RemoveResourceTemplates(n...) })
 	}
 	if kind&proxy.KindPrompts != 0 {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
@@ -24,14 +23,8 @@ func TestSessionOfAnotherOwnerDoesNotExist(t *testing.T) {
 	h := httptest.NewServer(srv.StreamableHTTP(StreamableHTTPOptions{}))
 	defer h.Close()
 	post := func(owner, session, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, h.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		req := postRequest(h.URL, session, body)
 		req.Header.Set("X-Test-Owner", owner)
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -65,22 +65,25 @@ func startProxyHTTP(t *testing.T, servers ...config.Server) string {
 	return h.URL
 }
 
-// rawPost POSTs one JSON-RPC message to a streamable HTTP endpoint and
-// returns every JSON-RPC message of the answer in wire order (a JSON
-// body or the data of each SSE event).
-func rawPost(t *testing.T, url, session string, msg string) (msgs []json.RawMessage, sessionID string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
-	if err != nil {
-		t.Fatal(err)
-	}
+// postRequest is a streamable-HTTP POST of one JSON-RPC message, in
+// session when it is not "".
+func postRequest(url, session, msg string) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return req
+}
+
+// rawPost POSTs one JSON-RPC message to a streamable HTTP endpoint and
+// returns every JSON-RPC message of the answer in wire order (a JSON
+// body or the data of each SSE event).
+func rawPost(t *testing.T, url, session string, msg string) (msgs []json.RawMessage, sessionID string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(postRequest(url, session, msg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,20 @@ func echoUpstream(t *testing.T, addr, tag string) (url string, stop func()) {
 	return "http://" + ln.Addr().String() + "/", func() { _ = hs.Close() }
 }
 
+// connectHTTP is a go-sdk client session on a streamable HTTP endpoint,
+// closed with the test.
+func connectHTTP(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
 func callText(t *testing.T, cs *mcp.ClientSession, name string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -65,14 +79,7 @@ func TestHTTPUpstreamRestartIsInvisible(t *testing.T) {
 	proxyURL := startProxyHTTP(t, config.Server{Name: "up", Transport: config.TransportHTTPStreamable, URL: url,
 		Timeout: 20 * time.Second, RestartBackoffMax: 200 * time.Millisecond})
 
-	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxyURL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, proxyURL)
 	if got, err := callText(t, cs, "echo"); err != nil || got != "first" {
 		t.Fatalf("before the restart: %q, %v", got, err)
 	}
@@ -91,14 +98,9 @@ func TestHTTPUpstreamDownSaysSo(t *testing.T) {
 	url, stop := echoUpstream(t, "127.0.0.1:0", "first")
 	proxyURL := startProxyHTTP(t, config.Server{Name: "docs", Transport: config.TransportHTTPStreamable, URL: url,
 		Timeout: 5 * time.Second, RestartBackoffMax: 200 * time.Millisecond})
-	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxyURL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, proxyURL)
 	if _, err := callText(t, cs, "echo"); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
@@ -46,6 +47,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	if fm != nil {
 		params["_meta"] = fm
 	}
+	start := time.Now()
 	raw, err := p.forward(ctx, s, rt.up, "tools/call", rt.orig, params)
 	if err != nil {
 		var rerr *upstream.RPCError
@@ -64,6 +66,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 		}
 		return ToolError(msg), nil
 	}
+	answered := time.Now()
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
 		return raw, nil
@@ -80,6 +83,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	if err != nil {
 		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), nil
 	}
+	p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "decide", time.Since(answered), "diverted", out.Diverted)
 	return out.Result, nil
 }
 

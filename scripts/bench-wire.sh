@@ -7,7 +7,8 @@
 # (MB, comma-separated), WIRE_RUNS, WIRE_FORMAT (json, ndjson, text),
 # WIRE_PATHS (upstream>serving pairs), WIRE_MODES (pass,divert), WIRE_DIRECT=0
 # (no direct calls), WIRE_WARM=0 (no untimed first call through a proxy
-# whose stdio upstream must build its output), WIRE_SERVER_EXTRA (TOML lines for the server, e.g.
+# whose stdio upstream must build its output), WIRE_PROFILE=DIR (each proxy
+# writes a CPU profile there: go tool pprof -top DIR/FILE), WIRE_SERVER_EXTRA (TOML lines for the server, e.g.
 # max_result_bytes = 2147483648).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -80,9 +80,12 @@ func wireConfig(t *testing.T, upURL string, threshold int, extra string) (path, 
 }
 
 // startWireProxy runs scratchpad-mcp serving over stdio or streamable HTTP.
-func startWireProxy(t *testing.T, serve, cfg string) *wireProxy {
+func startWireProxy(t *testing.T, serve, cfg, profile string) *wireProxy {
 	t.Helper()
-	args := []string{"serve", "--config", cfg, "--log-level", "info"}
+	args := []string{"serve", "--config", cfg, "--log-level", envOr("WIRE_LOG_LEVEL", "info")}
+	if profile != "" {
+		args = append(args, "--cpuprofile", profile)
+	}
 	if serve == "http" {
 		args = append(args, "--transport", "http", "--addr", "127.0.0.1:0")
 	}
@@ -197,7 +200,11 @@ func TestBenchWire(t *testing.T) {
 					threshold = 1000
 				}
 				cfg, mem := wireConfig(t, upURL, threshold, os.Getenv("WIRE_SERVER_EXTRA"))
-				p := startWireProxy(t, serve, cfg)
+				profile := ""
+				if dir := os.Getenv("WIRE_PROFILE"); dir != "" {
+					profile = filepath.Join(dir, fmt.Sprintf("%s-%s-%dMB-%s.prof", upKind, serve, mb, mode))
+				}
+				p := startWireProxy(t, serve, cfg, profile)
 				p.mem = mem
 				if upKind == "stdio" && os.Getenv("WIRE_WARM") != "0" {
 					callBlobQuiet(t, p.sess, format, mb, mem) // its own upstream builds the output
@@ -250,4 +257,11 @@ func TestBenchWire(t *testing.T) {
 func callBlobQuiet(t *testing.T, c *mcp.ClientSession, format string, mb int, mem string) {
 	callBlob(t, c, format, mb)
 	_ = os.RemoveAll(filepath.Join(mem, "scratchpad"))
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }

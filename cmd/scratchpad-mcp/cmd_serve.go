@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	runtimepprof "runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,7 @@ type serveFlags struct {
 	logLevel, logFormat     string
 	sessionTTL              time.Duration
 	debugStats              bool
+	cpuProfile              string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -52,6 +54,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions idle this long are ended (their usage is recorded)")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "http/sse: serve GET /debug/stats (goroutines, heap, live agents) for soak tests")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 }
 
 func loadConfig(path string) (*config.Config, error) {
@@ -83,6 +86,16 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, err := def.Normalize(); err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 2
+	}
+	if f.cpuProfile != "" {
+		// Over stdio too, where there is no /debug/pprof: what the wire
+		// benchmark profiles the proxy with.
+		stopProfile, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+			return 1
+		}
+		defer stopProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -123,6 +136,23 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function runs.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := runtimepprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		runtimepprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func (a *app) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {

@@ -85,10 +85,10 @@ func (l *lineReader) grow() {
 		if l.max > 0 && n >= l.max {
 			n = l.max + lineChunk // enough to know a line is over max, without one more copy
 		}
-		releaseGarbage(n)
 		nb := make([]byte, n)
 		copy(nb, l.buf[l.start:l.end])
 		l.buf = nb
+		releaseGarbage(n) // the old buffer among it
 	}
 	l.scanned -= l.start
 	l.start, l.end = 0, unread
@@ -129,17 +129,18 @@ func (l *lineReader) skip() *tooLong {
 	return t
 }
 
-// bigGrowth is the buffer size from which growing it first returns the
-// garbage of earlier growths to the system.
-const bigGrowth = 32 << 20
+// bigGrowth is the buffer size from which growing it returns garbage to
+// the system.
+const bigGrowth = 4 << 20
 
-// releaseGarbage, before allocating a buffer of n bytes for a message
-// being read, collects garbage and returns it to the system when n is
-// large. A message read into a doubling buffer leaves garbage about its
-// size, which the collector would keep (its goal is twice the live heap)
-// while the message is diverted or sent: the process would hold three or
-// four times the message. The heap of big byte buffers has few pointers,
-// so a collection costs little next to reading tens of megabytes.
+// releaseGarbage, once a message being read has moved into a new buffer
+// of n bytes, collects garbage and returns it to the system when n is
+// large: the old buffer, half the new one's size, and what is left of an
+// earlier big message (which the collector would keep: its goal is twice
+// the live heap). Otherwise the process would hold three or four times the
+// message while it is diverted or sent; with it, at most the message and
+// the buffer it outgrew, while copying. The heap of big byte buffers has
+// few pointers, so a collection costs little next to reading megabytes.
 func releaseGarbage(n int) {
 	if n >= bigGrowth {
 		debug.FreeOSMemory()

@@ -200,10 +200,10 @@ func (s *sseReader) line() ([]byte, error) {
 		if end < 0 {
 			if len(line)+len(buf) > cap(line) {
 				// Doubling (append grows big slices by 1.25: more copies),
-				// garbage released first when big.
+				// the old buffer released when big.
 				n := max(2*cap(line), len(line)+len(buf))
-				releaseGarbage(n)
 				line = append(make([]byte, 0, n), line...)
+				releaseGarbage(n)
 			}
 			line = append(line, buf...)
 			_, _ = s.r.Discard(len(buf))

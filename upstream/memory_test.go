@@ -1,0 +1,49 @@
+package upstream
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+)
+
+// Reading a big message keeps the message and nothing else: the buffer it
+// outgrew is returned once the bytes have moved, not when the next message
+// comes (until then the process would hold half as much again).
+func TestBigMessageLeavesNoOldBuffer(t *testing.T) {
+	const size = 40 << 20 // grows 32 MiB → 64 MiB at the end
+	input := append(bytes.Repeat([]byte("a"), size), '\n')
+	for _, c := range []struct {
+		name string
+		read func() []byte
+	}{
+		{"lines", func() []byte {
+			line, _, err := newLineReader(bytes.NewReader(input), 0).next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return line
+		}},
+		{"sse", func() []byte {
+			ev := append([]byte("data: "), input...)
+			r := newSSEReader(bytes.NewReader(append(ev, '\n')))
+			e, err := r.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e.data
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runtime.GC()
+			line := c.read()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			// The input (sse: and its copy), the line's buffer, slack.
+			limit := uint64(2*len(input) + cap(line) + 16<<20)
+			if len(line) != size || m.HeapInuse > limit {
+				t.Fatalf("line %d bytes (cap %d): heap in use %d MiB, want at most %d", len(line), cap(line), m.HeapInuse>>20, limit>>20)
+			}
+			runtime.KeepAlive(line)
+		})
+	}
+}

@@ -38,6 +38,10 @@ type Call struct {
 	// Decide may write over them (the text is unescaped in place instead
 	// of into a copy the size of the output).
 	Owned bool
+	// Valid says Result is known to be valid JSON (the upstream client
+	// validates every message it reads): Decide does not validate it
+	// again: it trusts them.
+	Valid bool
 	// Stage, when not nil, is told what diverting does now ("counting
 	// tokens", "writing file"), for progress notifications.
 	Stage func(string)
@@ -109,7 +113,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if 4*len(c.Result) < c.Threshold && bytes.HasPrefix(bytes.TrimLeft(c.Result, " \t\r\n"), []byte("{")) {
 		return pass, nil
 	}
-	v, err := view(c.Result)
+	v, err := view(c.Result, c.Valid)
 	if err != nil {
 		return pass, err
 	}

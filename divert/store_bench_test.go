@@ -58,16 +58,29 @@ func BenchmarkDecide(b *testing.B) {
 	raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": testupstream.Blob("json", 24)}}})
 	counted := make(chan int, 1)
 	a := &Agent{Enabled: true, Dir: b.TempDir(), Counter: tokens.ForModel("openai", "gpt-4o"), OnIntercept: func(n int) { counted <- n }}
-	b.SetBytes(int64(len(raw)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		out, err := Decide(Call{Server: "b", Tool: "blob", Threshold: 1000, Result: raw}, a, Options{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil || !out.Diverted {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		<-counted // the background count, not timed
-		_ = removeFile(out.Pointer.Stored.Path)
-		b.StartTimer()
+	// "copy": a caller that keeps its result; "proxy": as the proxy calls
+	// it, over bytes it gives away and the upstream client validated.
+	for _, proxy := range []bool{false, true} {
+		b.Run(map[bool]string{false: "copy", true: "proxy"}[proxy], func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			own := make([]byte, len(raw))
+			for i := 0; i < b.N; i++ {
+				result := raw
+				if proxy {
+					b.StopTimer()
+					copy(own, raw)
+					result = own
+					b.StartTimer()
+				}
+				out, err := Decide(Call{Server: "b", Tool: "blob", Threshold: 1000, Result: result, Owned: proxy, Valid: proxy}, a, Options{Logger: slog.New(slog.DiscardHandler)})
+				if err != nil || !out.Diverted {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				<-counted // the background count, not timed
+				_ = removeFile(out.Pointer.Stored.Path)
+				b.StartTimer()
+			}
+		})
 	}
 }

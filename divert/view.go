@@ -82,10 +82,12 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 // view finds what the model would read in a tools/call result by scanning
 // it (gjson), not decoding it: the text is unescaped once, straight into
 // the one buffer it is stored from, and structuredContent stays a
-// sub-slice of raw.
-func view(raw json.RawMessage) (modelView, error) {
+// sub-slice of raw. valid says raw is known to be valid JSON (the
+// upstream client validated the message it is part of): not scanned
+// again for that.
+func view(raw json.RawMessage, valid bool) (modelView, error) {
 	var v modelView
-	if len(raw) == 0 || !gjson.ValidBytes(raw) {
+	if len(raw) == 0 || !valid && !gjson.ValidBytes(raw) {
 		return v, fmt.Errorf("%w: not valid JSON", ErrInvalidResult)
 	}
 	doc := unsafe.String(unsafe.SliceData(raw), len(raw))

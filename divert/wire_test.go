@@ -67,7 +67,7 @@ func TestViewUnescapesAsEncodingJSON(t *testing.T) {
 	texts := []string{"", "plain", "a\"b\\c/d\b\f\n\r\t", "é ü 中 😀", "\u2028\u2029<&>", string([]byte{0xff, 'a', 0xc3})}
 	for _, s := range texts {
 		b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}})
-		v, err := view(b)
+		v, err := view(b, false)
 		if err != nil || string(v.text(-1, false)) != decoded(b) {
 			t.Fatalf("%q: %q, %v", s, v.text(-1, false), err)
 		}
@@ -75,13 +75,13 @@ func TestViewUnescapesAsEncodingJSON(t *testing.T) {
 	// Escapes as other encoders write them, lone surrogates, invalid bytes.
 	for _, lit := range []string{`"\u00e9\ud83d\ude00\/"`, `"\ud800x"`, `"\udc00\ud800\u0041"`, "\"\xffa\xc3\"", `"\u0000"`} {
 		raw := []byte(`{"content":[{"type":"text","text":` + lit + `}]}`)
-		v, err := view(raw)
+		v, err := view(raw, false)
 		if err != nil || string(v.text(-1, false)) != decoded(raw) {
 			t.Fatalf("%s: %q, want %q (%v)", lit, v.text(-1, false), decoded(raw), err)
 		}
 		// In place, over the result's own bytes.
 		own := append([]byte(nil), raw...)
-		v, _ = view(own)
+		v, _ = view(own, false)
 		if got := v.text(-1, true); string(got) != decoded(raw) {
 			t.Fatalf("%s in place: %q", lit, got)
 		}
@@ -113,7 +113,7 @@ func TestViewReadsWhatTheModelSees(t *testing.T) {
 		{raw: `[1]`, bad: true},
 		{raw: `{"content":[`, bad: true},
 	} {
-		v, err := view(json.RawMessage(tc.raw))
+		v, err := view(json.RawMessage(tc.raw), false)
 		if (err != nil) != tc.bad {
 			t.Fatalf("%s: err %v", tc.raw, err)
 		}
@@ -134,7 +134,7 @@ func TestViewReadsWhatTheModelSees(t *testing.T) {
 		// In place: the same text, written over the result.
 		if v.textOnly() && len(v.texts) > 0 {
 			own := []byte(tc.raw)
-			v2, _ := view(own)
+			v2, _ := view(own, true)
 			if got := v2.text(-1, true); string(got) != string(payload) {
 				t.Fatalf("%s in place: %q", tc.raw, got)
 			}
@@ -201,7 +201,9 @@ func TestDecideInPlaceIsDecideOnACopy(t *testing.T) {
 		var outs []Outcome
 		for _, owned := range []bool{false, true} {
 			dir := t.TempDir()
-			out, err := Decide(Call{Server: "s", Tool: "t", Threshold: 100, Result: append([]byte(nil), raw...), Owned: owned},
+			// As the proxy calls it (its bytes, validated by the upstream
+			// client) and as a caller that keeps the result.
+			out, err := Decide(Call{Server: "s", Tool: "t", Threshold: 100, Result: append([]byte(nil), raw...), Owned: owned, Valid: owned},
 				&Agent{Enabled: true, Dir: dir, Counter: c}, Options{Logger: slog.New(slog.DiscardHandler)})
 			if err != nil || !out.Diverted {
 				t.Fatalf("owned %v: %v %s", owned, err, out.Result)
@@ -221,7 +223,7 @@ func TestDecideInPlaceIsDecideOnACopy(t *testing.T) {
 
 func TestTextPrefix(t *testing.T) {
 	raw := []byte(`{"content":[{"type":"text","text":"ab\"cd\u00e9f"},{"type":"text","text":"gh"}]}`)
-	v, _ := view(raw)
+	v, _ := view(raw, false)
 	for limit, want := range map[int]string{0: "", 3: `ab"`, 6: "ab\"cd\xc3", 8: "ab\"cd\u00e9f", 9: "ab\"cd\u00e9f\n", 100: "ab\"cd\u00e9f\ngh"} {
 		got := string(v.text(limit, false))
 		if limit == 6 {

@@ -78,7 +78,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	rep := p.newDivertProgress(pr)
 	defer rep.stop()
 	out, err := divert.Decide(divert.Call{
-		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Stage: rep.stage,
+		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage,
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
 		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), nil

@@ -6,7 +6,10 @@
 # proxy/direct ratio, the proxy's peak RSS (VmHWM). Knobs: WIRE_SIZES
 # (MB, comma-separated), WIRE_RUNS, WIRE_FORMAT (json, ndjson, text),
 # WIRE_PATHS (upstream>serving pairs), WIRE_MODES (pass,divert), WIRE_DIRECT=0
-# (no direct calls), WIRE_WARM=0 (no untimed first call through a proxy
+# (no direct calls), WIRE_FLOOR=0 (no floors: the same client calling a
+# replay peer that holds the answer ready, over the upstream's and the
+# serving transport, and "adj", the ratio to the direct call moved onto the
+# serving transport), WIRE_WARM=0 (no untimed first call through a proxy
 # whose stdio upstream must build its output), WIRE_PROFILE=DIR (each proxy
 # writes a CPU profile there: go tool pprof -top DIR/FILE), WIRE_SERVER_EXTRA (TOML lines for the server, e.g.
 # max_result_bytes = 2147483648).

@@ -7,8 +7,10 @@ package main
 // tool directly and through scratchpad-mcp, for results of about 24 and
 // 123 MB on the wire, passed through (threshold above the size) and
 // diverted, over stdio serving, streamable HTTP serving, and from a
-// streamable-HTTP upstream. It prints medians and the proxy's peak RSS
-// (VmHWM of a fresh proxy per line); it asserts nothing about time.
+// streamable-HTTP upstream. It prints medians, the proxy's peak RSS
+// (VmHWM of a fresh proxy per line) and the client's floors (the same
+// call answered by a replay peer, bench_replay_test.go); it asserts
+// nothing about time.
 //
 //	WIRE_SIZES=24,123 WIRE_RUNS=3 WIRE_FORMAT=json WIRE_MODES=pass,divert go test -tags bench -count=1 -run TestBenchWire -v ./cmd/scratchpad-mcp/
 

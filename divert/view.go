@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -80,119 +81,228 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 }
 
 // view finds what the model would read in a tools/call result by scanning
-// it (gjson), not decoding it: the text is unescaped once, straight into
-// the one buffer it is stored from, and structuredContent stays a
-// sub-slice of raw. valid says raw is known to be valid JSON (the
-// upstream client validated the message it is part of): not scanned
-// again for that.
+// it, not decoding it, in one pass: the text of a 100 MB result is walked
+// once here (to find its end), unescaped once later, straight into the one
+// buffer it is stored from, and structuredContent stays a sub-slice of
+// raw. valid says raw is known to be valid JSON (the upstream client
+// validated the message it is part of): not scanned again for that.
 func view(raw json.RawMessage, valid bool) (modelView, error) {
 	var v modelView
 	if len(raw) == 0 || !valid && !gjson.ValidBytes(raw) {
 		return v, fmt.Errorf("%w: not valid JSON", ErrInvalidResult)
 	}
 	doc := unsafe.String(unsafe.SliceData(raw), len(raw))
-	res := gjson.Parse(doc)
-	if !res.IsObject() {
+	start := skipWS(doc, 0)
+	if start >= len(doc) || doc[start] != '{' {
 		return v, fmt.Errorf("%w: not a JSON object", ErrInvalidResult)
 	}
-	// One walk over the top-level members; the content's text is skipped
-	// by byte search, never parsed or copied here.
-	var content, structured gjson.Result
-	var bad error
-	members(doc, nil, res, func(k string, val gjson.Result) bool {
+	var (
+		texts      []string
+		media      bool
+		badIsError error
+		badContent error
+	)
+	walkObject(doc, start, func(k string, s int) int {
 		switch k {
 		case "isError":
+			val := valueAt(doc, s)
 			switch val.Type {
 			case gjson.True, gjson.False:
 				v.isError = val.Type == gjson.True
 			case gjson.Null:
 			default:
-				bad = fmt.Errorf("%w: isError is not a boolean", ErrInvalidResult)
+				badIsError = fmt.Errorf("%w: isError is not a boolean", ErrInvalidResult)
 			}
+			return s + len(val.Raw)
 		case "content":
-			content = val
-		case "structuredContent":
-			structured = val
-		}
-		return true
-	})
-	if bad != nil {
-		return v, bad
-	}
-	if content.Exists() && content.Type != gjson.Null && !content.IsArray() {
-		return v, fmt.Errorf("%w: content is not an array", ErrInvalidResult)
-	}
-	var texts []gjson.Result
-	media := false
-	elements(content, func(c gjson.Result) bool {
-		if c.Type == gjson.Null {
-			return true
-		}
-		if !c.IsObject() {
-			bad = fmt.Errorf("%w: a content block is not an object", ErrInvalidResult)
-			return false
-		}
-		var typ, text, resource gjson.Result
-		members(c.Raw, nil, c, func(k string, val gjson.Result) bool {
-			switch k {
-			case "type":
-				typ = val
-			case "text":
-				text = val
-			case "resource":
-				resource = val
+			// The last one counts, as when decoding.
+			texts, media, badContent = nil, false, nil
+			if doc[s] != '[' {
+				val := valueAt(doc, s)
+				if val.Type != gjson.Null {
+					badContent = fmt.Errorf("%w: content is not an array", ErrInvalidResult)
+				}
+				return s + len(val.Raw)
 			}
-			return true
-		})
-		if typ.Exists() && typ.Type != gjson.Null && typ.Type != gjson.String {
-			bad = fmt.Errorf("%w: a content block's type is not a string", ErrInvalidResult)
-			return false
-		}
-		kind := gjson.Parse(typ.Raw).String()
-		switch kind {
-		case "text":
-		case "resource":
-			text = gjson.Result{}
-			if resource.IsObject() {
-				members(resource.Raw, nil, resource, func(k string, val gjson.Result) bool {
-					if k == "text" {
-						text = val
+			done := false // at the first media block or bad block: the rest is skipped
+			return walkArray(doc, s, func(s int) int {
+				if done {
+					return skipValue(doc, s)
+				}
+				if doc[s] != '{' {
+					val := valueAt(doc, s)
+					if val.Type != gjson.Null {
+						badContent, done = fmt.Errorf("%w: a content block is not an object", ErrInvalidResult), true
 					}
-					return true
-				})
+					return s + len(val.Raw)
+				}
+				var b block
+				end := b.walk(doc, s)
+				text, err := b.text()
+				switch {
+				case err != nil:
+					badContent, done = err, true
+				case b.media():
+					media, done = true, true
+				case text != "":
+					texts = append(texts, text)
+				}
+				return end
+			})
+		case "structuredContent":
+			end := skipValue(doc, s)
+			if doc[s:end] != "null" {
+				v.structured = raw[s:end:end]
+			} else {
+				v.structured = nil
 			}
-		case "image", "audio":
-			media = true
-			return false
-		default:
-			return true
+			return end
 		}
-		if text.Exists() && text.Type != gjson.Null {
-			if text.Type != gjson.String {
-				bad = fmt.Errorf("%w: a text is not a string", ErrInvalidResult)
-				return false
-			}
-			texts = append(texts, text)
-		} else if kind == "text" {
-			texts = append(texts, gjson.Result{Type: gjson.String, Raw: `""`})
-		}
-		return true
+		return skipValue(doc, s)
 	})
-	if bad != nil {
-		return v, bad
+	if badIsError != nil {
+		return v, badIsError
+	}
+	if badContent != nil {
+		return v, badContent
 	}
 	if media {
-		return v, nil
+		return modelView{isError: v.isError}, nil
 	}
 	v.raw = raw
-	for _, t := range texts {
-		v.texts = append(v.texts, t.Raw)
-	}
-	if sc := structured; sc.Exists() && sc.Type != gjson.Null {
-		v.structured = raw[sc.Index : sc.Index+len(sc.Raw)]
-	}
+	v.texts = texts
 	v.divertable = len(v.texts) > 1 || len(v.texts) == 1 && len(v.texts[0]) > 2 || v.structured != nil
 	return v, nil
+}
+
+// block is what view keeps of one content block: its type, text and
+// resource text, as raw JSON values (views of the result).
+type block struct {
+	typ, txt, resourceText gjson.Result
+	resourceIsObject       bool
+}
+
+// walk reads the block (an object) at doc[s] and returns its end.
+func (b *block) walk(doc string, s int) int {
+	return walkObject(doc, s, func(k string, s int) int {
+		switch k {
+		case "type":
+			b.typ = valueAt(doc, s)
+			return s + len(b.typ.Raw)
+		case "text":
+			b.txt = valueAt(doc, s)
+			return s + len(b.txt.Raw)
+		case "resource":
+			b.resourceText, b.resourceIsObject = gjson.Result{}, doc[s] == '{'
+			if !b.resourceIsObject {
+				return skipValue(doc, s)
+			}
+			return walkObject(doc, s, func(k string, s int) int {
+				if k == "text" {
+					b.resourceText = valueAt(doc, s)
+					return s + len(b.resourceText.Raw)
+				}
+				return skipValue(doc, s)
+			})
+		}
+		return skipValue(doc, s)
+	})
+}
+
+func (b *block) kind() string { return gjson.Parse(b.typ.Raw).String() }
+
+func (b *block) media() bool { k := b.kind(); return k == "image" || k == "audio" }
+
+// text is the block's text literal for the model ("" when the block has
+// none to give), or why the block is not one MCP defines.
+func (b *block) text() (string, error) {
+	if b.typ.Exists() && b.typ.Type != gjson.Null && b.typ.Type != gjson.String {
+		return "", fmt.Errorf("%w: a content block's type is not a string", ErrInvalidResult)
+	}
+	text := b.txt
+	switch b.kind() {
+	case "text":
+	case "resource":
+		text = gjson.Result{}
+		if b.resourceIsObject {
+			text = b.resourceText
+		}
+	default:
+		return "", nil
+	}
+	if text.Exists() && text.Type != gjson.Null {
+		if text.Type != gjson.String {
+			return "", fmt.Errorf("%w: a text is not a string", ErrInvalidResult)
+		}
+		return text.Raw, nil
+	}
+	if b.kind() == "text" {
+		return `""`, nil
+	}
+	return "", nil
+}
+
+// walkObject calls fn with each member's key (unescaped) and the offset of
+// its value, for the object at t[i] (valid JSON); fn returns the offset
+// just past the value, so that each value is walked once, by whoever
+// reads it. walkObject returns the offset just past the object.
+func walkObject(t string, i int, fn func(key string, at int) int) int {
+	i = skipWS(t, i+1)
+	for i < len(t) && t[i] == '"' {
+		kEnd := stringEndStr(t, i)
+		key := t[i+1 : max(i+1, kEnd-1)]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(t[i:kEnd]).String()
+		}
+		i = skipWS(t, skipWS(t, kEnd)+1) // past ':'
+		if i >= len(t) {
+			return len(t)
+		}
+		i = skipWS(t, fn(key, i))
+		if i >= len(t) || t[i] != ',' {
+			break
+		}
+		i = skipWS(t, i+1)
+	}
+	return min(i+1, len(t))
+}
+
+// walkArray is [walkObject] for the items of the array at t[i].
+func walkArray(t string, i int, fn func(at int) int) int {
+	i = skipWS(t, i+1)
+	for i < len(t) && t[i] != ']' {
+		i = skipWS(t, fn(i))
+		if i >= len(t) || t[i] != ',' {
+			break
+		}
+		i = skipWS(t, i+1)
+	}
+	return min(i+1, len(t))
+}
+
+// skipValue is the offset just past the value at t[i] (valid JSON).
+func skipValue(t string, i int) int {
+	switch t[i] {
+	case '"':
+		return stringEndStr(t, i)
+	case '{', '[':
+		return containerEnd(t, i)
+	}
+	return i + len(gjson.Parse(t[i:]).Raw)
+}
+
+// valueAt is the value at t[i] (valid JSON) with its type, as a raw view:
+// strings and containers are not unescaped or parsed.
+func valueAt(t string, i int) gjson.Result {
+	switch t[i] {
+	case '"':
+		return gjson.Result{Type: gjson.String, Raw: t[i:stringEndStr(t, i)], Index: i}
+	case '{', '[':
+		return gjson.Result{Type: gjson.JSON, Raw: t[i:containerEnd(t, i)], Index: i}
+	}
+	r := gjson.Parse(t[i:])
+	r.Index = i
+	return r
 }
 
 // unescapeTo writes the value of the inside of a JSON string literal to

@@ -168,4 +168,3 @@ func FuzzViewIsReference(f *testing.F) {
 func describeView(v modelView) string {
 	return fmt.Sprintf("isError %v divertable %v texts %q structured %q", v.isError, v.divertable, v.texts, v.structured)
 }
-

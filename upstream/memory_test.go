@@ -47,3 +47,27 @@ func TestBigMessageLeavesNoOldBuffer(t *testing.T) {
 		})
 	}
 }
+
+// A message of a few megabytes read while an earlier big one is still in
+// the heap (dead, not yet collected) returns it: the new message does not
+// grow on top of the old.
+func TestEarlierBigMessageIsReturned(t *testing.T) {
+	runtime.GC()
+	earlier := make([]byte, 120<<20)
+	for i := 0; i < len(earlier); i += 4096 {
+		earlier[i] = 1
+	}
+	runtime.KeepAlive(earlier)
+	earlier = nil
+	input := append(bytes.Repeat([]byte("a"), 6<<20), '\n')
+	line, _, err := newLineReader(bytes.NewReader(input), 0).next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if limit := uint64(len(input) + 8<<20 + 32<<20); m.HeapInuse > limit {
+		t.Fatalf("heap in use %d MiB after a 6 MiB line, want at most %d: the earlier 120 MiB is still held", m.HeapInuse>>20, limit>>20)
+	}
+	runtime.KeepAlive(line)
+}

@@ -13,11 +13,13 @@
 // exploration calls built from the real data.
 //
 // Large outputs are handled in one pass and without copies of their size:
-// the result is scanned, not decoded; the threshold is settled on an
-// unescaped prefix of the text; the text is unescaped once (over the
-// result's own bytes when [Call.Owned]); the stored file is pretty-printed,
-// hashed and line-counted as it is written, and the sketch's array lengths
-// come from the same pass.
+// a result with fewer bytes than a quarter of the threshold is not read at
+// all; otherwise it is scanned once, not decoded (and not validated again
+// when [Call.Valid]); the threshold is settled on an unescaped prefix of
+// the text; the text is unescaped once (over the result's own bytes when
+// [Call.Owned]); the stored file is pretty-printed, hashed and
+// line-counted as it is written, and the sketch's array lengths come from
+// the same pass.
 //
 //	out, err := divert.Decide(divert.Call{Server: "k8s", Tool: "list_pods",
 //		Threshold: 5000, Result: raw}, agent, divert.Options{})
@@ -25,6 +27,8 @@
 // # Caveats
 //
 //   - Results with isError, images or audio always pass through.
+//   - With [Call.Valid], bytes that are not valid JSON are read wrongly
+//     (never with a panic): set it only for bytes already validated.
 //   - With [Call.Owned], a diverted result's bytes are overwritten (the
 //     text unescaped in place): the caller must not use them afterwards.
 //     The exact count in the background holds them until it ends.

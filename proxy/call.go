@@ -69,6 +69,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	answered := time.Now()
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
+		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
 		return raw, nil
 	}
 	agent, err := p.opts.Agent(ctx)

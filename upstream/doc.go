@@ -69,9 +69,9 @@
 //     (its id found in its first or last 4 KiB, else the only call in
 //     flight) fails with a [*TooLargeError]. Messages are read into one
 //     buffer each and handed over as they are; once a buffer has grown to
-//     16 MiB (from 4 MiB when an earlier message's garbage is still in
-//     the heap), each growth returns the buffer it outgrew, and other
-//     garbage, to the system (a forced collection, process-wide).
+//     16 MiB (from 4 MiB in the first message after such a big one),
+//     each growth returns the buffer it outgrew, and other garbage, to
+//     the system (a forced collection, process-wide).
 //   - OnNotify holds up everything the connection delivers after it: it
 //     must not wait for the answer to a Call on the same upstream (it
 //     would wait for itself). Start a goroutine for that.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"regexp"
 	"runtime/debug"
-	"runtime/metrics"
+	"sync/atomic"
 )
 
 // lineReader splits newline-delimited JSON-RPC into messages, with no
@@ -134,48 +134,37 @@ func (l *lineReader) skip() *tooLong {
 const (
 	// bigGrowth: the buffer just outgrown is worth returning at once.
 	bigGrowth = 16 << 20
-	// heapCheckGrowth: an earlier big message may still be held.
-	heapCheckGrowth = 4 << 20
+	// afterBigGrowth: the first message after a big one returns what is
+	// left of it.
+	afterBigGrowth = 4 << 20
 )
+
+// bigRead is set once a message has grown to bigGrowth, and taken by the
+// next message that grows to afterBigGrowth.
+var bigRead atomic.Bool
 
 // releaseGarbage, once a message being read has moved into a new buffer
 // of n bytes, collects garbage and returns it to the system
 // ([debug.FreeOSMemory]) when n is big (the buffer just outgrown, half
-// the new one's size, is among it), or from 4 MiB when the heap has
-// grown since the last collection by much more than this message's
-// buffers: what is left of an earlier big message, which the collector
-// would keep (its goal is twice the live heap) while this one grows on top
-// of it. Otherwise the process would hold three or four times a big
+// the new one's size, is among it), and once from 4 MiB in the first
+// message after a big one: what is left of that one, which the collector
+// would keep (its goal is twice the live heap) while this one grows on
+// top of it. Otherwise the process would hold three or four times a big
 // message while it is diverted or sent; with it, at most the message and
 // the buffer it outgrew, while copying. A collection of this heap (big
 // byte buffers, few pointers) costs little next to reading tens of
 // megabytes, but returning memory makes the next allocations fault their
 // pages in again, which for a message of a few megabytes costs more than
 // reading it (6 MiB: 13 ms against 3.6 ms, BenchmarkLineReader): hence
-// no release below bigGrowth unless there is garbage to return.
+// no release below bigGrowth otherwise.
 func releaseGarbage(n int) {
-	if n >= bigGrowth {
+	switch {
+	case n >= bigGrowth:
 		debug.FreeOSMemory()
-		return
+		bigRead.Store(true)
+	case n >= afterBigGrowth && bigRead.Swap(false):
+		debug.FreeOSMemory()
 	}
-	if n >= heapCheckGrowth {
-		// This message's buffers so far come to less than 2n.
-		objects, live := heapBytes()
-		if objects > live+2*uint64(n)+8<<20 {
-			debug.FreeOSMemory()
-		}
-	}
-}
-
-// heapBytes is the memory held by heap objects (live, or dead and not
-// yet swept) and the live heap the last collection found.
-func heapBytes() (objects, live uint64) {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return 0, 0
-	}
-	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }
 
 var (

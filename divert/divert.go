@@ -39,8 +39,8 @@ type Call struct {
 	// of into a copy the size of the output).
 	Owned bool
 	// Valid says Result is known to be valid JSON (the upstream client
-	// validates every message it reads): Decide does not validate it
-	// again: it trusts them.
+	// validates every message it reads), so Decide does not validate it
+	// again.
 	Valid bool
 	// Stage, when not nil, is told what diverting does now ("counting
 	// tokens", "writing file"), for progress notifications.

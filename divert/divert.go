@@ -70,6 +70,10 @@ type Outcome struct {
 // object of the shape MCP defines.
 var ErrInvalidResult = fmt.Errorf("invalid tools/call result")
 
+// unreadFrom is the size above which a result that cannot reach its
+// threshold is not read.
+const unreadFrom = 1 << 20
+
 // reaches reports whether what the model would read of v is at least n
 // tokens, unescaping no more of the text than it must: a prefix of the
 // text usually settles it (a prefix has no more tokens than the whole).
@@ -106,11 +110,12 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if a == nil || !a.Enabled {
 		return pass, nil
 	}
-	// Too few bytes to reach the threshold whatever they hold (see
-	// reaches): passed on unread. A result the size of the largest message
-	// under a threshold set above it would otherwise be scanned end to end
-	// for nothing, while the client waits.
-	if 4*len(c.Result) < c.Threshold && bytes.HasPrefix(bytes.TrimLeft(c.Result, " \t\r\n"), []byte("{")) {
+	// A big result with too few bytes to reach the threshold whatever
+	// they hold (see reaches) is passed on unread: under a threshold set
+	// above it, it would otherwise be scanned end to end for nothing while
+	// the client waits. A small one is still read (it costs little), so
+	// that one MCP does not define is refused with a reason.
+	if len(c.Result) > unreadFrom && 4*len(c.Result) < c.Threshold && bytes.HasPrefix(bytes.TrimLeft(c.Result, " \t\r\n"), []byte("{")) {
 		return pass, nil
 	}
 	v, err := view(c.Result, c.Valid)

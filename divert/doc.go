@@ -13,8 +13,8 @@
 // exploration calls built from the real data.
 //
 // Large outputs are handled in one pass and without copies of their size:
-// a result with fewer bytes than a quarter of the threshold is not read at
-// all; otherwise it is scanned once, not decoded (and not validated again
+// a result over 1 MiB with fewer bytes than a quarter of the threshold is
+// not read at all; otherwise it is scanned once, not decoded (and not validated again
 // when [Call.Valid]); the threshold is settled on an unescaped prefix of
 // the text; the text is unescaped once (over the result's own bytes when
 // [Call.Owned]); the stored file is pretty-printed, hashed and

@@ -235,28 +235,29 @@ func TestTextPrefix(t *testing.T) {
 	}
 }
 
-// A result with fewer than a quarter as many bytes as the threshold has
-// tokens passes unread; at a quarter or more it is read, and what is
-// wrong with it is said.
+// A big result with fewer than a quarter as many bytes as the threshold
+// has tokens passes unread; at a quarter or more, or small, it is read,
+// and what is wrong with it is said.
 func TestDecideSkipsResultsTooShortToReach(t *testing.T) {
-	bad := []byte(`{"content":"not an array"}`) // 26 bytes
+	bad := `{"content":"` + strings.Repeat("a", unreadFrom) + `"}` // not an array
 	a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: tokens.ForModel("openai", "gpt-4o")}
 	for _, c := range []struct {
 		threshold int
 		result    string
 		wantErr   bool
 	}{
-		{4*len(bad) + 1, string(bad), false}, // cannot reach: not read
-		{4 * len(bad), string(bad), true},    // could: read, and refused
-		{1 << 30, `"a string"`, true},        // not an object: always read
-		{1 << 30, " \n{\"content\":1}", false},
+		{4*len(bad) + 1, bad, false},                                 // cannot reach: not read
+		{4 * len(bad), bad, true},                                    // could: read, and refused
+		{1 << 30, `{"content":"not an array"}`, true},                // small: read
+		{1 << 30, `"` + strings.Repeat("a", unreadFrom) + `"`, true}, // not an object: read
+		{1 << 30, " \n{\"content\":1,\"x\":\"" + strings.Repeat("a", unreadFrom) + "\"}", false},
 	} {
 		out, err := Decide(Call{Server: "s", Tool: "t", Threshold: c.threshold, Result: []byte(c.result)}, a, Options{})
 		if (err != nil) != c.wantErr {
-			t.Errorf("threshold %d, %s: err %v, want error %v", c.threshold, c.result, err, c.wantErr)
+			t.Errorf("threshold %d, %.40s: err %v, want error %v", c.threshold, c.result, err, c.wantErr)
 		}
 		if err == nil && (out.Diverted || string(out.Result) != c.result) {
-			t.Errorf("threshold %d: %+v, want the result passed on", c.threshold, out)
+			t.Errorf("threshold %d: diverted %v, want the result passed on", c.threshold, out.Diverted)
 		}
 	}
 }

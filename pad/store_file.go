@@ -76,21 +76,7 @@ func (s *fileStore) history(limit int) ([]histItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if limit > 0 && len(vs) > limit {
-		vs = vs[:limit]
-	}
-	out := make([]histItem, len(vs))
-	for i, v := range vs {
-		path := v.Path
-		out[i] = histItem{Version: v, read: func() ([]byte, error) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("pad: read version: %w", err)
-			}
-			return data, nil
-		}}
-	}
-	return out, nil
+	return fileHistItems(vs, limit), nil
 }
 
 func (s *fileStore) addNotice(_ heldLock, note string) error {

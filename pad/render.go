@@ -3,6 +3,7 @@ package pad
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -44,17 +45,9 @@ func (p *Pad) renderMax(v *View, mode string, max int) string {
 			k--
 		}
 	} else {
-		// Rendering size shrinks as more entries fold: binary search (k, n].
-		lo, hi := k+1, n
-		for lo < hi {
-			mid := (lo + hi) / 2
-			if fits(mid) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		k = min(lo, n) // nothing fits: everything folded (k was already n)
+		// Rendering size shrinks as more entries fold: binary search (k, n],
+		// n taken to fit (nothing fits: everything folded; k was already n).
+		k = min(k+1+sort.Search(n-k-1, func(i int) bool { return fits(k + 1 + i) }), n)
 	}
 	out = renderView(v, mode, k, "")
 	if c := p.opts.Count(out); c > max {

@@ -156,16 +156,9 @@ func (p *Pad) fitKeys(v *View, mode string, folded, max int) (*View, []KeyView) 
 	if n == 0 || !fits(n) {
 		return nil, nil
 	}
-	lo, hi := 1, n
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if fits(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	w := withoutKeys(v, order, lo)
+	// The fewest dropped keys that fit, in [1, n] (n fits).
+	d := 1 + sort.Search(n-1, func(i int) bool { return fits(1 + i) })
+	w := withoutKeys(v, order, d)
 	return w, w.Keys
 }
 

@@ -135,16 +135,7 @@ func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
 	default:
 		// Responses go through the same ordered queue as notifications,
 		// so progress sent before a result reaches the caller before it.
-		p.queue(func() {
-			key := string(m.ID)
-			p.mu.Lock()
-			ch := p.pending[key]
-			delete(p.pending, key)
-			p.mu.Unlock()
-			if ch != nil {
-				ch <- reply{msg: m}
-			}
-		})
+		p.settle(m.ID, reply{msg: m})
 		return m.ID
 	}
 	return nil
@@ -175,6 +166,12 @@ func (p *peer) skipped(t *tooLong) {
 // dispatched before: a transport uses it when it knows the response will
 // never come.
 func (p *peer) abandon(id json.RawMessage, err error) {
+	p.settle(id, reply{err: err})
+}
+
+// settle hands r to the call with id (as sent), in turn with everything
+// dispatched before it; a call no longer waiting is not told.
+func (p *peer) settle(id json.RawMessage, r reply) {
 	p.queue(func() {
 		key := string(id)
 		p.mu.Lock()
@@ -182,7 +179,7 @@ func (p *peer) abandon(id json.RawMessage, err error) {
 		delete(p.pending, key)
 		p.mu.Unlock()
 		if ch != nil {
-			ch <- reply{err: err}
+			ch <- r
 		}
 	})
 }

@@ -138,11 +138,12 @@ func view(raw json.RawMessage, valid bool) (modelView, error) {
 				}
 				var b block
 				end := b.walk(doc, s)
-				text, err := b.text()
+				kind := gjson.Parse(b.typ.Raw).String()
+				text, err := b.text(kind)
 				switch {
 				case err != nil:
 					badContent, done = err, true
-				case b.media():
+				case kind == "image" || kind == "audio":
 					media, done = true, true
 				case text != "":
 					texts = append(texts, text)
@@ -209,18 +210,15 @@ func (b *block) walk(doc string, s int) int {
 	})
 }
 
-func (b *block) kind() string { return gjson.Parse(b.typ.Raw).String() }
-
-func (b *block) media() bool { k := b.kind(); return k == "image" || k == "audio" }
-
-// text is the block's text literal for the model ("" when the block has
-// none to give), or why the block is not one MCP defines.
-func (b *block) text() (string, error) {
+// text is the text literal for the model of the block, whose type is kind
+// ("" when the block has none to give), or why the block is not one MCP
+// defines.
+func (b *block) text(kind string) (string, error) {
 	if b.typ.Exists() && b.typ.Type != gjson.Null && b.typ.Type != gjson.String {
 		return "", fmt.Errorf("%w: a content block's type is not a string", ErrInvalidResult)
 	}
 	text := b.txt
-	switch b.kind() {
+	switch kind {
 	case "text":
 	case "resource":
 		text = gjson.Result{}
@@ -236,7 +234,7 @@ func (b *block) text() (string, error) {
 		}
 		return text.Raw, nil
 	}
-	if b.kind() == "text" {
+	if kind == "text" {
 		return `""`, nil
 	}
 	return "", nil

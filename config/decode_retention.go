@@ -98,11 +98,10 @@ func (d *decoder) age(p keyPath, v any) (time.Duration, bool) {
 	var dur time.Duration
 	switch x := v.(type) {
 	case int64:
-		if x < 0 || x > int64(maxAge/time.Second) {
-			d.fail(p, "%d seconds out of range [0, %d]", x, int64(maxAge/time.Second))
+		var ok bool
+		if dur, ok = d.seconds(p, x, maxAge); !ok {
 			return 0, false
 		}
-		dur = time.Duration(x) * time.Second
 	case string:
 		s, ok := d.str(p, v)
 		if !ok {

@@ -134,16 +134,24 @@ func (d *decoder) duration(p keyPath, v any, allowZero bool) (time.Duration, boo
 	return d.durationUpTo(p, v, allowZero, maxDuration)
 }
 
+// seconds is x seconds, or a failure when x is not in [0, max].
+func (d *decoder) seconds(p keyPath, x int64, max time.Duration) (time.Duration, bool) {
+	if x < 0 || x > int64(max/time.Second) {
+		d.fail(p, "%d seconds out of range [0, %d]", x, int64(max/time.Second))
+		return 0, false
+	}
+	return time.Duration(x) * time.Second, true
+}
+
 // durationUpTo is duration with another upper bound.
 func (d *decoder) durationUpTo(p keyPath, v any, allowZero bool, maxDuration time.Duration) (time.Duration, bool) {
 	var dur time.Duration
 	switch x := v.(type) {
 	case int64:
-		if x < 0 || x > int64(maxDuration/time.Second) {
-			d.fail(p, "%d seconds out of range [0, %d]", x, int64(maxDuration/time.Second))
+		var ok bool
+		if dur, ok = d.seconds(p, x, maxDuration); !ok {
 			return 0, false
 		}
-		dur = time.Duration(x) * time.Second
 	case string:
 		s, ok := d.str(p, v)
 		if !ok {

@@ -125,6 +125,19 @@ func (s *mcpServer) requests() []seen {
 	return append([]seen(nil), s.log...)
 }
 
+// sawGET reports whether a GET (a listening stream) matching match was
+// received.
+func (s *mcpServer) sawGET(match func(seen) bool) bool {
+	for _, r := range s.requests() {
+		if r.method == http.MethodGet && match(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyRequest(seen) bool { return true }
+
 func (s *mcpServer) session(r *http.Request) *mcpSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -563,14 +576,7 @@ func TestHTTPServerRestartIsInvisible(t *testing.T) {
 			if got, err := callTool(t, u, "echo", map[string]any{"text": "before"}, nil); err != nil || got != "before" {
 				t.Fatalf("before: %q %v", got, err)
 			}
-			waitFor(t, "the listening stream to be asked for", func() bool {
-				for _, r := range s.requests() {
-					if r.method == http.MethodGet {
-						return true
-					}
-				}
-				return false
-			})
+			waitFor(t, "the listening stream to be asked for", func() bool { return s.sawGET(anyRequest) })
 			time.Sleep(20 * time.Millisecond) // and its answer to be read
 			s.stop()
 			// A real restart takes longer than the client needs to see
@@ -694,14 +700,7 @@ func TestHTTPListeningStreamIsReopened(t *testing.T) {
 	s := newMCPServer(t)
 	notes := make(chan string, 4)
 	u := httpUpstream(t, s.url(), Options{OnNotify: func(_ *Upstream, method string, params json.RawMessage) { notes <- method }})
-	waitFor(t, "the listening stream", func() bool {
-		for _, r := range s.requests() {
-			if r.method == http.MethodGet {
-				return true
-			}
-		}
-		return false
-	})
+	waitFor(t, "the listening stream", func() bool { return s.sawGET(anyRequest) })
 	if got, err := callTool(t, u, "note_and_drop", nil, nil); err != nil || got != "ok" {
 		t.Fatalf("call: %q %v", got, err)
 	}
@@ -709,12 +708,7 @@ func TestHTTPListeningStreamIsReopened(t *testing.T) {
 		t.Errorf("got %s", m)
 	}
 	waitFor(t, "the stream reopened after L-7", func() bool {
-		for _, r := range s.requests() {
-			if r.method == http.MethodGet && r.headers.Get(headerLastEventID) == "L-7" {
-				return true
-			}
-		}
-		return false
+		return s.sawGET(func(r seen) bool { return r.headers.Get(headerLastEventID) == "L-7" })
 	})
 }
 
@@ -729,14 +723,7 @@ func TestHTTPServerCancelsItsRequest(t *testing.T) {
 		ended <- ctx.Err()
 		return json.RawMessage(`{"action":"accept"}`), nil
 	}})
-	waitFor(t, "the listening stream", func() bool {
-		for _, r := range s.requests() {
-			if r.method == http.MethodGet {
-				return true
-			}
-		}
-		return false
-	})
+	waitFor(t, "the listening stream", func() bool { return s.sawGET(anyRequest) })
 	if got, err := callTool(t, u, "ask_then_cancel", nil, nil); err != nil || got != "ok" {
 		t.Fatalf("call: %q %v", got, err)
 	}

@@ -50,3 +50,5 @@ func nextCut(b []byte, p int) int {
 	}
 	return len(b)
 }
+
+func (e *encoding) safe(b []byte, p int) bool { return safeCut(b, p) }

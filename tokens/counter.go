@@ -72,6 +72,9 @@ func (c *Counter) gemma() bool { return c != nil && c.gem != nil }
 // counter is a loaded vocabulary: an *encoding or the *gemma.
 type counter interface {
 	count(b []byte, limit int64) int
+	// safe reports whether b may be cut before b[p] (0 < p < len(b))
+	// with the counts of the parts adding up to the count of the whole.
+	safe(b []byte, p int) bool
 }
 
 // load returns the loaded vocabulary, loading it on first use.

@@ -116,3 +116,5 @@ func (g *gemma) nextGemmaCut(b []byte, p int) int {
 	}
 	return len(b)
 }
+
+func (g *gemma) safe(b []byte, p int) bool { return g.gemmaCut(b, p) }

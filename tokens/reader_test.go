@@ -15,9 +15,9 @@ import (
 // ill-formed UTF-8, read in odd-sized pieces.
 func TestCountReaderMatchesCount(t *testing.T) {
 	defer func(n int) { readChunk = n }(readChunk)
-	readChunk = 64 << 10 // so that small texts take many chunks
+	readChunk = 64 << 10                              // so that small texts take many chunks
 	words := strings.Repeat("héllo wörld 12 ", 1<<14) // ~256 KiB, cuts every few bytes
-	noCut := strings.Repeat("abcdefghij", 20<<10)    // 200 KiB: no space, digit or newline
+	noCut := strings.Repeat("abcdefghij", 20<<10)     // 200 KiB: no space, digit or newline
 	lines := strings.Repeat(strings.Repeat("x", 100<<10)+"\n", 3)
 	broken := strings.Repeat("a \xff\xfe b\xc3", 1<<15)
 	texts := map[string][]byte{

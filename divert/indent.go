@@ -1,6 +1,7 @@
 package divert
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math/bits"
@@ -13,8 +14,9 @@ import (
 // the pointer's sketch looks at (the root, and objects' members up to
 // lengthDepth containers deep), by offset in t (what [gjson.Result.Index]
 // says), and notes where those containers end, so that the sketch need
-// not walk them again.
-func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) error {
+// not walk them again. It also tells in which [layout] t itself was
+// written, so that t can be read back from the file (see source.go).
+func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (layout, error) {
 	const (
 		lengthDepth = 4
 		flushAt     = 1 << 20
@@ -28,8 +30,20 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) e
 	arrays := 0 // arrays in stack
 	out := make([]byte, 0, flushAt+64<<10)
 	var werr error
+	// The layout: t is what was written (pos: how much of it matched),
+	// or t has no whitespace between tokens but one space after each
+	// separator (spaced), or none at all.
+	same, pos := true, 0
+	seps, spaced, otherSpace := 0, 0, 0
+	check := func(b []byte) {
+		if same {
+			same = pos+len(b) <= len(t) && bytes.Equal(t[pos:pos+len(b)], b)
+			pos += len(b)
+		}
+	}
 	flush := func() {
 		if werr == nil && len(out) > 0 {
+			check(out)
 			_, werr = w.Write(out)
 		}
 		out = out[:0]
@@ -49,7 +63,16 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) e
 		c := t[i]
 		switch c {
 		case ' ', '\t', '\n', '\r':
-			i++
+			j := i + 1
+			for j < len(t) && isSpace(t[j]) {
+				j++
+			}
+			if j == i+1 && c == ' ' && i > 0 && (t[i-1] == ',' || t[i-1] == ':') {
+				spaced++
+			} else {
+				otherSpace++
+			}
+			i = j
 			continue
 		case ']', '}':
 		default:
@@ -67,6 +90,8 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) e
 			if end-i > flushAt {
 				flush()
 				if werr == nil {
+					same = same && pos == i
+					pos = end
 					_, werr = w.Write(t[i:end])
 				}
 			} else {
@@ -106,9 +131,11 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) e
 			out = append(out, c)
 		case ',':
 			stack[len(stack)-1].items++
+			seps++
 			out = append(out, ',')
 			newline(len(stack))
 		case ':':
+			seps++
 			out = append(out, ':', ' ')
 		default:
 			// A number or literal: up to the next delimiter.
@@ -123,8 +150,20 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) e
 		i++
 	}
 	flush()
-	return werr
+	switch {
+	case werr != nil:
+		return layoutOther, werr
+	case same && pos == len(t):
+		return layoutIndented, nil
+	case spaced+otherSpace == 0:
+		return layoutCompact, nil
+	case otherSpace == 0 && spaced == seps:
+		return layoutSpaced, nil
+	}
+	return layoutOther, nil
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func isDelim(c byte) bool {
 	switch c {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tidwall/gjson"
 )
@@ -36,6 +37,7 @@ type Stored struct {
 
 	lengths arrayLengths  // array lengths found while writing JSON, for the sketch
 	ends    containerEnds // where its containers end, likewise
+	src     source        // how to read back what was saved
 }
 
 // DetectFormat tells how data should be stored and explored. JSON is a
@@ -155,12 +157,22 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		format = detectNonJSON(t)
 	}
 	lengths, ends := arrayLengths{}, containerEnds{}
+	src := source{ok: true, size: len(data)}
 	tw := &tally{h: sha256.New()}
 	tmp, err := writeTemp(dir, "."+safeName(server)+"-"+safeName(tool)+".tmp-*", func(f *os.File) error {
 		tw.f = f
 		if format == FormatJSON {
-			if err := indentTo(tw, t, lengths, ends); err != nil {
-				return err
+			lay, ierr := indentTo(tw, t, lengths, ends)
+			if ierr != nil {
+				return ierr
+			}
+			// t is data less the space TrimSpace took off each end.
+			at := len(data) - len(bytes.TrimLeftFunc(data, unicode.IsSpace))
+			lead, trail := data[:at], data[at+len(t):]
+			src.layout = lay
+			src.ok = lay != layoutOther && len(lead) <= maxEdge && len(trail) <= maxEdge
+			if src.ok {
+				src.lead, src.trail = bytes.Clone(lead), bytes.Clone(trail)
 			}
 			_, err := tw.Write([]byte{'\n'})
 			return err
@@ -179,7 +191,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 	}
 	name := fileName(server, tool, format, tw.h.Sum(nil))
 	path := filepath.Join(dir, name)
-	st := Stored{Name: name, Path: path, Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends}
+	st := Stored{Name: name, Path: path, Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends, src: src}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == tw.n {
 		// Pointed to again: it is as young as a new file for retention
 		// (max_age, and a sweep that planned to remove it keeps it). Gone

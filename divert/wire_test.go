@@ -35,7 +35,7 @@ func TestIndentIsJSONIndent(t *testing.T) {
 		var got bytes.Buffer
 		w := bufio.NewWriter(&got)
 		lengths := arrayLengths{}
-		if err := indentTo(w, []byte(in), lengths, nil); err != nil {
+		if _, err := indentTo(w, []byte(in), lengths, nil); err != nil {
 			t.Fatal(err)
 		}
 		_ = w.Flush()

@@ -1,0 +1,114 @@
+package divert
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// readBack saves data and reads it back through the stored file, failing
+// the test if what is read differs from data. It returns whether it could.
+func readBack(t testing.TB, dir string, data []byte) (layout, bool) {
+	t.Helper()
+	st, err := Save(dir, "s", "t", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := st.open()
+	if !ok {
+		return st.src.layout, false
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(data) {
+		t.Fatalf("read back %q\nsaved     %q", trunc(got), trunc(data))
+	}
+	return st.src.layout, true
+}
+
+func trunc(b []byte) []byte { return b[:min(len(b), 300)] }
+
+// TestSavedReadsBack: what was saved can be read back from the file, exactly,
+// for text and for JSON written compact, indented as stored, or with
+// Python's default separators; other JSON layouts are said not to be.
+func TestSavedReadsBack(t *testing.T) {
+	listing := testupstream.Listing(30)
+	var v any
+	if err := json.Unmarshal(listing, &v); err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := json.Marshal(v)
+	indented, _ := json.MarshalIndent(v, "", "  ")
+	four, _ := json.MarshalIndent(v, "", "    ")
+	for _, tt := range []struct {
+		name string
+		data string
+		lay  layout
+		ok   bool
+	}{
+		{"compact", string(compact), layoutCompact, true},
+		{"indented", string(indented), layoutIndented, true},
+		{"indented with newline", string(indented) + "\n", layoutIndented, true},
+		{"spaced", `{"a": 1, "b": [1, 2, {"c": "x, y: \"z\\"}], "d": {}, "e": []}`, layoutSpaced, true},
+		{"space around", " \r\n\t\u00a0[1,2]\n\n", layoutCompact, true},
+		{"empty array", "[]", layoutIndented, true},
+		{"four spaces", string(four), layoutOther, false},
+		{"tabs", "[\n\t1,\n\t2\n]", layoutOther, false},
+		{"one comma unspaced", `{"a": 1,"b": 2}`, layoutOther, false},
+		{"space before colon", `{"a" : 1}`, layoutOther, false},
+		{"trailing spaces on a line", "[\n  1, \n  2\n]", layoutOther, false},
+		{"text", "plain text\nno newline at the end", 0, true},
+		{"text with newline", "plain text\n", 0, true},
+		{"ndjson", testupstream.NDJSON(20), 0, true},
+		{"markdown", "# Title\n\n| a | b |\n|---|---|\n", 0, true},
+		{"not quite json", "[1, 2", 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lay, ok := readBack(t, t.TempDir(), []byte(tt.data))
+			if ok != tt.ok || lay != tt.lay {
+				t.Fatalf("layout %d, readable %v; want %d, %v", lay, ok, tt.lay, tt.ok)
+			}
+		})
+	}
+}
+
+// TestSavedReadsBackAfterRemoval: the count reads a file that retention
+// may remove meanwhile; the open file still reads.
+func TestSavedReadsBackAfterRemoval(t *testing.T) {
+	st, err := Save(t.TempDir(), "s", "t", []byte(`{"a":[1,2,3]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := st.open()
+	if !ok {
+		t.Fatal("not readable")
+	}
+	defer r.Close()
+	if err := os.Remove(st.Path); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(r); err != nil || string(got) != `{"a":[1,2,3]}` {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+// FuzzSavedReadsBack: whatever is saved, reading it back gives the same
+// bytes or says it cannot.
+func FuzzSavedReadsBack(f *testing.F) {
+	for _, s := range indentCases {
+		f.Add(s)
+	}
+	f.Add(`{"a": 1, "b": [1, 2]}`)
+	f.Add("[\n  1,\n  2\n]")
+	f.Add("text")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, s string) {
+		readBack(t, dir, []byte(s))
+	})
+}

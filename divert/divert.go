@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 )
@@ -51,8 +52,10 @@ type Call struct {
 type Options struct {
 	// ExactCountLimit is the output size in bytes up to which the pointer
 	// waits for the exact token count; larger outputs get an estimate from
-	// their first MiB and are counted exactly in the background. 0 means
-	// 4 MiB.
+	// their first MiB and are counted exactly in the background, read
+	// back from the stored file (or counted now when it cannot give back
+	// what was saved: JSON laid out otherwise than compact, indented as
+	// stored, or with Python's separators). 0 means 4 MiB.
 	ExactCountLimit int
 	Logger          *slog.Logger
 }
@@ -182,27 +185,35 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		}
 		return n
 	}
-	if size <= limit {
+	sc, streams := a.Counter.(streamCounter)
+	var saved io.ReadCloser
+	if size > limit && streams {
+		saved, streams = st.open()
+	}
+	if size <= limit || !streams {
+		// Small, or the saved bytes cannot be read back (JSON in a layout
+		// of its own): counted now, exactly.
 		p.Tokens = countAll()
 		if a.OnIntercept != nil {
 			a.OnIntercept(p.Tokens)
 		}
 	} else {
-		// Estimate from the first 1 MiB; count the whole in the background
-		// for the budget so the reply is not held.
-		first := parts[0]
-		if len(first) == 0 {
-			first = parts[len(parts)-1]
+		// Estimated from the first 1 MiB of what was saved, so that the
+		// reply is not held; counted exactly in the background for the
+		// budget, from the file, so that the output is not held either.
+		// What the file lacks (structured content beside the text) is
+		// counted now.
+		other := 0
+		if len(parts) > 1 && len(parts[1]) > 0 {
+			other = a.Counter.Count(parts[1])
 		}
-		prefix := first[:min(len(first), 1<<20)]
-		p.Tokens = int(float64(a.Counter.Count(prefix)) * float64(size) / float64(len(prefix)))
+		prefix := payload[:min(len(payload), 1<<20)]
+		p.Tokens = other
+		if len(prefix) > 0 {
+			p.Tokens += int(float64(a.Counter.Count(prefix)) * float64(len(payload)) / float64(len(prefix)))
+		}
 		p.Estimated = true
-		go func() {
-			n := countAll()
-			if a.OnIntercept != nil {
-				a.OnIntercept(n)
-			}
-		}()
+		go countSaved(saved, sc, other, p.Tokens, a.OnIntercept, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
 	}
 	elapsed := time.Since(start)
 	log.Info("intercepted", "server", c.Server, "tool", c.Tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
@@ -218,6 +229,29 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		return pass, err
 	}
 	return Outcome{Result: res, Diverted: true, Pointer: p}, nil
+}
+
+// streamCounter is a [Counter] that counts a stream without holding it;
+// *tokens.Counter is one.
+type streamCounter interface {
+	CountReader(r io.Reader) (int, error)
+}
+
+// countSaved counts a diverted output read back from its file and reports
+// it with other (the tokens of what was not saved); on a read error it
+// reports the estimate.
+func countSaved(saved io.ReadCloser, sc streamCounter, other, estimate int, report func(int), log *slog.Logger) {
+	defer saved.Close()
+	n, err := sc.CountReader(saved)
+	if err != nil {
+		log.Warn("exact token count of a diverted output failed; the estimate is kept", "error", err, "estimate", estimate)
+		n = estimate
+	} else {
+		n += other
+	}
+	if report != nil {
+		report(n)
+	}
 }
 
 // MetaKey is the _meta key of a pointer result that describes the

@@ -31,10 +31,14 @@
 //     (never with a panic): set it only for bytes already validated.
 //   - With [Call.Owned], a diverted result's bytes are overwritten (the
 //     text unescaped in place): the caller must not use them afterwards.
-//     The exact count in the background holds them until it ends.
 //   - Outputs over [Options.ExactCountLimit] get an estimated count
 //     (marked "~") from their first MiB; the exact count finishes in the
-//     background and reaches [Agent.OnIntercept].
+//     background, reading the stored file back a few MiB at a time (the
+//     output itself is let go when Decide returns), and reaches
+//     [Agent.OnIntercept]. JSON laid out in a way the file cannot give
+//     back (not compact, not indented as stored, not Python's ", " and
+//     ": ") and counters without CountReader are counted before Decide
+//     returns instead.
 //   - A save that fails (disk full, memory_dir not writable) becomes an
 //     isError result that says why; the output is not returned either,
 //     and no partial file is left.

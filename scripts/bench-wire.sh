@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Big results at wire speed (issue 17): a go-sdk client calls the bench
+# Big results at wire speed (issue 17): a client (WIRE_CLIENT: raw, the
+# default, reads the answers' bytes as the issue's figures were taken; sdk,
+# go-sdk's client, decodes them) calls the bench
 # upstream's blob tool directly and through scratchpad-mcp, ~24 MB and
 # ~123 MB on the wire, passed through and diverted, over stdio serving,
 # streamable HTTP serving and from a streamable-HTTP upstream. Medians,
@@ -16,4 +18,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -tags bench -count=1 -timeout 30m -run 'TestBenchWire$' -v ./cmd/scratchpad-mcp/ 2>&1 |
-  grep -E '^(path|stdio|http) |tool error|FAIL|panic|_test.go' || true
+  grep -E '^(client:|path|stdio|http) |tool error|FAIL|panic|_test.go' || true

@@ -11,16 +11,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The floor of a transport: how long the go-sdk client takes to call a
+// The floor of a transport: how long the bench's client takes to call a
 // tool whose answer a peer holds ready, encoded, on that transport. Over
 // stdio the client's reader scans the line with encoding/json's Decoder,
 // over streamable HTTP it splits SSE events, and then both decode the
 // result: for a 100 MB result that is seconds, on the client, before any
-// server's or proxy's work. TestBenchWire prints it beside the direct and
+// server's or proxy's work. The raw client's floor is reading the bytes. TestBenchWire prints it beside the direct and
 // proxied times, so that a ratio shows what is the proxy's and what is the
 // serving transport's.
 
@@ -111,15 +109,15 @@ func (p *replayPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// replaySession connects a go-sdk client, over transport kind ("stdio" on
-// OS pipes, "http"), to a replay peer answering tools/call with answer.
-func replaySession(t *testing.T, kind string, answer []byte) *mcp.ClientSession {
+// replaySession connects the bench's client, over transport kind ("stdio"
+// on OS pipes, "http"), to a replay peer answering tools/call with answer.
+func replaySession(t *testing.T, kind string, answer []byte) wireClient {
 	t.Helper()
 	p := &replayPeer{answer: answer}
 	if kind == "http" {
 		ts := httptest.NewServer(p)
 		t.Cleanup(ts.Close)
-		return connect(t, &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxEventSize: -1})
+		return dialHTTP(t, ts.URL)
 	}
 	toPeer, fromClient, err := os.Pipe()
 	if err != nil {
@@ -134,5 +132,5 @@ func replaySession(t *testing.T, kind string, answer []byte) *mcp.ClientSession 
 		toClient.Close()
 	}()
 	t.Cleanup(func() { toPeer.Close(); fromPeer.Close() })
-	return connect(t, &mcp.IOTransport{Reader: fromPeer, Writer: fromClient, MaxLineLength: -1})
+	return dialStdio(t, fromPeer, fromClient)
 }

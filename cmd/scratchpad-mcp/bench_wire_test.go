@@ -16,9 +16,9 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -45,7 +45,7 @@ func envList(name, def string) []string {
 // wireProxy is one scratchpad-mcp process and a client session to it.
 type wireProxy struct {
 	pid  int
-	sess *mcp.ClientSession
+	sess wireClient
 	mem  string
 	stop func()
 }
@@ -94,11 +94,11 @@ func startWireProxy(t *testing.T, serve, cfg, profile string) *wireProxy {
 	}
 	cmd := exec.Command(binary(t), args...)
 	stderr, _ := cmd.StderrPipe()
-	var tr mcp.Transport
+	var stdin io.WriteCloser
+	var stdout io.ReadCloser
 	if serve == "stdio" {
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		tr = &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1}
+		stdin, _ = cmd.StdinPipe()
+		stdout, _ = cmd.StdoutPipe()
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -117,16 +117,18 @@ func startWireProxy(t *testing.T, serve, cfg, profile string) *wireProxy {
 			}
 		}
 	}()
+	var sess wireClient
 	if serve == "http" {
 		select {
 		case a := <-addr:
-			tr = &mcp.StreamableClientTransport{Endpoint: "http://" + a + "/mcp", MaxEventSize: -1}
+			sess = dialHTTP(t, "http://"+a+"/mcp")
 		case <-time.After(30 * time.Second):
 			t.Fatal("proxy did not report its address")
 		}
+	} else {
+		sess = dialStdio(t, stdout, stdin)
 	}
-	sess := connect(t, tr)
-	waitForTool(t, sess, "blob")
+	waitForWireTool(t, sess, "blob")
 	stop := func() {
 		sess.Close()
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -144,10 +146,10 @@ func startWireProxy(t *testing.T, serve, cfg, profile string) *wireProxy {
 
 func median(d []time.Duration) time.Duration { return pct(d, .5) }
 
-func callBlob(t *testing.T, c *mcp.ClientSession, format string, mb int) (time.Duration, *mcp.CallToolResult) {
+func callBlob(t *testing.T, c wireClient, format string, mb int) (time.Duration, wireResult) {
 	t.Helper()
 	start := time.Now()
-	res, err := c.CallTool(context.Background(), &mcp.CallToolParams{Name: "blob", Arguments: map[string]any{"mb": mb, "format": format}})
+	res, err := c.call("blob", map[string]any{"mb": mb, "format": format})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +174,7 @@ func TestBenchWire(t *testing.T) {
 	hts := httptest.NewServer(testupstream.BenchHandler())
 	defer hts.Close()
 
+	fmt.Printf("client: %s\n", wireKind())
 	fmt.Printf("%-30s %5s %-7s %9s %9s %7s %9s %9s %9s %9s %s\n", "path (upstream > serving)", "MB", "mode", "direct", "proxy", "ratio",
 		"floor up", "floor srv", "adj", "peak RSS", "runs")
 	modes := envList("WIRE_MODES", "pass,divert")
@@ -186,13 +189,13 @@ func TestBenchWire(t *testing.T) {
 			runs := runsFor(mb)
 			// The direct client and a fresh proxy per mode, called in
 			// turn each run, so that all see the same machine load.
-			var direct *mcp.ClientSession
+			var direct wireClient
 			if os.Getenv("WIRE_DIRECT") == "0" {
-				// (no direct calls: for sizes a go-sdk client cannot hold)
+				// (no direct calls: for sizes a client cannot hold)
 			} else if upKind == "http" {
-				direct = connect(t, &mcp.StreamableClientTransport{Endpoint: upURL, MaxEventSize: -1})
+				direct = dialHTTP(t, upURL)
 			} else {
-				direct = unlimitedStdioSession(t, append(os.Environ(), testupstream.EnvMode+"="+testupstream.BenchMode), upstreamCmd())
+				direct = stdioUpstream(t, append(os.Environ(), testupstream.EnvMode+"="+testupstream.BenchMode), upstreamCmd())
 			}
 			if direct != nil {
 				callBlob(t, direct, format, mb) // the upstream builds and keeps the output
@@ -222,7 +225,7 @@ func TestBenchWire(t *testing.T) {
 			if serve != upKind {
 				floorKinds = append(floorKinds, serve)
 			}
-			floors := map[string]*mcp.ClientSession{}
+			floors := map[string]wireClient{}
 			fd := map[string][]time.Duration{}
 			if os.Getenv("WIRE_FLOOR") != "0" {
 				answer, err := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: testupstream.Blob(format, mb)}}})
@@ -253,10 +256,10 @@ func TestBenchWire(t *testing.T) {
 					_ = os.RemoveAll(filepath.Join(p.mem, "scratchpad")) // a fresh write each time
 					d, res := callBlob(t, p.sess, format, mb)
 					pd[mode] = append(pd[mode], d)
-					if res.IsError {
-						fmt.Printf("%s, %d MB, %s: tool error: %.400s\n", path, mb, mode, text(res))
-					} else if _, diverted := res.Meta["scratchpad/diverted"]; diverted != (mode == "divert") {
-						t.Fatalf("%s %s: diverted=%v: %.300s", path, mode, diverted, text(res))
+					if res.isError {
+						fmt.Printf("%s, %d MB, %s: tool error: %.400s\n", path, mb, mode, res.text)
+					} else if res.diverted != (mode == "divert") {
+						t.Fatalf("%s %s: diverted=%v (%d bytes): %.300s", path, mode, res.diverted, res.size, res.text)
 					}
 				}
 			}
@@ -300,7 +303,7 @@ func TestBenchWire(t *testing.T) {
 // callBlobQuiet makes a stdio upstream build its output before the timed
 // calls. The proxy's peak RSS then includes this call, which is the same
 // size as the timed ones.
-func callBlobQuiet(t *testing.T, c *mcp.ClientSession, format string, mb int, mem string) {
+func callBlobQuiet(t *testing.T, c wireClient, format string, mb int, mem string) {
 	callBlob(t, c, format, mb)
 	_ = os.RemoveAll(filepath.Join(mem, "scratchpad"))
 }

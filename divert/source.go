@@ -1,9 +1,10 @@
 package divert
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"os"
 )
 
@@ -46,12 +47,12 @@ func (st Stored) open() (io.ReadCloser, bool) {
 	if st.Format != FormatJSON {
 		return readCloser{io.LimitReader(f, int64(s.size)), f}, true
 	}
-	var body io.Reader = bufio.NewReaderSize(f, 1<<20)
+	var body io.Reader
 	switch s.layout {
 	case layoutIndented:
-		body = io.LimitReader(body, int64(s.size-len(s.lead)-len(s.trail)))
-	case layoutCompact, layoutSpaced:
-		body = &relayout{r: body.(*bufio.Reader), spaced: s.layout == layoutSpaced}
+		body = io.LimitReader(f, int64(s.size-len(s.lead)-len(s.trail)))
+	default:
+		body = newRelayout(f, s.layout == layoutSpaced)
 	}
 	return readCloser{io.MultiReader(bytes.NewReader(s.lead), body, bytes.NewReader(s.trail)), f}, true
 }
@@ -64,13 +65,20 @@ type readCloser struct {
 // relayout reads an indented JSON file back as compact JSON, or with one
 // space after each separator: whitespace outside strings is dropped, and
 // "spaced" puts one back after ',' and ':'. The file's trailing newline is
-// outside the value and is dropped with the rest.
+// outside the value and is dropped with the rest. Strings, most of the
+// bytes, are copied in runs found eight bytes at a time.
 type relayout struct {
-	r        *bufio.Reader
+	r        io.Reader
 	spaced   bool
+	buf, in  []byte // what was read; in: the part not yet used
+	err      error  // the read error after in
 	inString bool
 	escaped  bool
 	space    bool // a space is owed (after a separator)
+}
+
+func newRelayout(r io.Reader, spaced bool) *relayout {
+	return &relayout{r: r, spaced: spaced, buf: make([]byte, 1<<20)}
 }
 
 func (x *relayout) Read(p []byte) (int, error) {
@@ -82,32 +90,83 @@ func (x *relayout) Read(p []byte) (int, error) {
 			x.space = false
 			continue
 		}
-		c, err := x.r.ReadByte()
-		if err != nil {
-			if n > 0 {
-				return n, nil
+		if len(x.in) == 0 {
+			if x.err != nil {
+				break
 			}
-			return 0, err
-		}
-		switch {
-		case x.inString:
-			switch {
-			case x.escaped:
-				x.escaped = false
-			case c == '\\':
-				x.escaped = true
-			case c == '"':
-				x.inString = false
-			}
-		case c == '"':
-			x.inString = true
-		case isSpace(c):
+			m, err := x.r.Read(x.buf)
+			x.in, x.err = x.buf[:m], err
 			continue
-		case x.spaced && (c == ',' || c == ':'):
-			x.space = true
 		}
-		p[n] = c
-		n++
+		// No more input than p has room for: each byte read gives at
+		// most one written (an owed space waits for the next turn).
+		in := x.in[:min(len(x.in), len(p)-n)]
+		i := 0
+		if x.inString {
+			i = x.stringPart(in)
+			n += copy(p[n:], in[:i])
+		} else {
+			for i < len(in) && !x.inString && !x.space {
+				c := in[i]
+				i++
+				switch {
+				case isSpace(c):
+					continue
+				case c == '"':
+					x.inString = true
+				case x.spaced && (c == ',' || c == ':'):
+					x.space = true
+				}
+				p[n] = c
+				n++
+			}
+		}
+		x.in = x.in[i:]
+	}
+	if n == 0 && x.err != nil {
+		return 0, x.err
 	}
 	return n, nil
+}
+
+// stringPart is how much of in belongs to the string being read: up to
+// its closing quote (then the string has ended) or all of it.
+func (x *relayout) stringPart(in []byte) int {
+	i := 0
+	for i < len(in) {
+		if x.escaped {
+			x.escaped = false
+			i++
+			continue
+		}
+		k := indexQuoteOrBackslash(in[i:])
+		if k < 0 {
+			return len(in)
+		}
+		i += k
+		if in[i] == '\\' {
+			x.escaped = true
+			i++
+			continue
+		}
+		x.inString = false
+		return i + 1
+	}
+	return i
+}
+
+// indexQuoteOrBackslash is the index of the first '"' or '\\' in b, or -1.
+func indexQuoteOrBackslash(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return -1
 }

@@ -1,10 +1,12 @@
 package divert
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"testing"
+	"testing/iotest"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
@@ -111,4 +113,27 @@ func FuzzSavedReadsBack(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		readBack(t, dir, []byte(s))
 	})
+}
+
+// TestRelayoutAnyChunks: reading back does not depend on where reads of
+// the file or of the reader end (strings, escapes and separators cut
+// anywhere).
+func TestRelayoutAnyChunks(t *testing.T) {
+	compact := `{"a":"x\"y\\","b":[1,{"c":"d, e: f"}],"g":{},"h":[]}`
+	spaced := `{"a": "x\"y\\", "b": [1, {"c": "d, e: f"}], "g": {}, "h": []}`
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, []byte(compact), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	for _, want := range []string{compact, spaced} {
+		for _, size := range []int{1, 2, 3, 7, 64} {
+			x := newRelayout(iotest.HalfReader(bytes.NewReader(pretty.Bytes())), want == spaced)
+			x.buf = make([]byte, size)
+			got, err := io.ReadAll(iotest.OneByteReader(x))
+			if err != nil || string(got) != want {
+				t.Fatalf("buffer %d: %q, %v; want %q", size, got, err, want)
+			}
+		}
+	}
 }

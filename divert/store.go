@@ -162,7 +162,14 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 	tmp, err := writeTemp(dir, "."+safeName(server)+"-"+safeName(tool)+".tmp-*", func(f *os.File) error {
 		tw.f = f
 		if format == FormatJSON {
-			lay, ierr := indentTo(tw, t, lengths, ends)
+			bw := newWriteBehind(tw)
+			lay, ierr := indentTo(bw, t, lengths, ends)
+			if ierr == nil {
+				_, ierr = bw.Write([]byte{'\n'})
+			}
+			if cerr := bw.Close(); ierr == nil {
+				ierr = cerr
+			}
 			if ierr != nil {
 				return ierr
 			}
@@ -174,8 +181,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 			if src.ok {
 				src.lead, src.trail = bytes.Clone(lead), bytes.Clone(trail)
 			}
-			_, err := tw.Write([]byte{'\n'})
-			return err
+			return nil
 		}
 		w := bufio.NewWriterSize(tw, 1<<20)
 		{

@@ -1,0 +1,36 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+)
+
+// BenchmarkValid: a 24 MB tools/call answer (a JSON listing held as text,
+// as the wire benchmark's upstream sends it) and the listing itself, against
+// gjson's validator and encoding/json's.
+func BenchmarkValid(b *testing.B) {
+	listing := []byte(testupstream.Blob("json", 24))
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(listing)}}}})
+	for _, in := range []struct {
+		name string
+		b    []byte
+	}{{"answer", answer}, {"listing", listing}} {
+		for _, v := range []struct {
+			name  string
+			valid func([]byte) bool
+		}{{"jsonscan", Valid}, {"gjson", gjson.ValidBytes}, {"encoding_json", json.Valid}} {
+			b.Run(in.name+"/"+v.name, func(b *testing.B) {
+				b.SetBytes(int64(len(in.b)))
+				for b.Loop() {
+					if !v.valid(in.b) {
+						b.Fatal("invalid")
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,12 +1,12 @@
 package upstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
-	"unsafe"
+	"fmt"
 
-	"github.com/tidwall/gjson"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // errInvalidJSON is a message that is not one JSON object.
@@ -14,58 +14,78 @@ var errInvalidJSON = errors.New("not a valid JSON object")
 
 // decodeMessage reads a JSON-RPC message's envelope without decoding
 // what it carries: id, params, result and error data stay sub-slices of
-// msg (no copy), and msg is validated once, by a scanner that neither
-// unescapes nor allocates. A 100 MB result costs two byte scans here, not
-// encoding/json's validation plus a copy.
+// msg (no copy), and msg is validated in the same single pass, by a
+// scanner that neither unescapes, allocates nor recurses (a message
+// nested past jsonscan.MaxDepth is refused, not walked into a stack
+// overflow).
 func decodeMessage(msg []byte) (rpcMessage, error) {
 	var m rpcMessage
-	if len(msg) == 0 || !gjson.ValidBytes(msg) {
+	var (
+		err    error
+		errRaw json.RawMessage
+	)
+	if t := bytes.TrimLeft(msg, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return m, errInvalidJSON
 	}
-	// A string view of msg, not a copy: what is kept of it below is
-	// re-sliced from msg or cloned.
-	root := gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg)))
-	if !root.IsObject() {
-		return m, errInvalidJSON
-	}
-	var err error
-	root.ForEach(func(k, v gjson.Result) bool {
-		raw := rawOf(msg, v)
-		switch k.Str {
+	serr := jsonscan.Scan(msg, func(key, v []byte) {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			// An escaped key ("res\u0075lt"): rare, so unescaped here.
+			var k string
+			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k) != nil {
+				return
+			}
+			key = []byte(k)
+		}
+		raw := json.RawMessage(v[:len(v):len(v)])
+		switch string(key) {
 		case "jsonrpc":
-			m.JSONRPC = strings.Clone(v.String())
+			m.JSONRPC = stringOf(v)
 		case "id":
 			m.ID = raw
 		case "method":
-			if v.Type != gjson.String {
+			if v[0] != '"' {
 				err = errors.New(`"method" is not a string`)
-				return false
+				return
 			}
-			m.Method = strings.Clone(v.String())
+			m.Method = stringOf(v)
 		case "params":
 			m.Params = raw
 		case "result":
 			m.Result = raw
 		case "error":
-			if v.Type == gjson.Null {
-				return true
-			}
-			var e RPCError
-			if err = json.Unmarshal(raw, &e); err != nil {
-				return false
-			}
-			m.Error = &e
+			errRaw = raw
 		}
-		return true
 	})
-	return m, err
+	if serr != nil {
+		if errors.Is(serr, jsonscan.ErrTooDeep) {
+			return rpcMessage{}, fmt.Errorf("%w: %w", errInvalidJSON, serr)
+		}
+		return rpcMessage{}, errInvalidJSON
+	}
+	if err != nil {
+		return m, err
+	}
+	if errRaw != nil && string(errRaw) != "null" {
+		var e RPCError
+		if err := json.Unmarshal(errRaw, &e); err != nil {
+			return m, err
+		}
+		m.Error = &e
+	}
+	return m, nil
 }
 
-// rawOf is v's bytes as a sub-slice of msg (gjson's Raw is a string
-// copy unless it can point into the input; Index says where it is).
-func rawOf(msg []byte, v gjson.Result) json.RawMessage {
-	if v.Index > 0 && v.Index+len(v.Raw) <= len(msg) {
-		return json.RawMessage(msg[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)])
+// stringOf is a JSON value as text: a string unescaped, anything else as
+// written.
+func stringOf(v []byte) string {
+	if v[0] == '"' {
+		if bytes.IndexByte(v, '\\') < 0 {
+			return string(v[1 : len(v)-1])
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
 	}
-	return json.RawMessage(v.Raw)
+	return string(v)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 func TestLineReaderSplitsLinesOfAnySize(t *testing.T) {
@@ -95,6 +97,8 @@ func TestDecodeMessageKeepsBytes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no","data":{"k":[1]}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":4,"res\u0075lt":{"a":1},"error":null}`,
+		`{"jsonrpc":"2.0","id":5,"method":"n\u0061me","params":{}}`,
 	} {
 		got, err := decodeMessage([]byte(msg))
 		if err != nil {
@@ -114,6 +118,12 @@ func TestDecodeMessageKeepsBytes(t *testing.T) {
 		if _, err := decodeMessage([]byte(bad)); err == nil {
 			t.Fatalf("%q decoded", bad)
 		}
+	}
+	// Nested past the limit: refused, with the reason (a recursive
+	// validator would die of a stack overflow on 20 MB of it).
+	deep := []byte(`{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat("[", 20<<20))
+	if _, err := decodeMessage(deep); !errors.Is(err, jsonscan.ErrTooDeep) || !errors.Is(err, errInvalidJSON) {
+		t.Fatalf("deep message: %v", err)
 	}
 }
 

@@ -145,3 +145,18 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
+
+// TestDeepTextIsStoredAsText: text that opens arrays twelve million deep is
+// not JSON here (it is past jsonscan.MaxDepth), so it is stored as text; a
+// recursive validator would end the process with a stack overflow.
+func TestDeepTextIsStoredAsText(t *testing.T) {
+	text := strings.Repeat("[ ", 12<<20)
+	a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: tokens.ForModel("openai", "gpt-4o")}
+	out, err := Decide(Call{Server: "s", Tool: "t", Threshold: 100, Result: textResult(t, text, nil)}, a, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil || !out.Diverted || out.Pointer.Stored.Format != FormatText {
+		t.Fatalf("%v, diverted %v, format %q", err, out.Diverted, out.Pointer.Stored.Format)
+	}
+	if DetectFormat([]byte(text+"\n"+text)) != FormatText {
+		t.Fatal("two deep lines taken for NDJSON")
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // Pointer is what the model receives instead of a diverted output.
@@ -247,7 +249,7 @@ func firstRecords(data []byte, n int) gjson.Result {
 	k := 0
 	for _, l := range bytes.SplitN(data, []byte{'\n'}, n+1) {
 		l = bytes.TrimSpace(l)
-		if len(l) == 0 || !gjson.ValidBytes(l) {
+		if len(l) == 0 || !jsonscan.Valid(l) {
 			continue
 		}
 		if k > 0 {

@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/tidwall/gjson"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // Formats a stored output is detected as. The file extension follows.
@@ -46,7 +46,7 @@ type Stored struct {
 // tables; anything else is text.
 func DetectFormat(data []byte) string {
 	t := bytes.TrimSpace(data)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && gjson.ValidBytes(t) {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && jsonscan.Valid(t) {
 		return FormatJSON
 	}
 	return detectNonJSON(t)
@@ -82,7 +82,7 @@ func isNDJSON(t []byte) bool {
 		if len(line) == 0 {
 			continue
 		}
-		if (line[0] != '{' && line[0] != '[') || !gjson.ValidBytes(line) {
+		if (line[0] != '{' && line[0] != '[') || !jsonscan.Valid(line) {
 			return false
 		}
 		n++
@@ -151,7 +151,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 	}
 	t := bytes.TrimSpace(data)
 	format := ""
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && gjson.ValidBytes(t) {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && jsonscan.Valid(t) {
 		format = FormatJSON
 	} else {
 		format = detectNonJSON(t)

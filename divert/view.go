@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // modelView is what the model would read of a result (text contents,
@@ -88,7 +90,7 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 // validated the message it is part of): not scanned again for that.
 func view(raw json.RawMessage, valid bool) (modelView, error) {
 	var v modelView
-	if len(raw) == 0 || !valid && !gjson.ValidBytes(raw) {
+	if len(raw) == 0 || !valid && !jsonscan.Valid(raw) {
 		return v, fmt.Errorf("%w: not valid JSON", ErrInvalidResult)
 	}
 	doc := unsafe.String(unsafe.SliceData(raw), len(raw))

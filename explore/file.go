@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/tidwall/gjson"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // fileKind is how a file's contents are interpreted.
@@ -287,7 +287,7 @@ func (d *doc) looksNDJSON() bool {
 		if len(l) == 0 {
 			continue
 		}
-		if (l[0] != '{' && l[0] != '[') || !gjson.ValidBytes(l) {
+		if (l[0] != '{' && l[0] != '[') || !jsonscan.Valid(l) {
 			return false
 		}
 		seen++
@@ -306,7 +306,7 @@ func (d *doc) setNDJSON() {
 		if len(l) == 0 {
 			continue
 		}
-		if !gjson.ValidBytes(l) {
+		if !jsonscan.Valid(l) {
 			d.badRecs = append(d.badRecs, len(d.records))
 		}
 		d.records = append(d.records, span{s + lead, s + lead + len(l)})

@@ -330,6 +330,17 @@ func TestDeepNesting(t *testing.T) {
 			t.Errorf("%s %v: %s", c.tool, c.args["file"], got[:min(len(got), 300)])
 		}
 	}
+	// Past 10,000 levels (millions deep, as a hostile upstream could
+	// send): not JSON records, and no tool dies of a stack overflow on
+	// them, whatever it answers.
+	abyss := strings.Repeat("[ ", 6<<20)
+	writeFile(t, filepath.Join(dir, "abyss.ndjson"), abyss+"\n"+abyss+"\n")
+	writeFile(t, filepath.Join(dir, "abyss.txt"), abyss+"\n"+abyss+"\n")
+	for _, f := range []string{"abyss.ndjson", "abyss.txt"} {
+		for _, tool := range []string{"schema", "item_schema", "iterate_over", "head", "grep"} {
+			run(t, env, tool, map[string]any{"file": f, "path": "$", "fields": "a", "pattern": "x"})
+		}
+	}
 }
 
 // TestSuggestionsRunnable: every suggestion of every structured error in

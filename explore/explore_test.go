@@ -333,7 +333,7 @@ func TestDeepNesting(t *testing.T) {
 	// Past 10,000 levels (millions deep, as a hostile upstream could
 	// send): not JSON records, and no tool dies of a stack overflow on
 	// them, whatever it answers.
-	abyss := strings.Repeat("[ ", 6<<20)
+	abyss := strings.Repeat("[ ", 12<<20)
 	writeFile(t, filepath.Join(dir, "abyss.ndjson"), abyss+"\n"+abyss+"\n")
 	writeFile(t, filepath.Join(dir, "abyss.txt"), abyss+"\n"+abyss+"\n")
 	for _, f := range []string{"abyss.ndjson", "abyss.txt"} {

@@ -337,8 +337,18 @@ func TestDeepNesting(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "abyss.ndjson"), abyss+"\n"+abyss+"\n")
 	writeFile(t, filepath.Join(dir, "abyss.txt"), abyss+"\n"+abyss+"\n")
 	for _, f := range []string{"abyss.ndjson", "abyss.txt"} {
-		for _, tool := range []string{"schema", "item_schema", "iterate_over", "head", "grep"} {
-			run(t, env, tool, map[string]any{"file": f, "path": "$", "fields": "a", "pattern": "x"})
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"schema", map[string]any{}}, {"item_schema", map[string]any{"path": "$"}},
+			{"iterate_over", map[string]any{"path": "$", "fields": "a"}}, {"head", map[string]any{}},
+			{"grep", map[string]any{"pattern": "x"}},
+		} {
+			c.args["file"] = f
+			if got := run(t, env, c.tool, c.args); errCode(got) == "invalid_arguments" {
+				t.Errorf("%s %s: %s", c.tool, f, got)
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -336,6 +337,15 @@ func TestDeepNesting(t *testing.T) {
 	abyss := strings.Repeat("[ ", 12<<20)
 	writeFile(t, filepath.Join(dir, "abyss.ndjson"), abyss+"\n"+abyss+"\n")
 	writeFile(t, filepath.Join(dir, "abyss.txt"), abyss+"\n"+abyss+"\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	defer func() {
+		// Nor is the depth paid for in memory (a frame a level was 6 GB).
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<30 {
+			t.Errorf("exploring 100 MB of deep brackets allocated %d MiB", grew>>20)
+		}
+	}()
 	for _, f := range []string{"abyss.ndjson", "abyss.txt"} {
 		for _, c := range []struct {
 			tool string

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // indexJSON validates b as one JSON value (RFC 8259) in a single iterative
@@ -92,6 +94,12 @@ func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 		// A value starts at b[i].
 		switch c {
 		case '{', '[':
+			if len(stack) == jsonscan.MaxDepth {
+				// As deep as encoding/json goes, and what the proxy
+				// accepts from an upstream: past it, each level would
+				// cost a frame (millions of them are gigabytes).
+				return nil, i, fmt.Sprintf("nested deeper than %d levels", jsonscan.MaxDepth)
+			}
 			var kids []child
 			if n := len(stack); n < cap(stack) {
 				kids = stack[:n+1][n].kids[:0] // reuse this depth's buffer

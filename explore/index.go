@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
+
+// maxIndexDepth bounds the nesting indexJSON accepts: each level costs a
+// frame, and a file of millions of brackets (text an upstream may send;
+// the proxy stores what is past jsonscan.MaxDepth as text) would cost
+// gigabytes. Ten times encoding/json's limit, so that files written by
+// others that go a little past it still open: 100,000 frames are a few MB.
+const maxIndexDepth = 100_000
 
 // indexJSON validates b as one JSON value (RFC 8259) in a single iterative
 // pass and returns the member lists of every container of at least minSize
@@ -94,11 +99,8 @@ func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 		// A value starts at b[i].
 		switch c {
 		case '{', '[':
-			if len(stack) == jsonscan.MaxDepth {
-				// As deep as encoding/json goes, and what the proxy
-				// accepts from an upstream: past it, each level would
-				// cost a frame (millions of them are gigabytes).
-				return nil, i, fmt.Sprintf("nested deeper than %d levels", jsonscan.MaxDepth)
+			if len(stack) == maxIndexDepth {
+				return nil, i, fmt.Sprintf("nested deeper than %d levels", maxIndexDepth)
 			}
 			var kids []child
 			if n := len(stack); n < cap(stack) {

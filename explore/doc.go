@@ -137,8 +137,10 @@
 //     refused without running the exact counter on it.
 //   - schema summarises array items from the first 1,000 elements; max_depth
 //     is capped at 32. Values nested deeper than 64 levels are printed compact
-//     rather than indented. 10,000-level documents work; nothing recurses on
-//     input depth except gjson's validator, whose Go stack grows as needed.
+//     rather than indented. 10,000-level documents work and nothing recurses
+//     on input depth; a JSON file nested deeper than 100,000 levels is not
+//     indexed (its index would cost a frame a level), and NDJSON records
+//     deeper than 10,000 are not valid records (jsonscan.MaxDepth).
 //   - grep uses RE2 syntax (Go regexp), matches line by line, and counts
 //     every matching line even when it shows only max_matches of them.
 //     Without a file it stops after 10,000 files or 4 GiB and lists at most

@@ -57,10 +57,18 @@ func decodeMessage(msg []byte) (rpcMessage, error) {
 		}
 	})
 	if serr != nil {
-		if errors.Is(serr, jsonscan.ErrTooDeep) {
-			return rpcMessage{}, fmt.Errorf("%w: %w", errInvalidJSON, serr)
+		// A response that went wrong inside its result or error, after
+		// its id: the id is returned with the error (its call can fail
+		// now, with the reason, rather than at its timeout).
+		var partial rpcMessage
+		var se *jsonscan.Error
+		if errors.As(serr, &se) && (string(se.Member) == "result" || string(se.Member) == "error") && m.Method == "" {
+			partial.ID = bytes.Clone(m.ID)
 		}
-		return rpcMessage{}, errInvalidJSON
+		if errors.Is(serr, jsonscan.ErrTooDeep) {
+			return partial, fmt.Errorf("%w: %w", errInvalidJSON, serr)
+		}
+		return partial, errInvalidJSON
 	}
 	if err != nil {
 		return m, err

@@ -102,6 +102,11 @@ func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
 		// and a null id; the upstream may log it, we carry on.
 		p.log.Warn("upstream sent invalid JSON-RPC; answered with a parse error", "server", p.name, "error", err, "line", truncate(string(msg), 200))
 		_ = p.write(context.Background(), rpcError{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &RPCError{Code: -32700, Message: "Parse error: " + err.Error()}})
+		if len(m.ID) > 0 {
+			// An answer broken in its result, its id read before: its
+			// call fails now, with the reason, not at its timeout.
+			p.abandon(m.ID, fmt.Errorf("%w: %w", ErrInvalidResponse, err))
+		}
 		return nil
 	}
 	switch {

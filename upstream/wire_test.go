@@ -146,6 +146,43 @@ func TestStdioResultOverMaxFailsItsCall(t *testing.T) {
 	}
 }
 
+// TestStdioBrokenAnswerFailsItsCall: an answer that goes wrong inside its
+// result (here nested five million deep, which a recursive validator would
+// not survive) fails its call at once with the reason, and the upstream
+// serves the next call; one broken before its id cannot be matched and
+// times out.
+func TestStdioBrokenAnswerFailsItsCall(t *testing.T) {
+	// (The parse errors the proxy sends back are not calls: skipped.)
+	script := `n=0; while read line; do case "$line" in *'"method"'*) ;; *) continue;; esac; id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/'); n=$((n+1)); case $n in
+	1) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":' "$id"; head -c 5000000 /dev/zero | tr '\0' '['; printf '\n';;
+	2) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[1,]}}\n' "$id";;
+	3) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$id";;
+	*) printf '{"jsonrpc":"2.0","i\n';;
+	esac; done`
+	c, err := startStdio("broken", []string{"sh", "-c", script}, nil, "", handlers{maxMessage: 64 << 20}, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	call := func(timeout time.Duration) (json.RawMessage, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		return c.Call(ctx, "tools/call", map[string]any{"name": "x"})
+	}
+	if _, err := call(20 * time.Second); !errors.Is(err, ErrInvalidResponse) || !errors.Is(err, jsonscan.ErrTooDeep) {
+		t.Fatalf("deep answer: %v", err)
+	}
+	if _, err := call(20 * time.Second); !errors.Is(err, ErrInvalidResponse) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("broken answer: %v", err)
+	}
+	if res, err := call(20 * time.Second); err != nil || string(res) != `{"content":[]}` {
+		t.Fatalf("next call: %s, %v", res, err)
+	}
+	if _, err := call(500 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("answer broken before its id: %v", err)
+	}
+}
+
 func TestSSEReaderSkipsEventsOverMax(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + strings.Repeat("q", 300<<10) + `"}]}}`
 	in := "id: 1\ndata: " + big + "\n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n"

@@ -35,19 +35,29 @@ import (
 // limit encoding/json also applies.
 const MaxDepth = 10000
 
-// Errors [Check] and [Scan] return, wrapped with the offset where the
-// input went wrong.
+// Errors [Check] and [Scan] return, as the Err of an [*Error].
 var (
 	ErrInvalid = errors.New("not valid JSON")
 	ErrTooDeep = fmt.Errorf("JSON nested deeper than %d levels", MaxDepth)
 )
 
+// Error says where the input went wrong: the offset, and in a top-level
+// object, the key of the member whose value it was in (nil elsewhere).
+type Error struct {
+	Err    error // ErrInvalid or ErrTooDeep
+	Offset int
+	Member []byte
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%v (at byte %d)", e.Err, e.Offset) }
+func (e *Error) Unwrap() error { return e.Err }
+
 // Valid reports whether b is one JSON value, nested no deeper than
 // [MaxDepth].
 func Valid(b []byte) bool { return Scan(b, nil) == nil }
 
-// Check is [Valid] with the reason: nil, or an error wrapping [ErrInvalid]
-// or [ErrTooDeep].
+// Check is [Valid] with the reason: nil, or an [*Error] wrapping
+// [ErrInvalid] or [ErrTooDeep].
 func Check(b []byte) error { return Scan(b, nil) }
 
 // Scan validates b as [Check] does and, when b is an object, calls member
@@ -56,11 +66,25 @@ func Check(b []byte) error { return Scan(b, nil) }
 // called before the whole input is validated: if Scan then fails, what it
 // was given must be dropped.
 func Scan(b []byte, member func(key, value []byte)) error {
+	if err := scan(b, member); err != nil {
+		return err
+	}
+	return nil
+}
+
+func scan(b []byte, member func(key, value []byte)) (err *Error) {
 	// The stack of open containers, a bit each (1: object), 64 a word.
 	var stack []uint64
 	depth := 0
+	// key is the key of the top-level member whose value is being read
+	// (nil between members), valueAt where that value starts.
 	var key []byte
 	valueAt := 0
+	defer func() {
+		if err != nil {
+			err.Member = key
+		}
+	}()
 	i := skipWS(b, 0)
 	for {
 		// A value starts at i.
@@ -129,8 +153,11 @@ func Scan(b []byte, member func(key, value []byte)) error {
 		}
 		// A value ended at i: close what it ends, up to a comma.
 		for {
-			if depth == 1 && member != nil && stack[0]&1 == 1 {
-				member(key, b[valueAt:i])
+			if depth == 1 && stack[0]&1 == 1 && key != nil {
+				if member != nil {
+					member(key, b[valueAt:i])
+				}
+				key = nil
 			}
 			i = skipWS(b, i)
 			if depth == 0 {
@@ -166,11 +193,11 @@ func Scan(b []byte, member func(key, value []byte)) error {
 	}
 }
 
-func fail(err error, at int) error { return fmt.Errorf("%w (at byte %d)", err, at) }
+func fail(err error, at int) *Error { return &Error{Err: err, Offset: at} }
 
 // readKey reads `"key" :` and the whitespace after it from b[i] and
 // returns where the value starts and the key (without quotes).
-func readKey(b []byte, i int) (int, []byte, error) {
+func readKey(b []byte, i int) (int, []byte, *Error) {
 	if i >= len(b) || b[i] != '"' {
 		return i, nil, fail(ErrInvalid, i)
 	}

@@ -94,3 +94,26 @@ func FuzzValidIsGjsonValid(f *testing.F) {
 		}
 	})
 }
+
+func TestErrorSaysWhichMember(t *testing.T) {
+	for _, c := range []struct {
+		in, member string
+		deep       bool
+	}{
+		{`{"id":1,"result":[1,}`, "result", false},
+		{`{"id":1,"result":{"a":` + strings.Repeat("[", MaxDepth) + `}`, "result", true},
+		{`{"id":1,"res`, "", false},
+		{`{"id":1,"result":2 x`, "", false},
+		{`{"id":1,"result":2}}`, "", false},
+		{`[1,{"result":[}]`, "", false},
+		{`{"error":{"code":1,"message":"a` + "\x01" + `"}}`, "error", false},
+	} {
+		var e *Error
+		if err := Check([]byte(c.in)); !errors.As(err, &e) {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if string(e.Member) != c.member || errors.Is(e, ErrTooDeep) != c.deep {
+			t.Errorf("%.40q: member %q, deep %v; want %q, %v", c.in, e.Member, errors.Is(e, ErrTooDeep), c.member, c.deep)
+		}
+	}
+}

@@ -3,10 +3,16 @@ package divert
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math/bits"
 	"unsafe"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
+
+// errNotJSON is what indentTo stops with on input it cannot lay out.
+var errNotJSON = errors.New("not JSON")
 
 // indentTo writes valid JSON t to w as [json.Indent] with no prefix and a
 // two-space indent would, in one pass and without holding the result (it
@@ -14,7 +20,9 @@ import (
 // the pointer's sketch looks at (the root, and objects' members up to
 // lengthDepth containers deep), by offset in t (what [gjson.Result.Index]
 // says), and notes where those containers end, so that the sketch need
-// not walk them again. It also tells in which [layout] t itself was
+// not walk them again. Given what is not JSON, it writes nonsense or
+// stops with errNotJSON, never reads outside t, and nests no deeper than
+// jsonscan.MaxDepth. It also tells in which [layout] t itself was
 // written, so that t can be read back from the file (see source.go).
 func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (layout, error) {
 	const (
@@ -100,6 +108,9 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 			i = end
 			continue
 		case '{', '[':
+			if len(stack) == jsonscan.MaxDepth {
+				return layoutOther, errNotJSON
+			}
 			stack = append(stack, open{array: c == '[', at: i})
 			if c == '[' {
 				arrays++
@@ -107,6 +118,9 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 			out = append(out, c)
 			needIndent = true
 		case '}', ']':
+			if len(stack) == 0 {
+				return layoutOther, errNotJSON
+			}
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			// Only what the sketch walks: the root and containers
@@ -130,6 +144,9 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 			}
 			out = append(out, c)
 		case ',':
+			if len(stack) == 0 {
+				return layoutOther, errNotJSON
+			}
 			stack[len(stack)-1].items++
 			seps++
 			out = append(out, ',')

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
 
@@ -109,9 +111,21 @@ func FuzzSavedReadsBack(f *testing.F) {
 	f.Add(`{"a": 1, "b": [1, 2]}`)
 	f.Add("[\n  1,\n  2\n]")
 	f.Add("text")
+	for _, s := range []string{"]", "[1,]]]", "{,}", "[}", "{\"a\":[1,2}", "[" + strings.Repeat("[", 20000)} {
+		f.Add(s)
+	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, s string) {
 		readBack(t, dir, []byte(s))
+		// Stored as JSON exactly when it is JSON (the indenter runs
+		// before validation ends, on whatever it is given).
+		st, err := Save(dir, "s", "t", []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if t2 := bytes.TrimSpace([]byte(s)); (st.Format == FormatJSON) != (len(t2) > 0 && (t2[0] == '{' || t2[0] == '[') && jsonscan.Valid(t2)) {
+			t.Fatalf("%q stored as %s", s, st.Format)
+		}
 	})
 }
 

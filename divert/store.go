@@ -150,48 +150,68 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		return Stored{}, fmt.Errorf("create scratchpad dir: %w", bareErr(err))
 	}
 	t := bytes.TrimSpace(data)
-	format := ""
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && jsonscan.Valid(t) {
-		format = FormatJSON
-	} else {
-		format = detectNonJSON(t)
-	}
-	lengths, ends := arrayLengths{}, containerEnds{}
-	src := source{ok: true, size: len(data)}
-	tw := &tally{h: sha256.New()}
-	tmp, err := writeTemp(dir, "."+safeName(server)+"-"+safeName(tool)+".tmp-*", func(f *os.File) error {
-		tw.f = f
-		if format == FormatJSON {
-			bw := newWriteBehind(tw)
-			lay, ierr := indentTo(bw, t, lengths, ends)
-			if ierr == nil {
-				_, ierr = bw.Write([]byte{'\n'})
-			}
-			if cerr := bw.Close(); ierr == nil {
-				ierr = cerr
-			}
-			if ierr != nil {
-				return ierr
-			}
-			// t is data less the space TrimSpace took off each end.
-			at := len(data) - len(bytes.TrimLeftFunc(data, unicode.IsSpace))
-			lead, trail := data[:at], data[at+len(t):]
-			src.layout = lay
-			src.ok = lay != layoutOther && len(lead) <= maxEdge && len(trail) <= maxEdge
-			if src.ok {
-				src.lead, src.trail = bytes.Clone(lead), bytes.Clone(trail)
-			}
-			return nil
+	var (
+		format  string
+		lengths arrayLengths
+		ends    containerEnds
+		src     source
+		tw      *tally
+	)
+	pattern := "." + safeName(server) + "-" + safeName(tool) + ".tmp-*"
+	// asJSON pretty-prints t; asIs writes data as it is.
+	asJSON := func(f *os.File) error {
+		format, lengths, ends, src = FormatJSON, arrayLengths{}, containerEnds{}, source{ok: true, size: len(data)}
+		tw = &tally{f: f, h: sha256.New()}
+		bw := newWriteBehind(tw)
+		lay, err := indentTo(bw, t, lengths, ends)
+		if err == nil {
+			_, err = bw.Write([]byte{'\n'})
 		}
+		if cerr := bw.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		// t is data less the space TrimSpace took off each end.
+		at := len(data) - len(bytes.TrimLeftFunc(data, unicode.IsSpace))
+		lead, trail := data[:at], data[at+len(t):]
+		src.layout = lay
+		src.ok = lay != layoutOther && len(lead) <= maxEdge && len(trail) <= maxEdge
+		if src.ok {
+			src.lead, src.trail = bytes.Clone(lead), bytes.Clone(trail)
+		}
+		return nil
+	}
+	asIs := func(f *os.File) error {
+		format, lengths, ends, src = detectNonJSON(t), nil, nil, source{ok: true, size: len(data)}
+		tw = &tally{f: f, h: sha256.New()}
 		w := bufio.NewWriterSize(tw, 1<<20)
-		{
-			_, _ = w.Write(data)
-			if len(data) > 0 && data[len(data)-1] != '\n' {
-				_ = w.WriteByte('\n')
-			}
+		_, _ = w.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			_ = w.WriteByte('\n')
 		}
 		return w.Flush()
-	})
+	}
+	var tmp string
+	var err error
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		// Pretty-printed while it is validated on the other core (a pass
+		// less before the first byte is written); if it was not JSON after
+		// all (the indenter gives up on what it cannot lay out, and writes
+		// nonsense for the rest), it is written again as it is.
+		valid := make(chan bool, 1)
+		go func() { valid <- jsonscan.Valid(t) }()
+		tmp, err = writeTemp(dir, pattern, asJSON)
+		if !<-valid {
+			if err == nil {
+				_ = os.Remove(tmp)
+			}
+			tmp, err = writeTemp(dir, pattern, asIs)
+		}
+	} else {
+		tmp, err = writeTemp(dir, pattern, asIs)
+	}
 	if err != nil {
 		return Stored{}, err
 	}

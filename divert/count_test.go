@@ -33,14 +33,7 @@ func textResult(t testing.TB, text string, structured json.RawMessage) []byte {
 // counted at once (no estimate) for the others.
 func TestExactCountOfBigOutputs(t *testing.T) {
 	c := tokens.ForModel("openai", "gpt-4o")
-	listing := testupstream.Listing(3000)
-	var v any
-	if err := json.Unmarshal(listing, &v); err != nil {
-		t.Fatal(err)
-	}
-	compact, _ := json.Marshal(v)
-	indented, _ := json.MarshalIndent(v, "", "  ")
-	four, _ := json.MarshalIndent(v, "", "    ")
+	compact, indented, four := layouts(t, 3000)
 	spaced := strings.NewReplacer(`":`, `": `, `,"`, `, "`, `,{`, `, {`, `,[`, `, [`).Replace(string(compact))
 	for _, tt := range []struct {
 		name       string

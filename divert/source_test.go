@@ -38,18 +38,24 @@ func readBack(t testing.TB, dir string, data []byte) (layout, bool) {
 
 func trunc(b []byte) []byte { return b[:min(len(b), 300)] }
 
+// layouts is a listing of n items laid out compact, indented by two
+// spaces and by four.
+func layouts(t testing.TB, n int) (compact, indented, four []byte) {
+	var v any
+	if err := json.Unmarshal(testupstream.Listing(n), &v); err != nil {
+		t.Fatal(err)
+	}
+	compact, _ = json.Marshal(v)
+	indented, _ = json.MarshalIndent(v, "", "  ")
+	four, _ = json.MarshalIndent(v, "", "    ")
+	return compact, indented, four
+}
+
 // TestSavedReadsBack: what was saved can be read back from the file, exactly,
 // for text and for JSON written compact, indented as stored, or with
 // Python's default separators; other JSON layouts are said not to be.
 func TestSavedReadsBack(t *testing.T) {
-	listing := testupstream.Listing(30)
-	var v any
-	if err := json.Unmarshal(listing, &v); err != nil {
-		t.Fatal(err)
-	}
-	compact, _ := json.Marshal(v)
-	indented, _ := json.MarshalIndent(v, "", "  ")
-	four, _ := json.MarshalIndent(v, "", "    ")
+	compact, indented, four := layouts(t, 30)
 	for _, tt := range []struct {
 		name string
 		data string

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -354,26 +352,6 @@ func waitForWireTool(t *testing.T, c wireClient, tool string) {
 // session to it; the process ends when the session closes.
 func stdioUpstream(t *testing.T, env []string, bin string, args ...string) wireClient {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if testing.Verbose() && os.Getenv("WIRE_LOG") != "" {
-		cmd.Stderr = os.Stderr
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		kill := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
-		defer kill.Stop()
-		_ = cmd.Wait()
-	})
+	stdout, stdin := startPiped(t, env, bin, args...)
 	return dialStdio(t, stdout, stdin)
 }

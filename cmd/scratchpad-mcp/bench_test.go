@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,8 +43,19 @@ func timeCalls(t *testing.T, c *mcp.ClientSession, n int, name string, args map[
 // direct client that reads a 20 MB result whole.
 func unlimitedStdioSession(t *testing.T, env []string, bin string, args ...string) *mcp.ClientSession {
 	t.Helper()
+	stdout, stdin := startPiped(t, env, bin, args...)
+	return connect(t, &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1})
+}
+
+// startPiped starts bin with env and returns its stdout and stdin; closing
+// stdin ends it (killed 10 s after the test if it does not).
+func startPiped(t *testing.T, env []string, bin string, args ...string) (io.ReadCloser, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
+	if testing.Verbose() && os.Getenv("WIRE_LOG") != "" {
+		cmd.Stderr = os.Stderr
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +68,11 @@ func unlimitedStdioSession(t *testing.T, env []string, bin string, args ...strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// Closing the session closed stdin: the server exits.
 		kill := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
 		defer kill.Stop()
 		_ = cmd.Wait()
 	})
-	return connect(t, &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1})
+	return stdout, stdin
 }
 
 func TestBenchPassThroughLatency(t *testing.T) {

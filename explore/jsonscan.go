@@ -8,23 +8,15 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // The scanner below walks raw JSON bytes that were validated on load. It is
 // iterative (a depth counter, no recursion), so 10,000 levels of nesting cost
 // nothing but time, and it never indexes past the slice it is given.
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
+func skipWS(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
 
 // stringEnd returns the offset just past the string starting at b[i] == '"'.
 // It skips 8 bytes at a time to the next quote or backslash (short strings

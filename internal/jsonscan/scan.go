@@ -85,7 +85,7 @@ func scan(b []byte, member func(key, value []byte)) (err *Error) {
 			err.Member = key
 		}
 	}()
-	i := skipWS(b, 0)
+	i := SkipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
@@ -106,7 +106,7 @@ func scan(b []byte, member func(key, value []byte)) (err *Error) {
 				*w &^= 1 << (depth % 64)
 			}
 			depth++
-			i = skipWS(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
 				depth--
 				i++
@@ -159,7 +159,7 @@ func scan(b []byte, member func(key, value []byte)) (err *Error) {
 				}
 				key = nil
 			}
-			i = skipWS(b, i)
+			i = SkipSpace(b, i)
 			if depth == 0 {
 				if i != len(b) {
 					return fail(ErrInvalid, i)
@@ -171,7 +171,7 @@ func scan(b []byte, member func(key, value []byte)) (err *Error) {
 			}
 			obj := stack[(depth-1)/64]>>((depth-1)%64)&1 == 1
 			if b[i] == ',' {
-				i = skipWS(b, i+1)
+				i = SkipSpace(b, i+1)
 				if obj {
 					k, kb, err := readKey(b, i)
 					if err != nil {
@@ -206,14 +206,16 @@ func readKey(b []byte, i int) (int, []byte, *Error) {
 		return end, nil, fail(ErrInvalid, end)
 	}
 	key := b[i+1 : end-1]
-	i = skipWS(b, end)
+	i = SkipSpace(b, end)
 	if i >= len(b) || b[i] != ':' {
 		return i, nil, fail(ErrInvalid, i)
 	}
-	return skipWS(b, i+1), key, nil
+	return SkipSpace(b, i+1), key, nil
 }
 
-func skipWS(b []byte, i int) int {
+// SkipSpace returns the offset of the first byte at or after i that is not
+// JSON whitespace (space, tab, newline, carriage return), or len(b).
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':

@@ -63,6 +63,9 @@ func Blob(format string, mb int) string {
 		"json":   func(n int) string { return string(Listing(n)) },
 		"ndjson": NDJSON,
 		"text":   func(n int) string { return Words(n) },
+		// Arrays opened millions deep: what a recursive JSON validator
+		// does not survive.
+		"deep": func(n int) string { return strings.Repeat("[ ", n) },
 	}[format]
 	if gen == nil {
 		gen = func(n int) string { return string(Listing(n)) }

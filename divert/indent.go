@@ -67,6 +67,9 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 	for i := 0; i < len(t); {
 		if len(out) >= flushAt {
 			flush()
+			if werr != nil {
+				return layoutOther, werr // the disk is full: no use going on
+			}
 		}
 		c := t[i]
 		switch c {

@@ -1,7 +1,9 @@
 package divert
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,24 @@ func TestDetectFormat(t *testing.T) {
 		if got := DetectFormat([]byte(tc.in)); got != tc.want {
 			t.Errorf("DetectFormat(%q) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestSaveJSONOnFullDisk: pretty-printing into a full filesystem (a 64 KiB
+// tmpfs; mounting needs root, elsewhere the test skips), with the writes
+// behind the indenter, fails with the disk's error and leaves no file.
+func TestSaveJSONOnFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v: %s)", err, bytes.TrimSpace(out))
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
+	compact, _, _ := layouts(t, 20000) // megabytes, pretty-printed more
+	_, err := Save(dir, "s", "t", compact)
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("err = %v, want no space left", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
 	}
 }

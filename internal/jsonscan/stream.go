@@ -1,0 +1,364 @@
+package jsonscan
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Stream is [Scan] for input that arrives in pieces: each [Stream.Write]
+// validates what it is given, so that when the last piece is in only that
+// piece is left to check. The verdict, the error and the top-level members
+// (as offsets) are [Scan]'s. The zero value is ready; a Stream is for one
+// input.
+type Stream struct {
+	st    state
+	sub   uint8 // string: escape progress; number: its state; literal: bytes matched
+	lit   string
+	isKey bool // the string being read is a key
+
+	stack []uint64 // open containers, a bit each (1: object)
+	depth int
+	off   int // offset of the next byte
+
+	// The top-level member being read: its key (copied, as it may arrive
+	// in pieces) once its colon has passed, and where its value starts.
+	key      []byte
+	keyStart int
+	inMember bool
+	valueAt  int
+
+	members []Member
+	err     *Error
+}
+
+// Member is a top-level member found by a [Stream]: the key's bytes are
+// input[KeyStart:KeyEnd] (without quotes), the value's input[ValueStart:ValueEnd].
+type Member struct {
+	KeyStart, KeyEnd, ValueStart, ValueEnd int
+}
+
+type state uint8
+
+const (
+	stValue        state = iota // a value must start (whitespace first)
+	stFirstItem                 // after '[': a value or ']'
+	stFirstKey                  // after '{': a key or '}'
+	stKey                       // after ',' in an object: a key
+	stColon                     // after a key: ':'
+	stAfter                     // after a value: ',' or the container's end
+	stString                    // in a string (sub: 0, 1 after '\\', 2..5 hex digits read of \u)
+	stNumber                    // in a number (sub: numState)
+	stLiteral                   // in true, false or null (sub: bytes matched)
+	stEnd                       // the top-level value ended: whitespace only
+	stFailed
+)
+
+// Number states: where a number is after the bytes so far.
+const (
+	nMinus   = iota // "-": a digit must follow
+	nZero           // a leading 0: done, or '.', 'e'
+	nInt            // digits
+	nDot            // '.': a digit must follow
+	nFrac           // fraction digits
+	nE              // 'e': a sign or digit must follow
+	nESign          // 'e' and a sign: a digit must follow
+	nExp            // exponent digits
+)
+
+func (s *Stream) fail(err error) {
+	s.err = &Error{Err: err, Offset: s.off}
+	if s.inMember {
+		s.err.Member = s.key
+	}
+	s.st = stFailed
+}
+
+// Write validates p, the next piece of the input. It never fails: an
+// error is kept for [Stream.Close], and what follows it is ignored.
+func (s *Stream) Write(p []byte) (int, error) {
+	i := 0
+	for i < len(p) && s.st != stFailed {
+		switch s.st {
+		case stString:
+			i = s.inString(p, i)
+			continue
+		case stNumber:
+			if s.number(p[i]) {
+				i++
+				s.off++
+				continue
+			}
+			// The number ended before p[i], which is read again after it.
+			if s.sub == nMinus || s.sub == nDot || s.sub == nE || s.sub == nESign {
+				s.fail(ErrInvalid)
+				continue
+			}
+			s.valueEnded()
+			continue
+		case stLiteral:
+			if p[i] != s.lit[s.sub] {
+				s.fail(ErrInvalid)
+				continue
+			}
+			i++
+			s.off++
+			if s.sub++; int(s.sub) == len(s.lit) {
+				s.valueEnded()
+			}
+			continue
+		}
+		c := p[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			s.off++
+			continue
+		}
+		switch s.st {
+		case stValue, stFirstItem:
+			if s.st == stFirstItem && c == ']' {
+				s.close()
+				break
+			}
+			s.value(c)
+		case stFirstKey, stKey:
+			switch {
+			case c == '}' && s.st == stFirstKey:
+				s.close()
+			case c == '"':
+				s.st, s.sub, s.isKey = stString, 0, true
+				if s.depth == 1 {
+					s.key, s.keyStart = s.key[:0], s.off+1
+				}
+			default:
+				s.fail(ErrInvalid)
+				continue
+			}
+		case stColon:
+			if c != ':' {
+				s.fail(ErrInvalid)
+				continue
+			}
+			s.st = stValue
+			if s.depth == 1 {
+				s.inMember, s.valueAt = true, -1
+			}
+		case stAfter:
+			obj := s.stack[(s.depth-1)/64]>>((s.depth-1)%64)&1 == 1
+			switch {
+			case c == ',' && obj:
+				s.st = stKey
+			case c == ',':
+				s.st = stValue
+			case c == '}' && obj, c == ']' && !obj:
+				s.close()
+			default:
+				s.fail(ErrInvalid)
+				continue
+			}
+		case stEnd:
+			s.fail(ErrInvalid)
+			continue
+		}
+		i++
+		s.off++
+	}
+	return len(p), nil
+}
+
+// value starts the value whose first byte is c, at s.off.
+func (s *Stream) value(c byte) {
+	if s.depth == 1 && s.inMember && s.valueAt < 0 {
+		s.valueAt = s.off
+	}
+	switch c {
+	case '{', '[':
+		if s.depth == MaxDepth {
+			s.fail(ErrTooDeep)
+			return
+		}
+		if s.depth%64 == 0 && s.depth/64 == len(s.stack) {
+			s.stack = append(s.stack, 0)
+		}
+		w := &s.stack[s.depth/64]
+		if c == '{' {
+			*w |= 1 << (s.depth % 64)
+			s.st = stFirstKey
+		} else {
+			*w &^= 1 << (s.depth % 64)
+			s.st = stFirstItem
+		}
+		s.depth++
+	case '"':
+		s.st, s.sub, s.isKey = stString, 0, false
+	case 't':
+		s.st, s.lit, s.sub = stLiteral, "true", 1
+	case 'f':
+		s.st, s.lit, s.sub = stLiteral, "false", 1
+	case 'n':
+		s.st, s.lit, s.sub = stLiteral, "null", 1
+	case '-':
+		s.st, s.sub = stNumber, nMinus
+	case '0':
+		s.st, s.sub = stNumber, nZero
+	default:
+		if c >= '1' && c <= '9' {
+			s.st, s.sub = stNumber, nInt
+			return
+		}
+		s.fail(ErrInvalid)
+	}
+}
+
+// number takes c as the next byte of the number, or reports that c is not
+// part of it.
+func (s *Stream) number(c byte) bool {
+	digit := c >= '0' && c <= '9'
+	switch s.sub {
+	case nMinus:
+		switch {
+		case c == '0':
+			s.sub = nZero
+		case digit:
+			s.sub = nInt
+		default:
+			return false
+		}
+	case nZero, nInt, nFrac:
+		switch {
+		case digit && s.sub != nZero:
+		case c == '.' && s.sub != nFrac:
+			s.sub = nDot
+		case c == 'e' || c == 'E':
+			s.sub = nE
+		default:
+			return false
+		}
+	case nDot:
+		if !digit {
+			return false
+		}
+		s.sub = nFrac
+	case nE:
+		switch {
+		case c == '+' || c == '-':
+			s.sub = nESign
+		case digit:
+			s.sub = nExp
+		default:
+			return false
+		}
+	case nESign, nExp:
+		if !digit {
+			return false
+		}
+		s.sub = nExp
+	}
+	return true
+}
+
+// close ends the innermost container at s.off (its closing byte).
+func (s *Stream) close() {
+	s.depth--
+	s.off++ // the closing byte is part of the value that ends
+	s.valueEnded()
+	s.off--
+}
+
+// valueEnded: a value ended just before s.off.
+func (s *Stream) valueEnded() {
+	if s.depth == 1 && s.inMember {
+		s.members = append(s.members, Member{KeyStart: s.keyStart, KeyEnd: s.keyStart + len(s.key), ValueStart: s.valueAt, ValueEnd: s.off})
+		s.inMember = false
+	}
+	if s.depth == 0 {
+		s.st = stEnd
+	} else {
+		s.st = stAfter
+	}
+}
+
+// inString reads string bytes from p[i] and returns where it stopped.
+func (s *Stream) inString(p []byte, i int) int {
+	start := i
+	defer func() {
+		if s.isKey && s.depth == 1 {
+			end := i
+			if s.st != stString {
+				end-- // not the closing quote
+			}
+			if end > start {
+				s.key = append(s.key, p[start:end]...)
+			}
+		}
+	}()
+	for i < len(p) {
+		if s.sub == 0 {
+			for i+8 <= len(p) {
+				if m := special(binary.LittleEndian.Uint64(p[i:])); m != 0 {
+					k := bits.TrailingZeros64(m) >> 3
+					i += k
+					s.off += k
+					break
+				}
+				i += 8
+				s.off += 8
+			}
+			if i >= len(p) {
+				return i
+			}
+		}
+		c := p[i]
+		switch {
+		case s.sub == 1:
+			switch c {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.sub = 0
+			case 'u':
+				s.sub = 2
+			default:
+				s.fail(ErrInvalid)
+				return i
+			}
+		case s.sub >= 2:
+			if !hex(c) {
+				s.fail(ErrInvalid)
+				return i
+			}
+			if s.sub++; s.sub == 6 {
+				s.sub = 0
+			}
+		case c == '"':
+			i++
+			s.off++
+			if s.isKey {
+				s.st = stColon
+			} else {
+				s.valueEnded()
+			}
+			return i
+		case c < 0x20:
+			s.fail(ErrInvalid)
+			return i
+		case c == '\\':
+			s.sub = 1
+		}
+		i++
+		s.off++
+	}
+	return i
+}
+
+// Close ends the input and returns the top-level members (of an object)
+// and the verdict: nil, or an [*Error] as [Scan] gives.
+func (s *Stream) Close() ([]Member, error) {
+	if s.st == stNumber && (s.sub == nZero || s.sub == nInt || s.sub == nFrac || s.sub == nExp) {
+		s.valueEnded()
+	}
+	if s.st != stEnd && s.st != stFailed {
+		s.fail(ErrInvalid)
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.members, nil
+}

@@ -34,3 +34,35 @@ func BenchmarkValid(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStream: the 24 MB answer through a Stream in 64 KiB pieces (as
+// a pipe delivers it), against Scan over the whole.
+func BenchmarkStream(b *testing.B) {
+	listing := []byte(testupstream.Blob("json", 24))
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(listing)}}}})
+	for _, in := range []struct {
+		name string
+		b    []byte
+	}{{"answer", answer}, {"listing", listing}} {
+		b.Run(in.name+"/stream", func(b *testing.B) {
+			b.SetBytes(int64(len(in.b)))
+			for b.Loop() {
+				var s Stream
+				for p := in.b; len(p) > 0; p = p[min(len(p), 64<<10):] {
+					_, _ = s.Write(p[:min(len(p), 64<<10)])
+				}
+				if _, err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(in.name+"/scan", func(b *testing.B) {
+			b.SetBytes(int64(len(in.b)))
+			for b.Loop() {
+				if err := Scan(in.b, func(k, v []byte) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

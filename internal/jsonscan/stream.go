@@ -40,29 +40,29 @@ type Member struct {
 type state uint8
 
 const (
-	stValue        state = iota // a value must start (whitespace first)
-	stFirstItem                 // after '[': a value or ']'
-	stFirstKey                  // after '{': a key or '}'
-	stKey                       // after ',' in an object: a key
-	stColon                     // after a key: ':'
-	stAfter                     // after a value: ',' or the container's end
-	stString                    // in a string (sub: 0, 1 after '\\', 2..5 hex digits read of \u)
-	stNumber                    // in a number (sub: numState)
-	stLiteral                   // in true, false or null (sub: bytes matched)
-	stEnd                       // the top-level value ended: whitespace only
+	stValue     state = iota // a value must start (whitespace first)
+	stFirstItem              // after '[': a value or ']'
+	stFirstKey               // after '{': a key or '}'
+	stKey                    // after ',' in an object: a key
+	stColon                  // after a key: ':'
+	stAfter                  // after a value: ',' or the container's end
+	stString                 // in a string (sub: 0, 1 after '\\', 2..5 hex digits read of \u)
+	stNumber                 // in a number (sub: numState)
+	stLiteral                // in true, false or null (sub: bytes matched)
+	stEnd                    // the top-level value ended: whitespace only
 	stFailed
 )
 
 // Number states: where a number is after the bytes so far.
 const (
-	nMinus   = iota // "-": a digit must follow
-	nZero           // a leading 0: done, or '.', 'e'
-	nInt            // digits
-	nDot            // '.': a digit must follow
-	nFrac           // fraction digits
-	nE              // 'e': a sign or digit must follow
-	nESign          // 'e' and a sign: a digit must follow
-	nExp            // exponent digits
+	nMinus = iota // "-": a digit must follow
+	nZero         // a leading 0: done, or '.', 'e'
+	nInt          // digits
+	nDot          // '.': a digit must follow
+	nFrac         // fraction digits
+	nE            // 'e': a sign or digit must follow
+	nESign        // 'e' and a sign: a digit must follow
+	nExp          // exponent digits
 )
 
 func (s *Stream) fail(err error) {
@@ -280,32 +280,38 @@ func (s *Stream) valueEnded() {
 // inString reads string bytes from p[i] and returns where it stopped.
 func (s *Stream) inString(p []byte, i int) int {
 	start := i
-	defer func() {
-		if s.isKey && s.depth == 1 {
-			end := i
-			if s.st != stString {
-				end-- // not the closing quote
-			}
-			if end > start {
-				s.key = append(s.key, p[start:end]...)
-			}
+	i = s.stringBytes(p, i)
+	if s.isKey && s.depth == 1 && s.st != stFailed {
+		end := i
+		if s.st == stColon {
+			end-- // the closing quote
 		}
-	}()
+		s.key = append(s.key, p[start:end]...)
+	}
+	return i
+}
+
+func (s *Stream) stringBytes(p []byte, i int) int {
 	for i < len(p) {
 		if s.sub == 0 {
-			for i+8 <= len(p) {
-				if m := special(binary.LittleEndian.Uint64(p[i:])); m != 0 {
-					k := bits.TrailingZeros64(m) >> 3
-					i += k
-					s.off += k
-					break
+			j, closed, bad := stringRun(p, i)
+			s.off += j - i
+			i = j
+			switch {
+			case closed:
+				if s.isKey {
+					s.st = stColon
+				} else {
+					s.valueEnded()
 				}
-				i += 8
-				s.off += 8
-			}
-			if i >= len(p) {
+				return i
+			case bad:
+				s.fail(ErrInvalid)
+				return i
+			case i >= len(p):
 				return i
 			}
+			// An escape p cuts short: byte by byte, below.
 		}
 		c := p[i]
 		switch {
@@ -327,19 +333,7 @@ func (s *Stream) inString(p []byte, i int) int {
 			if s.sub++; s.sub == 6 {
 				s.sub = 0
 			}
-		case c == '"':
-			i++
-			s.off++
-			if s.isKey {
-				s.st = stColon
-			} else {
-				s.valueEnded()
-			}
-			return i
-		case c < 0x20:
-			s.fail(ErrInvalid)
-			return i
-		case c == '\\':
+		default: // the backslash stringRun stopped at
 			s.sub = 1
 		}
 		i++
@@ -348,8 +342,85 @@ func (s *Stream) inString(p []byte, i int) int {
 	return i
 }
 
+// stringRun validates string contents from p[i] as far as p goes, as
+// [stringEnd] does, and returns where it stopped: past the closing quote
+// (closed), at a fault (bad), at the end of p, or at the backslash of an
+// escape that p cuts short (neither).
+func stringRun(p []byte, i int) (j int, closed, bad bool) {
+	for i+8 <= len(p) {
+		m := special(binary.LittleEndian.Uint64(p[i:]))
+		next := i + 8
+		for m != 0 {
+			q := i + bits.TrailingZeros64(m)>>3
+			switch c := p[q]; {
+			case c == '"':
+				return q + 1, true, false
+			case c < 0x20:
+				return q, false, true
+			}
+			n, ok := escapeIn(p, q)
+			switch {
+			case n == 0 && ok:
+				return q, false, false
+			case !ok:
+				return q, false, true
+			}
+			if q+n >= i+8 {
+				next = q + n
+				break
+			}
+			m &= ^uint64(0) << (8 * (q + n - i))
+		}
+		i = next
+	}
+	for i < len(p) {
+		switch c := p[i]; {
+		case c == '"':
+			return i + 1, true, false
+		case c < 0x20:
+			return i, false, true
+		case c == '\\':
+			n, ok := escapeIn(p, i)
+			switch {
+			case n == 0 && ok:
+				return i, false, false
+			case !ok:
+				return i, false, true
+			}
+			i += n
+		default:
+			i++
+		}
+	}
+	return i, false, false
+}
+
+// escapeIn is the length of the escape at p[q] == '\\', or 0 and true when
+// p ends before it does (and nothing in it so far is wrong), or false.
+func escapeIn(p []byte, q int) (int, bool) {
+	if q+1 >= len(p) {
+		return 0, true
+	}
+	switch p[q+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2, true
+	case 'u':
+		for k := q + 2; k < q+6; k++ {
+			if k >= len(p) {
+				return 0, true
+			}
+			if !hex(p[k]) {
+				return 0, false
+			}
+		}
+		return 6, true
+	}
+	return 0, false
+}
+
 // Close ends the input and returns the top-level members (of an object)
-// and the verdict: nil, or an [*Error] as [Scan] gives.
+// and the verdict: nil, or an [*Error] as [Scan] gives. With an error, the
+// members are those that ended before the fault, as [Scan] reports them.
 func (s *Stream) Close() ([]Member, error) {
 	if s.st == stNumber && (s.sub == nZero || s.sub == nInt || s.sub == nFrac || s.sub == nExp) {
 		s.valueEnded()
@@ -358,7 +429,19 @@ func (s *Stream) Close() ([]Member, error) {
 		s.fail(ErrInvalid)
 	}
 	if s.err != nil {
-		return nil, s.err
+		return s.members, s.err
 	}
 	return s.members, nil
+}
+
+// Members is [Scan] with the members as offsets into b.
+func Members(b []byte) ([]Member, error) {
+	var out []Member
+	err := Scan(b, func(k, v []byte) {
+		// Sub-slices of b that run to its capacity: where they start is
+		// what b's capacity has that theirs lacks.
+		ks, vs := cap(b)-cap(k), cap(b)-cap(v)
+		out = append(out, Member{KeyStart: ks, KeyEnd: ks + len(k), ValueStart: vs, ValueEnd: vs + len(v)})
+	})
+	return out, err
 }

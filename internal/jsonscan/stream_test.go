@@ -45,7 +45,16 @@ func sameAsScan(t *testing.T, b []byte, cuts []int) {
 		if !bytes.Equal(ge.Member, we.Member) {
 			t.Fatalf("%.80q cut at %v: member at fault %q, scan %q", b, cuts, ge.Member, we.Member)
 		}
-		return
+	}
+	// Members by offset, as Members gives them too.
+	if offs, err := Members(b); (err == nil) != (want == nil) || len(offs) != len(keys) {
+		t.Fatalf("%.80q: Members %v, %v", b, offs, err)
+	} else {
+		for i, m := range offs {
+			if string(b[m.KeyStart:m.KeyEnd]) != keys[i] || string(b[m.ValueStart:m.ValueEnd]) != values[i] {
+				t.Fatalf("%.80q: Members[%d] = %+v", b, i, m)
+			}
+		}
 	}
 	var gk, gv []string
 	for _, m := range members {

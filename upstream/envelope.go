@@ -19,6 +19,16 @@ var errInvalidJSON = errors.New("not a valid JSON object")
 // nested past jsonscan.MaxDepth is refused, not walked into a stack
 // overflow).
 func decodeMessage(msg []byte) (rpcMessage, error) {
+	if t := bytes.TrimLeft(msg, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return rpcMessage{}, errInvalidJSON
+	}
+	members, serr := jsonscan.Members(msg)
+	return decodeMembers(msg, members, serr)
+}
+
+// decodeMembers is decodeMessage given msg's members and verdict, from
+// [jsonscan.Members] or a [jsonscan.Stream] that read msg as it arrived.
+func decodeMembers(msg []byte, members []jsonscan.Member, serr error) (rpcMessage, error) {
 	var m rpcMessage
 	var (
 		err    error
@@ -27,16 +37,17 @@ func decodeMessage(msg []byte) (rpcMessage, error) {
 	if t := bytes.TrimLeft(msg, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return m, errInvalidJSON
 	}
-	serr := jsonscan.Scan(msg, func(key, v []byte) {
+	for _, mb := range members {
+		key, v := msg[mb.KeyStart:mb.KeyEnd], msg[mb.ValueStart:mb.ValueEnd:mb.ValueEnd]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			// An escaped key ("res\u0075lt"): rare, so unescaped here.
 			var k string
 			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k) != nil {
-				return
+				continue
 			}
 			key = []byte(k)
 		}
-		raw := json.RawMessage(v[:len(v):len(v)])
+		raw := json.RawMessage(v)
 		switch string(key) {
 		case "jsonrpc":
 			m.JSONRPC = stringOf(v)
@@ -45,7 +56,7 @@ func decodeMessage(msg []byte) (rpcMessage, error) {
 		case "method":
 			if v[0] != '"' {
 				err = errors.New(`"method" is not a string`)
-				return
+				continue
 			}
 			m.Method = stringOf(v)
 		case "params":
@@ -55,7 +66,7 @@ func decodeMessage(msg []byte) (rpcMessage, error) {
 		case "error":
 			errRaw = raw
 		}
-	})
+	}
 	if serr != nil {
 		// A response that went wrong inside its result or error, after
 		// its id: the id is returned with the error (its call can fail

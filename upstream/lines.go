@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"runtime/debug"
 	"sync/atomic"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // lineReader splits newline-delimited JSON-RPC into messages, with no
@@ -20,6 +22,42 @@ type lineReader struct {
 	start, end int // unread bytes are buf[start:end]
 	scanned    int // buf[start:scanned] has no newline
 	max        int // longest line kept; longer ones are skipped (0: no limit)
+
+	// A line longer than a chunk is validated as it arrives (val, fed up
+	// to buf[fed]), so that when its end is in only the last piece is
+	// left to check; last is the verdict on the line next returned.
+	val  *jsonscan.Stream
+	fed  int
+	last *lineScan
+}
+
+// lineScan is what a [jsonscan.Stream] found in a line as it arrived.
+type lineScan struct {
+	members []jsonscan.Member
+	err     error
+}
+
+// lastScan is the validation of the line next just returned, when it was
+// validated as it arrived (a long line), or nil.
+func (l *lineReader) lastScan() *lineScan { return l.last }
+
+// feed validates the current line's bytes up to buf[to].
+func (l *lineReader) feed(to int) {
+	if l.val == nil {
+		l.val, l.fed = &jsonscan.Stream{}, l.start
+	}
+	_, _ = l.val.Write(l.buf[l.fed:to])
+	l.fed = to
+}
+
+// finish ends the validation of the current line, ending at buf[to].
+func (l *lineReader) finish(to int) {
+	if l.val == nil {
+		return
+	}
+	l.feed(to)
+	m, err := l.val.Close()
+	l.last, l.val = &lineScan{members: m, err: err}, nil
 }
 
 const lineChunk = 64 << 10
@@ -39,9 +77,11 @@ type tooLong struct {
 // or, for a line over max, what was seen of it. err is the reader's (io.EOF
 // at the end); a last line without newline is returned before it.
 func (l *lineReader) next() (line []byte, skipped *tooLong, err error) {
+	l.last = nil
 	for {
 		if i := bytes.IndexByte(l.buf[l.scanned:l.end], '\n'); i >= 0 {
 			nl := l.scanned + i
+			l.finish(nl)
 			line = l.buf[l.start:nl:nl]
 			l.start, l.scanned = nl+1, nl+1
 			if len(line) < lineChunk {
@@ -57,7 +97,11 @@ func (l *lineReader) next() (line []byte, skipped *tooLong, err error) {
 		}
 		l.scanned = l.end
 		if l.max > 0 && l.end-l.start > l.max {
+			l.val = nil
 			return nil, l.skip(), nil
+		}
+		if l.end-l.start >= lineChunk {
+			l.feed(l.end)
 		}
 		if l.end == len(l.buf) {
 			l.grow()
@@ -66,6 +110,7 @@ func (l *lineReader) next() (line []byte, skipped *tooLong, err error) {
 		l.end += n
 		if rerr != nil && n == 0 {
 			if l.end > l.start {
+				l.finish(l.end)
 				line = append([]byte(nil), l.buf[l.start:l.end]...)
 				l.start, l.scanned = l.end, l.end
 				return line, nil, nil
@@ -92,6 +137,9 @@ func (l *lineReader) grow() {
 		releaseGarbage(n) // the old buffer among it
 	}
 	l.scanned -= l.start
+	if l.val != nil {
+		l.fed -= l.start
+	}
 	l.start, l.end = 0, unread
 }
 

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // peer is the JSON-RPC side of an upstream connection, whatever carries
@@ -97,6 +99,18 @@ type rpcError struct {
 // stream knows it came.
 func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
 	m, err := decodeMessage(msg)
+	return p.handle(msg, m, err)
+}
+
+// dispatchScanned is dispatch for a message validated as it arrived: its
+// members and the verdict are given.
+func (p *peer) dispatchScanned(msg []byte, members []jsonscan.Member, serr error) (responseID json.RawMessage) {
+	m, err := decodeMembers(msg, members, serr)
+	return p.handle(msg, m, err)
+}
+
+// handle acts on a decoded message (or the error decoding it).
+func (p *peer) handle(msg []byte, m rpcMessage, err error) (responseID json.RawMessage) {
 	if err != nil {
 		// JSON-RPC answers a message it cannot parse with a parse error
 		// and a null id; the upstream may log it, we carry on.

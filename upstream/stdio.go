@@ -89,7 +89,12 @@ func (c *stdioConn) readLoop(out io.Reader) {
 		if skipped != nil {
 			c.skipped(skipped)
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			c.dispatch(line)
+			if sc := r.lastScan(); sc != nil {
+				// Validated as it arrived: only the envelope is left.
+				c.dispatchScanned(line, sc.members, sc.err)
+			} else {
+				c.dispatch(line)
+			}
 		}
 		if err != nil {
 			// EOF on stdout: the process is exiting; Wait reports how.

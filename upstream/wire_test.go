@@ -200,3 +200,42 @@ func TestSSEReaderSkipsEventsOverMax(t *testing.T) {
 		t.Fatalf("second event: %q, %v", ev.data, err)
 	}
 }
+
+// TestLineReaderValidatesLongLinesAsTheyArrive: a line longer than a chunk
+// is validated while it is read, with the verdict and members Members
+// gives for the whole line; short lines are left to the caller.
+func TestLineReaderValidatesLongLinesAsTheyArrive(t *testing.T) {
+	long := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`a\"b\\c `, 3*lineChunk/7) + `"}]}}`
+	bad := `{"jsonrpc":"2.0","id":8,"result":{"content":[` + strings.Repeat(`1,`, lineChunk) + `]}}`
+	in := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + long + "\n" + bad + "\n" + "{}\n" + long
+	for name, r := range map[string]io.Reader{
+		"whole": strings.NewReader(in), "byte a read": iotest.OneByteReader(strings.NewReader(in)), "half": iotest.HalfReader(strings.NewReader(in)),
+	} {
+		lr := newLineReader(r, 0)
+		for i, want := range []struct {
+			line    string
+			scanned bool
+		}{{`{"jsonrpc":"2.0","id":1,"result":{}}`, false}, {long, true}, {bad, true}, {"{}", false}, {long, true}} {
+			line, _, err := lr.next()
+			if err != nil || string(line) != want.line {
+				t.Fatalf("%s: line %d: %.60q, %v", name, i, line, err)
+			}
+			sc := lr.lastScan()
+			if (sc != nil) != want.scanned {
+				t.Fatalf("%s: line %d: scanned %v", name, i, sc != nil)
+			}
+			if sc == nil {
+				continue
+			}
+			members, err := jsonscan.Members(line)
+			if (sc.err == nil) != (err == nil) || len(sc.members) != len(members) {
+				t.Fatalf("%s: line %d: %v %v, whole: %v %v", name, i, sc.members, sc.err, members, err)
+			}
+			for k := range members {
+				if sc.members[k] != members[k] {
+					t.Fatalf("%s: line %d: member %d %+v, whole %+v", name, i, k, sc.members[k], members[k])
+				}
+			}
+		}
+	}
+}

@@ -7,7 +7,10 @@
 // [Valid] accepts what RFC 8259 calls one JSON text, surrounded by
 // optional whitespace, as gjson.ValidBytes does (strings are not checked
 // for UTF-8 validity), but nested no deeper than [MaxDepth]. [Check] says
-// why not; [Scan] also hands the caller each member of a top-level object.
+// why not; [Scan] also hands the caller each member of a top-level object,
+// and [Members] gives them as offsets. [Stream] does the same for input
+// that arrives in pieces (a message read from a pipe), so that when its
+// end arrives only the last piece is left to check.
 //
 //	err := jsonscan.Scan(msg, func(key []byte, value []byte) {
 //		if string(key) == "result" { result = value }

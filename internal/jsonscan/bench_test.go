@@ -13,12 +13,7 @@ import (
 // as the wire benchmark's upstream sends it) and the listing itself, against
 // gjson's validator and encoding/json's.
 func BenchmarkValid(b *testing.B) {
-	listing := []byte(testupstream.Blob("json", 24))
-	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(listing)}}}})
-	for _, in := range []struct {
-		name string
-		b    []byte
-	}{{"answer", answer}, {"listing", listing}} {
+	for _, in := range benchInputs() {
 		for _, v := range []struct {
 			name  string
 			valid func([]byte) bool
@@ -38,12 +33,7 @@ func BenchmarkValid(b *testing.B) {
 // BenchmarkStream: the 24 MB answer through a Stream in 64 KiB pieces (as
 // a pipe delivers it), against Scan over the whole.
 func BenchmarkStream(b *testing.B) {
-	listing := []byte(testupstream.Blob("json", 24))
-	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(listing)}}}})
-	for _, in := range []struct {
-		name string
-		b    []byte
-	}{{"answer", answer}, {"listing", listing}} {
+	for _, in := range benchInputs() {
 		b.Run(in.name+"/stream", func(b *testing.B) {
 			b.SetBytes(int64(len(in.b)))
 			for b.Loop() {
@@ -65,4 +55,17 @@ func BenchmarkStream(b *testing.B) {
 			}
 		})
 	}
+}
+
+type benchInput struct {
+	name string
+	b    []byte
+}
+
+// benchInputs: a 24 MB tools/call answer holding a JSON listing as text,
+// and the listing itself.
+func benchInputs() []benchInput {
+	listing := []byte(testupstream.Blob("json", 24))
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(listing)}}}})
+	return []benchInput{{"answer", answer}, {"listing", listing}}
 }

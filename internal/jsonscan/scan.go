@@ -28,10 +28,8 @@
 package jsonscan
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects accepted: the
@@ -236,71 +234,11 @@ func literal(b []byte, i int, word string) bool {
 
 // stringEnd validates the string whose contents start at b[i] (after the
 // opening quote) and returns the offset just past its closing quote, or
-// where it went wrong. Eight bytes at a time: a word with no quote,
-// backslash or control character is skipped whole, and in one with some,
-// each is handled by its bit (JSON held as a string has an escape every
-// few bytes).
+// where it went wrong ([stringRun], with the end of b as the end of the
+// input).
 func stringEnd(b []byte, i int) (int, bool) {
-	for i+8 <= len(b) {
-		m := special(binary.LittleEndian.Uint64(b[i:]))
-		next := i + 8
-		for m != 0 {
-			p := i + bits.TrailingZeros64(m)>>3
-			switch c := b[p]; {
-			case c == '"':
-				return p + 1, true
-			case c < 0x20:
-				return p, false
-			}
-			// A backslash; most often before a quote (JSON held as text).
-			n := 2
-			if p+1 >= len(b) || b[p+1] != '"' {
-				var ok bool
-				if n, ok = escape(b, p); !ok {
-					return p + 1, false
-				}
-			}
-			if p+n >= i+8 {
-				next = p + n
-				break
-			}
-			m &= ^uint64(0) << (8 * (p + n - i))
-		}
-		i = next
-	}
-	for i < len(b) {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, true
-		case c < 0x20:
-			return i, false
-		case c == '\\':
-			n, ok := escape(b, i)
-			if !ok {
-				return i + 1, false
-			}
-			i += n
-		default:
-			i++
-		}
-	}
-	return i, false
-}
-
-// escape validates the escape at b[p] == '\\' and returns its length.
-func escape(b []byte, p int) (int, bool) {
-	if p+1 >= len(b) {
-		return 0, false
-	}
-	switch b[p+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2, true
-	case 'u':
-		if len(b)-p >= 6 && hex(b[p+2]) && hex(b[p+3]) && hex(b[p+4]) && hex(b[p+5]) {
-			return 6, true
-		}
-	}
-	return 0, false
+	j, closed, _ := stringRun(b, i)
+	return j, closed
 }
 
 // special has the high bit set in the lowest byte of w that is '"', '\\'

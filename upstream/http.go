@@ -391,7 +391,13 @@ func (c *httpConn) readStream(r *sseReader, id json.RawMessage) (gotResponse boo
 			}
 			continue
 		}
-		if rid := c.dispatch(ev.data); id != nil && rid != nil && bytes.Equal(rid, id) {
+		var rid json.RawMessage
+		if ev.scan != nil {
+			rid = c.dispatchScanned(ev.data, ev.scan.members, ev.scan.err)
+		} else {
+			rid = c.dispatch(ev.data)
+		}
+		if id != nil && rid != nil && bytes.Equal(rid, id) {
 			return true, nil
 		}
 	}

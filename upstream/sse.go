@@ -175,7 +175,11 @@ func (c *sseConn) readEvents(r *sseReader) error {
 			}
 			if ev.skipped != nil {
 				c.skipped(ev.skipped)
-			} else if len(bytes.TrimSpace(ev.data)) > 0 {
+			} else if len(bytes.TrimSpace(ev.data)) == 0 {
+				// nothing to dispatch
+			} else if ev.scan != nil {
+				c.dispatchScanned(ev.data, ev.scan.members, ev.scan.err)
+			} else {
 				c.dispatch(ev.data)
 			}
 		default:

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // sseEvent is one dispatched Server-Sent Event.
@@ -15,6 +17,9 @@ type sseEvent struct {
 	// skipped, when set, is an event whose data was over the reader's
 	// max: data is empty and this says what was seen of it.
 	skipped *tooLong
+	// scan, when set, is the validation of data made as it arrived (one
+	// data line longer than a chunk).
+	scan *lineScan
 }
 
 // sseReader parses an event stream as the HTML standard defines it
@@ -36,6 +41,13 @@ type sseReader struct {
 
 	max int      // longest line kept (max_result_bytes); 0: no limit
 	cut *tooLong // set by line when it skipped the rest of a line over max
+
+	// A data line longer than a chunk is validated as it arrives (val,
+	// fed up to line[valFed]); lineVal is that of the line line just
+	// returned, complete.
+	val     *jsonscan.Stream
+	valFed  int
+	lineVal *jsonscan.Stream
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -50,11 +62,13 @@ func (s *sseReader) next() (sseEvent, error) {
 	var skipped *tooLong
 	hasData := false
 	id, hasID := s.lastID, false
+	var scan *jsonscan.Stream // of the event's one data line, when streamed
 	for {
 		line, err := s.line()
 		if err != nil {
 			return sseEvent{}, err
 		}
+		lineVal := s.lineVal
 		if len(line) == 0 {
 			if hasID {
 				s.lastID = id
@@ -66,10 +80,14 @@ func (s *sseReader) next() (sseEvent, error) {
 			if name == "" {
 				name = "message"
 			}
+			ev := sseEvent{name: name, data: data, skipped: skipped}
 			if skipped != nil {
-				data = nil
+				ev.data = nil
+			} else if scan != nil {
+				m, err := scan.Close()
+				ev.scan = &lineScan{members: m, err: err}
 			}
-			return sseEvent{name: name, data: data, skipped: skipped}, nil
+			return ev, nil
 		}
 		if line[0] == ':' {
 			continue
@@ -96,8 +114,10 @@ func (s *sseReader) next() (sseEvent, error) {
 		case "data":
 			if !hasData {
 				data, hasData = value, true // each line is a fresh slice: no copy
+				scan = lineVal
 			} else {
 				data = append(append(data, '\n'), value...)
+				scan = nil // validated whole, when dispatched
 			}
 		case "id":
 			// An id with a NUL is ignored, as the standard says.
@@ -161,6 +181,23 @@ func (s *sseReader) skipLine(line []byte) ([]byte, error) {
 	return head, nil
 }
 
+// feed validates what has arrived of a data line once it is longer than
+// a chunk: its value, after "data:" and one space.
+func (s *sseReader) feed(line []byte) {
+	if s.val == nil {
+		if !s.started || len(line) < lineChunk || !bytes.HasPrefix(line, []byte("data:")) {
+			return
+		}
+		from := len("data:")
+		if line[from] == ' ' {
+			from++
+		}
+		s.val, s.valFed = &jsonscan.Stream{}, from
+	}
+	_, _ = s.val.Write(line[s.valFed:])
+	s.valFed = len(line)
+}
+
 func isDigits(b []byte) bool {
 	for _, c := range b {
 		if c < '0' || c > '9' {
@@ -173,6 +210,7 @@ func isDigits(b []byte) bool {
 // line returns the next line without its ending.
 func (s *sseReader) line() ([]byte, error) {
 	var line []byte
+	s.val, s.lineVal = nil, nil
 	for {
 		if _, err := s.r.Peek(1); err != nil {
 			return nil, err
@@ -208,12 +246,18 @@ func (s *sseReader) line() ([]byte, error) {
 			line = append(line, buf...)
 			_, _ = s.r.Discard(len(buf))
 			if s.max > 0 && len(line) > s.max {
+				s.val = nil
 				return s.skipLine(line)
 			}
+			s.feed(line)
 			continue
 		}
 		line = append(line, buf[:end]...)
 		_, _ = s.r.Discard(end + 1)
+		if s.val != nil {
+			_, _ = s.val.Write(line[s.valFed:])
+			s.lineVal, s.val = s.val, nil
+		}
 		if !s.started {
 			s.started = true
 			line = bytes.TrimPrefix(line, []byte("\uFEFF"))

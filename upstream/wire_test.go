@@ -239,3 +239,46 @@ func TestLineReaderValidatesLongLinesAsTheyArrive(t *testing.T) {
 		}
 	}
 }
+
+// TestSSEReaderValidatesLongDataAsItArrives: an event whose one data line
+// is longer than a chunk comes validated, with the verdict and members
+// Members gives for its data; several data lines, or short ones, are left
+// to the caller.
+func TestSSEReaderValidatesLongDataAsItArrives(t *testing.T) {
+	long := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`a\"b\\c `, 3*lineChunk/7) + `"}]}}`
+	bad := `{"jsonrpc":"2.0","id":8,"result":[` + strings.Repeat(`1,`, lineChunk) + `]}`
+	in := ": hi\r\nevent: message\r\nid: 1\r\ndata: " + long + "\r\n\r\n" +
+		"data:" + bad + "\n\n" +
+		"data: {\"a\":1}\n\n" +
+		"data: " + long + "\ndata: 2\n\n" +
+		"data: " + long + "\r\r"
+	for name, r := range map[string]io.Reader{
+		"whole": strings.NewReader(in), "byte a read": iotest.OneByteReader(strings.NewReader(in)), "half": iotest.HalfReader(strings.NewReader(in)),
+	} {
+		sr := newSSEReader(r)
+		for i, want := range []struct {
+			data    string
+			scanned bool
+		}{{long, true}, {bad, true}, {`{"a":1}`, false}, {long + "\n2", false}, {long, true}} {
+			ev, err := sr.next()
+			if err != nil || string(ev.data) != want.data {
+				t.Fatalf("%s: event %d: %.60q, %v", name, i, ev.data, err)
+			}
+			if (ev.scan != nil) != want.scanned {
+				t.Fatalf("%s: event %d: scanned %v", name, i, ev.scan != nil)
+			}
+			if ev.scan == nil {
+				continue
+			}
+			members, err := jsonscan.Members(ev.data)
+			if (ev.scan.err == nil) != (err == nil) || len(ev.scan.members) != len(members) {
+				t.Fatalf("%s: event %d: %v %v, whole: %v %v", name, i, ev.scan.members, ev.scan.err, members, err)
+			}
+			for k := range members {
+				if ev.scan.members[k] != members[k] {
+					t.Fatalf("%s: event %d: member %d %+v, whole %+v", name, i, k, ev.scan.members[k], members[k])
+				}
+			}
+		}
+	}
+}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // Streamable HTTP (MCP 2025-03-26 and later): every message the client
@@ -249,7 +251,10 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	case mt == "application/json":
 		defer end()
 		defer resp.Body.Close()
-		body, err := c.readBody(resp)
+		// Validated as it is read, so that when its end is in only the
+		// last read is left to check.
+		scan := &scanReader{r: resp.Body}
+		body, err := c.readBody(resp, scan)
 		if tl, ok := err.(*TooLargeError); ok && head.ID != nil {
 			c.abandon(head.ID, tl)
 			return nil
@@ -260,7 +265,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 			}
 			return fmt.Errorf("upstream %q: reading the answer to %s: %w", c.name, head.Method, err)
 		}
-		c.dispatchBody(body)
+		c.dispatchBody(body, &scan.s)
 		return nil
 	default:
 		// 202 Accepted for notifications and responses; a request's
@@ -274,7 +279,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 
 // readBody reads a JSON answer, in one allocation when its length is
 // known, and refuses one over max_result_bytes without reading it.
-func (c *httpConn) readBody(resp *http.Response) ([]byte, error) {
+func (c *httpConn) readBody(resp *http.Response, body io.Reader) ([]byte, error) {
 	limit := int64(c.h.maxMessage)
 	if limit <= 0 {
 		limit = math.MaxInt64 - 1
@@ -282,21 +287,39 @@ func (c *httpConn) readBody(resp *http.Response) ([]byte, error) {
 	if n := resp.ContentLength; n > limit {
 		return nil, &TooLargeError{Size: n, Max: limit}
 	} else if n > 0 {
-		body := make([]byte, n)
-		_, err := io.ReadFull(resp.Body, body)
-		return body, err
+		b := make([]byte, n)
+		_, err := io.ReadFull(body, b)
+		return b, err
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err == nil && int64(len(body)) > limit {
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err == nil && int64(len(b)) > limit {
 		n, _ := io.Copy(io.Discard, resp.Body)
-		return nil, &TooLargeError{Size: int64(len(body)) + n, Max: limit}
+		return nil, &TooLargeError{Size: int64(len(b)) + n, Max: limit}
 	}
-	return body, err
+	return b, err
+}
+
+// scanReader validates what it reads (jsonscan.Stream) as it reads it.
+type scanReader struct {
+	r io.Reader
+	s jsonscan.Stream
+}
+
+func (r *scanReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	_, _ = r.s.Write(p[:n])
+	return n, err
 }
 
 // dispatchBody dispatches a JSON answer: one message or a batch of them.
-func (c *httpConn) dispatchBody(body []byte) {
+// scan has validated body as it was read.
+func (c *httpConn) dispatchBody(body []byte, scan *jsonscan.Stream) {
 	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		members, err := scan.Close()
+		c.dispatchScanned(body, members, err)
+		return
+	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var batch []json.RawMessage
 		if json.Unmarshal(trimmed, &batch) == nil {

@@ -749,3 +749,14 @@ func waitFor(t testing.TB, what string, ok func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestHTTPBigJSONBody: a JSON answer (not SSE) of megabytes, validated as
+// it is read, comes back whole.
+func TestHTTPBigJSONBody(t *testing.T) {
+	s := newMCPServer(t)
+	u := httpUpstream(t, "", Options{Server: config.Server{Name: "hand", Transport: config.TransportHTTPStreamable, URL: s.url(), Timeout: 5 * time.Second}})
+	big := strings.Repeat(`{"k":"v\"w"} `, 200_000) // 2.6 MB, an escape every few bytes
+	if got, err := callTool(t, u, "echo", map[string]any{"text": big}, nil); err != nil || got != big {
+		t.Fatalf("echo of %d bytes: %d bytes back, %v", len(big), len(got), err)
+	}
+}

@@ -2,10 +2,8 @@ package divert
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
-	"math/bits"
 	"unsafe"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
@@ -97,7 +95,7 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 		}
 		switch c {
 		case '"':
-			end := stringEnd(t, i)
+			end := jsonscan.StringEnd(t, i)
 			if end-i > flushAt {
 				flush()
 				if werr == nil {
@@ -193,52 +191,8 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// stringEndStr is the offset just past the JSON string starting at t[i].
-// Eight bytes at a time: a word with no quote and no backslash is skipped
-// whole, and in one with some, each is found by its bit. Plain text costs
-// an eighth of a byte loop, and JSON held as text (an escaped quote every
-// few bytes, where a byte search would restart every few bytes) a few
-// instructions per escape.
+// stringEndStr is [jsonscan.StringEnd] of a string (the views walk the
+// result as a string, for gjson).
 func stringEndStr(t string, i int) int {
-	j := i + 1
-	for j+8 <= len(t) {
-		m := quoteOrBackslash(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(t[j:]), 8)))
-		next := j + 8
-		for m != 0 {
-			p := j + bits.TrailingZeros64(m)>>3
-			if t[p] == '"' {
-				return p + 1
-			}
-			// A backslash: the byte after it is escaped.
-			if p+2 >= j+8 {
-				next = p + 2
-				break
-			}
-			m &= ^uint64(0) << (8 * (p + 2 - j))
-		}
-		j = next
-	}
-	for ; j < len(t); j++ {
-		switch t[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(t)
-}
-
-// quoteOrBackslash has the high bit set of each byte of w that is '"' or
-// '\\', and no other bit. (Exact: no carry crosses bytes.)
-func quoteOrBackslash(w uint64) uint64 {
-	const lo, lo7, hi = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F, 0x8080808080808080
-	q := w ^ (lo * '"')
-	b := w ^ (lo * '\\')
-	return ^(((q&lo7)+lo7)|q)&hi | ^(((b&lo7)+lo7)|b)&hi
-}
-
-// stringEnd is [stringEndStr] of bytes.
-func stringEnd(t []byte, i int) int {
-	return stringEndStr(unsafe.String(unsafe.SliceData(t), len(t)), i)
+	return jsonscan.StringEnd(unsafe.Slice(unsafe.StringData(t), len(t)), i)
 }

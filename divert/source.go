@@ -2,10 +2,10 @@ package divert
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
-	"math/bits"
 	"os"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // layout is how a JSON output was written, as far as reading it back from
@@ -139,7 +139,7 @@ func (x *relayout) stringPart(in []byte) int {
 			i++
 			continue
 		}
-		k := indexQuoteOrBackslash(in[i:])
+		k := jsonscan.IndexQuoteOrBackslash(in[i:])
 		if k < 0 {
 			return len(in)
 		}
@@ -153,20 +153,4 @@ func (x *relayout) stringPart(in []byte) int {
 		return i + 1
 	}
 	return i
-}
-
-// indexQuoteOrBackslash is the index of the first '"' or '\\' in b, or -1.
-func indexQuoteOrBackslash(b []byte) int {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if m := quoteOrBackslash(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			return i
-		}
-	}
-	return -1
 }

@@ -261,30 +261,3 @@ func TestDecideSkipsResultsTooShortToReach(t *testing.T) {
 		}
 	}
 }
-
-// stringEndByBytes is stringEndStr as a plain byte loop: the reference.
-func stringEndByBytes(t string, i int) int {
-	for j := i + 1; j < len(t); j++ {
-		switch t[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(t)
-}
-
-func FuzzStringEnd(f *testing.F) {
-	for _, s := range []string{`""`, `"abc"`, `"a\"b"`, `"\\"`, `"\\\""x`, `"12345678"`, `"1234567\"9012345678"`,
-		`"abcdefghijklmnopqrstuvwxyz\\`, `"abcdefg\`, `"` + strings.Repeat(`{\"k\":\"v\"},`, 20) + `"`, `"ü\"€"`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for i := 0; i < len(s) && i < 24; i++ {
-			if got, want := stringEndStr(s, i), stringEndByBytes(s, i); got != want {
-				t.Fatalf("%q from %d: %d, want %d", s, i, got, want)
-			}
-		}
-	})
-}

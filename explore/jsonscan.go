@@ -18,35 +18,9 @@ import (
 
 func skipWS(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
 
-// stringEnd returns the offset just past the string starting at b[i] == '"'.
-// It skips 8 bytes at a time to the next quote or backslash (short strings
-// are the common case, where a call to bytes.IndexByte costs more than the
-// scan).
-func stringEnd(b []byte, i int) int {
-	i++
-	for i < len(b) {
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			if t := hasZero(x^0x2222222222222222) | hasZero(x^0x5c5c5c5c5c5c5c5c); t != 0 {
-				i += bits.TrailingZeros64(t) / 8
-				break
-			}
-			i += 8
-		}
-		if i >= len(b) {
-			break
-		}
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-		default:
-			i++
-		}
-	}
-	return len(b)
-}
+// stringEnd returns the offset just past the string starting at b[i] == '"'
+// (jsonscan.StringEnd).
+func stringEnd(b []byte, i int) int { return jsonscan.StringEnd(b, i) }
 
 // valueEnd returns the offset just past the value starting at b[i].
 func valueEnd(b []byte, i int) int {

@@ -19,9 +19,6 @@ var errInvalidJSON = errors.New("not a valid JSON object")
 // nested past jsonscan.MaxDepth is refused, not walked into a stack
 // overflow).
 func decodeMessage(msg []byte) (rpcMessage, error) {
-	if t := bytes.TrimLeft(msg, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return rpcMessage{}, errInvalidJSON
-	}
 	members, serr := jsonscan.Members(msg)
 	return decodeMembers(msg, members, serr)
 }

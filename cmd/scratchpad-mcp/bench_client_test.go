@@ -30,6 +30,8 @@ type wireClient interface {
 	// call calls tool with args and returns the result: for one larger
 	// than 1 MiB only its size is known (it cannot be a pointer).
 	call(tool string, args map[string]any) (wireResult, error)
+	// tools lists the session's tools by name.
+	tools() ([]string, error)
 	Close() error
 }
 
@@ -38,7 +40,6 @@ type wireResult struct {
 	isError  bool
 	diverted bool
 	text     string // of a small result
-	tools    []string
 }
 
 // wireKind is the bench's client, "raw" unless WIRE_CLIENT says "sdk".
@@ -77,18 +78,19 @@ func dialHTTP(t *testing.T, url string) wireClient {
 // sdkClient is go-sdk's client.
 type sdkClient struct{ s *mcp.ClientSession }
 
-func (c sdkClient) call(tool string, args map[string]any) (wireResult, error) {
-	if tool == "tools/list" {
-		res, err := c.s.ListTools(context.Background(), nil)
-		if err != nil {
-			return wireResult{}, err
-		}
-		var out wireResult
-		for _, tl := range res.Tools {
-			out.tools = append(out.tools, tl.Name)
-		}
-		return out, nil
+func (c sdkClient) tools() ([]string, error) {
+	res, err := c.s.ListTools(context.Background(), nil)
+	if err != nil {
+		return nil, err
 	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names, nil
+}
+
+func (c sdkClient) call(tool string, args map[string]any) (wireResult, error) {
 	res, err := c.s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return wireResult{}, err
@@ -125,19 +127,19 @@ func (c *rawClient) initialize(t *testing.T) {
 	}
 }
 
-// call is tools/list (tool "tools/list") or tools/call.
-func (c *rawClient) call(tool string, args map[string]any) (wireResult, error) {
-	if tool == "tools/list" {
-		res, err := c.roundTrip("tools/list", map[string]any{})
-		if err != nil {
-			return wireResult{}, err
-		}
-		var out wireResult
-		for _, n := range gjson.GetBytes(res, "tools.#.name").Array() {
-			out.tools = append(out.tools, n.String())
-		}
-		return out, nil
+func (c *rawClient) tools() ([]string, error) {
+	res, err := c.roundTrip("tools/list", map[string]any{})
+	if err != nil {
+		return nil, err
 	}
+	var names []string
+	for _, n := range gjson.GetBytes(res, "tools.#.name").Array() {
+		names = append(names, n.String())
+	}
+	return names, nil
+}
+
+func (c *rawClient) call(tool string, args map[string]any) (wireResult, error) {
 	res, err := c.roundTrip("tools/call", map[string]any{"name": tool, "arguments": args})
 	if err != nil {
 		return wireResult{}, err
@@ -335,8 +337,8 @@ func waitForWireTool(t *testing.T, c wireClient, tool string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := c.call("tools/list", nil)
-		for _, n := range res.tools {
+		names, err := c.tools()
+		for _, n := range names {
 			if n == tool {
 				return
 			}

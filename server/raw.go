@@ -19,7 +19,7 @@ import (
 type rawCallTool struct {
 	mcp.CallToolResult
 	raw  json.RawMessage
-	wire *rawWire // the stdio connection's raw wire; nil over HTTP
+	wire *rawWire // the connection's raw wire; nil over legacy SSE
 }
 
 func (r *rawCallTool) MarshalJSON() ([]byte, error) {

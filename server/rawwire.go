@@ -26,8 +26,8 @@ import (
 // around the entry's bytes itself, under the same lock as every other
 // message it sends.
 //
-// Not over HTTP: go-sdk's streamable HTTP handler builds its connections
-// itself, with no hook for wrapping them.
+// Over streamable HTTP the connection is our own (httpconn.go), which
+// frames the same bytes as a server-sent event.
 
 // rawPrefix starts a placeholder result: {"scratchpad/raw":<n>}.
 const rawPrefix = `{"scratchpad/raw":`
@@ -112,7 +112,7 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	id, err := json.Marshal(resp.ID.Raw())
+	head, err := rawHead(resp.ID)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,6 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		raw = b.Bytes()
 	}
-	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
 	for _, p := range [][]byte{head, raw, []byte("}\n")} {
@@ -134,4 +133,13 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	return nil
+}
+
+// rawHead is a response's bytes before its result.
+func rawHead(id jsonrpc.ID) ([]byte, error) {
+	b, err := json.Marshal(id.Raw())
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(`{"jsonrpc":"2.0","id":`), b...), `,"result":`...), nil
 }

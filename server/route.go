@@ -21,7 +21,9 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 			se.attach(ss)
 		}
-		ctx = se.context(ctx, req.GetExtra())
+		// What the handler sends goes to the request's own stream
+		// (httpconn.go).
+		ctx = withRelated(se.context(ctx, req.GetExtra()), req.GetExtra())
 		px := se.srv.opts.Proxy
 		if method != "initialize" {
 			if se.srv.opts.StartUpstreams != nil {

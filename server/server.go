@@ -167,10 +167,13 @@ type StreamableHTTPOptions struct {
 	// StoreBytes bounds the default event store, all sessions together
 	// (the oldest events are dropped first). 0 means go-sdk's default.
 	StoreBytes int
+	// MaxRequestBytes bounds a POST's body. 0 means
+	// [DefaultMaxRequestBytes].
+	MaxRequestBytes int64
 }
 
 // StreamableHTTP returns the handler of the streamable HTTP transport
-// (resumable streams, one go-sdk server per session).
+// (resumable streams, one go-sdk server per session; see streamable.go).
 func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	store := opts.EventStore
 	if store == nil {
@@ -180,15 +183,15 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 		}
 		store = ms
 	}
-	h := mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
-		EventStore:     store,
-		SessionTimeout: opts.SessionTimeout,
-		Logger:         s.sdkLog,
-		// go-sdk refuses a request that reaches a loopback address with
-		// a Host that is not (DNS rebinding). Origin is checked by the
-		// caller's guard, which knows the configured allowed origins.
-	})
-	return s.ownedSessions(h)
+	limit := opts.MaxRequestBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	// A request that reaches a loopback address with a Host that is not
+	// is refused (DNS rebinding). Origin is checked by the caller's
+	// guard, which knows the configured allowed origins.
+	return s.ownedSessions(&httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit,
+		sessions: map[string]*httpSession{}})
 }
 
 // SSE returns the handler of the legacy HTTP+SSE transport (GET the

@@ -777,18 +777,18 @@ func TestMalformedClientMessageIsAnswered(t *testing.T) {
 
 // TestResultBytesPassThrough: an upstream's result reaches the client as
 // its bytes, over every serving transport: unescaped <&>, escapes kept
-// as written, fields no SDK knows. Only whitespace between tokens goes
-// (JSON-RPC framing compacts it).
+// as written, fields no SDK knows. Only over legacy SSE does whitespace
+// between tokens go.
 func TestResultBytesPassThrough(t *testing.T) {
 	e := startEnv(t, blockerUpstream("b"))
-	// Over stdio the upstream's bytes are written as they came (the raw
-	// wire, rawwire.go); over HTTP go-sdk's encoder compacts them (only
-	// whitespace between tokens goes).
+	// Over stdio and streamable HTTP the upstream's bytes are written as
+	// they came (rawwire.go, httpconn.go); over legacy SSE go-sdk's
+	// encoder compacts them (only whitespace between tokens goes).
 	exact := `{"content": [{"type":"text","text":"<&> é \u00e9"}], "future":{"x": 1}}`
 	compact := `{"content":[{"type":"text","text":"<&> é \u00e9"}],"future":{"x":1}}`
 	for _, front := range fronts {
 		want := compact
-		if front == "stdio" {
+		if front == "stdio" || front == "http" {
 			want = exact
 		}
 		c := rawConnect(t, e, front, `{}`)

@@ -1,0 +1,429 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// One streamable HTTP session's connection: what go-sdk's server session
+// reads from and writes to. The handler (streamable.go) feeds it the
+// messages of each POST and lends it the HTTP responses it writes events
+// on; it decides which response each message goes to.
+//
+// A message goes to a stream: the POST's that carried the request it
+// answers or was sent for, or the session's standalone stream (the GET)
+// for what relates to no request. go-sdk's own connection learns the
+// related request from a context key only its server sets; here the
+// session's receiving middleware puts the request's [mcp.RequestExtra]
+// in the context (see [withRelated]), which the handler made for that
+// request.
+//
+// Every event is kept in the event store, when there is one, under
+// "<stream>_<index>" ids, so a client that lost a response can GET it
+// again with Last-Event-ID.
+
+// errRejected is go-sdk's jsonrpc2.ErrRejected (matched by code): a
+// write the transport refuses without the session being broken.
+var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
+
+// errSessionClosed is returned for writes after the session ended.
+var errSessionClosed = errors.New("session closed")
+
+// newProtocol is the first protocol version without sessions (SEP-2575),
+// which this stateful transport does not serve.
+const newProtocol = "2026-07-28"
+
+// relatedKey holds, in a handler's context, the extra of the request it
+// handles.
+type relatedKey struct{}
+
+// withRelated marks ctx as handling the request whose extra is given, so
+// that what is sent with it goes to that request's stream.
+func withRelated(ctx context.Context, extra *mcp.RequestExtra) context.Context {
+	if extra == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, relatedKey{}, extra)
+}
+
+type httpConn struct {
+	id       string
+	store    mcp.EventStore // nil: events are not kept
+	wire     *rawWire
+	incoming chan jsonrpc.Message
+	done     chan struct{} // closed by Close
+	onClose  func()
+
+	mu      sync.Mutex
+	closed  bool
+	streams map[string]*httpStream           // live streams; "" is the standalone one
+	calls   map[jsonrpc.ID]*httpStream       // unanswered requests
+	extras  map[*mcp.RequestExtra]jsonrpc.ID // their extras
+}
+
+// httpStream is a logical stream of events: a POST's, which ends once
+// every request in it is answered, or the standalone one. Several HTTP
+// responses may carry it in turn (resumption).
+type httpStream struct {
+	id      string
+	version string // protocol version: the prime event is 2025-11-25's
+
+	mu      sync.Mutex
+	w       http.ResponseWriter // the response carrying it now; nil if none
+	release chan struct{}       // closed to let that response end
+	pending map[jsonrpc.ID]bool // requests not answered yet
+	next    int                 // index of the next event
+	written int                 // events before it reached a response (standalone)
+}
+
+func newHTTPConn(id string, store mcp.EventStore, wire *rawWire) *httpConn {
+	c := &httpConn{
+		id: id, store: store, wire: wire,
+		incoming: make(chan jsonrpc.Message, 10),
+		done:     make(chan struct{}),
+		streams:  map[string]*httpStream{},
+		calls:    map[jsonrpc.ID]*httpStream{},
+		extras:   map[*mcp.RequestExtra]jsonrpc.ID{},
+	}
+	c.streams[""] = &httpStream{}
+	return c
+}
+
+// Connect implements [mcp.Transport]: the connection is its own
+// transport, connected once.
+func (c *httpConn) Connect(ctx context.Context) (mcp.Connection, error) {
+	if c.store != nil {
+		if err := c.store.Open(ctx, c.id, ""); err != nil {
+			return nil, fmt.Errorf("event store: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// SupportsProtocolVersion implements [mcp.ProtocolVersionSupporter]: the
+// versions with sessions, so a 2026-07-28 client's server/discover is
+// answered without it and the client falls back to initialize.
+func (c *httpConn) SupportsProtocolVersion(v string) bool { return v < newProtocol }
+
+func (c *httpConn) SessionID() string { return c.id }
+
+func (c *httpConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case msg := <-c.incoming:
+		return msg, nil
+	case <-c.done:
+		return nil, io.EOF
+	}
+}
+
+// Close implements [mcp.Connection]; go-sdk calls it when the session
+// ends, however it ends.
+func (c *httpConn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.done)
+	c.mu.Unlock()
+	if c.onClose != nil {
+		c.onClose()
+	}
+	if c.store != nil {
+		return c.store.SessionClosed(context.Background(), c.id)
+	}
+	return nil
+}
+
+// push hands a client's message to the session.
+func (c *httpConn) push(msg jsonrpc.Message) bool {
+	select {
+	case c.incoming <- msg:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// open registers a POST's stream with the requests it must answer, or
+// names a request already waiting under the same id.
+func (c *httpConn) open(ctx context.Context, id, version string, calls []*jsonrpc.Request) (*httpStream, jsonrpc.ID, error) {
+	s := &httpStream{id: id, version: version, pending: map[jsonrpc.ID]bool{}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, jsonrpc.ID{}, errSessionClosed
+	}
+	for _, r := range calls {
+		if _, dup := c.calls[r.ID]; dup || s.pending[r.ID] {
+			return nil, r.ID, nil
+		}
+		s.pending[r.ID] = true
+	}
+	if c.store != nil {
+		if err := c.store.Open(ctx, c.id, id); err != nil {
+			return nil, jsonrpc.ID{}, fmt.Errorf("event store: %w", err)
+		}
+	}
+	for _, r := range calls {
+		c.calls[r.ID] = s
+		if extra, ok := r.Extra.(*mcp.RequestExtra); ok {
+			c.extras[extra] = r.ID
+		}
+	}
+	c.streams[id] = s
+	return s, jsonrpc.ID{}, nil
+}
+
+// Write implements [mcp.Connection]: msg goes to its stream, kept in the
+// store and written to the response carrying the stream, if any.
+func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := c.encode(msg)
+	if err != nil {
+		return err
+	}
+	var answers jsonrpc.ID
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return errSessionClosed
+	}
+	var s *httpStream
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		answers = resp.ID
+		s = c.calls[resp.ID]
+		delete(c.calls, resp.ID)
+		for e, id := range c.extras {
+			if id == resp.ID {
+				delete(c.extras, e)
+				break
+			}
+		}
+	} else if extra, ok := ctx.Value(relatedKey{}).(*mcp.RequestExtra); ok {
+		if id, ok := c.extras[extra]; ok {
+			s = c.calls[id]
+		} else {
+			// Sent for a request already answered: its stream is over.
+			c.mu.Unlock()
+			return fmt.Errorf("%w: the request it relates to is answered", errRejected)
+		}
+	} else {
+		s = c.streams[""]
+	}
+	c.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("%w: no request %v is waiting for an answer", errRejected, answers.Raw())
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kept := false
+	var eventID string
+	if c.store != nil {
+		if err := c.store.Append(ctx, c.id, s.id, data); err != nil {
+			return fmt.Errorf("%w: event store: %v", errRejected, err)
+		}
+		kept = true
+		eventID = s.id + "_" + strconv.Itoa(s.next)
+	}
+	s.next++
+	written := false
+	if s.w != nil {
+		if err := writeEvent(s.w, "message", eventID, data); err == nil {
+			written = true
+			s.written = s.next
+		} else {
+			s.w = nil // the client is gone; the response ends with its context
+		}
+	}
+	if answers.IsValid() {
+		delete(s.pending, answers)
+		if len(s.pending) == 0 {
+			if s.release != nil {
+				close(s.release)
+				s.release = nil
+			}
+			c.mu.Lock()
+			delete(c.streams, s.id)
+			c.mu.Unlock()
+		}
+	}
+	if !kept && !written {
+		return fmt.Errorf("%w: no response carries stream %q and no store keeps it", errRejected, s.id)
+	}
+	return nil
+}
+
+// encode is msg as sent: a forwarded tool result is the upstream's bytes
+// (rawwire.go), anything else go-sdk's encoding.
+func (c *httpConn) encode(msg jsonrpc.Message) ([]byte, error) {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && c.wire != nil {
+		if raw, ok := c.wire.take(resp.Result); ok {
+			head, err := rawHead(resp.ID)
+			if err != nil {
+				return nil, err
+			}
+			data := make([]byte, 0, len(head)+len(raw)+1)
+			data = append(append(append(data, head...), raw...), '}')
+			return data, nil
+		}
+	}
+	return jsonrpc.EncodeMessage(msg)
+}
+
+// attach makes w carry stream id from the event after last (-1: from its
+// start, or for the standalone stream from what no response carried
+// yet): it replays what the store kept, then, if the stream is live and
+// no other response carries it, holds it. The returned channel is closed
+// when w may end; nil means w is already complete.
+func (c *httpConn) attach(ctx context.Context, w http.ResponseWriter, id string, last int, resumed bool) (s *httpStream, release chan struct{}, status int, err error) {
+	c.mu.Lock()
+	s = c.streams[id]
+	c.mu.Unlock()
+	if s == nil && c.store == nil {
+		return nil, nil, http.StatusNotFound, fmt.Errorf("stream %q is over and nothing of it was kept", id)
+	}
+	if s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.w != nil {
+			return nil, nil, http.StatusConflict, errors.New("another request already carries this stream")
+		}
+		if !resumed && id == "" {
+			last = s.written - 1
+		}
+	}
+	var replay [][]byte
+	if c.store != nil && (s != nil || resumed) {
+		for data, err := range c.store.After(ctx, c.id, id, last) {
+			if err != nil {
+				return nil, nil, http.StatusBadRequest, fmt.Errorf("cannot replay the stream: %w", err)
+			}
+			replay = append(replay, data)
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Connection", "keep-alive")
+	w.WriteHeader(http.StatusOK)
+	if id == "" {
+		// Proxies may hold the headers of a stream with no data yet.
+		_, _ = io.WriteString(w, ": ok\n\n")
+		_ = http.NewResponseController(w).Flush()
+	}
+	for i, data := range replay {
+		if len(data) == 0 { // a prime event: nothing to say again
+			continue
+		}
+		if err := writeEvent(w, "message", id+"_"+strconv.Itoa(last+1+i), data); err != nil {
+			return nil, nil, 0, nil
+		}
+	}
+	if s == nil {
+		return nil, nil, 0, nil
+	}
+	s.w = w
+	s.release = make(chan struct{})
+	s.written = s.next
+	return s, s.release, 0, nil
+}
+
+// carry makes w, the response of the POST that opened s, carry it: a
+// prime event first when the store keeps events and the protocol has
+// them, so the client can resume even before the first message.
+func (c *httpConn) carry(ctx context.Context, s *httpStream, w http.ResponseWriter) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w = w
+	s.release = make(chan struct{})
+	if c.store != nil && s.version >= "2025-11-25" {
+		if err := c.store.Append(ctx, c.id, s.id, nil); err == nil {
+			_ = writeEvent(w, "prime", s.id+"_"+strconv.Itoa(s.next), nil)
+			s.next++
+		}
+	}
+	return s.release
+}
+
+// leave ends w's hold on its stream, if it still has it.
+func (s *httpStream) leave(w http.ResponseWriter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == w {
+		s.w = nil
+		s.release = nil
+	}
+}
+
+// writeEvent writes one server-sent event and flushes it. Raw bytes may
+// hold line breaks between JSON tokens: each line is a data line, which
+// the client joins with newlines, the same JSON.
+func writeEvent(w http.ResponseWriter, name, id string, data []byte) error {
+	var head strings.Builder
+	head.WriteString("event: ")
+	head.WriteString(name)
+	head.WriteByte('\n')
+	if id != "" {
+		head.WriteString("id: ")
+		head.WriteString(id)
+		head.WriteByte('\n')
+	}
+	if _, err := io.WriteString(w, head.String()); err != nil {
+		return err
+	}
+	for {
+		i := lineBreak(data)
+		line := data
+		if i >= 0 {
+			line = data[:i]
+		}
+		if _, err := io.WriteString(w, "data: "); err != nil {
+			return err
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		if i < 0 {
+			break
+		}
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
+}
+
+// lineBreak is the index of data's first CR or LF, or -1: two byte
+// searches, not a loop over a set, since data may be a 100 MB result.
+func lineBreak(data []byte) int {
+	i := bytes.IndexByte(data, '\n')
+	upTo := data
+	if i >= 0 {
+		upTo = data[:i]
+	}
+	if j := bytes.IndexByte(upTo, '\r'); j >= 0 {
+		return j
+	}
+	return i
+}

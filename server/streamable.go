@@ -1,0 +1,456 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The streamable HTTP transport's server side is our own, not go-sdk's
+// StreamableHTTPHandler. go-sdk's builds each session's connection
+// itself and encodes every message it writes, so a forwarded result went
+// through encoding/json twice (validated and copied each time: ~150 ms
+// per 24 MB on this project's machine) and was copied twice more before
+// reaching the socket; there is no hook to hand it bytes. Here a session
+// is a go-sdk server session on an [httpConn], which writes a forwarded
+// result as the upstream's bytes, like the stdio connection does.
+//
+// What it serves (MCP 2025-11-25, "Streamable HTTP"): POST carries the
+// client's messages, answered 202 when there is no request among them,
+// else with an event stream that ends once each request is answered;
+// GET opens the session's standalone stream; DELETE ends the session;
+// Last-Event-ID resumes a stream from the event store. Sessions are
+// stateful: requests of the sessionless 2026-07-28 protocol other than
+// server/discover are refused with the versions that are served.
+
+// legacyVersions are the protocol versions served, all with sessions.
+var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// codeUnsupportedProtocolVersion is MCP's error for a protocol version
+// the server does not serve (SEP-2575).
+const codeUnsupportedProtocolVersion = -32022
+
+// DefaultMaxRequestBytes bounds a POST body when
+// [StreamableHTTPOptions.MaxRequestBytes] is 0.
+const DefaultMaxRequestBytes = 4 << 20
+
+// httpHandler serves the streamable HTTP transport.
+type httpHandler struct {
+	s       *Server
+	timeout time.Duration
+	store   mcp.EventStore
+	limit   int64
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+}
+
+// httpSession is a session as the handler knows it.
+type httpSession struct {
+	conn *httpConn
+	ss   *mcp.ServerSession
+
+	mu    sync.Mutex
+	posts int // POSTs being served: the idle timer runs only at 0
+	timer *time.Timer
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if reboundHost(r) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v < newProtocol && !slices.Contains(legacyVersions, v) {
+		http.Error(w, fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(legacyVersions, ", ")), http.StatusBadRequest)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// reboundHost reports a request that reached a loopback address under a
+// name that is not loopback: a web page's DNS rebinding.
+func reboundHost(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && loopback(local.String()) && !loopback(r.Host)
+}
+
+func loopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// session is the live session a request names, or an answer saying why
+// there is none.
+func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		http.Error(w, fmt.Sprintf("Bad Request: %s requires an Mcp-Session-Id header", r.Method), http.StatusBadRequest)
+		return nil
+	}
+	h.mu.Lock()
+	hs := h.sessions[id]
+	h.mu.Unlock()
+	if hs == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+	}
+	return hs
+}
+
+func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
+	hs := h.session(w, r)
+	if hs == nil {
+		return
+	}
+	_ = hs.ss.Close()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
+	if _, sse := accepts(r.Header.Values("Accept")); !sse {
+		http.Error(w, "Accept must contain 'text/event-stream' for GET requests", http.StatusBadRequest)
+		return
+	}
+	hs := h.session(w, r)
+	if hs == nil {
+		return
+	}
+	stream, last, resumed := "", -1, false
+	if v := r.Header.Values("Last-Event-ID"); len(v) > 0 {
+		var ok bool
+		if stream, last, ok = parseEventID(v[0]); !ok {
+			http.Error(w, fmt.Sprintf("malformed Last-Event-ID %q", v[0]), http.StatusBadRequest)
+			return
+		}
+		if h.store == nil {
+			http.Error(w, "stream replay unsupported", http.StatusBadRequest)
+			return
+		}
+		resumed = true
+	}
+	s, release, status, err := hs.conn.attach(r.Context(), w, stream, last, resumed)
+	if err != nil {
+		http.Error(w, err.Error(), status)
+		return
+	}
+	if s == nil {
+		return // replayed a stream that is over
+	}
+	defer s.leave(w)
+	h.hang(r, hs.conn, release)
+}
+
+// hang holds a response open until its stream lets it go, the client
+// leaves or the session ends.
+func (h *httpHandler) hang(r *http.Request, c *httpConn, release chan struct{}) {
+	select {
+	case <-release:
+	case <-r.Context().Done():
+	case <-c.done:
+	}
+}
+
+func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		http.Error(w, "Content-Type must be 'application/json'", http.StatusUnsupportedMediaType)
+		return
+	}
+	if jsonOK, sse := accepts(r.Header.Values("Accept")); !jsonOK || !sse {
+		http.Error(w, "Accept must contain both 'application/json' and 'text/event-stream'", http.StatusBadRequest)
+		return
+	}
+	if len(r.Header.Values("Last-Event-ID")) > 0 {
+		http.Error(w, "can't send Last-Event-ID for POST request", http.StatusBadRequest)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return
+	}
+	msgs, batch, err := readMessages(body)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("malformed payload: %v", err), http.StatusBadRequest)
+		return
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version == "" {
+		version = "2025-03-26" // the spec's assumption for a client that does not say
+	}
+	if batch && version >= "2025-06-18" {
+		http.Error(w, fmt.Sprintf("JSON-RPC batching is not supported in 2025-06-18 and later (request version: %s)", version), http.StatusBadRequest)
+		return
+	}
+
+	var calls []*jsonrpc.Request
+	initialize := false
+	tokens := auth.TokenInfoFromContext(r.Context())
+	for _, m := range msgs {
+		req, ok := m.(*jsonrpc.Request)
+		if !ok {
+			continue
+		}
+		if req.IsCall() && version >= newProtocol && req.Method != "server/discover" {
+			writeRPCError(w, http.StatusBadRequest, req.ID, unsupportedVersion(version))
+			return
+		}
+		req.Extra = &mcp.RequestExtra{TokenInfo: tokens, Header: r.Header}
+		if req.IsCall() {
+			calls = append(calls, req)
+		}
+		if req.Method == "initialize" {
+			initialize = true
+			var p struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(req.Params, &p) == nil && p.ProtocolVersion != "" {
+				version = p.ProtocolVersion
+			}
+		}
+	}
+
+	hs, created := (*httpSession)(nil), false
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		if hs = h.session(w, r); hs == nil {
+			return
+		}
+	} else {
+		if hs, err = h.create(r); err != nil {
+			h.s.log.Error("creating a session failed", "error", err)
+			http.Error(w, "creating the session failed", http.StatusInternalServerError)
+			return
+		}
+		created = true
+		// A session the client was never told of (no initialize, e.g.
+		// a 2026-07-28 client's server/discover) ends with this POST.
+		defer func() {
+			if hs.ss.InitializeParams() == nil {
+				_ = hs.ss.Close()
+			}
+		}()
+	}
+	hs.busy(h.timeout)
+	defer hs.idle(h.timeout)
+
+	if len(calls) == 0 {
+		for _, m := range msgs {
+			if !hs.conn.push(m) {
+				http.Error(w, "session is closing", http.StatusNotFound)
+				return
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s, dup, err := hs.conn.open(r.Context(), rand.Text(), version, calls)
+	switch {
+	case errors.Is(err, errSessionClosed):
+		http.Error(w, "session is closing", http.StatusNotFound)
+		return
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	case s == nil:
+		writeRPCError(w, http.StatusBadRequest, dup, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("duplicate in-flight request ID %v", dup.Raw())})
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("Connection", "keep-alive")
+	if created && initialize {
+		hd.Set("Mcp-Session-Id", hs.conn.id)
+	}
+	release := hs.conn.carry(r.Context(), s, w)
+	defer s.leave(w)
+	for _, m := range msgs {
+		// Not abandoned when the client leaves: what it asked is
+		// answered into the store, for it to resume.
+		if !hs.conn.push(m) {
+			return
+		}
+	}
+	h.hang(r, hs.conn, release)
+}
+
+// create starts a session for a POST that names none.
+func (h *httpHandler) create(r *http.Request) (*httpSession, error) {
+	se, err := h.s.newSession(SessionInfo{ID: rand.Text(), Request: r})
+	if err != nil {
+		return nil, err
+	}
+	se.wire = &rawWire{}
+	c := newHTTPConn(se.id, h.store, se.wire)
+	hs := &httpSession{conn: c}
+	c.onClose = func() {
+		h.mu.Lock()
+		if h.sessions[c.id] == hs {
+			delete(h.sessions, c.id)
+		}
+		h.mu.Unlock()
+		hs.mu.Lock()
+		if hs.timer != nil {
+			hs.timer.Stop()
+		}
+		hs.mu.Unlock()
+	}
+	// The request's values (its token's identity) stay; its end does not
+	// end the session.
+	ss, err := se.mcp.Connect(context.WithoutCancel(r.Context()), c, nil)
+	if err != nil {
+		return nil, err
+	}
+	hs.ss = ss
+	h.mu.Lock()
+	h.sessions[c.id] = hs
+	h.mu.Unlock()
+	return hs, nil
+}
+
+// busy stops the idle timer while a POST is served.
+func (hs *httpSession) busy(timeout time.Duration) {
+	if timeout <= 0 {
+		return
+	}
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	hs.posts++
+	if hs.timer != nil {
+		hs.timer.Stop()
+	}
+}
+
+// idle starts the idle timer again once no POST is served.
+func (hs *httpSession) idle(timeout time.Duration) {
+	if timeout <= 0 {
+		return
+	}
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.posts--; hs.posts > 0 {
+		return
+	}
+	if hs.timer == nil {
+		hs.timer = time.AfterFunc(timeout, func() { _ = hs.ss.Close() })
+		return
+	}
+	hs.timer.Reset(timeout)
+}
+
+// readMessages decodes a POST body: one message, or a batch (an array).
+func readMessages(body []byte) (msgs []jsonrpc.Message, batch bool, err error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, false, errors.New("empty body")
+	}
+	if body[0] != '[' {
+		m, err := jsonrpc.DecodeMessage(body)
+		if err != nil {
+			return nil, false, err
+		}
+		return []jsonrpc.Message{m}, false, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		return nil, true, err
+	}
+	if len(raws) == 0 {
+		return nil, true, errors.New("empty batch")
+	}
+	for i, raw := range raws {
+		m, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return nil, true, fmt.Errorf("batch element %d: %w", i, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, true, nil
+}
+
+// accepts reads Accept headers: JSON and event streams acceptable?
+func accepts(values []string) (jsonOK, sse bool) {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sse = true
+			case "*/*":
+				jsonOK, sse = true, true
+			}
+		}
+	}
+	return jsonOK, sse
+}
+
+// parseEventID reads "<stream>_<index>".
+func parseEventID(id string) (stream string, index int, ok bool) {
+	stream, n, found := strings.Cut(id, "_")
+	if !found || strings.Contains(n, "_") {
+		return "", 0, false
+	}
+	index, err := strconv.Atoi(n)
+	if err != nil || index < 0 {
+		return "", 0, false
+	}
+	return stream, index, true
+}
+
+func unsupportedVersion(requested string) *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]any{"supported": legacyVersions, "requested": requested})
+	return &jsonrpc.Error{Code: codeUnsupportedProtocolVersion,
+		Message: fmt.Sprintf("protocol version %q is not supported by this server", requested), Data: data}
+}
+
+// writeRPCError answers a POST with a JSON-RPC error and an HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: e})
+	if err != nil {
+		http.Error(w, e.Message, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}

@@ -69,6 +69,7 @@ type httpConn struct {
 	streams map[string]*httpStream           // live streams; "" is the standalone one
 	calls   map[jsonrpc.ID]*httpStream       // unanswered requests
 	extras  map[*mcp.RequestExtra]jsonrpc.ID // their extras
+	extraOf map[jsonrpc.ID]*mcp.RequestExtra
 }
 
 // httpStream is a logical stream of events: a POST's, which ends once
@@ -94,6 +95,7 @@ func newHTTPConn(id string, store mcp.EventStore, wire *rawWire) *httpConn {
 		streams:  map[string]*httpStream{},
 		calls:    map[jsonrpc.ID]*httpStream{},
 		extras:   map[*mcp.RequestExtra]jsonrpc.ID{},
+		extraOf:  map[jsonrpc.ID]*mcp.RequestExtra{},
 	}
 	c.streams[""] = &httpStream{}
 	return c
@@ -182,6 +184,7 @@ func (c *httpConn) open(ctx context.Context, id, version string, calls []*jsonrp
 		c.calls[r.ID] = s
 		if extra, ok := r.Extra.(*mcp.RequestExtra); ok {
 			c.extras[extra] = r.ID
+			c.extraOf[r.ID] = extra
 		}
 	}
 	c.streams[id] = s
@@ -206,12 +209,8 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		answers = resp.ID
 		s = c.calls[resp.ID]
 		delete(c.calls, resp.ID)
-		for e, id := range c.extras {
-			if id == resp.ID {
-				delete(c.extras, e)
-				break
-			}
-		}
+		delete(c.extras, c.extraOf[resp.ID])
+		delete(c.extraOf, resp.ID)
 	} else if extra, ok := ctx.Value(relatedKey{}).(*mcp.RequestExtra); ok {
 		if id, ok := c.extras[extra]; ok {
 			s = c.calls[id]

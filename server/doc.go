@@ -29,33 +29,48 @@
 // one of those types embedded in a small wrapper that marshals as the
 // upstream's bytes (see raw.go), so nothing an upstream sends is decoded
 // into go-sdk's structs and re-encoded: unknown fields and future content
-// types pass untouched. Over stdio a forwarded tools/call result does not
-// even go through encoding/json (which would validate and copy it twice,
-// bytes already validated when read from the upstream): the stdio
-// connection writes the response around the upstream's bytes itself
-// (rawwire.go). Over HTTP go-sdk's handler owns the connections, so
-// there encoding/json still does. The names the proxy exposes are also registered
+// types pass untouched. A forwarded tools/call result does not even go
+// through encoding/json (which would validate and copy it twice, bytes
+// already validated when read from the upstream): the stdio connection
+// and the streamable HTTP one write the response around the upstream's
+// bytes themselves (rawwire.go, httpconn.go). Only the legacy SSE
+// transport still encodes it. The names the proxy exposes are also registered
 // with the session's go-sdk server, which is how go-sdk knows to announce
 // list changes; listing, calling and reading them is done with the raw
 // JSON.
 //
+// # Streamable HTTP
+//
+// The transport's server side is this package's own (streamable.go,
+// httpconn.go), not go-sdk's handler, which encodes every message it
+// writes and offers no connection to wrap. A session is a go-sdk
+// ServerSession connected to an httpConn; the receiving middleware puts
+// each request's mcp.RequestExtra in its handler's context, which is
+// how what a handler sends finds that request's stream. It serves
+// protocol 2025-11-25 and earlier, with sessions: POST, GET, DELETE,
+// Last-Event-ID resumption from the event store, the idle timeout.
+//
 // # Caveats
 //
-//   - Over HTTP go-sdk may build a session's server and not use it (it
-//     asks for one to learn protocol versions); [Options.Session] must be
-//     cheap and free of side effects, and a session is live from its first
-//     request.
+//   - Over legacy SSE go-sdk may build a session's server and not use it
+//     (it asks for one to learn protocol versions), and over streamable
+//     HTTP a POST that does not initialize ends its new session:
+//     [Options.Session] must be cheap and free of side effects, and a
+//     session is live from its first request.
 //   - Requests forwarded to a client (sampling, elicitation, roots) are
 //     decoded into go-sdk's types to be sent: a field go-sdk does not model
 //     is dropped on the way to the client.
 //   - The initialize answer waits (bounded) for upstreams still starting
 //     and declares the server's own capabilities plus the union of the
 //     upstreams'.
-//   - Sessions are stateful, which go-sdk serves up to protocol
-//     2025-11-25: a client asking for 2026-07-28 gets 2025-11-25.
+//   - Sessions are stateful, served up to protocol 2025-11-25: a client
+//     asking for 2026-07-28 gets 2025-11-25 (over streamable HTTP its
+//     calls under 2026-07-28 are refused with -32022 and the versions
+//     served, and server/discover answers without it).
 //   - Over stdio, a line that is not a JSON-RPC message is answered with
 //     a JSON-RPC error (-32700, -32600) by the server itself: go-sdk would
 //     end the session.
-//   - Results keep the upstream's bytes except whitespace between JSON
-//     tokens, which JSON-RPC framing compacts.
+//   - Results keep the upstream's bytes, except line breaks between JSON
+//     tokens over stdio (one message, one line) and all whitespace
+//     between tokens over legacy SSE (go-sdk's encoding compacts it).
 package server

@@ -309,7 +309,13 @@ func (c *httpConn) attach(ctx context.Context, w http.ResponseWriter, id string,
 	if c.store != nil && (s != nil || resumed) {
 		for data, err := range c.store.After(ctx, c.id, id, last) {
 			if err != nil {
-				return nil, nil, http.StatusBadRequest, fmt.Errorf("cannot replay the stream: %w", err)
+				if resumed {
+					return nil, nil, http.StatusBadRequest, fmt.Errorf("cannot replay the stream: %w", err)
+				}
+				// A plain GET still opens the stream when what it
+				// would have caught up on was dropped.
+				replay = nil
+				break
 			}
 			replay = append(replay, data)
 		}

@@ -415,3 +415,27 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestStreamableStandaloneStreamAfterPurge: when the store dropped what
+// was sent before the GET, the GET still opens the stream and gets what
+// follows.
+func TestStreamableStandaloneStreamAfterPurge(t *testing.T) {
+	e := startStreamable(t, StreamableHTTPOptions{StoreBytes: 512})
+	sid, _ := e.initialize(t, "2025-11-25")
+	eventually(t, "the session to be live", func() bool { return e.srv.Sessions() == 1 })
+	ss := e.srv.live()[0].ss
+	for i := range 20 {
+		_ = ss.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{ProgressToken: fmt.Sprint("early ", i), Progress: 1})
+	}
+	get := e.do(t, http.MethodGet, sid, "2025-11-25", "")
+	if get.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(get.Body)
+		t.Fatalf("GET after the store dropped events: %s %s", get.Status, b)
+	}
+	if err := ss.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{ProgressToken: "late", Progress: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readSSE(get.Body, func(ev sse) bool { return strings.Contains(ev.data, `"late"`) }); err != nil {
+		t.Fatalf("GET stream: %v %v", err, got)
+	}
+}

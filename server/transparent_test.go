@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
@@ -794,6 +795,66 @@ func TestResultBytesPassThrough(t *testing.T) {
 		c := rawConnect(t, e, front, `{}`)
 		if got := c.mustRequest("tools/call", map[string]any{"name": "verbatim", "arguments": map[string]any{}}); string(got) != want {
 			t.Errorf("%s:\ngot  %s\nwant %s", front, got, want)
+		}
+	}
+}
+
+// prettyUpstream is a minimal streamable-HTTP MCP server whose answers
+// are JSON bodies laid out with line breaks between tokens (LF and
+// CRLF), as some servers write them. Its one tool, "pretty", answers
+// with result.
+func prettyUpstream(t *testing.T, result string) config.Server {
+	t.Helper()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&m) != nil {
+			http.Error(w, "no", http.StatusMethodNotAllowed)
+			return
+		}
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		var res string
+		switch m.Method {
+		case "initialize":
+			res = "{\n  \"protocolVersion\": \"2025-11-25\",\n  \"capabilities\": {\"tools\": {}},\n  \"serverInfo\": {\"name\": \"pretty\", \"version\": \"1\"}\n}"
+		case "tools/list":
+			res = "{\n  \"tools\": [\r\n    {\"name\": \"pretty\", \"inputSchema\": {\"type\": \"object\"}}\n  ]\n}"
+		case "tools/call":
+			res = result
+		default:
+			res = "{}"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": %s,\n  \"result\": %s\n}\n", m.ID, res)
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	return config.Server{Name: "p", Transport: config.TransportHTTPStreamable, URL: ts.URL, Timeout: 10 * time.Second}
+}
+
+// TestPrettyResultPassesThrough: a result an HTTP upstream laid out over
+// several lines reaches every kind of client intact. Over streamable
+// HTTP serving its lines become data lines of one event, which a client
+// joins with newlines: the upstream's bytes, CRLF read as LF. Over stdio
+// it is compacted onto one line; go-sdk's client reads the same tool
+// result over each.
+func TestPrettyResultPassesThrough(t *testing.T) {
+	result := "{\n  \"content\": [\r\n    {\"type\": \"text\", \"text\": \"a\\nb <&>\"}\n  ],\n  \"isError\": false\n}"
+	e := startEnv(t, prettyUpstream(t, result))
+	c := rawConnect(t, e, "http", `{}`)
+	want := strings.ReplaceAll(result, "\r\n", "\n")
+	if got := c.mustRequest("tools/call", map[string]any{"name": "pretty", "arguments": map[string]any{}}); string(got) != want {
+		t.Errorf("raw HTTP client:\ngot  %q\nwant %q", got, want)
+	}
+	for _, front := range fronts {
+		cs := connect(t, e, front, nil)
+		if got := text(call(t, cs, "pretty", map[string]any{})); got != "a\nb <&>" {
+			t.Errorf("%s: %q", front, got)
 		}
 	}
 }

@@ -391,17 +391,28 @@ func TestWriteEventLines(t *testing.T) {
 		"\n\n",
 		"",
 	} {
-		w := httptest.NewRecorder()
-		if err := writeEvent(w, "message", "s_1", []byte(data)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := readSSE(w.Body, nil)
-		if err != io.EOF || len(got) != 1 {
-			t.Fatalf("%q: read %v, %v", data, got, err)
-		}
 		want := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(data)
-		if got[0].data != want || got[0].id != "s_1" || got[0].name != "message" {
-			t.Errorf("%q: read %+v, want data %q", data, got[0], want)
+		// Whole, and in the pieces of a forwarded result: a head, the
+		// upstream's bytes and a tail.
+		for _, parts := range [][][]byte{
+			{[]byte(data)},
+			{[]byte(`{"id":1,"result":`), []byte(data), []byte("}")},
+		} {
+			w := httptest.NewRecorder()
+			if err := writeEvent(w, "message", "s_1", parts...); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readSSE(w.Body, nil)
+			if err != io.EOF || len(got) != 1 {
+				t.Fatalf("%q: read %v, %v", data, got, err)
+			}
+			wantData := want
+			if len(parts) > 1 {
+				wantData = `{"id":1,"result":` + want + "}"
+			}
+			if got[0].data != wantData || got[0].id != "s_1" || got[0].name != "message" {
+				t.Errorf("%q in %d pieces: read %+v, want data %q", data, len(parts), got[0], wantData)
+			}
 		}
 	}
 }
@@ -437,5 +448,29 @@ func TestStreamableStandaloneStreamAfterPurge(t *testing.T) {
 	}
 	if got, err := readSSE(get.Body, func(ev sse) bool { return strings.Contains(ev.data, `"late"`) }); err != nil {
 		t.Fatalf("GET stream: %v %v", err, got)
+	}
+}
+
+// failingStore is a memory store whose appends fail.
+type failingStore struct{ *mcp.MemoryEventStore }
+
+func (failingStore) Append(context.Context, string, string, []byte) error {
+	return fmt.Errorf("disk full")
+}
+
+// TestStreamableStoreFailureLosesNothing: when the event store cannot
+// keep events, the client still gets every answer.
+func TestStreamableStoreFailureLosesNothing(t *testing.T) {
+	e := startStreamable(t, StreamableHTTPOptions{EventStore: failingStore{mcp.NewMemoryEventStore(nil)}})
+	sid, events := e.initialize(t, "2025-11-25")
+	if events[0].name == "prime" {
+		t.Errorf("a prime event the store did not keep: %v", events)
+	}
+	close(e.release)
+	for id := 2; id < 5; id++ {
+		resp := e.do(t, http.MethodPost, sid, "2025-11-25", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait","arguments":{}}}`, id))
+		if got, err := readSSE(resp.Body, answers(id)); err != nil {
+			t.Fatalf("call %d: %v %v", id, err, got)
+		}
 	}
 }

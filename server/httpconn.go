@@ -245,9 +245,10 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			s.w = nil // the client is gone; the response ends with its context
 		}
 	}
+	finished := false
 	if answers.IsValid() {
 		delete(s.pending, answers)
-		if len(s.pending) == 0 {
+		if finished = len(s.pending) == 0; finished {
 			if s.release != nil {
 				close(s.release)
 				s.release = nil
@@ -260,9 +261,14 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// Kept after it is written: for a forwarded result, joining the
 	// pieces is a copy of it (~0.1 s per 100 MB, most of it first
 	// touching new memory), which the client need not wait for. The
-	// stream's lock is held, so a resumption sees it kept.
+	// stream's lock is held, so a resumption sees it kept. Our own
+	// store says first whether it would keep it at all.
 	kept := false
-	if keep {
+	mem, _ := c.store.(*memoryEvents)
+	if keep && mem != nil && !mem.fits(size(parts)) {
+		mem.skip(c.id, s.id)
+		kept = true // its place is, and a replay needing it fails
+	} else if keep {
 		if err := c.store.Append(ctx, c.id, s.id, join(parts)); err == nil {
 			kept = true
 		} else {
@@ -274,10 +280,21 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 		}
 	}
+	if finished && mem != nil {
+		mem.streamDone(c.id, s.id)
+	}
 	if !kept && !written {
 		return fmt.Errorf("%w: no response carries stream %q and no store keeps it", errRejected, s.id)
 	}
 	return nil
+}
+
+func size(parts [][]byte) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	return n
 }
 
 // join is parts as one slice: the only one, or a copy of them all.

@@ -162,10 +162,12 @@ type StreamableHTTPOptions struct {
 	SessionTimeout time.Duration
 	// EventStore keeps what was sent on each stream so a client that
 	// reconnects with Last-Event-ID gets what it missed. nil means a
-	// go-sdk memory store bounded to StoreBytes.
+	// memory store bounded to StoreBytes (eventstore.go), which also
+	// keeps no more than a session's last 256 finished streams.
 	EventStore mcp.EventStore
 	// StoreBytes bounds the default event store, all sessions together
-	// (the oldest events are dropped first). 0 means go-sdk's default.
+	// (the oldest events are dropped first; an event larger than the
+	// bound is not kept). 0 means 10 MiB.
 	StoreBytes int
 	// MaxRequestBytes bounds a POST's body. 0 means
 	// [DefaultMaxRequestBytes].
@@ -177,11 +179,7 @@ type StreamableHTTPOptions struct {
 func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	store := opts.EventStore
 	if store == nil {
-		ms := mcp.NewMemoryEventStore(nil)
-		if opts.StoreBytes > 0 {
-			ms.SetMaxBytes(opts.StoreBytes)
-		}
-		store = ms
+		store = newMemoryEvents(opts.StoreBytes)
 	}
 	limit := opts.MaxRequestBytes
 	if limit <= 0 {

@@ -20,9 +20,9 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// streamableEnv serves a server with no upstreams and one own tool,
-// "wait", which answers once release is closed (or at once if it is
-// nil), over the streamable HTTP transport.
+// streamableEnv serves a server with no upstreams and two own tools,
+// "wait", which answers once release is closed, and "big", which answers
+// 4 KiB of text, over the streamable HTTP transport.
 type streamableEnv struct {
 	url     string
 	srv     *Server
@@ -45,8 +45,10 @@ func startStreamable(t *testing.T, opts StreamableHTTPOptions) *streamableEnv {
 				return tool.Error("cancelled")
 			}
 		}}
+	big := tool.Def{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, json.RawMessage) tool.Result { return tool.Text(strings.Repeat("b", 4096)) }}
 	e.srv = New(Options{Proxy: px, Logger: quietLog(),
-		Session: func(SessionInfo) (*Own, error) { return &Own{Tools: []tool.Def{wait}}, nil }})
+		Session: func(SessionInfo) (*Own, error) { return &Own{Tools: []tool.Def{wait, big}}, nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	px.Start(ctx, nil)
 	e.h = e.srv.StreamableHTTP(opts).(*httpHandler)
@@ -472,5 +474,26 @@ func TestStreamableStoreFailureLosesNothing(t *testing.T) {
 		if got, err := readSSE(resp.Body, answers(id)); err != nil {
 			t.Fatalf("call %d: %v %v", id, err, got)
 		}
+	}
+}
+
+// TestStreamableBigEventNotKept: an answer larger than the whole event
+// store reaches the client but is not kept; resuming from before it
+// fails with a clear error instead of skipping it.
+func TestStreamableBigEventNotKept(t *testing.T) {
+	e := startStreamable(t, StreamableHTTPOptions{StoreBytes: 2048})
+	sid, _ := e.initialize(t, "2025-11-25")
+	resp := e.do(t, http.MethodPost, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`)
+	got, err := readSSE(resp.Body, answers(2))
+	if err != nil || len(got) != 2 || got[0].name != "prime" || !strings.Contains(got[1].data, strings.Repeat("b", 4096)) {
+		t.Fatalf("big: %v %v", err, got)
+	}
+	r := e.do(t, http.MethodGet, sid, "2025-11-25", "", "Last-Event-ID", got[0].id)
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "purged") {
+		t.Errorf("resuming before the big answer: %s %s, want 400 saying purged", r.Status, b)
+	}
+	if r := e.do(t, http.MethodGet, sid, "2025-11-25", "", "Last-Event-ID", got[1].id); r.StatusCode != http.StatusOK {
+		t.Errorf("resuming after it: %s", r.Status)
 	}
 }

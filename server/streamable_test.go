@@ -488,6 +488,8 @@ func TestStreamableBigEventNotKept(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].name != "prime" || !strings.Contains(got[1].data, strings.Repeat("b", 4096)) {
 		t.Fatalf("big: %v %v", err, got)
 	}
+	// The stream is over once its response ends.
+	_, _ = io.Copy(io.Discard, resp.Body)
 	r := e.do(t, http.MethodGet, sid, "2025-11-25", "", "Last-Event-ID", got[0].id)
 	b, _ := io.ReadAll(r.Body)
 	if r.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "purged") {

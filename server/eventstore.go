@@ -128,12 +128,9 @@ func (m *memoryEvents) stale(r eventRef) bool {
 }
 
 // fits reports whether an event of n bytes would be kept: a larger one
-// need not even be put together (see [memoryEvents.skip]).
-func (m *memoryEvents) fits(n int) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return n <= m.maxBytes
-}
+// need not even be put together (see [memoryEvents.skip]). maxBytes
+// never changes: no lock.
+func (m *memoryEvents) fits(n int) bool { return n <= m.maxBytes }
 
 // skip takes the place of an event that is not kept.
 func (m *memoryEvents) skip(session, stream string) {

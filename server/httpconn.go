@@ -66,10 +66,16 @@ type httpConn struct {
 
 	mu      sync.Mutex
 	closed  bool
-	streams map[string]*httpStream           // live streams; "" is the standalone one
-	calls   map[jsonrpc.ID]*httpStream       // unanswered requests
-	extras  map[*mcp.RequestExtra]jsonrpc.ID // their extras
-	extraOf map[jsonrpc.ID]*mcp.RequestExtra
+	streams map[string]*httpStream            // live streams; "" is the standalone one
+	calls   map[jsonrpc.ID]call               // unanswered requests
+	related map[*mcp.RequestExtra]*httpStream // their streams, by their extras
+}
+
+// call is an unanswered request: its stream, and its extra (which
+// handlers' contexts carry, see [withRelated]).
+type call struct {
+	s     *httpStream
+	extra *mcp.RequestExtra
 }
 
 // httpStream is a logical stream of events: a POST's, which ends once
@@ -82,7 +88,7 @@ type httpStream struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter // the response carrying it now; nil if none
 	release chan struct{}       // closed to let that response end
-	pending map[jsonrpc.ID]bool // requests not answered yet
+	pending int                 // requests not answered yet
 	next    int                 // index of the next event
 	written int                 // events before it reached a response (standalone)
 	unkept  bool                // the store failed an append: no more ids
@@ -94,9 +100,8 @@ func newHTTPConn(id string, store mcp.EventStore, wire *rawWire) *httpConn {
 		incoming: make(chan jsonrpc.Message, 10),
 		done:     make(chan struct{}),
 		streams:  map[string]*httpStream{},
-		calls:    map[jsonrpc.ID]*httpStream{},
-		extras:   map[*mcp.RequestExtra]jsonrpc.ID{},
-		extraOf:  map[jsonrpc.ID]*mcp.RequestExtra{},
+		calls:    map[jsonrpc.ID]call{},
+		related:  map[*mcp.RequestExtra]*httpStream{},
 	}
 	c.streams[""] = &httpStream{}
 	return c
@@ -164,17 +169,18 @@ func (c *httpConn) push(msg jsonrpc.Message) bool {
 // open registers a POST's stream with the requests it must answer, or
 // names a request already waiting under the same id.
 func (c *httpConn) open(ctx context.Context, id, version string, calls []*jsonrpc.Request) (*httpStream, jsonrpc.ID, error) {
-	s := &httpStream{id: id, version: version, pending: map[jsonrpc.ID]bool{}}
+	s := &httpStream{id: id, version: version, pending: len(calls)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, jsonrpc.ID{}, errSessionClosed
 	}
+	seen := make(map[jsonrpc.ID]bool, len(calls))
 	for _, r := range calls {
-		if _, dup := c.calls[r.ID]; dup || s.pending[r.ID] {
+		if _, dup := c.calls[r.ID]; dup || seen[r.ID] {
 			return nil, r.ID, nil
 		}
-		s.pending[r.ID] = true
+		seen[r.ID] = true
 	}
 	if c.store != nil {
 		if err := c.store.Open(ctx, c.id, id); err != nil {
@@ -182,10 +188,10 @@ func (c *httpConn) open(ctx context.Context, id, version string, calls []*jsonrp
 		}
 	}
 	for _, r := range calls {
-		c.calls[r.ID] = s
-		if extra, ok := r.Extra.(*mcp.RequestExtra); ok {
-			c.extras[extra] = r.ID
-			c.extraOf[r.ID] = extra
+		extra, _ := r.Extra.(*mcp.RequestExtra)
+		c.calls[r.ID] = call{s, extra}
+		if extra != nil {
+			c.related[extra] = s
 		}
 	}
 	c.streams[id] = s
@@ -208,14 +214,12 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	var s *httpStream
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		answers = resp.ID
-		s = c.calls[resp.ID]
+		cl := c.calls[resp.ID]
+		s = cl.s
 		delete(c.calls, resp.ID)
-		delete(c.extras, c.extraOf[resp.ID])
-		delete(c.extraOf, resp.ID)
+		delete(c.related, cl.extra)
 	} else if extra, ok := ctx.Value(relatedKey{}).(*mcp.RequestExtra); ok {
-		if id, ok := c.extras[extra]; ok {
-			s = c.calls[id]
-		} else {
+		if s = c.related[extra]; s == nil {
 			// Sent for a request already answered: its stream is over.
 			c.mu.Unlock()
 			return fmt.Errorf("%w: the request it relates to is answered", errRejected)
@@ -247,8 +251,8 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	finished := false
 	if answers.IsValid() {
-		delete(s.pending, answers)
-		if finished = len(s.pending) == 0; finished {
+		s.pending--
+		if finished = s.pending == 0; finished {
 			if s.release != nil {
 				close(s.release)
 				s.release = nil

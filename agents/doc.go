@@ -15,29 +15,27 @@
 // ([Registry.Resolve]) and finishes it when the session ends
 // ([Registry.Finish]), which emits its usage event.
 //
-// Storage, under memory_dir ([Layout]): without bearer tokens memory_dir
-// itself, with one {memory_dir}/owners/{owner}/, the same below:
-//
-//	scratchpad/                          single agents: diverted outputs (read root)
-//	pad/                                 agent "main"'s own pad
-//	agents/{agent}/pad/                  any other agent's own pad
-//	{run}/iteration-{n}/scratchpad/      an agent of a run: diverted outputs
-//	{run}/                               an agent of a run: read root
-//	{run}/artifacts/                     run artifacts
-//	{run}/pad/                           the run's shared pad ([pad] scope = "run")
-//	usage.jsonl                          usage records of these agents
+// Storage: each agent gets its owner's [layout.Tree] (memory_dir itself
+// without bearer tokens, {memory_dir}/owners/{owner}/ with one) and from it
+// its stored-outputs folder, read root and pad; package layout owns every
+// name, and this package builds none. A run's agents share the run's
+// folder as read root, each iteration its own stored-outputs folder.
 //
 // With [pad] backend = "redis" the pads live on a Redis server instead, so
-// agents of a run served on different hosts share one: the run's pad is
-// the pad id "run:{run}" and an agent's own is "agent:{name}", both
-// preceded by "owner:{owner}/" with a bearer token's owner; see [PadID].
-// A run's artifacts are then a hash on the same server ([ArtifactsKey]).
-// One client serves every pad and artifact store of a [Registry].
+// agents of a run served on different hosts share one ([layout.PadID]),
+// and a run's artifacts are a hash on the same server
+// ([layout.ArtifactsKey]). One client serves every pad and artifact store
+// of a [Registry].
+//
+// The registry is retention's guard ([Registry.Protected],
+// [Registry.LiveRun]): it records what a live agent needs by the paths its
+// tree gives, the same paths a sweep classifies files by, so a live run of
+// any owner is kept by construction.
 //
 // # Caveats
 //
 // Run ids, agent names and owners become path elements, so they are
 // restricted to [A-Za-z0-9._-] (1–64 characters, not "." or ".."); anything
 // else is refused with [ErrInvalidIdentity], and so are run ids that are
-// names of the layout (owners, agents, pad, scratchpad, usage.jsonl).
+// names of the layout ([layout.Reserved]).
 package agents

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Roles an agent may have.
@@ -45,7 +48,7 @@ type Identity struct {
 // Normalize fills defaults and validates every field.
 func (id Identity) Normalize() (Identity, error) {
 	if id.Agent == "" {
-		id.Agent = DefaultAgent
+		id.Agent = layout.DefaultAgent
 	}
 	if id.Role == "" {
 		id.Role = RoleWorker
@@ -61,7 +64,7 @@ func (id Identity) Normalize() (Identity, error) {
 		if err := validName("run", id.Run); err != nil {
 			return id, err
 		}
-		if reservedRuns[id.Run] {
+		if layout.Reserved(id.Run) {
 			return id, fmt.Errorf("%w: run %q is a reserved name of memory_dir's layout", ErrInvalidIdentity, id.Run)
 		}
 	}
@@ -127,4 +130,14 @@ func FromRequest(r *http.Request) (Identity, error) {
 		id.ContextTokens = n
 	}
 	return id.Normalize()
+}
+
+// PadRun is the run whose pad the agent id uses under [pad] scope: its run
+// with scope "run", "" (its own pad) otherwise. It is the run argument of
+// [layout.Tree.Pad] and [layout.PadID].
+func (id Identity) PadRun(scope string) string {
+	if scope == config.ScopeRun {
+		return id.Run
+	}
+	return ""
 }

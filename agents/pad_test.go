@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // A Redis pad id follows the file layout's identity: the run's pad with
@@ -23,7 +24,7 @@ func TestPadID(t *testing.T) {
 		{config.ScopeAgent, Identity{Agent: "alice", Owner: "x/y{z}"}, "owner:x%2Fy%7Bz%7D/agent:alice"},
 	}
 	for _, tt := range tests {
-		if got := PadID(tt.scope, tt.id); got != tt.want {
+		if got := layout.PadID(tt.id.Owner, tt.id.PadRun(tt.scope), tt.id.Agent); got != tt.want {
 			t.Errorf("PadID(%s, %+v) = %q, want %q", tt.scope, tt.id, got, tt.want)
 		}
 	}

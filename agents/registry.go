@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
@@ -79,11 +79,11 @@ type Agent struct {
 	Counter   *tokens.Counter
 	Budget    *budget.Agent
 
-	Layout        Layout // its owner's folder under memory_dir
-	ScratchpadDir string // where its diverted outputs go (absolute)
-	ReadRoot      string // what its exploration tools may read (absolute)
-	PadDir        string // its pad (absolute); "" with [pad] backend = "redis"
-	PadID         string // its pad on Redis (see [PadID]); "" with the file backend
+	Layout        layout.Tree // its owner's tree under memory_dir
+	ScratchpadDir string      // where its diverted outputs go (absolute)
+	ReadRoot      string      // what its exploration tools may read (absolute)
+	PadDir        string      // its pad (absolute); "" with [pad] backend = "redis"
+	PadID         string      // its pad on Redis (see [PadID]); "" with the file backend
 
 	root    *os.Root
 	explore *explore.Env
@@ -197,20 +197,20 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration, Owner: id.Owner,
 	}, usable, carried)
 
-	a.Layout = LayoutFor(cfg.MemoryDir, id.Owner)
+	a.Layout = layout.For(cfg.MemoryDir, id.Owner)
 	var rel string
 	if id.Run == "" {
 		a.ReadRoot = a.Layout.Scratchpad()
 		a.ScratchpadDir = a.ReadRoot
 	} else {
 		a.ReadRoot = a.Layout.Run(id.Run)
-		rel = RunScratchpad(id.Iteration)
-		a.ScratchpadDir = filepath.Join(a.ReadRoot, rel)
+		rel = layout.IterationScratchpad(id.Iteration)
+		a.ScratchpadDir = a.Layout.RunScratchpad(id.Run, id.Iteration)
 	}
 	if cfg.Pad.Backend == config.BackendRedis {
-		a.PadID = PadID(cfg.Pad.Scope, id)
+		a.PadID = layout.PadID(id.Owner, id.PadRun(cfg.Pad.Scope), id.Agent)
 	} else {
-		a.PadDir = a.Layout.PadDir(cfg.Pad.Scope, id)
+		a.PadDir = a.Layout.Pad(id.PadRun(cfg.Pad.Scope), id.Agent)
 	}
 	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
 		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
@@ -264,7 +264,8 @@ func (a *Agent) Divert() *divert.Agent {
 
 // Artifacts is the agent's environment for the artifact tools. With
 // [pad] backend = "redis" a run's artifacts live on that Redis, per owner
-// and run ([ArtifactsKey]), so agents of a run on several hosts share them.
+// and run ([layout.ArtifactsKey]), so agents of a run on several hosts
+// share them.
 func (a *Agent) Artifacts() (*artifacts.Env, error) {
 	env := &artifacts.Env{
 		RunID:               a.ID.Run,
@@ -272,8 +273,7 @@ func (a *Agent) Artifacts() (*artifacts.Env, error) {
 		Budget:              a.Budget,
 		Count:               a.Counter.CountString,
 		MaxExtractionTokens: a.Settings.Scratchpad.MaxExtractionTokens,
-		MemoryDir:           a.Layout.Base, // other runs: this owner's only
-		OpenRun: func(run string) (*artifacts.Store, error) {
+		OpenRun: func(run string) (*artifacts.Store, error) { // other runs: this owner's only
 			return a.reg.openArtifacts(a.Layout, Identity{Run: run, Owner: a.ID.Owner})
 		},
 	}
@@ -290,31 +290,24 @@ func (a *Agent) Artifacts() (*artifacts.Env, error) {
 // openArtifacts opens the artifacts of run id.Run of id.Owner: a folder of
 // the layout, or a hash on the pad's Redis (with this host's folder as
 // the cache of large ones).
-func (r *Registry) openArtifacts(l Layout, id Identity) (*artifacts.Store, error) {
+func (r *Registry) openArtifacts(l layout.Tree, id Identity) (*artifacts.Store, error) {
 	if _, err := (Identity{Run: id.Run, Owner: id.Owner}).Normalize(); err != nil || id.Run == "" {
 		return nil, fmt.Errorf("%w: run %q", artifacts.ErrInvalidRunID, id.Run)
 	}
 	cfg := r.opts.Config
 	if cfg.Pad.Backend != config.BackendRedis {
-		return artifacts.OpenRun(l.Base, id.Run)
+		return artifacts.Open(l.Artifacts(id.Run))
 	}
 	rd, err := r.padRedis()
 	if err != nil {
 		return nil, err
 	}
-	st, err := artifacts.OpenRedis(rd.Client(), ArtifactsKey(rd.Prefix(), id), filepath.Join(l.Run(id.Run), artifacts.Dir))
+	st, err := artifacts.OpenRedis(rd.Client(), layout.ArtifactsKey(rd.Prefix(), id.Owner, id.Run), l.Artifacts(id.Run))
 	if err != nil {
 		return nil, err
 	}
 	st.ExpireAfter(cfg.Pad.RedisTTL) // an idle run's artifacts go with its pad
 	return st, nil
-}
-
-// ArtifactsKey is the Redis key (a hash: name → content) of the artifacts
-// of run id.Run: "<prefix>:{artifacts:<owner segment>run:<run>}". Its
-// hash tag differs from the run pad's, so deleting the pad leaves them.
-func ArtifactsKey(prefix string, id Identity) string {
-	return prefix + ":{artifacts:" + ownerSegment(id.Owner) + "run:" + id.Run + "}"
 }
 
 // padRedis is the registry's one client for the pad's Redis.
@@ -368,31 +361,6 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 	}
 	r.pads[key] = p
 	return p, nil
-}
-
-// PadID names an agent's pad on Redis, the same identity the file layout
-// gives: with scope "run" and a run id, the run's shared pad "run:<run>";
-// otherwise the agent's own, "agent:<name>". With a bearer token's owner
-// the id starts with the owner's segment, "owner:<owner>/", so every key
-// of an owner's pads carries its owner and two owners' run-1 never meet.
-func PadID(scope string, id Identity) string {
-	var s string
-	if scope == config.ScopeRun && id.Run != "" {
-		s = "run:" + id.Run
-	} else {
-		s = "agent:" + id.Agent
-	}
-	return ownerSegment(id.Owner) + s
-}
-
-// ownerSegment starts every Redis id of an owner's things; "" without
-// one. Owners are plain names ([A-Za-z0-9._-]), escaped all the same so
-// that no owner can break a key's hash tag.
-func ownerSegment(owner string) string {
-	if owner == "" {
-		return ""
-	}
-	return "owner:" + url.PathEscape(owner) + "/"
 }
 
 // PadRedis returns a client for [pad] redis_url; it does no I/O.
@@ -502,7 +470,9 @@ func (r *Registry) keep(a *Agent, d int) {
 	}
 	count(r.keepPads, a.PadDir)
 	if a.ID.Run != "" {
-		count(r.keepRuns, filepath.Join(r.opts.Config.MemoryDir, a.ID.Run))
+		// The path a sweep names the run by (layout.Classify): the run
+		// of this agent's owner, not a run of that name elsewhere.
+		count(r.keepRuns, a.Layout.Run(a.ID.Run))
 	}
 	for p := range a.pointed {
 		count(r.keepPointed, p)
@@ -541,7 +511,7 @@ func (r *Registry) Protected(path string) bool {
 		if r.keepPads[d] > 0 {
 			return true
 		}
-		if filepath.Base(d) == artifacts.Dir && r.keepRuns[filepath.Dir(d)] > 0 {
+		if filepath.Base(d) == layout.ArtifactsDir && r.keepRuns[filepath.Dir(d)] > 0 {
 			return true
 		}
 		parent := filepath.Dir(d)

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // BenchmarkReadArtifact measures read_artifact (the tool's handler,
@@ -33,7 +34,7 @@ func BenchmarkReadArtifact(b *testing.B) {
 				if backend == "file" {
 					s, err = Open(b.TempDir())
 				} else {
-					s, err = OpenRedis(c, "bench:{artifacts:run:"+sizeName(size)+"}", filepath.Join(b.TempDir(), Dir))
+					s, err = OpenRedis(c, layout.ArtifactsKey("bench", "", sizeName(size)), filepath.Join(b.TempDir(), layout.ArtifactsDir))
 				}
 				if err != nil {
 					b.Fatal(err)

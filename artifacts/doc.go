@@ -1,12 +1,12 @@
 // Package artifacts stores the files a run's coordinator hands to its
-// workers, in {memory_dir}/{run_id}/artifacts/, and serves the
+// workers, in the run's artifacts folder (package layout names it), and serves the
 // write_artifact, read_artifact and list_artifacts tools over them.
 //
 // # Basics
 //
 // A [Store] is one run's artifacts directory:
 //
-//	s, _ := artifacts.OpenRun(memoryDir, runID)
+//	s, _ := artifacts.Open(layout.For(memoryDir, owner).Artifacts(runID))
 //	res, err := s.Write("../../plan.md", text) // res.Filename == "coordinator-plan.md"
 //	got, err := s.Read("plan.md", 0)           // finds coordinator-plan.md
 //	list, err := s.List(counter)
@@ -37,7 +37,7 @@
 //   - A file larger than 32 bytes per token of the limit is answered with
 //     the pointer without being read or counted; its estimated_tokens is
 //     then size/4.
-//   - read_artifact's run_id reaches other runs only when [Env].MemoryDir
+//   - read_artifact's run_id reaches other runs only when [Env].OpenRun
 //     is set; such files are outside the session's read root, so a too
 //     large one gets no in-place path.
 //   - Replaced is exact within one process; two processes writing the
@@ -50,6 +50,6 @@
 // instead, so the agents of a run on several hosts share them. Names,
 // lookups, listings and answers are the same. An artifact too large to
 // return is copied by [Store.Local] to the store's folder on this host
-// (Dir), which is where the in-place pointer leads; a write removes this
+// ([Store.Dir]), which is where the in-place pointer leads; a write removes this
 // host's copy, and every pointer refreshes it.
 package artifacts

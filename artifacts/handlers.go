@@ -104,14 +104,10 @@ func (h handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	filename, runID := args.str("filename"), args.str("run_id")
 	store, inPlace := env.Store, true
 	if runID != "" && runID != env.RunID {
-		if env.MemoryDir == "" && env.OpenRun == nil {
+		if env.OpenRun == nil {
 			return jsonResult(toolError{"run_not_available", "this session can only read its own run's artifacts: omit run_id"})
 		}
-		open := env.OpenRun
-		if open == nil {
-			open = func(runID string) (*Store, error) { return OpenRun(env.MemoryDir, runID) }
-		}
-		if store, err = open(runID); err != nil {
+		if store, err = env.OpenRun(runID); err != nil {
 			return jsonResult(toolError{"invalid_run_id", "run_id must be a plain run id such as the one in a pointer"})
 		}
 		inPlace = false // outside this session's read root

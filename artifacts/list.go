@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Entry describes one artifact.
@@ -80,7 +82,7 @@ func (s *Store) list(root *os.Root) ([]Entry, error) {
 	var out []Entry
 	for _, de := range des {
 		name := de.Name()
-		if strings.HasPrefix(name, tempPrefix) || de.IsDir() {
+		if layout.IsTemp(name) || de.IsDir() {
 			continue
 		}
 		var st fs.FileInfo

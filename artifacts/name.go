@@ -89,11 +89,3 @@ func truncate(s string, n int) string {
 	}
 	return strings.TrimRight(s[:cut], ".-")
 }
-
-// checkRunID accepts a run id that is one plain path element.
-func checkRunID(runID string) error {
-	if runID == "" || runID == "." || runID == ".." || strings.ContainsAny(runID, `/\`+"\x00") {
-		return fmt.Errorf("artifacts: run id %q: %w", runID, ErrInvalidRunID)
-	}
-	return nil
-}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // ReadResult is the outcome of [Store.Read].
@@ -128,7 +130,7 @@ func candidates(filename string) ([]string, error) {
 			break
 		}
 	}
-	if r, ok := strings.CutPrefix(rest, Dir+"/"); ok {
+	if r, ok := strings.CutPrefix(rest, layout.ArtifactsDir+"/"); ok {
 		name = r
 	}
 	for _, el := range strings.Split(name, "/") {

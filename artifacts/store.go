@@ -4,20 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sync"
 )
-
-// Dir is the name of a run's artifacts directory inside the run directory.
-const Dir = "artifacts"
 
 // MaxAvailable bounds the names listed in a not-found answer.
 const MaxAvailable = 40
 
-// tempPrefix marks files being written; List and lookups skip them.
-const tempPrefix = ".tmp-"
-
-// Store is one run's artifacts directory, {memory_dir}/{run_id}/artifacts.
+// Store is one run's artifacts directory.
 // It is safe for concurrent use. Every read and write goes through an
 // [os.Root] opened on the directory, so nothing outside it can be reached,
 // even through a symbolic link placed inside.
@@ -29,27 +22,15 @@ type Store struct {
 	kv *redisKV
 }
 
-// Open returns the store of the run directory runDir. It touches nothing
-// on disk: the artifacts directory is created by the first [Store.Write],
-// and reads of a run that has none find nothing.
-func Open(runDir string) (*Store, error) {
-	if runDir == "" {
-		return nil, errors.New("artifacts: empty run directory")
+// Open returns the store of the artifacts directory dir (a run's, as
+// package layout names it). It touches nothing on disk: the directory is
+// created by the first [Store.Write], and reads of a run that has none
+// find nothing.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("artifacts: empty directory")
 	}
-	return &Store{dir: filepath.Join(runDir, Dir)}, nil
-}
-
-// OpenRun returns the store of run runID under memoryDir, refusing a run
-// id that is not one plain path element (it may come from a tool
-// argument).
-func OpenRun(memoryDir, runID string) (*Store, error) {
-	if memoryDir == "" {
-		return nil, errors.New("artifacts: empty memory directory")
-	}
-	if err := checkRunID(runID); err != nil {
-		return nil, err
-	}
-	return Open(filepath.Join(memoryDir, runID))
+	return &Store{dir: dir}, nil
 }
 
 // Dir returns the artifacts directory (a Redis store's local cache).

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // The behaviour of a directory store holds for a Redis store: names,
@@ -20,13 +21,13 @@ func TestRedisStore(t *testing.T) {
 	srv := testredis.Start(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
 	defer c.Close()
-	cache := filepath.Join(t.TempDir(), "run-1", Dir)
+	cache := filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir)
 	s, err := OpenRedis(c, "t:{artifacts:run:run-1}", cache)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another host's handle on the same key.
-	other, _ := OpenRedis(c, "t:{artifacts:run:run-1}", filepath.Join(t.TempDir(), "run-1", Dir))
+	other, _ := OpenRedis(c, "t:{artifacts:run:run-1}", filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir))
 	for _, st := range []struct {
 		filename, content string
 		want              WriteResult

@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 func newStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	runDir := filepath.Join(t.TempDir(), "run-1")
-	s, err := Open(runDir)
+	s, err := Open(filepath.Join(runDir, layout.ArtifactsDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestWrite(t *testing.T) {
 			t.Fatalf("Write(%q) = %+v, %v; want %+v", st.filename, got, err, st.want)
 		}
 	}
-	dir := filepath.Join(runDir, Dir)
+	dir := filepath.Join(runDir, layout.ArtifactsDir)
 	data, err := os.ReadFile(filepath.Join(dir, "coordinator-x.md"))
 	if err != nil || string(data) != "second" {
 		t.Fatalf("content %q, %v", data, err)
@@ -79,11 +81,11 @@ func TestConcurrentWritesSameName(t *testing.T) {
 	if replaced != 15 {
 		t.Fatalf("%d writes reported replaced, want 15", replaced)
 	}
-	names, _ := os.ReadDir(filepath.Join(runDir, Dir))
+	names, _ := os.ReadDir(filepath.Join(runDir, layout.ArtifactsDir))
 	if len(names) != 1 {
 		t.Fatalf("directory holds %d entries (temporaries left?)", len(names))
 	}
-	data, _ := os.ReadFile(filepath.Join(runDir, Dir, "coordinator-same.json"))
+	data, _ := os.ReadFile(filepath.Join(runDir, layout.ArtifactsDir, "coordinator-same.json"))
 	if !strings.HasPrefix(string(data), `{"writer":`) || len(data) < 10_000 {
 		t.Fatalf("torn content: %.40q", data)
 	}
@@ -94,7 +96,7 @@ func TestReadLookup(t *testing.T) {
 	if _, err := s.Write("plan.md", "the plan"); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(runDir, Dir)
+	dir := filepath.Join(runDir, layout.ArtifactsDir)
 	if err := os.WriteFile(filepath.Join(dir, "task.txt"), []byte("from the orchestrator"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestReadConfinement(t *testing.T) {
 	if _, err := s.Write("ok.md", "inside"); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(runDir, Dir)
+	dir := filepath.Join(runDir, layout.ArtifactsDir)
 	secret := filepath.Join(runDir, "secret.txt")
 	if err := os.WriteFile(secret, []byte("SECRET"), 0o600); err != nil {
 		t.Fatal(err)
@@ -233,10 +235,10 @@ func TestListTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("y", maxCountBytes+1)
-	if err := os.WriteFile(filepath.Join(runDir, Dir, "big.log"), []byte(big), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(runDir, layout.ArtifactsDir, "big.log"), []byte(big), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(runDir, Dir, tempPrefix+"x-coordinator-a.md"), []byte("partial"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(runDir, layout.ArtifactsDir, layout.TempName("coordinator-a.md", "x")), []byte("partial"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	words := func(s string) int { return len(strings.Fields(s)) }
@@ -253,22 +255,17 @@ func TestListTokens(t *testing.T) {
 	}
 }
 
-func TestOpenRun(t *testing.T) {
-	mem := t.TempDir()
-	s, err := OpenRun(mem, "run-1")
-	if err != nil || s.Dir() != filepath.Join(mem, "run-1", Dir) {
-		t.Fatalf("OpenRun = %v, %v", s, err)
-	}
-	for _, id := range []string{"", "..", "../other", "a/b"} {
-		if _, err := OpenRun(mem, id); !errors.Is(err, ErrInvalidRunID) {
-			t.Errorf("OpenRun(%q) = %v, want ErrInvalidRunID", id, err)
-		}
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir)
+	s, err := Open(dir)
+	if err != nil || s.Dir() != dir {
+		t.Fatalf("Open = %v, %v", s, err)
 	}
 	if _, err := Open(""); err == nil {
 		t.Error("Open(\"\") succeeded")
 	}
 	// Open touches nothing on disk.
-	if _, err := os.Stat(filepath.Join(mem, "run-1")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("OpenRun created the run directory")
+	if _, err := os.Stat(filepath.Dir(dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open created the run directory")
 	}
 }

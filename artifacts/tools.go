@@ -3,6 +3,7 @@ package artifacts
 import (
 	"context"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -24,7 +25,7 @@ const DefaultMaxExtractionTokens = 10000
 // exploration tools' file arguments. Those resolve from the worker's
 // stored-outputs directory, {run}/iteration-{n}/scratchpad, inside the
 // read root {run}; the artifacts are in {run}/artifacts.
-const DefaultExplorePrefix = "../../" + Dir + "/"
+const DefaultExplorePrefix = layout.ArtifactsFromScratchpad
 
 // maxBytesPerToken bounds how many bytes one token can stand for. A file
 // larger than limit × this is answered with a pointer without reading it;
@@ -59,12 +60,9 @@ type Env struct {
 	// MaxExtractionTokens caps one read_artifact result; 0 means
 	// [DefaultMaxExtractionTokens].
 	MaxExtractionTokens int
-	// MemoryDir is where other runs are found when read_artifact names a
-	// run_id; empty refuses other runs.
-	MemoryDir string
-	// OpenRun, when set, opens another run's store for read_artifact's
-	// run_id instead of MemoryDir (artifacts on Redis). It must refuse a
-	// run id that is not a plain name.
+	// OpenRun opens another run's store (of the same owner) for
+	// read_artifact's run_id; nil refuses other runs. It must refuse a run
+	// id that is not a plain name with an error wrapping [ErrInvalidRunID].
 	OpenRun func(runID string) (*Store, error)
 	// ExplorePrefix is prepended to an artifact name in the in-place
 	// pointer; empty means [DefaultExplorePrefix].

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -75,7 +76,7 @@ func toolNames(s *session) []string {
 func runStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	mem := t.TempDir()
-	s, err := OpenRun(mem, "run-1")
+	s, err := openRun(mem, "run-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestWriteTool(t *testing.T) {
 			t.Errorf("write %q:\n got %s\nwant %s", tt.filename, got, tt.want)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(mem, "run-1", Dir, "coordinator-x.md")); err != nil || string(b) != "# plan v2" {
+	if b, err := os.ReadFile(filepath.Join(mem, "run-1", layout.ArtifactsDir, "coordinator-x.md")); err != nil || string(b) != "# plan v2" {
 		t.Fatalf("stored %q, %v", b, err)
 	}
 }
@@ -260,11 +261,11 @@ func TestReadToolNotFoundAndRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	other, _ := OpenRun(mem, "run-0")
+	other, _ := openRun(mem, "run-0")
 	if _, err := other.Write("old.md", "from before"); err != nil {
 		t.Fatal(err)
 	}
-	c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Count: words, MemoryDir: mem})
+	c := newSession(t, &Env{Store: s, RunID: "run-1", Role: "worker", Count: words, OpenRun: runOpener(mem)})
 
 	m := decode(t, call(t, c, ToolRead, map[string]any{"filename": "nope.md"}))
 	avail := m["available"].([]any)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"unicode/utf8"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // WriteResult is the answer of write_artifact.
@@ -61,7 +63,7 @@ func (s *Store) write(name, content string) (replaced bool, err error) {
 
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:]) // never fails (crypto/rand panics instead)
-	tmp := tempPrefix + hex.EncodeToString(rnd[:]) + "-" + name
+	tmp := layout.TempName(name, hex.EncodeToString(rnd[:]))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return false, err

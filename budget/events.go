@@ -20,13 +20,12 @@ const subscriberBuffer = 64
 const keepAlive = 15 * time.Second
 
 // Events publishes one scratchpad_usage record per finished agent: it
-// appends the record to {memory_dir}/usage.jsonl and hands it to every
+// appends the record to its owner's usage.jsonl and hands it to every
 // in-process subscriber (the GET /events stream). It is safe for
 // concurrent use.
 type Events struct {
-	path string // "" when there is no memory_dir: subscribers only
-	// pathFor, when set, names the usage.jsonl of an owner's records
-	// ([Events.SetOwnerPath]); records without an owner go to path.
+	// pathFor names the usage.jsonl of an owner's records ("" without
+	// one); nil when records are not persisted.
 	pathFor func(owner string) string
 
 	mu     sync.Mutex
@@ -35,24 +34,16 @@ type Events struct {
 	closed bool
 }
 
-// NewEvents returns an Events that appends to memoryDir/usage.jsonl,
-// creating memoryDir (0700) on the first record. An empty memoryDir means
-// records only go to subscribers.
-func NewEvents(memoryDir string) *Events {
-	e := &Events{subs: map[int]chan Usage{}}
-	if memoryDir != "" {
-		e.path = filepath.Join(memoryDir, UsageFile)
-	}
-	return e
+// NewEvents returns an Events that appends each record to the file
+// pathFor(record.Owner) names (package layout's usage.jsonl of the owner's
+// tree), creating its folder (0700) on the first record. A nil pathFor
+// means records only go to subscribers.
+func NewEvents(pathFor func(owner string) string) *Events {
+	return &Events{subs: map[int]chan Usage{}, pathFor: pathFor}
 }
 
-// SetOwnerPath makes records of an agent with an owner go to
-// pathFor(owner) instead of memoryDir/usage.jsonl. Call it before the
-// first record.
-func (e *Events) SetOwnerPath(pathFor func(owner string) string) { e.pathFor = pathFor }
-
-// Path returns the usage.jsonl path, or "" when records are not persisted.
-func (e *Events) Path() string { return e.path }
+// Persisted reports whether records are appended to a file.
+func (e *Events) Persisted() bool { return e.pathFor != nil }
 
 // Finish reports that agent a is done (stdio EOF, HTTP session deleted or
 // idle past its TTL, server shutdown). The first call for an agent decides:
@@ -85,13 +76,10 @@ func (e *Events) Finish(a *Agent) error {
 }
 
 func (e *Events) appendRecord(u Usage) error {
-	if e.path == "" {
+	if e.pathFor == nil {
 		return nil
 	}
-	path := e.path
-	if u.Owner != "" && e.pathFor != nil {
-		path = e.pathFor(u.Owner)
-	}
+	path := e.pathFor(u.Owner)
 	line, err := json.Marshal(u)
 	if err != nil {
 		return fmt.Errorf("budget: encode usage: %w", err)

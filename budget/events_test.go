@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 func busyAgent(name string) *Agent {
@@ -29,14 +31,14 @@ func busyAgent(name string) *Agent {
 
 func TestFinishWritesOnceAndSkipsIdle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mem") // created by the first record
-	e := NewEvents(dir)
+	e := NewEvents(usageIn(dir))
 
 	idle := NewAgent(Identity{AgentName: "idle"}, 1000, 500)
 	idle.CountCall() // calls alone do not make an agent worth reporting
 	if err := e.Finish(idle); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, UsageFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(layout.For(dir, "").Usage()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("idle agent created usage.jsonl (stat err %v)", err)
 	}
 
@@ -59,7 +61,7 @@ func TestFinishWritesOnceAndSkipsIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	recs, err := ReadUsage(filepath.Join(dir, UsageFile), "")
+	recs, err := ReadUsage(layout.For(dir, "").Usage(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestFinishWritesOnceAndSkipsIdle(t *testing.T) {
 	if r.AgentName != "w1" || r.TokensIntercepted != 12_000 || r.TokensExtracted != 300 || r.Calls != 1 || r.Event != EventName {
 		t.Fatalf("record %+v", r)
 	}
-	st, err := os.Stat(filepath.Join(dir, UsageFile))
+	st, err := os.Stat(layout.For(dir, "").Usage())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestUsageJSONFieldNames(t *testing.T) {
 // usage.jsonl at once; every line must stay a whole record.
 func TestFinishAcrossProcesses(t *testing.T) {
 	if dir := os.Getenv("BUDGET_TEST_APPEND_DIR"); dir != "" {
-		e := NewEvents(dir)
+		e := NewEvents(usageIn(dir))
 		for i := range 200 {
 			if err := e.Finish(busyAgent(fmt.Sprintf("p%s-%d", os.Getenv("BUDGET_TEST_PROC"), i))); err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -128,7 +130,7 @@ func TestFinishAcrossProcesses(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	data, err := os.ReadFile(filepath.Join(dir, UsageFile))
+	data, err := os.ReadFile(layout.For(dir, "").Usage())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func TestFinishAcrossProcesses(t *testing.T) {
 }
 
 func TestFinishWithoutMemoryDirOnlyPublishes(t *testing.T) {
-	e := NewEvents("")
+	e := NewEvents(nil)
 	ch, cancel := e.Subscribe()
 	defer cancel()
 	if err := e.Finish(busyAgent("w")); err != nil {
@@ -159,13 +161,13 @@ func TestFinishWithoutMemoryDirOnlyPublishes(t *testing.T) {
 	if u := <-ch; u.AgentName != "w" {
 		t.Fatalf("got %+v", u)
 	}
-	if e.Path() != "" {
-		t.Fatalf("Path() = %q", e.Path())
+	if e.Persisted() {
+		t.Fatal("Persisted() without a path")
 	}
 }
 
 func TestSubscribeCancelAndClose(t *testing.T) {
-	e := NewEvents("")
+	e := NewEvents(nil)
 	ch1, cancel1 := e.Subscribe()
 	ch2, cancel2 := e.Subscribe()
 	defer cancel2()
@@ -189,7 +191,7 @@ func TestSubscribeCancelAndClose(t *testing.T) {
 }
 
 func TestSlowSubscriberDoesNotBlockFinish(t *testing.T) {
-	e := NewEvents("")
+	e := NewEvents(nil)
 	_, cancel := e.Subscribe() // never read
 	defer cancel()
 	for i := range subscriberBuffer * 3 {
@@ -202,7 +204,7 @@ func TestSlowSubscriberDoesNotBlockFinish(t *testing.T) {
 // TestServeSSE runs the handler behind a real HTTP server and reads the
 // stream with net/http's client, the way an orchestrator would.
 func TestServeSSE(t *testing.T) {
-	e := NewEvents(t.TempDir())
+	e := NewEvents(usageIn(t.TempDir()))
 	srv := httptest.NewServer(http.HandlerFunc(e.ServeSSE))
 	defer srv.Close()
 
@@ -278,7 +280,7 @@ func readEvent(t *testing.T, br *bufio.Reader) (event, data string) {
 }
 
 func TestServeSSERejectsPost(t *testing.T) {
-	e := NewEvents("")
+	e := NewEvents(nil)
 	rec := httptest.NewRecorder()
 	e.ServeSSE(rec, httptest.NewRequest(http.MethodPost, "/events", nil))
 	if rec.Code != http.StatusMethodNotAllowed {
@@ -296,8 +298,7 @@ func ownedAgent(name, owner string) *Agent {
 // /events streams.
 func TestEventsPerOwner(t *testing.T) {
 	mem := t.TempDir()
-	e := NewEvents(mem)
-	e.SetOwnerPath(func(owner string) string { return filepath.Join(mem, "owners", owner, UsageFile) })
+	e := NewEvents(usageIn(mem))
 	srv := httptest.NewServer(e.Handler(func(r *http.Request) string { return r.URL.Query().Get("owner") }))
 	defer srv.Close()
 	open := func(owner string) (*bufio.Reader, func()) {
@@ -332,9 +333,9 @@ func TestEventsPerOwner(t *testing.T) {
 				t.Errorf("owner %q's stream: got %s of %q, want %s", o, u.AgentName, u.Owner, n)
 			}
 		}
-		path := filepath.Join(mem, UsageFile)
+		path := layout.For(mem, "").Usage()
 		if o != "" {
-			path = filepath.Join(mem, "owners", o, UsageFile)
+			path = layout.For(mem, o).Usage()
 		}
 		recs, err := ReadUsage(path, "")
 		if err != nil {
@@ -356,4 +357,9 @@ func TestEventsPerOwner(t *testing.T) {
 			t.Errorf("owner %q's stream carried more: %s", o, rest)
 		}
 	}
+}
+
+// usageIn names usage.jsonl in memoryDir's trees, as the server does.
+func usageIn(memoryDir string) func(owner string) string {
+	return func(owner string) string { return layout.For(memoryDir, owner).Usage() }
 }

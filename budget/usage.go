@@ -16,9 +16,6 @@ import (
 // name on GET /events.
 const EventName = "scratchpad_usage"
 
-// UsageFile is the name of the usage log inside memory_dir.
-const UsageFile = "usage.jsonl"
-
 // Usage is the scratchpad_usage record emitted once per finished agent.
 type Usage struct {
 	Event             string    `json:"event"`

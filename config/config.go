@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Config is a loaded, validated configuration with every default filled in.
@@ -60,7 +62,7 @@ const (
 	DefaultMaxExtractionTokens = 10000
 	DefaultTurnDepthBonus      = 6
 	DefaultPadHistory          = 20
-	DefaultRedisPrefix         = "scratchpad"
+	DefaultRedisPrefix         = layout.DefaultRedisPrefix
 )
 
 // NeverRestart as [Server.RestartMaxAttempts] (restart_max_attempts = -1)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -159,7 +160,7 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 	}
 	if v, ok := m["redis_prefix"]; ok {
 		if s, ok := d.str(p.key("redis_prefix"), v); ok {
-			if msg := pad.CheckRedisPrefix(s); msg != "" {
+			if msg := layout.CheckRedisPrefix(s); msg != "" {
 				d.fail(p.key("redis_prefix"), "invalid prefix %q: %s", s, msg)
 			} else {
 				pd.RedisPrefix = s

@@ -20,9 +20,9 @@ var errNotJSON = errors.New("not JSON")
 // says), and notes where those containers end, so that the sketch need
 // not walk them again. Given what is not JSON, it writes nonsense or
 // stops with errNotJSON, never reads outside t, and nests no deeper than
-// jsonscan.MaxDepth. It also tells in which [layout] t itself was
+// jsonscan.MaxDepth. It also tells in which [jsonLayout] t itself was
 // written, so that t can be read back from the file (see source.go).
-func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (layout, error) {
+func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (jsonLayout, error) {
 	const (
 		lengthDepth = 4
 		flushAt     = 1 << 20

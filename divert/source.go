@@ -8,15 +8,15 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
-// layout is how a JSON output was written, as far as reading it back from
+// jsonLayout is how a JSON output was written, as far as reading it back from
 // its pretty-printed file needs to know.
-type layout uint8
+type jsonLayout uint8
 
 const (
-	layoutOther    layout = iota // anything else: cannot be read back
-	layoutIndented               // as stored: two-space indent, ": " (json.MarshalIndent, JSON.stringify(v, null, 2), Python indent=2)
-	layoutCompact                // no whitespace between tokens (json.Marshal, JSON.stringify(v))
-	layoutSpaced                 // ", " and ": " and no other whitespace (Python's json.dumps(v))
+	layoutOther    jsonLayout = iota // anything else: cannot be read back
+	layoutIndented                   // as stored: two-space indent, ": " (json.MarshalIndent, JSON.stringify(v, null, 2), Python indent=2)
+	layoutCompact                    // no whitespace between tokens (json.Marshal, JSON.stringify(v))
+	layoutSpaced                     // ", " and ": " and no other whitespace (Python's json.dumps(v))
 )
 
 // maxEdge is the most whitespace around a JSON output that is kept to read
@@ -27,9 +27,9 @@ const maxEdge = 4 << 10
 // were saved, so that they can be counted after the output is let go.
 type source struct {
 	ok          bool
-	size        int    // bytes saved (not JSON: read that much of the file)
-	layout      layout // JSON: the file re-laid out this way
-	lead, trail []byte // JSON: whitespace trimmed off around the value
+	size        int        // bytes saved (not JSON: read that much of the file)
+	jsonLayout  jsonLayout // JSON: the file re-laid out this way
+	lead, trail []byte     // JSON: whitespace trimmed off around the value
 }
 
 // open returns a reader of the bytes that were saved, from the stored
@@ -48,11 +48,11 @@ func (st Stored) open() (io.ReadCloser, bool) {
 		return readCloser{io.LimitReader(f, int64(s.size)), f}, true
 	}
 	var body io.Reader
-	switch s.layout {
+	switch s.jsonLayout {
 	case layoutIndented:
 		body = io.LimitReader(f, int64(s.size-len(s.lead)-len(s.trail)))
 	default:
-		body = newRelayout(f, s.layout == layoutSpaced)
+		body = newRelayout(f, s.jsonLayout == layoutSpaced)
 	}
 	return readCloser{io.MultiReader(bytes.NewReader(s.lead), body, bytes.NewReader(s.trail)), f}, true
 }

@@ -15,7 +15,7 @@ import (
 
 // readBack saves data and reads it back through the stored file, failing
 // the test if what is read differs from data. It returns whether it could.
-func readBack(t testing.TB, dir string, data []byte) (layout, bool) {
+func readBack(t testing.TB, dir string, data []byte) (jsonLayout, bool) {
 	t.Helper()
 	st, err := Save(dir, "s", "t", data)
 	if err != nil {
@@ -23,7 +23,7 @@ func readBack(t testing.TB, dir string, data []byte) (layout, bool) {
 	}
 	r, ok := st.open()
 	if !ok {
-		return st.src.layout, false
+		return st.src.jsonLayout, false
 	}
 	defer r.Close()
 	got, err := io.ReadAll(r)
@@ -33,7 +33,7 @@ func readBack(t testing.TB, dir string, data []byte) (layout, bool) {
 	if string(got) != string(data) {
 		t.Fatalf("read back %q\nsaved     %q", trunc(got), trunc(data))
 	}
-	return st.src.layout, true
+	return st.src.jsonLayout, true
 }
 
 func trunc(b []byte) []byte { return b[:min(len(b), 300)] }
@@ -59,7 +59,7 @@ func TestSavedReadsBack(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		data string
-		lay  layout
+		lay  jsonLayout
 		ok   bool
 	}{
 		{"compact", string(compact), layoutCompact, true},
@@ -82,7 +82,7 @@ func TestSavedReadsBack(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			lay, ok := readBack(t, t.TempDir(), []byte(tt.data))
 			if ok != tt.ok || lay != tt.lay {
-				t.Fatalf("layout %d, readable %v; want %d, %v", lay, ok, tt.lay, tt.ok)
+				t.Fatalf("jsonLayout %d, readable %v; want %d, %v", lay, ok, tt.lay, tt.ok)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Formats a stored output is detected as. The file extension follows.
@@ -157,7 +158,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		src     source
 		tw      *tally
 	)
-	pattern := "." + safeName(server) + "-" + safeName(tool) + ".tmp-*"
+	pattern := layout.TempPattern(safeName(server) + "-" + safeName(tool))
 	// asJSON pretty-prints t; asIs writes data as it is.
 	asJSON := func(f *os.File) error {
 		format, lengths, ends, src = FormatJSON, arrayLengths{}, containerEnds{}, source{ok: true, size: len(data)}
@@ -176,7 +177,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		// t is data less the space TrimSpace took off each end.
 		at := len(data) - len(bytes.TrimLeftFunc(data, unicode.IsSpace))
 		lead, trail := data[:at], data[at+len(t):]
-		src.layout = lay
+		src.jsonLayout = lay
 		src.ok = lay != layoutOther && len(lead) <= maxEdge && len(trail) <= maxEdge
 		if src.ok {
 			src.lead, src.trail = bytes.Clone(lead), bytes.Clone(trail)
@@ -294,7 +295,7 @@ func syncDir(dir string) {
 // error the temporary file is removed and path is untouched.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, layout.TempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
 	}
@@ -338,7 +339,7 @@ func CleanTemp(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") {
+		if layout.IsTemp(e.Name()) {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}

@@ -5,11 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// tempPrefix starts every temporary file name, so a restart can find the
-// leftovers of a crash and remove them.
-const tempPrefix = ".tmp-"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+)
 
 // beforeRename, when set by a test, runs after the temp file is written and
 // synced and before it is renamed into place: the crash window.
@@ -20,7 +18,7 @@ var beforeRename func(tmp string) error
 // old file or the new one, never a mix.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
+	f, err := os.CreateTemp(dir, layout.TempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("pad: create temp: %w", err)
 	}
@@ -84,7 +82,7 @@ func removeTemps(dir string) (int, error) {
 			return n, fmt.Errorf("pad: scan for temp files: %w", err)
 		}
 		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), tempPrefix) && !e.IsDir() {
+			if layout.IsTemp(e.Name()) && !e.IsDir() {
 				if err := os.Remove(filepath.Join(sub, e.Name())); err == nil {
 					n++
 				}

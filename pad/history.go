@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 const historyDir = ".history"
@@ -38,7 +40,7 @@ func listHistory(dir, ext string) ([]Version, error) {
 	var items []item
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ext) || strings.HasPrefix(name, tempPrefix) {
+		if e.IsDir() || !strings.HasSuffix(name, ext) || layout.IsTemp(name) {
 			continue
 		}
 		seq, err := strconv.ParseInt(strings.TrimSuffix(name, ext), 10, 64)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // snapshotDir holds a directory pad's snapshots, one <name>.json each.
@@ -117,7 +119,7 @@ func (s *fileStore) listSnapshots() ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, tempPrefix) || !strings.HasSuffix(n, ".json") {
+		if e.IsDir() || layout.IsTemp(n) || !strings.HasSuffix(n, ".json") {
 			continue
 		}
 		if n = strings.TrimSuffix(n, ".json"); checkSnapshotName(n) == "" {

@@ -447,7 +447,7 @@ func TestHistoryRestore(t *testing.T) {
 func TestOpenRemovesStaleTemps(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "pad")
 	os.MkdirAll(filepath.Join(dir, historyDir), 0o755)
-	stale := []string{filepath.Join(dir, tempPrefix+"pad.md-123"), filepath.Join(dir, historyDir, tempPrefix+"x")}
+	stale := []string{filepath.Join(dir, ".tmp-"+"pad.md-123"), filepath.Join(dir, historyDir, ".tmp-"+"x")}
 	for _, s := range stale {
 		os.WriteFile(s, []byte("half"), 0o644)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // The tests below re-run this test binary as a child process: the child
@@ -159,7 +161,7 @@ func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
 	if got := readFile(t, p.Path()); got != before {
 		t.Fatalf("old file changed by the crash:\n%s", got)
 	}
-	temps, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
+	temps, _ := filepath.Glob(filepath.Join(dir, layout.TempPattern("*")))
 	if len(temps) != 1 {
 		t.Fatalf("expected the crash to leave its temp file, found %v", temps)
 	}
@@ -172,7 +174,7 @@ func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if temps, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*")); len(temps) != 0 {
+	if temps, _ := filepath.Glob(filepath.Join(dir, layout.TempPattern("*"))); len(temps) != 0 {
 		t.Fatalf("temp files survived restart: %v", temps)
 	}
 	out2, err := p2.Read(nil)

@@ -172,7 +172,7 @@ func TestOpenRemovesSnapshotTemps(t *testing.T) {
 	if _, err := p.Snapshot("a", "s1"); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(p.Dir(), snapshotDir, tempPrefix+"s2.json-123")
+	tmp := filepath.Join(p.Dir(), snapshotDir, ".tmp-"+"s2.json-123")
 	if err := os.WriteFile(tmp, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -16,11 +16,12 @@ import (
 	"unicode"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Defaults of [RedisOptions].
 const (
-	DefaultRedisPrefix  = "scratchpad"
+	DefaultRedisPrefix  = layout.DefaultRedisPrefix
 	DefaultLockLease    = 15 * time.Second
 	DefaultLockWait     = 30 * time.Second
 	DefaultRedisTimeout = 5 * time.Second
@@ -78,7 +79,7 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	if o.Prefix == "" {
 		o.Prefix = DefaultRedisPrefix
 	}
-	if msg := CheckRedisPrefix(o.Prefix); msg != "" {
+	if msg := layout.CheckRedisPrefix(o.Prefix); msg != "" {
 		return nil, fmt.Errorf("%w: redis prefix %q: %s", ErrOptions, o.Prefix, msg)
 	}
 	if o.LockLease <= 0 {
@@ -163,23 +164,6 @@ func CheckRedisURL(raw string) (redacted string, err error) {
 	return redacted, nil
 }
 
-// CheckRedisPrefix returns why prefix cannot start keys, or "".
-func CheckRedisPrefix(prefix string) string {
-	switch {
-	case prefix == "":
-		return "must not be empty"
-	case len(prefix) > 64:
-		return "longer than 64 characters"
-	}
-	for _, c := range prefix {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:-", c)
-		if !ok {
-			return "use only A-Z a-z 0-9 . _ : -"
-		}
-	}
-	return ""
-}
-
 // String is the server's URL with the password redacted.
 func (r *Redis) String() string { return r.url }
 
@@ -208,7 +192,7 @@ func (r *Redis) Open(id string, opts Options) (*Pad, error) {
 		return nil, fmt.Errorf("%w: pad id %q: %s", ErrOptions, id, msg)
 	}
 	return openStore(opts, func(file, ext string) store {
-		base := r.prefix + ":{" + id + "}"
+		base := layout.RedisBase(r.prefix, id)
 		return &redisStore{r: r, id: id, file: file, base: base, name: "pad " + r.url + " " + describeID(id)}
 	})
 }

@@ -14,14 +14,16 @@
 //
 // Nothing is half-deleted. A file is removed with one unlink, so it is
 // either whole or gone. A finished run is first renamed, in one rename,
-// to a hidden trash name in memory_dir ([TrashPrefix]) and then emptied:
+// to a hidden trash name in memory_dir ([layout.TrashName]) and then emptied:
 // a sweep killed part-way leaves the run either whole under its name or
 // (partly) in the trash, which no tool lists and the next sweep empties.
-// Temporary files of writes a crash interrupted ([IsTemp]) are removed
+// Temporary files of writes a crash interrupted ([layout.IsTemp]) are removed
 // once they are older than [Policy].TempGrace (a younger one may be
 // another process's write still in flight).
 //
-// The layout lives in small functions ([Classify], scopes): the owner
-// segment of a multi-tenant memory_dir (owners/{owner}/…) is one more
-// scope with the same layout beneath it.
+// Every name a sweep knows (the kinds of files, the runs they belong to,
+// the owners' trees, temporary, trash and lock names) comes from package
+// layout, which builds the same paths the writers use: a run is asked
+// about by the path [layout.Tree.Run] gives, the one the agents registry
+// protects.
 package retention

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // TestMain lets the test binary be the sweeping process that
@@ -106,17 +108,17 @@ func TestKilledSweep(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(m, p)
-		if rel == lockFile {
+		if rel == layout.LockFile {
 			return nil
 		}
-		if IsTemp(d.Name()) {
+		if layout.IsTemp(d.Name()) {
 			t.Errorf("temporary file %s", rel)
 		}
 		want := rel
-		if strings.HasPrefix(rel, TrashPrefix) {
+		if strings.HasPrefix(rel, layout.TrashPrefix) {
 			// .trash-run07-abcdef/… held run07/…
 			first, rest, _ := strings.Cut(filepath.ToSlash(rel), "/")
-			name := strings.TrimPrefix(first, TrashPrefix)
+			name := strings.TrimPrefix(first, layout.TrashPrefix)
 			want = name[:strings.LastIndex(name, "-")] + "/" + rest
 		}
 		b, err := os.ReadFile(p)
@@ -138,7 +140,7 @@ func TestKilledSweep(t *testing.T) {
 				t.Errorf("run %s is half there: %d of %d files", e.Name(), n, killPerRun)
 			}
 		}
-		if strings.HasPrefix(e.Name(), TrashPrefix) {
+		if strings.HasPrefix(e.Name(), layout.TrashPrefix) {
 			trashRuns++
 		}
 	}
@@ -146,7 +148,7 @@ func TestKilledSweep(t *testing.T) {
 
 	// The next sweep finishes: nothing but the lock of the killed one is
 	// in its way (taken over once stale).
-	lockPath := filepath.Join(m, lockFile)
+	lockPath := filepath.Join(m, layout.LockFile)
 	stale := time.Now().Add(-time.Hour)
 	_ = os.Chtimes(lockPath, stale, stale)
 	rep, err := Sweep(context.Background(), m, Options{Policy: killPolicy, Now: func() time.Time { return now }})
@@ -161,7 +163,7 @@ func TestKilledSweep(t *testing.T) {
 func countFiles(t *testing.T, dir string) int {
 	n := 0
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() != lockFile {
+		if err == nil && !d.IsDir() && d.Name() != layout.LockFile {
 			n++
 		}
 		return nil

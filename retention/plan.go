@@ -3,9 +3,10 @@ package retention
 import (
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Policy is what a sweep keeps. Zero fields disable their rule.
@@ -53,7 +54,7 @@ const (
 // Action is one removal (or rotation) of a plan.
 type Action struct {
 	Path    string // a file, or a run or trash directory
-	Kind    string // of the file; KindTrash for a directory in the trash, "run" for a run
+	Kind    string // of the file; layout.KindTrash for a directory in the trash, "run" for a run
 	Reason  string
 	Files   int   // files removed (a run's or trash directory's count)
 	Bytes   int64 // bytes freed
@@ -108,7 +109,7 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 	for i, f := range inv.Files {
 		res.Total += f.Size
 		switch {
-		case f.Kind == KindTrash:
+		case f.Kind == layout.KindTrash:
 			dir := trashDir(f.Path)
 			t := trash[dir]
 			if t == nil {
@@ -135,7 +136,7 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 		for _, i := range t.files {
 			gone[i] = true
 		}
-		res.add(Action{Path: dir, Kind: KindTrash, Reason: ReasonTrash, Files: len(t.files), Bytes: t.bytes})
+		res.add(Action{Path: dir, Kind: layout.KindTrash, Reason: ReasonTrash, Files: len(t.files), Bytes: t.bytes})
 	}
 	if p.RunsMaxAge > 0 {
 		for _, dir := range sortedKeys(runs) {
@@ -159,18 +160,18 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 		}
 		age := now.Sub(f.ModTime)
 		switch f.Kind {
-		case KindTemp:
+		case layout.KindTemp:
 			if age > grace {
 				gone[i] = true
 				res.add(Action{Path: f.Path, Kind: f.Kind, Reason: ReasonTemp, Files: 1, Bytes: f.Size, ModTime: f.ModTime})
 			}
-		case KindOutput:
+		case layout.KindOutput:
 			if p.MaxAge > 0 && age > p.MaxAge && !g.Protected(f.Path) {
 				gone[i] = true
 				res.add(Action{Path: f.Path, Kind: f.Kind, Reason: ReasonAge, Files: 1, Bytes: f.Size, ModTime: f.ModTime})
 			}
-		case KindUsage:
-			if filepath.Base(f.Path) == UsageFile {
+		case layout.KindUsage:
+			if filepath.Base(f.Path) == layout.UsageFile {
 				usage = &inv.Files[i]
 			} else if _, ok := rotation(f.Path); ok {
 				rotations = append(rotations, i)
@@ -188,13 +189,13 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 					gone[i] = true
 				}
 			}
-			res.add(Action{Path: usage.Path, Kind: KindUsage, Reason: ReasonRotate, Files: 0, Bytes: dropped, ModTime: usage.ModTime})
+			res.add(Action{Path: usage.Path, Kind: layout.KindUsage, Reason: ReasonRotate, Files: 0, Bytes: dropped, ModTime: usage.ModTime})
 		}
 		for _, i := range rotations {
 			f := inv.Files[i]
 			if n, _ := rotation(f.Path); n > keep {
 				gone[i] = true
-				res.add(Action{Path: f.Path, Kind: KindUsage, Reason: ReasonUsage, Files: 1, Bytes: f.Size, ModTime: f.ModTime})
+				res.add(Action{Path: f.Path, Kind: layout.KindUsage, Reason: ReasonUsage, Files: 1, Bytes: f.Size, ModTime: f.ModTime})
 			}
 		}
 	}
@@ -205,7 +206,7 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 		if left > p.MaxBytes && inv.Complete {
 			var cand []int
 			for i, f := range inv.Files {
-				if !gone[i] && f.Kind == KindOutput {
+				if !gone[i] && f.Kind == layout.KindOutput {
 					cand = append(cand, i)
 				}
 			}
@@ -242,7 +243,7 @@ func Plan(inv *Inventory, p Policy, g Guard, now time.Time) *Result {
 // trashDir is the trash directory (a run being removed) that holds path.
 func trashDir(path string) string {
 	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
-		if strings.HasPrefix(filepath.Base(d), TrashPrefix) {
+		if strings.HasPrefix(filepath.Base(d), layout.TrashPrefix) {
 			return d
 		}
 		if parent := filepath.Dir(d); parent == d {
@@ -252,14 +253,7 @@ func trashDir(path string) string {
 }
 
 // rotation returns N of usage.jsonl.N.
-func rotation(path string) (int, bool) {
-	s, ok := strings.CutPrefix(filepath.Base(path), UsageFile+".")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(s)
-	return n, err == nil && n > 0
-}
+func rotation(path string) (int, bool) { return layout.UsageRotation(filepath.Base(path)) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

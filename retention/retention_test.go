@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -41,27 +43,27 @@ func (g guard) Protected(p string) bool { return g.files[p] }
 func (g guard) LiveRun(d string) bool   { return g.runs[d] }
 
 func TestClassify(t *testing.T) {
-	for rel, want := range map[string]Class{
-		"scratchpad/k8s-list-1234.json":         {Kind: KindOutput},
-		"scratchpad/.k8s-list-1234.json.tmp-99": {Kind: KindTemp},
-		"pad/pad.md":                            {Kind: KindPad},
-		"pad/.history/0001.md":                  {Kind: KindPad},
-		"pad/.tmp-pad.md-123":                   {Kind: KindTemp},
-		"usage.jsonl":                           {Kind: KindUsage},
-		"usage.jsonl.3":                         {Kind: KindUsage},
-		"r1/iteration-2/scratchpad/a.json":      {Kind: KindOutput, Run: "/m/r1"},
-		"r1/artifacts/plan.md":                  {Kind: KindArtifact, Run: "/m/r1"},
-		"r1/artifacts/.tmp-0011-plan.md":        {Kind: KindTemp, Run: "/m/r1"},
-		"r1/pad/pad.md":                         {Kind: KindPad, Run: "/m/r1"},
-		"r1/notes.txt":                          {Kind: KindOther, Run: "/m/r1"},
-		".trash-r1-abc/artifacts/plan.md":       {Kind: KindTrash},
-		".sweep.lock":                           {Kind: KindOther},
-		"agents/bob/pad/pad.md":                 {Kind: KindPad},
-		"agents/bob/notes.txt":                  {Kind: KindOther},
-		"stray.txt":                             {Kind: KindOther},
+	for rel, want := range map[string]layout.Class{
+		"scratchpad/k8s-list-1234.json":         {Kind: layout.KindOutput},
+		"scratchpad/.k8s-list-1234.json.tmp-99": {Kind: layout.KindTemp},
+		"pad/pad.md":                            {Kind: layout.KindPad},
+		"pad/.history/0001.md":                  {Kind: layout.KindPad},
+		"pad/.tmp-pad.md-123":                   {Kind: layout.KindTemp},
+		"usage.jsonl":                           {Kind: layout.KindUsage},
+		"usage.jsonl.3":                         {Kind: layout.KindUsage},
+		"r1/iteration-2/scratchpad/a.json":      {Kind: layout.KindOutput, Run: "/m/r1"},
+		"r1/artifacts/plan.md":                  {Kind: layout.KindArtifact, Run: "/m/r1"},
+		"r1/artifacts/.tmp-0011-plan.md":        {Kind: layout.KindTemp, Run: "/m/r1"},
+		"r1/pad/pad.md":                         {Kind: layout.KindPad, Run: "/m/r1"},
+		"r1/notes.txt":                          {Kind: layout.KindOther, Run: "/m/r1"},
+		".trash-r1-abc/artifacts/plan.md":       {Kind: layout.KindTrash},
+		".sweep.lock":                           {Kind: layout.KindOther},
+		"agents/bob/pad/pad.md":                 {Kind: layout.KindPad},
+		"agents/bob/notes.txt":                  {Kind: layout.KindOther},
+		"stray.txt":                             {Kind: layout.KindOther},
 	} {
-		if got := Classify("/m", rel); got != want {
-			t.Errorf("Classify(%q) = %+v, want %+v", rel, got, want)
+		if got := layout.Classify("/m", rel); got != want {
+			t.Errorf("layout.Classify(%q) = %+v, want %+v", rel, got, want)
 		}
 	}
 }
@@ -141,13 +143,13 @@ func TestPlanAndSweep(t *testing.T) {
 	if b, _ := os.ReadFile(usage + ".2"); len(b) != 200 {
 		t.Errorf("usage.jsonl.2 has %d bytes, want the former .1 (200)", len(b))
 	}
-	if exists(filepath.Join(m, lockFile)) {
+	if exists(filepath.Join(m, layout.LockFile)) {
 		t.Error("lock left behind")
 	}
 	// Nothing left in the trash.
 	ents, _ := os.ReadDir(m)
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), TrashPrefix) {
+		if strings.HasPrefix(e.Name(), layout.TrashPrefix) {
 			t.Errorf("trash left: %s", e.Name())
 		}
 	}

@@ -6,14 +6,16 @@ import (
 	"io/fs"
 	"path/filepath"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // File is one stored file.
 type File struct {
-	Path    string // absolute
-	Class          // kind and run
-	Size    int64
-	ModTime time.Time
+	Path         string // absolute
+	layout.Class        // kind and run
+	Size         int64
+	ModTime      time.Time
 }
 
 // Inventory is what [Scan] found in a memory_dir.
@@ -49,7 +51,7 @@ func (inv *Inventory) Counts() map[string]int {
 func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 	inv := &Inventory{Root: memoryDir, Complete: true}
 	runs := map[string]string{} // interned run paths
-	for _, scope := range scopes(memoryDir) {
+	for i, scope := range layout.Scopes(memoryDir) {
 		err := filepath.WalkDir(scope, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -58,7 +60,7 @@ func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 				return err
 			}
 			if d.IsDir() {
-				if p == filepath.Join(scope, OwnersDir) && scope == memoryDir {
+				if p == filepath.Join(scope, layout.OwnersDir) && i == 0 {
 					return fs.SkipDir // each owner is a scope of its own
 				}
 				if len(inv.Files)%1024 == 0 && ctx.Err() != nil {
@@ -71,7 +73,7 @@ func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 			if err != nil {
 				return err
 			}
-			if rel == lockFile {
+			if rel == layout.LockFile {
 				return nil
 			}
 			fi, err := d.Info()
@@ -81,7 +83,7 @@ func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 				}
 				return err
 			}
-			c := Classify(scope, rel)
+			c := layout.Classify(scope, rel)
 			if c.Run != "" {
 				if r, ok := runs[c.Run]; ok {
 					c.Run = r

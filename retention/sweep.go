@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // ErrBusy is returned by [Sweep] when another sweep (in this process or
@@ -97,7 +99,7 @@ func Execute(ctx context.Context, root string, plan *Result, p Policy, g Guard) 
 func removeRun(ctx context.Context, root, dir string) (int, int64, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	trash := filepath.Join(filepath.Dir(dir), TrashPrefix+filepath.Base(dir)+"-"+hex.EncodeToString(rnd[:]))
+	trash := filepath.Join(filepath.Dir(dir), layout.TrashName(filepath.Base(dir), hex.EncodeToString(rnd[:])))
 	if err := os.Rename(dir, trash); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, 0, nil
@@ -235,7 +237,7 @@ func lock(memoryDir string) (func(), error) {
 	if _, err := os.Stat(memoryDir); errors.Is(err, fs.ErrNotExist) {
 		return func() {}, nil // nothing to sweep
 	}
-	p := filepath.Join(memoryDir, lockFile)
+	p := filepath.Join(memoryDir, layout.LockFile)
 	for range 2 {
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {

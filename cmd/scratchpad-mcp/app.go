@@ -17,6 +17,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
@@ -80,8 +81,11 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
-	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
-	a.events.SetOwnerPath(func(owner string) string { return agents.LayoutFor(cfg.MemoryDir, owner).Usage() })
+	var usagePath func(owner string) string
+	if cfg.MemoryDir != "" {
+		usagePath = func(owner string) string { return layout.For(cfg.MemoryDir, owner).Usage() }
+	}
+	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(usagePath)}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.

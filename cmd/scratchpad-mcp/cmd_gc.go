@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
 )
 
@@ -94,7 +95,7 @@ func printSweep(w io.Writer, rep *retention.Report, dry bool) {
 	fmt.Fprintf(tw, "kind\t%s files\t%s size\t%s\t%s\t\n", label, label, verb, freeing)
 	var tf, tg int
 	var tb, tgb int64
-	for _, k := range retention.Kinds {
+	for _, k := range layout.Kinds {
 		g := rep.Plan.Gone[k]
 		if counts[k] == 0 && g.Files == 0 {
 			continue
@@ -171,7 +172,7 @@ func sweepOnce(ctx context.Context, log *slog.Logger, cfg *config.Config, g rete
 		return
 	}
 	attrs := []any{"when", why, "removed", rep.Removed, "freed", rep.Freed, "elapsed", rep.Duration.Round(time.Millisecond).String()}
-	for _, k := range retention.Kinds {
+	for _, k := range layout.Kinds {
 		if g := rep.Plan.Gone[k]; g.Files > 0 {
 			attrs = append(attrs, k, g.Files)
 		}

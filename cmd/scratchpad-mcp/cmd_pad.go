@@ -15,6 +15,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -28,7 +29,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "pad directory: {memory_dir}/pad, or {memory_dir}/{run_id}/pad for a run")
 	cfgPath := fs.String("config", "", "config file: the pad is the one the server gives --agent (or the run's with --run), with its [pad] settings")
 	run := fs.String("run", "", "with --config: the run whose shared pad to open ([pad] scope = \"run\")")
-	agent := fs.String("agent", agents.DefaultAgent, "with --config, no --run: the agent whose own pad to open")
+	agent := fs.String("agent", layout.DefaultAgent, "with --config, no --run: the agent whose own pad to open")
 	owner := fs.String("owner", "", "with --config: the bearer token owner the agent or run belongs to, if any")
 	format := fs.String("format", "", "the pad's storage format: markdown (default) or json")
 	render := fs.String("render", "", "how show renders: markdown (default), xml, json or kv")
@@ -107,11 +108,8 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 			return 2
 		}
-		// The same pad the server gives that agent or run.
-		scope := config.ScopeAgent
-		if *run != "" {
-			scope = config.ScopeRun
-		}
+		// The same pad the server gives that agent or run: the run's with
+		// --run, the agent's own without.
 		if cfg.Pad.Backend == config.BackendRedis {
 			rd, err := agents.PadRedis(cfg.Pad)
 			if err != nil {
@@ -120,15 +118,15 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			defer rd.Close()
 			if sub == "delete" {
-				return deletePadKeys(rd, agents.PadID(scope, id), *yes, stdout, stderr)
+				return deletePadKeys(rd, layout.PadID(id.Owner, id.Run, id.Agent), *yes, stdout, stderr)
 			}
-			if p, err = rd.Open(agents.PadID(scope, id), opts); err != nil {
+			if p, err = rd.Open(layout.PadID(id.Owner, id.Run, id.Agent), opts); err != nil {
 				fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 				return 2
 			}
 			break
 		}
-		*dir = agents.LayoutFor(cfg.MemoryDir, id.Owner).PadDir(scope, id)
+		*dir = layout.For(cfg.MemoryDir, id.Owner).Pad(id.Run, id.Agent)
 	case *dir == "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir or --config is required")
 		return 2

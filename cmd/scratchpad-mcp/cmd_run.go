@@ -9,6 +9,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -50,7 +51,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp run delete: %v\n", err)
 		return 2
 	}
-	code = deleteDir("run", agents.LayoutFor(cfg.MemoryDir, id.Owner).Run(id.Run), *yes, stdout, stderr)
+	code = deleteDir("run", layout.For(cfg.MemoryDir, id.Owner).Run(id.Run), *yes, stdout, stderr)
 	if cfg.Pad.Backend == config.BackendRedis {
 		rd, err := agents.PadRedis(cfg.Pad)
 		if err != nil {
@@ -58,8 +59,8 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer rd.Close()
-		code = max(code, deletePadKeys(rd, agents.PadID(config.ScopeRun, id), *yes, stdout, stderr))
-		code = max(code, deleteArtifactsKey(rd, agents.ArtifactsKey(rd.Prefix(), id), *yes, stdout, stderr))
+		code = max(code, deletePadKeys(rd, layout.PadID(id.Owner, id.Run, ""), *yes, stdout, stderr))
+		code = max(code, deleteArtifactsKey(rd, layout.ArtifactsKey(rd.Prefix(), id.Owner, id.Run), *yes, stdout, stderr))
 	}
 	return code
 }

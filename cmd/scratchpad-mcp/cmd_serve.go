@@ -169,6 +169,16 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 	if err := checkBind(addr, len(a.cfg.HTTP.Tokens) > 0); err != nil {
 		return err
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	return a.serveListener(ctx, kind, ln, ttl)
+}
+
+// serveListener serves MCP over HTTP (kind "http" or "sse") on ln until
+// ctx ends.
+func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, ttl time.Duration) error {
 	mux := http.NewServeMux()
 	switch kind {
 	case "http":
@@ -190,10 +200,6 @@ func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duratio
 		mux.HandleFunc("/debug/stats", a.serveStats)
 		mux.HandleFunc("/debug/pprof/", pprof.Index) // heap, goroutine, …
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", addr, err)
 	}
 	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
 	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	return printUsage(agents.LayoutFor(dir, *owner).Usage(), *run, stdout, stderr)
+	return printUsage(layout.For(dir, *owner).Usage(), *run, stdout, stderr)
 }
 
 func printUsage(path, run string, stdout, stderr io.Writer) int {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
 )
 
@@ -74,7 +75,7 @@ func startProxy(t *testing.T, cfg string) *proxyProc {
 func temps(dir string) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && retention.IsTemp(d.Name()) {
+		if err == nil && !d.IsDir() && layout.IsTemp(d.Name()) {
 			out = append(out, p)
 		}
 		return nil
@@ -195,7 +196,7 @@ func TestKillDuringWrites(t *testing.T) {
 	}
 	ents, _ = os.ReadDir(scratch)
 	for _, e := range ents {
-		if _, ok := prevOutputs[e.Name()]; ok || retention.IsTemp(e.Name()) {
+		if _, ok := prevOutputs[e.Name()]; ok || layout.IsTemp(e.Name()) {
 			continue
 		}
 		if !json.Valid(mustRead(t, filepath.Join(scratch, e.Name()))) {

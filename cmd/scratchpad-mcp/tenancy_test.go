@@ -21,6 +21,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -311,9 +312,9 @@ func TestPadAndRunDelete(t *testing.T) {
 	defer rd.Close()
 	ctx := context.Background()
 	ids := map[string]string{
-		"alice-w1": agents.PadID(config.ScopeAgent, agents.Identity{Agent: "w1", Owner: "alice"}),
-		"alice-r1": agents.PadID(config.ScopeRun, agents.Identity{Run: "r1", Owner: "alice"}),
-		"bob-r1":   agents.PadID(config.ScopeRun, agents.Identity{Run: "r1", Owner: "bob"}),
+		"alice-w1": layout.PadID("alice", "", "w1"),
+		"alice-r1": layout.PadID("alice", "r1", ""),
+		"bob-r1":   layout.PadID("bob", "r1", ""),
 	}
 	for _, id := range ids {
 		p, err := rd.Open(id, pad.Options{})

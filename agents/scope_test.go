@@ -3,37 +3,12 @@ package agents
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 )
-
-func TestLayout(t *testing.T) {
-	mem := "/m"
-	none, alice := LayoutFor(mem, ""), LayoutFor(mem, "alice")
-	for _, tt := range []struct{ got, want string }{
-		{none.Scratchpad(), "/m/scratchpad"},
-		{none.AgentPad("main"), "/m/pad"},
-		{none.AgentPad("research"), "/m/agents/research/pad"},
-		{none.RunPad("r1"), "/m/r1/pad"},
-		{none.Usage(), "/m/usage.jsonl"},
-		{alice.Scratchpad(), "/m/owners/alice/scratchpad"},
-		{alice.AgentPad("main"), "/m/owners/alice/pad"},
-		{alice.AgentPad("research"), "/m/owners/alice/agents/research/pad"},
-		{alice.Run("r1"), "/m/owners/alice/r1"},
-		{alice.Usage(), "/m/owners/alice/usage.jsonl"},
-		{alice.PadDir(config.ScopeRun, Identity{Agent: "w", Run: "r1"}), "/m/owners/alice/r1/pad"},
-		{alice.PadDir(config.ScopeRun, Identity{Agent: "w"}), "/m/owners/alice/agents/w/pad"},
-		{alice.PadDir(config.ScopeAgent, Identity{Agent: "w", Run: "r1"}), "/m/owners/alice/agents/w/pad"},
-	} {
-		if tt.got != filepath.FromSlash(tt.want) {
-			t.Errorf("got %s, want %s", tt.got, tt.want)
-		}
-	}
-}
 
 // A run may not take a name of the layout: a run "owners" without tokens
 // would read every owner's things.

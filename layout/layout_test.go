@@ -1,0 +1,156 @@
+package layout
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// Every kind of path, built by a Tree (for no owner and for an owner) and
+// classified back: the kind and the run are the ones it was built as.
+func TestBuildAndClassify(t *testing.T) {
+	mem := filepath.FromSlash("/m")
+	for _, owner := range []string{"", "alice"} {
+		tr := For(mem, owner)
+		for _, tt := range []struct {
+			path string
+			kind string
+			run  string // "" or the run it belongs to
+		}{
+			{filepath.Join(tr.Scratchpad(), "k8s-list-1234.json"), KindOutput, ""},
+			{filepath.Join(tr.Scratchpad(), TempName("k8s-list-1234.json", "99")), KindTemp, ""},
+			{filepath.Join(tr.AgentPad(DefaultAgent), "pad.md"), KindPad, ""},
+			{filepath.Join(tr.AgentPad(""), ".history", "1.md"), KindPad, ""},
+			{filepath.Join(tr.AgentPad("research"), "pad.md"), KindPad, ""},
+			{filepath.Join(tr.AgentPad("research"), TempName("pad.md", "7")), KindTemp, ""},
+			{filepath.Join(tr.Pad("", "w1"), "entries.jsonl"), KindPad, ""},
+			{tr.Usage(), KindUsage, ""},
+			{filepath.Join(tr.Base, UsageRotationName(3)), KindUsage, ""},
+			{filepath.Join(tr.RunScratchpad("r1", 2), "a.json"), KindOutput, "r1"},
+			{filepath.Join(tr.Run("r1"), IterationScratchpad(0), "b.json"), KindOutput, "r1"},
+			{filepath.Join(tr.Artifacts("r1"), "coordinator-plan.md"), KindArtifact, "r1"},
+			{filepath.Join(tr.Artifacts("r1"), TempName("coordinator-plan.md", "0011")), KindTemp, "r1"},
+			{filepath.Join(tr.RunPad("r1"), "pad.md"), KindPad, "r1"},
+			{filepath.Join(tr.Pad("r1", "w1"), ".history", "2.md"), KindPad, "r1"},
+			{filepath.Join(tr.Run("r1"), "notes.txt"), KindOther, "r1"},
+			{filepath.Join(tr.Base, TrashName("r1", "abc"), ArtifactsDir, "plan.md"), KindTrash, ""},
+			{filepath.Join(tr.Base, LockFile), KindOther, ""},
+			{filepath.Join(tr.Base, AgentsDir, "bob", "notes.txt"), KindOther, ""},
+			{filepath.Join(tr.Base, "stray.txt"), KindOther, ""},
+		} {
+			rel, err := filepath.Rel(tr.Base, tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Class{Kind: tt.kind}
+			if tt.run != "" {
+				want.Run = tr.Run(tt.run)
+			}
+			if got := Classify(tr.Base, rel); got != want {
+				t.Errorf("owner %q: Classify(%s) = %+v, want %+v", owner, rel, got, want)
+			}
+		}
+	}
+}
+
+// The paths themselves, spelt out once, so that a change of the layout is
+// a change of this table (stored data of earlier versions must still be
+// found).
+func TestPaths(t *testing.T) {
+	none, alice := For("/m", ""), For("/m", "alice")
+	for _, tt := range []struct{ got, want string }{
+		{none.Base, "/m"},
+		{none.Scratchpad(), "/m/scratchpad"},
+		{none.AgentPad("main"), "/m/pad"},
+		{none.AgentPad("research"), "/m/agents/research/pad"},
+		{none.RunPad("r1"), "/m/r1/pad"},
+		{none.Usage(), "/m/usage.jsonl"},
+		{none.RunScratchpad("r1", 2), "/m/r1/iteration-2/scratchpad"},
+		{alice.Base, "/m/owners/alice"},
+		{alice.Scratchpad(), "/m/owners/alice/scratchpad"},
+		{alice.AgentPad("main"), "/m/owners/alice/pad"},
+		{alice.AgentPad("research"), "/m/owners/alice/agents/research/pad"},
+		{alice.Run("r1"), "/m/owners/alice/r1"},
+		{alice.Artifacts("r1"), "/m/owners/alice/r1/artifacts"},
+		{alice.Usage(), "/m/owners/alice/usage.jsonl"},
+		{alice.Pad("r1", "w"), "/m/owners/alice/r1/pad"},
+		{alice.Pad("", "w"), "/m/owners/alice/agents/w/pad"},
+		{IterationScratchpad(3), "iteration-3/scratchpad"},
+		{For("/m/", "").Base, "/m"},
+	} {
+		if tt.got != filepath.FromSlash(tt.want) {
+			t.Errorf("got %s, want %s", tt.got, tt.want)
+		}
+	}
+}
+
+func TestRedisKeys(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{PadID("", "", "w1"), "agent:w1"},
+		{PadID("", "r1", "w1"), "run:r1"},
+		{PadID("alice", "r1", "w1"), "owner:alice/run:r1"},
+		{PadID("alice", "", "main"), "owner:alice/agent:main"},
+		{ArtifactsKey("sp", "", "r1"), "sp:{artifacts:run:r1}"},
+		{ArtifactsKey("sp", "bob", "r1"), "sp:{artifacts:owner:bob/run:r1}"},
+		{RedisBase("sp", PadID("bob", "r1", "")), "sp:{owner:bob/run:r1}"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %s, want %s", tt.got, tt.want)
+		}
+	}
+}
+
+func TestTempNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		".pad.md.tmp-123":        true,
+		".tmp-pad.md-123":        true, // pad before the layout package
+		".tmp-0011-plan.md":      true, // artifacts before it
+		".k8s-list.json.tmp-abc": true,
+		"pad.md":                 false,
+		".history":               false,
+		"x.tmp-1":                false, // not hidden: a name of the user's
+	} {
+		if got := IsTemp(name); got != want {
+			t.Errorf("IsTemp(%q) = %v", name, got)
+		}
+	}
+	if p := TempPattern("pad.md"); !IsTemp(p) {
+		t.Errorf("TempPattern %q is not a temp name", p)
+	}
+	for _, run := range []string{OwnersDir, AgentsDir, PadDir, ScratchpadDir, UsageFile} {
+		if !Reserved(run) {
+			t.Errorf("%q not reserved", run)
+		}
+	}
+	if Reserved("r1") {
+		t.Error("r1 reserved")
+	}
+}
+
+func TestScopes(t *testing.T) {
+	m := t.TempDir()
+	for _, d := range []string{"owners/alice", "owners/bob", "r1"} {
+		if err := os.MkdirAll(filepath.Join(m, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(m, "owners", "stray"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := Scopes(m)
+	want := []string{m, For(m, "alice").Base, For(m, "bob").Base}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Scopes = %v, want %v", got, want)
+	}
+}
+
+// The artifacts folder as a run's agents reach it from their stored
+// outputs' folder is the run's artifacts folder.
+func TestArtifactsFromScratchpad(t *testing.T) {
+	tr := For("/m", "alice")
+	got := filepath.Join(tr.RunScratchpad("r1", 4), filepath.FromSlash(ArtifactsFromScratchpad))
+	if got != tr.Artifacts("r1") {
+		t.Fatalf("%s leads to %s, not %s", ArtifactsFromScratchpad, got, tr.Artifacts("r1"))
+	}
+}

@@ -26,8 +26,8 @@ func TestRegistryGuard(t *testing.T) {
 	cfg := config.Default()
 	cfg.MemoryDir = t.TempDir()
 	cfg.Pad.Scope = config.ScopeRun
-	r := NewRegistry(Options{Config: cfg})
-	ctx := WithSession(WithIdentity(context.Background(), Identity{Agent: "w1", Role: RoleWorker, Run: "r1", Iteration: 2}), "s1")
+	r := newRegistry(t, cfg)
+	ctx := sessionCtx(t, r, "s1", Identity{Agent: "w1", Role: RoleWorker, Run: "r1", Iteration: 2})
 	a, err := r.Resolve(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -123,10 +123,10 @@ func guardOwners(t *testing.T, backend, redisURL string) {
 	cfg.Pad.Scope = config.ScopeRun
 	cfg.Pad.Backend = backend
 	cfg.Pad.RedisURL = redisURL
-	r := NewRegistry(Options{Config: cfg})
+	r := newRegistry(t, cfg)
 	resolve := func(sid string, id Identity) *Agent {
 		t.Helper()
-		a, err := r.Resolve(WithSession(WithIdentity(context.Background(), id), sid))
+		a, err := r.Resolve(sessionCtx(t, r, sid, id))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,9 +40,6 @@ type Identity struct {
 	Run       string // "" for a single agent
 	Iteration int    // iteration number within the run
 	Owner     string // the bearer token's owner, if any
-	// ContextTokens is the client's report of the model's real context
-	// use (X-Scratchpad-Context-Tokens), 0 when absent. Per request.
-	ContextTokens int
 }
 
 // Normalize fills defaults and validates every field.
@@ -92,29 +89,34 @@ func validName(what, s string) error {
 	return nil
 }
 
-type identityKey struct{}
+type requestIdentityKey struct{}
 
-// WithIdentity returns ctx carrying id.
-func WithIdentity(ctx context.Context, id Identity) context.Context {
-	return context.WithValue(ctx, identityKey{}, id)
+// WithRequestIdentity returns ctx, an HTTP request's context, carrying the
+// identity id its headers gave ([FromRequest]): the HTTP guard parses it
+// once, and [Registry.Session] takes it from there for the session the
+// request creates.
+func WithRequestIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, requestIdentityKey{}, id)
 }
 
-// IdentityFrom returns the identity in ctx, if any.
-func IdentityFrom(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(Identity)
+func requestIdentity(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(requestIdentityKey{}).(Identity)
 	return id, ok
 }
 
-// FromRequest reads an identity from an HTTP request's headers, falling
-// back to query parameters of the same names.
-func FromRequest(r *http.Request) (Identity, error) {
+// FromRequest reads the identity of an HTTP request's headers, falling
+// back to query parameters of the same names, for the bearer token's
+// owner ("" without tokens), and returns it normalised. It also checks
+// the request's [HeaderContextTokens], so that a malformed figure is
+// refused with the request.
+func FromRequest(r *http.Request, owner string) (Identity, error) {
 	get := func(name string) string {
 		if v := r.Header.Get(name); v != "" {
 			return v
 		}
 		return r.URL.Query().Get(name)
 	}
-	id := Identity{Agent: get(HeaderAgent), Role: get(HeaderRole), Run: get(HeaderRun)}
+	id := Identity{Agent: get(HeaderAgent), Role: get(HeaderRole), Run: get(HeaderRun), Owner: owner}
 	if s := get(HeaderIteration); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -122,14 +124,23 @@ func FromRequest(r *http.Request) (Identity, error) {
 		}
 		id.Iteration = n
 	}
-	if s := get(HeaderContextTokens); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return id, fmt.Errorf("%w: %s %q is not a token count", ErrInvalidIdentity, HeaderContextTokens, s)
-		}
-		id.ContextTokens = n
+	if _, err := ContextTokens(get(HeaderContextTokens)); err != nil {
+		return id, err
 	}
 	return id.Normalize()
+}
+
+// ContextTokens parses an [HeaderContextTokens] value: the client's report
+// of the model's real context use, per request. "" is 0.
+func ContextTokens(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %s %q is not a token count", ErrInvalidIdentity, HeaderContextTokens, s)
+	}
+	return n, nil
 }
 
 // PadRun is the run whose pad the agent id uses under [pad] scope: its run

@@ -19,12 +19,8 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
-
-// DefaultContextWindow is the window assumed when neither a model nor
-// context_window is configured: the conservative size of today's common
-// models.
-const DefaultContextWindow = 128000
 
 // Options configures a [Registry].
 type Options struct {
@@ -37,10 +33,6 @@ type Options struct {
 	Cache *explore.Cache
 	// Events receives each finished agent's usage; nil discards it.
 	Events *budget.Events
-	// Carried returns the tokens an agent already carries from this server
-	// (tool definitions and instructions) for its counter; nil means 0.
-	// id is the agent's identity and settings its effective [agent].
-	Carried func(id Identity, settings config.Agent, count func(string) int) int
 }
 
 // Registry holds the live agents, one per MCP session.
@@ -60,15 +52,59 @@ type Registry struct {
 	padMu sync.Mutex
 	pads  map[string]*pad.Pad // by location (directory or Redis pad id): agents of a run share one
 	redis *pad.Redis          // [pad] backend = "redis": one client for every pad, made on first use
+
+	// The server's own tools, resources and prompts, each resolving the
+	// calling session's agent.
+	explore   []tool.Def
+	artifacts []tool.Def
+	pad       []tool.Def
+	padRes    []tool.Resource
+	padPrompt []tool.Prompt
+	watcher   *pad.Watcher // nil without a pad
 }
 
-// NewRegistry returns an empty registry.
-func NewRegistry(opts Options) *Registry {
+// NewRegistry returns an empty registry with the server's own tools. It
+// fails when [pad] cannot be used (its schema file, its sections).
+func NewRegistry(opts Options) (*Registry, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
+	r := &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
 		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{}}
+	r.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
+		ag, err := r.Resolve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return ag.Explore(), nil
+	})
+	r.artifacts = artifacts.Tools(func(ctx context.Context) (*artifacts.Env, error) {
+		ag, err := r.Resolve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return ag.Artifacts()
+	})
+	if c := opts.Config.Pad; c.Enabled {
+		popts, err := PadOptions(c)
+		if err != nil {
+			return nil, err
+		}
+		padFor := func(ctx context.Context) (*pad.Pad, error) {
+			ag, err := r.Resolve(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return ag.Pad()
+		}
+		r.watcher = pad.NewWatcher()
+		if r.pad, err = pad.Tools(padFor, popts, r.watcher); err != nil {
+			return nil, fmt.Errorf("[pad]: %w", err)
+		}
+		r.padRes = []tool.Resource{pad.Resource(padFor)}
+		r.padPrompt = []tool.Prompt{pad.Prompt(padFor)}
+	}
+	return r, nil
 }
 
 // Agent is one session's agent. Its fields are fixed when it is created.
@@ -114,23 +150,17 @@ func Check(cfg *config.Config) error {
 	return nil
 }
 
-type sessionKey struct{}
-
-// WithSession returns ctx naming the MCP session it belongs to: one
-// session is one agent.
-func WithSession(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sessionKey{}, id)
-}
-
-// sessionID names the calling session; "" outside a session.
-func sessionID(ctx context.Context) string {
-	id, _ := ctx.Value(sessionKey{}).(string)
-	return id
-}
+// ErrNoSession is returned by [Registry.Resolve] for a context that no
+// [Session.Context] made: a call outside any client session.
+var ErrNoSession = errors.New("agents: no session in the request's context")
 
 // Resolve returns the calling session's agent, creating it on first use.
 func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
-	sid := sessionID(ctx)
+	s, ok := sessionFrom(ctx)
+	if !ok {
+		return nil, ErrNoSession
+	}
+	sid, id := s.ID, s.Identity
 	r.mu.Lock()
 	a := r.agents[sid]
 	r.mu.Unlock()
@@ -138,15 +168,7 @@ func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
 		r.observeHeader(ctx, a)
 		return a, nil
 	}
-	id, ok := IdentityFrom(ctx)
-	if !ok {
-		id = r.opts.Default
-	}
-	id, err := id.Normalize()
-	if err != nil {
-		return nil, err
-	}
-	a, err = r.create(id, sid)
+	a, err := r.create(s)
 	if err != nil {
 		return nil, err
 	}
@@ -167,30 +189,25 @@ func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
 
 // observeHeader applies X-Scratchpad-Context-Tokens from this request.
 func (r *Registry) observeHeader(ctx context.Context, a *Agent) {
-	if id, ok := IdentityFrom(ctx); ok && id.ContextTokens > 0 {
-		a.Budget.ObserveUsage(id.ContextTokens, 0)
+	if n := contextTokensFrom(ctx); n > 0 {
+		a.Budget.ObserveUsage(n, 0)
 	}
 }
 
-func (r *Registry) create(id Identity, sid string) (*Agent, error) {
+// settings is the effective [agent] of an agent: [agent] with its
+// worker's overrides.
+func (r *Registry) settings(id Identity) config.Agent { return r.opts.Config.AgentFor(id.Agent) }
+
+func (r *Registry) create(s *Session) (*Agent, error) {
 	cfg := r.opts.Config
-	settings := cfg.Agent
-	if _, ok := cfg.Orchestration.Workers[id.Agent]; ok {
-		settings = cfg.AgentFor(id.Agent)
-	}
+	id, sid := s.Identity, s.ID
+	settings := r.settings(id)
 	counter := tokens.ForModel(settings.Provider, settings.Model)
-	window := settings.ContextWindow
-	if window == 0 && settings.Model == "" {
-		window = DefaultContextWindow
-	}
-	usable, err := budget.Options{Model: settings.Model, ContextWindow: window, SafetyMargin: marginOrNone(settings.Scratchpad.ContextSafetyMargin)}.Usable()
+	usable, err := budget.Options{Model: settings.Model, ContextWindow: ContextWindow(settings), SafetyMargin: settings.Scratchpad.ContextSafetyMargin}.Usable()
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: %w", id.Agent, err)
 	}
-	carried := 0
-	if r.opts.Carried != nil {
-		carried = r.opts.Carried(id, settings, counter.CountString)
-	}
+	carried := r.carried(s, counter.CountString)
 	a := &Agent{ID: id, SessionID: sid, Settings: settings, Counter: counter, reg: r}
 	a.Budget = budget.NewAgent(budget.Identity{
 		AgentID:   id.Agent + "-" + strconv.FormatInt(r.seq.Add(1), 10),
@@ -231,15 +248,6 @@ func (r *Registry) create(id Identity, sid string) (*Agent, error) {
 		Cache:               r.opts.Cache,
 	}
 	return a, nil
-}
-
-// marginOrNone maps config's margin (0 means none) to budget's (0 means
-// the default, negative none).
-func marginOrNone(m float64) float64 {
-	if m == 0 {
-		return -1
-	}
-	return m
 }
 
 func (a *Agent) close() {

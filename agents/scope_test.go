@@ -40,7 +40,7 @@ func TestPadScopesOnBothBackends(t *testing.T) {
 					cfg.Pad.RedisURL = srv.URL()
 					cfg.Pad.RedisPrefix = "t-" + scope
 				}
-				reg := NewRegistry(Options{Config: cfg})
+				reg := newRegistry(t, cfg)
 				ids := []Identity{
 					{Agent: "main"}, {Agent: "research"},
 					{Agent: "main", Owner: "alice"}, {Agent: "research", Owner: "alice"},
@@ -49,9 +49,10 @@ func TestPadScopesOnBothBackends(t *testing.T) {
 					{Agent: "w1", Run: "r1", Owner: "bob"}, {Agent: "w1", Run: "r1"},
 				}
 				note := func(id Identity) string { return fmt.Sprintf("note of %s/%s/%s", id.Owner, id.Run, id.Agent) }
+				ctxs := make([]context.Context, len(ids))
 				for i, id := range ids {
-					ctx := WithIdentity(WithSession(context.Background(), fmt.Sprint("s", i)), id)
-					a, err := reg.Resolve(ctx)
+					ctxs[i] = sessionCtx(t, reg, fmt.Sprint("s", i), id)
+					a, err := reg.Resolve(ctxs[i])
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -71,7 +72,7 @@ func TestPadScopesOnBothBackends(t *testing.T) {
 					return id.Owner + "/agent/" + id.Agent
 				}
 				for i, id := range ids {
-					a, err := reg.Resolve(WithSession(context.Background(), fmt.Sprint("s", i)))
+					a, err := reg.Resolve(ctxs[i])
 					if err != nil {
 						t.Fatal(err)
 					}

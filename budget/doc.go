@@ -22,7 +22,7 @@
 // [Agent.ObserveUsage] raises the used count to it (never lowers it).
 //
 // When the agent finishes, [Events.Finish] appends one scratchpad_usage
-// record ([Usage]) to {memory_dir}/usage.jsonl and streams it to GET
+// record ([Usage]) to its owner's usage.jsonl and streams it to GET
 // /events subscribers ([Events.ServeSSE]). [ReadUsage] and [FormatTable]
 // back the `scratchpad-mcp usage` command.
 //
@@ -31,8 +31,8 @@
 //   - [ContextWindowFor] is conservative where providers publish two
 //     figures (gpt-5: 272k input of 400k; claude-sonnet-4: 200k, 1M only
 //     in beta). Set context_window to use more.
-//   - [Options.SafetyMargin] zero means [DefaultSafetyMargin]; pass a
-//     negative value for no margin.
+//   - [Options.SafetyMargin] zero means no margin, as context_safety_margin
+//     = 0 does in the config; the default of 0.20 is config's.
 //   - A budget only counts what this server returns. Conversation text and
 //     other servers' results reach the model unseen; the client's usage
 //     reports ([Agent.ObserveUsage]) are what corrects for them.

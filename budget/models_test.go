@@ -64,10 +64,11 @@ func TestOptionsUsable(t *testing.T) {
 		want    int
 		wantErr error
 	}{
-		{"table and default margin", Options{Model: "gpt-4o"}, 102_400, nil},
+		{"table and margin", Options{Model: "gpt-4o", SafetyMargin: 0.2}, 102_400, nil},
 		{"explicit window wins", Options{Model: "gpt-4o", ContextWindow: 10_000, SafetyMargin: 0.2}, 8_000, nil},
-		{"window without model", Options{ContextWindow: 1000}, 800, nil},
-		{"negative margin means none", Options{ContextWindow: 1000, SafetyMargin: -1}, 1000, nil},
+		{"window without model", Options{ContextWindow: 1000, SafetyMargin: 0.2}, 800, nil},
+		{"zero margin means none", Options{ContextWindow: 1000}, 1000, nil},
+		{"negative margin", Options{ContextWindow: 1000, SafetyMargin: -1}, 0, ErrInvalidOptions},
 		{"unknown model", Options{Model: "my-finetune"}, 0, ErrUnknownModel},
 		{"zero value", Options{}, 0, ErrUnknownModel},
 		{"margin of one", Options{ContextWindow: 1000, SafetyMargin: 1}, 0, ErrInvalidOptions},

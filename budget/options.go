@@ -5,11 +5,6 @@ import (
 	"math"
 )
 
-// DefaultSafetyMargin is the share of the context window kept free for the
-// model's own output and the conversation around tool results, used when
-// [Options.SafetyMargin] is zero.
-const DefaultSafetyMargin = 0.2
-
 // Options size an agent's budget. The zero value is not usable on its own:
 // it needs a Model the built-in table knows or a ContextWindow.
 type Options struct {
@@ -21,8 +16,10 @@ type Options struct {
 	// Model".
 	ContextWindow int
 
-	// SafetyMargin is the share of the window kept free, in [0, 1).
-	// Zero means [DefaultSafetyMargin]; a negative value means no margin.
+	// SafetyMargin is the share of the window kept free for the model's
+	// own output and the conversation around tool results, in [0, 1).
+	// Zero means none: the same meaning as config's context_safety_margin,
+	// whose default (0.20) config applies.
 	SafetyMargin float64
 }
 
@@ -50,13 +47,8 @@ func (o Options) Usable() (int, error) {
 		return 0, err
 	}
 	m := o.SafetyMargin
-	switch {
-	case m == 0:
-		m = DefaultSafetyMargin
-	case m < 0:
-		m = 0
-	case m >= 1 || math.IsNaN(m):
-		return 0, fmt.Errorf("budget: context_safety_margin %v is not below 1: %w", o.SafetyMargin, ErrInvalidOptions)
+	if m < 0 || m >= 1 || math.IsNaN(m) {
+		return 0, fmt.Errorf("budget: context_safety_margin %v is not in [0, 1): %w", o.SafetyMargin, ErrInvalidOptions)
 	}
 	return int(float64(w) * (1 - m)), nil
 }

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/redisurl"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
-	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
 func (d *decoder) pad(p keyPath, v any, pd *Pad) {
@@ -186,14 +186,14 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 	}
 }
 
-// redisURL checks a Redis URL with the pad's own check. Messages show it
+// redisURL checks a Redis URL with the check the pad's client applies. Messages show it
 // with the password redacted: config errors end up in logs.
 func (d *decoder) redisURL(p keyPath, v any) (string, bool) {
 	s, ok := d.nonEmpty(p, v)
 	if !ok {
 		return "", false
 	}
-	redacted, err := pad.CheckRedisURL(s)
+	redacted, err := redisurl.Check(s)
 	switch {
 	case err == nil:
 		return s, true

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/redisurl"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
@@ -68,7 +68,7 @@ type Redis struct {
 // never shows the password.
 func NewRedis(o RedisOptions) (*Redis, error) {
 	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
-	redacted, err := CheckRedisURL(o.URL)
+	redacted, err := redisurl.Check(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: redis url %s: %v", ErrOptions, redacted, err)
 	}
@@ -119,50 +119,6 @@ type quietLogger struct{}
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
 var quietOnce sync.Once
-
-// CheckRedisURL validates a Redis URL (what go-redis accepts, and a host,
-// port and database number that make sense) and returns it with the
-// password redacted, for messages. err says why the URL cannot be used,
-// without the URL; redacted is "" when it does not even parse. Neither
-// ever contains the password.
-func CheckRedisURL(raw string) (redacted string, err error) {
-	if strings.TrimSpace(raw) == "" {
-		return "", errors.New("empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		// url.Error repeats the whole URL, password included: keep only
-		// the reason.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return "", err
-	}
-	redacted = u.Redacted()
-	switch {
-	case u.Scheme != "redis" && u.Scheme != "rediss":
-		return redacted, errors.New("want a redis:// or rediss:// URL")
-	case u.Hostname() == "":
-		return redacted, errors.New("no host")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return redacted, fmt.Errorf("invalid port %q", p)
-		}
-	}
-	if db := strings.Trim(u.Path, "/"); db != "" {
-		if n, err := strconv.Atoi(db); err != nil || n < 0 {
-			return redacted, fmt.Errorf("the path must be a database number, got %q", db)
-		}
-	}
-	// go-redis checks the query options (dial_timeout=3s, …); its
-	// messages never include the password.
-	if _, err := redis.ParseURL(raw); err != nil {
-		return redacted, errors.New(strings.TrimPrefix(err.Error(), "redis: "))
-	}
-	return redacted, nil
-}
 
 // String is the server's URL with the password redacted.
 func (r *Redis) String() string { return r.url }

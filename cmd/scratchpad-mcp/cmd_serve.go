@@ -256,8 +256,8 @@ func tokenOwner(ctx context.Context) string {
 // and [http] allowed_origins only), and the identity headers.
 func (a *app) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		owner := ""
 		if len(a.cfg.HTTP.Tokens) > 0 {
-			owner := ""
 			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
 				// Only hashes are kept. Every entry is compared, in
 				// constant time, whichever matches.
@@ -279,11 +279,14 @@ func (a *app) guard(next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("Origin %q is not allowed (add it to [http] allowed_origins)", o), http.StatusForbidden)
 			return
 		}
-		if _, err := agents.FromRequest(r); err != nil {
+		// Who is calling, parsed and checked once: a session this request
+		// creates takes it from the request's context.
+		id, err := agents.FromRequest(r, owner)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(agents.WithRequestIdentity(r.Context(), id)))
 	})
 }
 

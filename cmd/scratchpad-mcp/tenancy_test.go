@@ -238,7 +238,7 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range app.ownTools(agents.Identity{Role: agents.RoleCoordinator}) {
+	for _, d := range app.agents.OwnTools(agents.Identity{Role: agents.RoleCoordinator}) {
 		if !walked[d.Name] {
 			t.Errorf("tool %q is not walked by this test: add it", d.Name)
 		}

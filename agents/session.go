@@ -1,0 +1,199 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// UsageMetaKey is where a client reports the model's real usage in a
+// tools/call request's _meta: {"input_tokens": n, "output_tokens": m}.
+const UsageMetaKey = "scratchpad/usage"
+
+// Session is what one client session gets of the server's own: its
+// identity, parsed, validated and normalised once when the session begins,
+// and from it the tools, resources, prompts, instructions and limits its
+// agent is offered. Made by [Registry.Session]; its agent is created on
+// the session's first call ([Registry.Resolve]).
+type Session struct {
+	ID       string
+	Identity Identity
+
+	Tools     []tool.Def
+	Resources []tool.Resource
+	Prompts   []tool.Prompt
+	// Instructions and InitializeMeta are the agent's own: a worker with
+	// overrides is told its numbers, not [agent]'s.
+	Instructions   string
+	InitializeMeta map[string]any
+
+	reg *Registry
+}
+
+// Session returns the session sid: over stdio (req nil) the registry's
+// default identity, over HTTP the identity of the request that creates it
+// ([FromRequest], as the HTTP guard parsed it into the request's context
+// with [WithRequestIdentity], or parsed here when nothing did).
+func (r *Registry) Session(sid string, req *http.Request) (*Session, error) {
+	id := r.opts.Default
+	if req != nil {
+		var ok bool
+		if id, ok = requestIdentity(req.Context()); !ok {
+			var err error
+			if id, err = FromRequest(req, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r.SessionFor(sid, id)
+}
+
+// SessionFor returns the session sid of the agent id (normalised here).
+func (r *Registry) SessionFor(sid string, id Identity) (*Session, error) {
+	id, err := id.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	settings := r.settings(id)
+	return &Session{
+		ID: sid, Identity: id, reg: r,
+		Tools:          r.OwnTools(id),
+		Resources:      r.padRes,
+		Prompts:        r.padPrompt,
+		Instructions:   Instructions(settings),
+		InitializeMeta: LimitsMeta(settings),
+	}, nil
+}
+
+type sessionKey struct{}
+
+// figuresKey carries the per-request figures of a session's request.
+type figuresKey struct{}
+
+// Context returns ctx for one request of the session, whose HTTP header h
+// (nil over stdio) may carry the model's real context use
+// ([HeaderContextTokens]); who the agent is was fixed when the session
+// began and is not read again.
+func (s *Session) Context(ctx context.Context, h http.Header) context.Context {
+	ctx = context.WithValue(ctx, sessionKey{}, s)
+	if h != nil {
+		if n, err := ContextTokens(h.Get(HeaderContextTokens)); err == nil && n > 0 {
+			ctx = context.WithValue(ctx, figuresKey{}, n)
+		}
+	}
+	return ctx
+}
+
+// sessionFrom returns the session of a request's context.
+func sessionFrom(ctx context.Context) (*Session, bool) {
+	s, ok := ctx.Value(sessionKey{}).(*Session)
+	return s, ok
+}
+
+// contextTokensFrom returns the request's reported context use, 0 if none.
+func contextTokensFrom(ctx context.Context) int {
+	n, _ := ctx.Value(figuresKey{}).(int)
+	return n
+}
+
+// Watch subscribes notify to changes of the session's pad resource uri;
+// it returns the function that ends the subscription. Nil without a pad.
+func (s *Session) Watch() func(ctx context.Context, uri string, notify func()) (stop func()) {
+	r := s.reg
+	if r.watcher == nil {
+		return nil
+	}
+	return func(ctx context.Context, uri string, notify func()) func() {
+		ag, err := r.Resolve(ctx)
+		if err != nil {
+			return func() {}
+		}
+		p, err := ag.Pad()
+		if err != nil {
+			return func() {}
+		}
+		sub := s.ID + " " + uri
+		r.watcher.Subscribe(sub, p, notify)
+		return func() { r.watcher.Unsubscribe(sub) }
+	}
+}
+
+// OwnTools is what an agent of identity id is offered of the server's own
+// tools: exploration, the pad, and the artifact tools (writing only for
+// coordinators).
+func (r *Registry) OwnTools(id Identity) []tool.Def {
+	out := append([]tool.Def{}, r.explore...)
+	out = append(out, r.pad...)
+	for _, d := range r.artifacts {
+		if d.Name == artifacts.ToolWrite && id.Role != RoleCoordinator {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Reserved names the server's own tools, resources and prompts, which no
+// upstream's may shadow.
+func (r *Registry) Reserved() (tools, resources, prompts []string) {
+	for _, d := range r.OwnTools(Identity{Role: RoleCoordinator}) {
+		tools = append(tools, d.Name)
+	}
+	for _, x := range r.padRes {
+		resources = append(resources, x.URI)
+	}
+	for _, p := range r.padPrompt {
+		prompts = append(prompts, p.Name)
+	}
+	return tools, resources, prompts
+}
+
+// carried counts what an agent already holds from this server before its
+// first call: the tool definitions it was listed and the instructions.
+func (r *Registry) carried(s *Session, count func(string) int) int {
+	defs := append([]tool.Def{}, s.Tools...)
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	b, _ := json.Marshal(defs)
+	return count(string(b)) + count(s.Instructions)
+}
+
+// BeforeCall runs before every tool call of a session: it counts the call
+// for usage, takes the model's real usage when the client reports it in
+// _meta ([UsageMetaKey]), and names the agent for the pad's ledger.
+func (r *Registry) BeforeCall(ctx context.Context, meta map[string]any) (context.Context, error) {
+	ag, err := r.Resolve(ctx)
+	if err != nil {
+		return ctx, fmt.Errorf("scratchpad-mcp: %w", err)
+	}
+	ag.Budget.CountCall()
+	if in, out, ok := reportedUsage(meta); ok {
+		ag.Budget.ObserveUsage(in, out)
+	}
+	return pad.WithAuthor(ctx, ag.ID.Agent), nil
+}
+
+// reportedUsage reads _meta["scratchpad/usage"] = {input_tokens, output_tokens}.
+func reportedUsage(m map[string]any) (in, out int, ok bool) {
+	u, isMap := m[UsageMetaKey].(map[string]any)
+	if !isMap {
+		return 0, 0, false
+	}
+	num := func(k string) int {
+		switch v := u[k].(type) {
+		case float64:
+			return int(v)
+		case json.Number:
+			n, _ := v.Int64()
+			return int(n)
+		}
+		return 0
+	}
+	in, out = num("input_tokens"), num("output_tokens")
+	return in, out, in > 0 || out > 0
+}

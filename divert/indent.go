@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"unsafe"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
@@ -189,10 +188,4 @@ func isDelim(c byte) bool {
 		return true
 	}
 	return false
-}
-
-// stringEndStr is [jsonscan.StringEnd] of a string (the views walk the
-// result as a string, for gjson).
-func stringEndStr(t string, i int) int {
-	return jsonscan.StringEnd(unsafe.Slice(unsafe.StringData(t), len(t)), i)
 }

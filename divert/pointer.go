@@ -9,6 +9,12 @@ import (
 	"strings"
 	"unsafe"
 
+	// gjson is the pointer's reading of the shape of a stored output: a
+	// gjson.Result is a typed view of raw JSON with ForEach, which the
+	// sketch, the grouping field and the suggested fields walk over the
+	// first few records. Its walking of big containers is not used:
+	// members and elements skip values with internal/jsonscan (and the
+	// container ends Save recorded), never parsing them.
 	"github.com/tidwall/gjson"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
@@ -376,75 +382,43 @@ func members(doc string, ends containerEnds, v gjson.Result, fn func(k string, v
 	if base < 0 || base+len(v.Raw) > len(doc) || doc[base:base+len(v.Raw)] != v.Raw {
 		doc, base = v.Raw, 0
 	}
-	t := doc[base : base+len(v.Raw)]
-	i := skipWS(t, 1)
-	for i < len(t) && t[i] == '"' {
-		kEnd := stringEndStr(t, i)
-		key := gjson.Parse(t[i:kEnd]).String()
-		i = skipWS(t, kEnd)
-		i = skipWS(t, i+1) // ':'
-		start := i
-		var val gjson.Result
-		switch c := t[i]; c {
-		case '"':
-			i = stringEndStr(t, i)
-			val = gjson.Result{Type: gjson.String, Raw: t[start:i]}
-		case '{', '[':
-			if end, ok := ends[base+start]; ok && ends != nil {
-				i = end - base
-			} else {
-				i = containerEnd(t, i)
-			}
-			val = gjson.Result{Type: gjson.JSON, Raw: t[start:i]}
-		default:
-			val = gjson.Parse(t[start:])
-			i = start + len(val.Raw)
-		}
-		val.Index = base + start
-		if !fn(key, val) {
-			return
-		}
-		i = skipWS(t, i)
-		if i >= len(t) || t[i] != ',' {
-			return
-		}
-		i = skipWS(t, i+1)
-	}
-}
-
-func skipWS(t string, i int) int {
-	for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// containerEnd is the offset just past the object or array at t[i] (valid
-// JSON), found by counting brackets outside strings.
-func containerEnd(t string, i int) int {
-	depth := 0
-	for i < len(t) {
-		k := strings.IndexAny(t[i:], "\"{}[]")
-		if k < 0 {
-			return len(t)
-		}
-		i += k
-		switch t[i] {
-		case '"':
-			i = stringEndStr(t, i)
-			continue
-		case '{', '[':
-			depth++
-		default:
-			depth--
-			if depth == 0 {
-				return i + 1
+	t := asBytes(doc[base : base+len(v.Raw)])
+	jsonscan.Object(t, 0, func(ks, ke, at int) int {
+		var end int
+		if c := t[at]; (c == '{' || c == '[') && ends != nil {
+			if e, ok := ends[base+at]; ok {
+				end = e - base
 			}
 		}
-		i++
-	}
-	return len(t)
+		if end == 0 {
+			end = jsonscan.ValueEnd(t, at)
+		}
+		if !fn(jsonscan.Unquote(t[ks:ke]), rawResult(doc, base+at, base+end)) {
+			return -1
+		}
+		return end
+	})
 }
+
+// rawResult is the value doc[s:e] as a gjson view: strings and containers
+// typed by their first byte, not unescaped or parsed; a number or literal
+// parsed (a few bytes), for its type.
+func rawResult(doc string, s, e int) gjson.Result {
+	var r gjson.Result
+	switch doc[s] {
+	case '"':
+		r = gjson.Result{Type: gjson.String, Raw: doc[s:e]}
+	case '{', '[':
+		r = gjson.Result{Type: gjson.JSON, Raw: doc[s:e]}
+	default:
+		r = gjson.Parse(doc[s:e])
+	}
+	r.Index = s
+	return r
+}
+
+// asBytes is a read-only view of s as bytes, for the jsonscan walkers.
+func asBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // elements calls fn for each item of array v (as [members] does for an
 // object's members) until it returns false.
@@ -452,32 +426,14 @@ func elements(v gjson.Result, fn func(val gjson.Result) bool) {
 	if !v.IsArray() {
 		return
 	}
-	t := v.Raw
-	i := skipWS(t, 1)
-	for i < len(t) && t[i] != ']' {
-		start := i
-		var val gjson.Result
-		switch t[i] {
-		case '"':
-			i = stringEndStr(t, i)
-			val = gjson.Result{Type: gjson.String, Raw: t[start:i]}
-		case '{', '[':
-			i = containerEnd(t, i)
-			val = gjson.Result{Type: gjson.JSON, Raw: t[start:i]}
-		default:
-			val = gjson.Parse(t[start:])
-			i = start + len(val.Raw)
+	t := asBytes(v.Raw)
+	jsonscan.Array(t, 0, func(at int) int {
+		end := jsonscan.ValueEnd(t, at)
+		if !fn(rawResult(v.Raw, at, end)) {
+			return -1
 		}
-		val.Index = start
-		if !fn(val) {
-			return
-		}
-		i = skipWS(t, i)
-		if i >= len(t) || t[i] != ',' {
-			return
-		}
-		i = skipWS(t, i+1)
-	}
+		return end
+	})
 }
 
 func count(arr gjson.Result) int {

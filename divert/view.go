@@ -4,13 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
@@ -73,7 +68,7 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 			w++
 		}
 		in := unsafe.Slice(unsafe.StringData(lit), len(lit))
-		w += unescapeTo(buf[w:], in[1:len(in)-1], limit-w)
+		w += jsonscan.Unescape(buf[w:], in[1:len(in)-1], limit-w)
 	}
 	out = buf[:w]
 	if !utf8.Valid(out) {
@@ -93,9 +88,9 @@ func view(raw json.RawMessage, valid bool) (modelView, error) {
 	if len(raw) == 0 || !valid && !jsonscan.Valid(raw) {
 		return v, fmt.Errorf("%w: not valid JSON", ErrInvalidResult)
 	}
-	doc := unsafe.String(unsafe.SliceData(raw), len(raw))
-	start := skipWS(doc, 0)
-	if start >= len(doc) || doc[start] != '{' {
+	b := []byte(raw)
+	start := jsonscan.SkipSpace(b, 0)
+	if start >= len(b) || b[start] != '{' {
 		return v, fmt.Errorf("%w: not a JSON object", ErrInvalidResult)
 	}
 	var (
@@ -104,44 +99,47 @@ func view(raw json.RawMessage, valid bool) (modelView, error) {
 		badIsError error
 		badContent error
 	)
-	walkObject(doc, start, func(k string, s int) int {
-		switch k {
+	jsonscan.Object(b, start, func(ks, ke, s int) int {
+		switch memberKey(b, ks, ke) {
 		case "isError":
-			val := valueAt(doc, s)
-			switch val.Type {
-			case gjson.True, gjson.False:
-				v.isError = val.Type == gjson.True
-			case gjson.Null:
+			val := valueAt(b, s)
+			switch {
+			case val.is(b, "true"), val.is(b, "false"):
+				v.isError = val.is(b, "true")
+			case val.is(b, "null"):
 			default:
 				badIsError = fmt.Errorf("%w: isError is not a boolean", ErrInvalidResult)
 			}
-			return s + len(val.Raw)
+			return val.e
 		case "content":
 			// The last one counts, as when decoding.
 			texts, media, badContent = nil, false, nil
-			if doc[s] != '[' {
-				val := valueAt(doc, s)
-				if val.Type != gjson.Null {
+			if b[s] != '[' {
+				val := valueAt(b, s)
+				if !val.is(b, "null") {
 					badContent = fmt.Errorf("%w: content is not an array", ErrInvalidResult)
 				}
-				return s + len(val.Raw)
+				return val.e
 			}
 			done := false // at the first media block or bad block: the rest is skipped
-			return walkArray(doc, s, func(s int) int {
+			return jsonscan.Array(b, s, func(s int) int {
 				if done {
-					return skipValue(doc, s)
+					return jsonscan.ValueEnd(b, s)
 				}
-				if doc[s] != '{' {
-					val := valueAt(doc, s)
-					if val.Type != gjson.Null {
+				if b[s] != '{' {
+					val := valueAt(b, s)
+					if !val.is(b, "null") {
 						badContent, done = fmt.Errorf("%w: a content block is not an object", ErrInvalidResult), true
 					}
-					return s + len(val.Raw)
+					return val.e
 				}
-				var b block
-				end := b.walk(doc, s)
-				kind := gjson.Parse(b.typ.Raw).String()
-				text, err := b.text(kind)
+				var bl block
+				end := bl.walk(b, s)
+				kind := ""
+				if bl.typ.isString(b) {
+					kind = jsonscan.Unquote(b[bl.typ.s:bl.typ.e])
+				}
+				text, err := bl.text(b, kind)
 				switch {
 				case err != nil:
 					badContent, done = err, true
@@ -153,15 +151,15 @@ func view(raw json.RawMessage, valid bool) (modelView, error) {
 				return end
 			})
 		case "structuredContent":
-			end := skipValue(doc, s)
-			if doc[s:end] != "null" {
+			end := jsonscan.ValueEnd(b, s)
+			if string(b[s:end]) != "null" {
 				v.structured = raw[s:end:end]
 			} else {
 				v.structured = nil
 			}
 			return end
 		}
-		return skipValue(doc, s)
+		return jsonscan.ValueEnd(b, s)
 	})
 	if badIsError != nil {
 		return v, badIsError
@@ -178,205 +176,89 @@ func view(raw json.RawMessage, valid bool) (modelView, error) {
 	return v, nil
 }
 
+// rawValue is the value b[s:e] of a result, a view: not unescaped or
+// parsed. The zero value is an absent one.
+type rawValue struct{ s, e int }
+
+// valueAt is the value at b[i] (valid JSON).
+func valueAt(b []byte, i int) rawValue { return rawValue{i, jsonscan.ValueEnd(b, i)} }
+
+func (v rawValue) exists() bool                 { return v.e > v.s }
+func (v rawValue) is(b []byte, lit string) bool { return string(b[v.s:v.e]) == lit }
+func (v rawValue) isString(b []byte) bool       { return v.exists() && b[v.s] == '"' }
+
+// memberKey is the key b[ks:ke] (quotes included), unescaped; a key
+// without escapes is a view of b, kept no longer than the call.
+func memberKey(b []byte, ks, ke int) string {
+	in := b[ks+1 : max(ks+1, ke-1)]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(in), len(in))
+	}
+	return jsonscan.Unquote(b[ks:ke])
+}
+
 // block is what view keeps of one content block: its type, text and
-// resource text, as raw JSON values (views of the result).
+// resource text, as raw values (views of the result).
 type block struct {
-	typ, txt, resourceText gjson.Result
+	typ, txt, resourceText rawValue
 	resourceIsObject       bool
 }
 
-// walk reads the block (an object) at doc[s] and returns its end.
-func (b *block) walk(doc string, s int) int {
-	return walkObject(doc, s, func(k string, s int) int {
-		switch k {
+// walk reads the block (an object) at b[s] and returns its end.
+func (bl *block) walk(b []byte, s int) int {
+	return jsonscan.Object(b, s, func(ks, ke, s int) int {
+		switch memberKey(b, ks, ke) {
 		case "type":
-			b.typ = valueAt(doc, s)
-			return s + len(b.typ.Raw)
+			bl.typ = valueAt(b, s)
+			return bl.typ.e
 		case "text":
-			b.txt = valueAt(doc, s)
-			return s + len(b.txt.Raw)
+			bl.txt = valueAt(b, s)
+			return bl.txt.e
 		case "resource":
-			b.resourceText, b.resourceIsObject = gjson.Result{}, doc[s] == '{'
-			if !b.resourceIsObject {
-				return skipValue(doc, s)
+			bl.resourceText, bl.resourceIsObject = rawValue{}, b[s] == '{'
+			if !bl.resourceIsObject {
+				return jsonscan.ValueEnd(b, s)
 			}
-			return walkObject(doc, s, func(k string, s int) int {
-				if k == "text" {
-					b.resourceText = valueAt(doc, s)
-					return s + len(b.resourceText.Raw)
+			return jsonscan.Object(b, s, func(ks, ke, s int) int {
+				if memberKey(b, ks, ke) == "text" {
+					bl.resourceText = valueAt(b, s)
+					return bl.resourceText.e
 				}
-				return skipValue(doc, s)
+				return jsonscan.ValueEnd(b, s)
 			})
 		}
-		return skipValue(doc, s)
+		return jsonscan.ValueEnd(b, s)
 	})
 }
 
-// text is the text literal for the model of the block, whose type is kind
-// ("" when the block has none to give), or why the block is not one MCP
-// defines.
-func (b *block) text(kind string) (string, error) {
-	if b.typ.Exists() && b.typ.Type != gjson.Null && b.typ.Type != gjson.String {
+// text is the text literal for the model of the block (a view of b),
+// whose type is kind ("" when the block has none to give), or why the
+// block is not one MCP defines.
+func (bl *block) text(b []byte, kind string) (string, error) {
+	if bl.typ.exists() && !bl.typ.is(b, "null") && !bl.typ.isString(b) {
 		return "", fmt.Errorf("%w: a content block's type is not a string", ErrInvalidResult)
 	}
-	text := b.txt
+	text := bl.txt
 	switch kind {
 	case "text":
 	case "resource":
-		text = gjson.Result{}
-		if b.resourceIsObject {
-			text = b.resourceText
+		text = rawValue{}
+		if bl.resourceIsObject {
+			text = bl.resourceText
 		}
 	default:
 		return "", nil
 	}
-	if text.Exists() && text.Type != gjson.Null {
-		if text.Type != gjson.String {
+	if text.exists() && !text.is(b, "null") {
+		if !text.isString(b) {
 			return "", fmt.Errorf("%w: a text is not a string", ErrInvalidResult)
 		}
-		return text.Raw, nil
+		return unsafe.String(&b[text.s], text.e-text.s), nil
 	}
 	if kind == "text" {
 		return `""`, nil
 	}
 	return "", nil
-}
-
-// walkObject calls fn with each member's key (unescaped) and the offset of
-// its value, for the object at t[i] (valid JSON); fn returns the offset
-// just past the value, so that each value is walked once, by whoever
-// reads it. walkObject returns the offset just past the object.
-func walkObject(t string, i int, fn func(key string, at int) int) int {
-	i = skipWS(t, i+1)
-	for i < len(t) && t[i] == '"' {
-		kEnd := stringEndStr(t, i)
-		key := t[i+1 : max(i+1, kEnd-1)]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = gjson.Parse(t[i:kEnd]).String()
-		}
-		i = skipWS(t, skipWS(t, kEnd)+1) // past ':'
-		if i >= len(t) {
-			return len(t)
-		}
-		i = skipWS(t, fn(key, i))
-		if i >= len(t) || t[i] != ',' {
-			break
-		}
-		i = skipWS(t, i+1)
-	}
-	return min(i+1, len(t))
-}
-
-// walkArray is [walkObject] for the items of the array at t[i].
-func walkArray(t string, i int, fn func(at int) int) int {
-	i = skipWS(t, i+1)
-	for i < len(t) && t[i] != ']' {
-		i = skipWS(t, fn(i))
-		if i >= len(t) || t[i] != ',' {
-			break
-		}
-		i = skipWS(t, i+1)
-	}
-	return min(i+1, len(t))
-}
-
-// skipValue is the offset just past the value at t[i] (valid JSON).
-func skipValue(t string, i int) int {
-	switch t[i] {
-	case '"':
-		return stringEndStr(t, i)
-	case '{', '[':
-		return containerEnd(t, i)
-	}
-	return i + len(gjson.Parse(t[i:]).Raw)
-}
-
-// valueAt is the value at t[i] (valid JSON) with its type, as a raw view:
-// strings and containers are not unescaped or parsed.
-func valueAt(t string, i int) gjson.Result {
-	switch t[i] {
-	case '"':
-		return gjson.Result{Type: gjson.String, Raw: t[i:stringEndStr(t, i)], Index: i}
-	case '{', '[':
-		return gjson.Result{Type: gjson.JSON, Raw: t[i:containerEnd(t, i)], Index: i}
-	}
-	r := gjson.Parse(t[i:])
-	r.Index = i
-	return r
-}
-
-// unescapeTo writes the value of the inside of a JSON string literal to
-// out, stopping once it wrote stop bytes, and returns how many it wrote.
-// The value is never longer than the literal, so out may be the literal's
-// own memory (or start before it): no byte is written before it is read.
-func unescapeTo(out, s []byte, stop int) int {
-	w := 0
-	plain := 0 // bytes since the last escape
-	for i := 0; i < len(s) && w < stop; {
-		if plain >= 16 {
-			// A run without escapes (text, logs): moved whole up to the
-			// next backslash (copy allows the overlap in place, where out
-			// trails s). JSON held as text has an escape every few bytes
-			// and stays on the byte loop, which is faster there.
-			k := bytes.IndexByte(s[i:], '\\')
-			if k < 0 {
-				k = len(s) - i
-			}
-			k = min(k, stop-w, len(out)-w)
-			w += copy(out[w:w+k], s[i:i+k])
-			i += k
-			plain = 0
-			if i >= len(s) || w >= stop {
-				break
-			}
-		}
-		c := s[i]
-		if c != '\\' {
-			out[w] = c
-			w++
-			i++
-			plain++
-			continue
-		}
-		plain = 0
-		if i+1 >= len(s) {
-			break
-		}
-		c = s[i+1]
-		i += 2
-		switch c {
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		case 'u':
-			r := hex4(s[i:])
-			i = min(i+4, len(s))
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					r2 = utf16.DecodeRune(r, hex4(s[i+2:]))
-				}
-				if r2 != utf8.RuneError {
-					i += 6
-				}
-				r = r2
-			}
-			var enc [4]byte
-			n := utf8.EncodeRune(enc[:], r)
-			w += copy(out[w:], enc[:n])
-			continue
-		}
-		out[w] = c // and " \\ /
-		w++
-	}
-	return min(w, stop)
 }
 
 // toValidUTF8 replaces each invalid byte with U+FFFD, as encoding/json
@@ -393,15 +275,4 @@ func toValidUTF8(b []byte) []byte {
 		b = b[n:]
 	}
 	return out.Bytes()
-}
-
-func hex4(s []byte) rune {
-	if len(s) < 4 {
-		return utf8.RuneError
-	}
-	n, err := strconv.ParseUint(string(s[:4]), 16, 32)
-	if err != nil {
-		return utf8.RuneError
-	}
-	return rune(n)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tidwall/gjson"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/tidwall/pretty"
 )
 
@@ -251,7 +251,7 @@ func appendNorm(buf, raw []byte) []byte {
 		if bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
 			return append(buf, raw...)
 		}
-		s, _ := marshalNoEscape(gjson.ParseBytes(raw).String())
+		s, _ := marshalNoEscape(jsonscan.Unquote(raw))
 		return append(buf, s...)
 	case '{', '[':
 		return append(buf, pretty.Ugly(raw)...)

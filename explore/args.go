@@ -9,21 +9,67 @@ import (
 	"strings"
 )
 
+// argSpec is one argument as its tool's input schema declares it.
+type argSpec struct {
+	def      any // the schema's "default" (numbers as float64), nil if none
+	required bool
+}
+
+// specs are every tool's arguments by name, read from [definitions]: the
+// schema is the one declaration of a default and of being required.
+var specs = func() map[string]map[string]argSpec {
+	out := map[string]map[string]argSpec{}
+	for _, d := range definitions {
+		var sch struct {
+			Properties map[string]struct {
+				Default any `json:"default"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(d.InputSchema, &sch); err != nil {
+			panic("explore: schema of " + d.Name + ": " + err.Error())
+		}
+		m := map[string]argSpec{}
+		for name, p := range sch.Properties {
+			m[name] = argSpec{def: p.Default}
+		}
+		for _, name := range sch.Required {
+			a := m[name]
+			a.required = true
+			m[name] = a
+		}
+		out[d.Name] = m
+	}
+	return out
+}()
+
 // argReader reads tool arguments as JSON decodes them (numbers as float64)
-// and as the explore subcommand passes them (strings), collecting every
-// problem so the model can fix them all in one retry.
+// and as the explore subcommand passes them (strings), with the defaults
+// and required arguments of the tool's schema, collecting every problem so
+// the model can fix them all in one retry.
 type argReader struct {
 	args map[string]any
-	seen map[string]bool
+	spec map[string]argSpec
 	errs []string
 }
 
-func newArgReader(args map[string]any) *argReader {
-	return &argReader{args: args, seen: map[string]bool{}}
+func newArgReader(args map[string]any, spec map[string]argSpec) *argReader {
+	return &argReader{args: args, spec: spec}
 }
 
-func (a *argReader) str(name string, required bool) string {
-	a.seen[name] = true
+// arg is the spec of the argument name, which the tool's schema must
+// declare: a handler reading one it does not is a programming error
+// (every handler's test finds it; [Call] recovers it as internal_error).
+func (a *argReader) arg(name string) argSpec {
+	s, ok := a.spec[name]
+	if !ok {
+		panic(fmt.Sprintf("explore: argument %q is not in the tool's schema", name))
+	}
+	return s
+}
+
+func (a *argReader) str(name string) string {
+	required := a.arg(name).required
 	v, ok := a.args[name]
 	if !ok || v == nil {
 		if required {
@@ -41,9 +87,14 @@ func (a *argReader) str(name string, required bool) string {
 	return ""
 }
 
-// int returns the argument, def when absent, and whether it was given.
-func (a *argReader) int(name string, def int, required bool) (int, bool) {
-	a.seen[name] = true
+// int returns the argument, the schema's default when absent, and whether
+// it was given.
+func (a *argReader) int(name string) (int, bool) {
+	spec := a.arg(name)
+	def, required := 0, spec.required
+	if f, ok := spec.def.(float64); ok {
+		def = int(f)
+	}
 	v, ok := a.args[name]
 	if !ok || v == nil {
 		if required {
@@ -81,8 +132,9 @@ func (a *argReader) int(name string, def int, required bool) (int, bool) {
 	return bad()
 }
 
-func (a *argReader) bool(name string, def bool) bool {
-	a.seen[name] = true
+// bool returns the argument, the schema's default when absent.
+func (a *argReader) bool(name string) bool {
+	def, _ := a.arg(name).def.(bool)
 	v, ok := a.args[name]
 	if !ok || v == nil {
 		return def
@@ -103,15 +155,15 @@ func (a *argReader) bool(name string, def bool) bool {
 func (a *argReader) check() string {
 	var unknown []string
 	for k := range a.args {
-		if !a.seen[k] {
+		if _, ok := a.spec[k]; !ok {
 			unknown = append(unknown, k)
 		}
 	}
 	sort.Strings(unknown)
 	errs := a.errs
 	if len(unknown) > 0 {
-		known := make([]string, 0, len(a.seen))
-		for k := range a.seen {
+		known := make([]string, 0, len(a.spec))
+		for k := range a.spec {
 			known = append(known, k)
 		}
 		sort.Strings(known)

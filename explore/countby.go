@@ -12,10 +12,10 @@ import (
 const defaultTop = 20
 
 func runCountBy(c *call) *tool.Result {
-	p := c.args.str("path", true)
-	groupArg := c.args.str("group_by", false)
-	distinctArg := c.args.str("distinct", false)
-	top, _ := c.args.int("top", defaultTop, false)
+	p := c.args.str("path")
+	groupArg := c.args.str("group_by")
+	distinctArg := c.args.str("distinct")
+	top, _ := c.args.int("top")
 	q := c.queryArgs(false)
 	if res := c.argErr(); res != nil {
 		return res

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/tidwall/gjson"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // The evaluator runs a parsed filter on raw JSON bytes: a singular path
@@ -50,7 +50,7 @@ func rawVal(raw []byte) fval {
 	case '"':
 		inner := raw[1 : len(raw)-1]
 		if bytes.IndexByte(inner, '\\') >= 0 {
-			inner = []byte(gjson.ParseBytes(raw).String())
+			inner = []byte(jsonscan.Unquote(raw))
 		}
 		return fval{k: vStr, str: inner, raw: raw}
 	case 't':
@@ -350,26 +350,26 @@ func countMembers(raw []byte) int {
 // the key is the zero span) until fn returns false.
 func forMembers(b []byte, v span, fn func(k, val span) bool) bool {
 	obj := b[v.start] == '{'
-	i := skipWS(b, v.start+1)
+	i := jsonscan.SkipSpace(b, v.start+1)
 	for i < v.end {
 		var k span
 		if obj {
 			if b[i] != '"' {
 				return true
 			}
-			ke := stringEnd(b, i)
+			ke := jsonscan.StringEnd(b, i)
 			k = span{i, ke}
-			i = skipWS(b, skipWS(b, ke)+1)
+			i = jsonscan.SkipSpace(b, jsonscan.SkipSpace(b, ke)+1)
 		} else if b[i] == ']' {
 			return true
 		}
-		ve := valueEnd(b, i)
+		ve := jsonscan.ValueEnd(b, i)
 		if !fn(k, span{i, ve}) {
 			return false
 		}
-		i = skipWS(b, ve)
+		i = jsonscan.SkipSpace(b, ve)
 		if i < v.end && b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		}
 	}
 	return true
@@ -381,7 +381,7 @@ func keyEq(raw []byte, key string) bool {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner) == key
 	}
-	return gjson.ParseBytes(raw).String() == key
+	return jsonscan.Unquote(raw) == key
 }
 
 // objKey returns the value of key in the object at v.
@@ -395,18 +395,18 @@ func (e *evaluator) objKey(v span, key string) (span, bool) {
 		}
 		return span{}, false
 	}
-	i := skipWS(b, v.start+1)
+	i := jsonscan.SkipSpace(b, v.start+1)
 	for i < v.end && b[i] == '"' {
-		ke := stringEnd(b, i)
+		ke := jsonscan.StringEnd(b, i)
 		eq := keyEq(b[i:ke], key)
-		i = skipWS(b, skipWS(b, ke)+1)
-		ve := valueEnd(b, i)
+		i = jsonscan.SkipSpace(b, jsonscan.SkipSpace(b, ke)+1)
+		ve := jsonscan.ValueEnd(b, i)
 		if eq {
 			return span{i, ve}, true
 		}
-		i = skipWS(b, ve)
+		i = jsonscan.SkipSpace(b, ve)
 		if i < v.end && b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		}
 	}
 	return span{}, false

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -733,11 +734,11 @@ func FuzzIndexJSON(f *testing.F) {
 			}
 			return
 		}
-		if s, e := skipWS(b, 0), len(bytes.TrimRight(b, " \t\r\n")); valueEnd(b, s) != e {
-			t.Fatalf("valueEnd(%q) = %d, want %d", b, valueEnd(b, s), e)
+		if s, e := jsonscan.SkipSpace(b, 0), len(bytes.TrimRight(b, " \t\r\n")); jsonscan.ValueEnd(b, s) != e {
+			t.Fatalf("jsonscan.ValueEnd(%q) = %d, want %d", b, jsonscan.ValueEnd(b, s), e)
 		}
 		for start, k := range kids {
-			end := valueEnd(b, start)
+			end := jsonscan.ValueEnd(b, start)
 			want := scanChildren(b, span{start, end})
 			if fmt.Sprint(want) != fmt.Sprint(k) {
 				t.Fatalf("container at %d of %q: index %v, scanner %v", start, b, k, want)

@@ -232,7 +232,7 @@ func newDoc(name, rel string, data []byte) *doc {
 			d.kind = kindJSON
 		}
 	default:
-		first := skipWS(data, 0)
+		first := jsonscan.SkipSpace(data, 0)
 		switch {
 		case first < len(data) && (data[first] == '{' || data[first] == '[') && d.indexJSON():
 			d.kind = kindJSON

@@ -258,10 +258,10 @@ func requiredLiteral(re *syntax.Regexp) (lit []byte, fold, complete bool) {
 }
 
 func runGrep(c *call) *tool.Result {
-	pattern := c.args.str("pattern", true)
-	ctxLines, _ := c.args.int("context", 3, false)
-	ic := c.args.bool("ignore_case", false)
-	maxM, hasM := c.args.int("max_matches", 20, false)
+	pattern := c.args.str("pattern")
+	ctxLines, _ := c.args.int("context")
+	ic := c.args.bool("ignore_case")
+	maxM, hasM := c.args.int("max_matches")
 	if res := c.argErr(); res != nil {
 		return res
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // maxIndexDepth bounds the nesting indexJSON accepts: each level costs a
@@ -47,7 +49,7 @@ func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 		wantCommaOrEnd
 	)
 	state := wantValue
-	i := skipWS(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i == len(b) {
 		return nil, i, "unexpected end of input"
 	}
@@ -66,21 +68,21 @@ func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 				return nil, e, msg
 			}
 			key = span{i, e}
-			i = skipWS(b, e)
+			i = jsonscan.SkipSpace(b, e)
 			state = wantColon
 			continue
 		case wantColon:
 			if c != ':' {
 				return nil, i, fmt.Sprintf("expected ':' after object key, found %q", c)
 			}
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			state = wantValue
 			continue
 		case wantCommaOrEnd:
 			top := &stack[len(stack)-1]
 			switch {
 			case c == ',':
-				i = skipWS(b, i+1)
+				i = jsonscan.SkipSpace(b, i+1)
 				if top.obj {
 					state = wantKey
 				} else {
@@ -108,7 +110,7 @@ func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 			}
 			stack = append(stack, frame{start: i, obj: c == '{', key: key, kids: kids})
 			key = span{}
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if c == '{' {
 				state = wantKeyOrEnd
 			} else {
@@ -160,7 +162,7 @@ func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 		}
 
 	afterValue:
-		i = skipWS(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if len(stack) == 0 {
 			if i != len(b) {
 				return nil, i, "unexpected data after the top-level value"

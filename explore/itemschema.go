@@ -8,7 +8,7 @@ import (
 )
 
 func runItemSchema(c *call) *tool.Result {
-	p := c.args.str("path", true)
+	p := c.args.str("path")
 	off, lim, hasOff, hasLim := c.windowArgs()
 	if res := c.argErr(); res != nil {
 		return res

@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
-	"github.com/tidwall/gjson"
 )
 
 // windowArgs reads offset/limit; both must be >= 0.
 func (c *call) windowArgs() (off, lim int, hasOff, hasLim bool) {
-	off, hasOff = c.args.int("offset", 0, false)
-	lim, hasLim = c.args.int("limit", 0, false)
+	off, hasOff = c.args.int("offset")
+	lim, hasLim = c.args.int("limit")
 	if off < 0 || lim < 0 {
 		c.args.errs = append(c.args.errs, "offset and limit must be >= 0")
 	}
@@ -54,7 +54,7 @@ func (c *call) notArray(d *doc, n node, canon string) *tool.Result {
 }
 
 func runGetIn(c *call) *tool.Result {
-	p := c.args.str("path", true)
+	p := c.args.str("path")
 	off, lim, hasOff, hasLim := c.windowArgs()
 	q := c.queryArgs(false)
 	if res := c.argErr(); res != nil {
@@ -74,7 +74,7 @@ func runGetIn(c *call) *tool.Result {
 	var cur [2]int // current window, for suggestions
 	switch {
 	case t == "string":
-		s := gjson.ParseBytes(d.data[n.v.start:n.v.end]).String()
+		s := jsonscan.Unquote(d.data[n.v.start:n.v.end])
 		lines := strings.SplitAfter(s, "\n")
 		if len(lines) > 0 && lines[len(lines)-1] == "" {
 			lines = lines[:len(lines)-1]
@@ -197,8 +197,8 @@ func firstFields(d *doc, n node, k int) string {
 }
 
 func runIterateOver(c *call) *tool.Result {
-	p := c.args.str("path", true)
-	fieldsArg := c.args.str("fields", true)
+	p := c.args.str("path")
+	fieldsArg := c.args.str("fields")
 	off, lim, hasOff, hasLim := c.windowArgs()
 	q := c.queryArgs(true)
 	if res := c.argErr(); res != nil {

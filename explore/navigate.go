@@ -3,6 +3,8 @@ package explore
 import (
 	"sort"
 	"strconv"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // node is a JSON value in a doc: a byte span, or the virtual array of an
@@ -23,7 +25,7 @@ func (d *doc) root() node {
 	}
 	// The file was validated on load, so the root value ends at the last
 	// non-space byte: no need to scan 100 MB to find it.
-	s := skipWS(d.data, 0)
+	s := jsonscan.SkipSpace(d.data, 0)
 	e := len(d.data)
 	for e > s && (d.data[e-1] == ' ' || d.data[e-1] == '\n' || d.data[e-1] == '\r' || d.data[e-1] == '\t') {
 		e--

@@ -20,10 +20,10 @@ type itemQuery struct {
 }
 
 func (c *call) queryArgs(withSort bool) itemQuery {
-	q := itemQuery{filterText: c.args.str("filter", false)}
+	q := itemQuery{filterText: c.args.str("filter")}
 	if withSort {
-		q.sortText = c.args.str("sort_by", false)
-		q.orderText = c.args.str("order", false)
+		q.sortText = c.args.str("sort_by")
+		q.orderText = c.args.str("order")
 		switch strings.ToLower(strings.TrimSpace(q.orderText)) {
 		case "", "asc", "ascending":
 		case "desc", "descending":

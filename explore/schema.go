@@ -23,7 +23,7 @@ const (
 )
 
 func runSchema(c *call) *tool.Result {
-	depth, _ := c.args.int("max_depth", 4, false)
+	depth, _ := c.args.int("max_depth")
 	if res := c.argErr(); res != nil {
 		return res
 	}

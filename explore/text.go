@@ -27,7 +27,7 @@ func writeLine(b *strings.Builder, n, width int, text []byte, mark bool) {
 }
 
 func runHead(c *call) *tool.Result {
-	n, _ := c.args.int("lines", 50, false)
+	n, _ := c.args.int("lines")
 	if res := c.argErr(); res != nil {
 		return res
 	}
@@ -63,8 +63,8 @@ func runHead(c *call) *tool.Result {
 }
 
 func runSlice(c *call) *tool.Result {
-	start, _ := c.args.int("start", 0, true)
-	end, _ := c.args.int("end", 0, true)
+	start, _ := c.args.int("start")
+	end, _ := c.args.int("end")
 	if res := c.argErr(); res != nil {
 		return res
 	}

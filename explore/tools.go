@@ -63,56 +63,61 @@ func limitArg(unit string) tool.Property {
 // envFor; an error there becomes an IsError result, since the model
 // cannot fix it.
 func Tools(envFor func(ctx context.Context) (*Env, error)) []tool.Def {
-	defs := []tool.Def{
-		{Name: ToolHead,
-			Description: "First lines of a stored output, numbered. Start here for text; use schema first for JSON.",
-			InputSchema: tool.Object(fileArg(),
-				tool.Integer("lines", "How many lines (default 50).", tool.Default(50), tool.Min(1)))},
-		{Name: ToolSlice,
-			Description: "Lines start..end (both inclusive, 1-based) of a stored output, numbered.",
-			InputSchema: tool.Object(fileArg(),
-				tool.Integer("start", "First line, 1-based.", tool.Required(), tool.Min(1)),
-				tool.Integer("end", "Last line, inclusive.", tool.Required(), tool.Min(1)))},
-		{Name: ToolGrep,
-			Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines. Omit file to search every stored output: per file, its matching-line count and first max_matches lines (default 3, no context).",
-			InputSchema: tool.Object(tool.String("file", fileDesc+" Omit to search every stored output."),
-				tool.String("pattern", "RE2 regular expression, at most 1024 bytes.", tool.Required(), tool.MaxLength(MaxPatternBytes)),
-				tool.Integer("context", "Lines of context around each match (default 3).", tool.Default(3), tool.Min(0)),
-				tool.Boolean("ignore_case", "Case-insensitive match.", tool.Default(false)),
-				tool.Integer("max_matches", "Matching lines shown (default 20); all are counted.", tool.Default(20), tool.Min(1)))},
-		{Name: ToolSchema,
-			Description: "Shape of a stored output without its content. JSON: key tree with types, array lengths and line ranges; NDJSON: union of record keys; Markdown: heading tree with line ranges; CSV/TSV: columns with types; text: line count, longest lines, common line shapes.",
-			InputSchema: tool.Object(fileArg(),
-				tool.Integer("max_depth", "Levels of nesting shown (default 4).", tool.Default(4), tool.Min(1)))},
-		{Name: ToolItemSchema,
-			Description: "For the array at path: every key of its items (nested keys dotted), the types seen and in how many items each key is present. Windowed by item.",
-			InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item"), limitArg("item"))},
-		{Name: ToolGetIn,
-			Description: "The value at path as pretty JSON. offset/limit window an array's items or an object's keys; a string value is printed raw and windowed by line. filter keeps the array items that match.",
-			InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item, key, line or match"), limitArg("item, key, line or match"), filterArg())},
-		{Name: ToolIterateOver,
-			Description: `Rows of selected fields from each item of the array at path: a JSON array of {"_index": i, "<field>": value, ...}; missing fields are null; _index is the item's absolute position.`,
-			InputSchema: tool.Object(fileArg(), pathArg(),
-				tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author"; spec.containers[*].image gives an array.`, tool.Required()),
-				offsetArg("item (or match)"), limitArg("item (or match)"), filterArg(),
-				tool.String("sort_by", "Field to order the items by (after filtering), e.g. status.startTime."),
-				tool.String("order", "asc (default) or desc.", tool.Enum("asc", "desc")))},
-		{Name: ToolCountBy,
-			Description: `Count the items of the array at path by field values, after an optional filter: groups by count, top ones shown, the rest summed in "other". distinct counts a field's distinct values; numbers also get min/max/sum/mean/p50/p95.`,
-			InputSchema: tool.Object(fileArg(), pathArg(),
-				tool.String("group_by", `Comma-separated fields, e.g. "status.phase" or "metadata.namespace,status.phase"; [*] counts each element.`),
-				tool.String("distinct", `Field whose distinct values are counted (per group with group_by), e.g. "spec.containers[*].image".`),
-				filterArg(),
-				tool.Integer("top", "Groups shown (default 20); the rest are summed in other.", tool.Default(defaultTop), tool.Min(1)))},
-		{Name: ToolRead,
-			Description: "The whole stored output, only if it fits the per-call cap and the context budget (decided from its size before reading).",
-			InputSchema: tool.Object(fileArg())},
-	}
+	defs := append([]tool.Def{}, definitions...)
 	for i := range defs {
 		defs[i].Annotations = tool.ReadOnly()
 		defs[i].Handler = handler(defs[i].Name, envFor)
 	}
 	return defs
+}
+
+// definitions are the tools without handlers: their input schemas are the
+// one declaration of every argument's type, default and whether it is
+// required, which [argReader] reads them by.
+var definitions = []tool.Def{
+	{Name: ToolHead,
+		Description: "First lines of a stored output, numbered. Start here for text; use schema first for JSON.",
+		InputSchema: tool.Object(fileArg(),
+			tool.Integer("lines", "How many lines (default 50).", tool.Default(50), tool.Min(1)))},
+	{Name: ToolSlice,
+		Description: "Lines start..end (both inclusive, 1-based) of a stored output, numbered.",
+		InputSchema: tool.Object(fileArg(),
+			tool.Integer("start", "First line, 1-based.", tool.Required(), tool.Min(1)),
+			tool.Integer("end", "Last line, inclusive.", tool.Required(), tool.Min(1)))},
+	{Name: ToolGrep,
+		Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines. Omit file to search every stored output: per file, its matching-line count and first max_matches lines (default 3, no context).",
+		InputSchema: tool.Object(tool.String("file", fileDesc+" Omit to search every stored output."),
+			tool.String("pattern", "RE2 regular expression, at most 1024 bytes.", tool.Required(), tool.MaxLength(MaxPatternBytes)),
+			tool.Integer("context", "Lines of context around each match (default 3).", tool.Default(3), tool.Min(0)),
+			tool.Boolean("ignore_case", "Case-insensitive match.", tool.Default(false)),
+			tool.Integer("max_matches", "Matching lines shown (default 20); all are counted.", tool.Default(20), tool.Min(1)))},
+	{Name: ToolSchema,
+		Description: "Shape of a stored output without its content. JSON: key tree with types, array lengths and line ranges; NDJSON: union of record keys; Markdown: heading tree with line ranges; CSV/TSV: columns with types; text: line count, longest lines, common line shapes.",
+		InputSchema: tool.Object(fileArg(),
+			tool.Integer("max_depth", "Levels of nesting shown (default 4).", tool.Default(4), tool.Min(1)))},
+	{Name: ToolItemSchema,
+		Description: "For the array at path: every key of its items (nested keys dotted), the types seen and in how many items each key is present. Windowed by item.",
+		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item"), limitArg("item"))},
+	{Name: ToolGetIn,
+		Description: "The value at path as pretty JSON. offset/limit window an array's items or an object's keys; a string value is printed raw and windowed by line. filter keeps the array items that match.",
+		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item, key, line or match"), limitArg("item, key, line or match"), filterArg())},
+	{Name: ToolIterateOver,
+		Description: `Rows of selected fields from each item of the array at path: a JSON array of {"_index": i, "<field>": value, ...}; missing fields are null; _index is the item's absolute position.`,
+		InputSchema: tool.Object(fileArg(), pathArg(),
+			tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author"; spec.containers[*].image gives an array.`, tool.Required()),
+			offsetArg("item (or match)"), limitArg("item (or match)"), filterArg(),
+			tool.String("sort_by", "Field to order the items by (after filtering), e.g. status.startTime."),
+			tool.String("order", "asc (default) or desc.", tool.Enum("asc", "desc")))},
+	{Name: ToolCountBy,
+		Description: `Count the items of the array at path by field values, after an optional filter: groups by count, top ones shown, the rest summed in "other". distinct counts a field's distinct values; numbers also get min/max/sum/mean/p50/p95.`,
+		InputSchema: tool.Object(fileArg(), pathArg(),
+			tool.String("group_by", `Comma-separated fields, e.g. "status.phase" or "metadata.namespace,status.phase"; [*] counts each element.`),
+			tool.String("distinct", `Field whose distinct values are counted (per group with group_by), e.g. "spec.containers[*].image".`),
+			filterArg(),
+			tool.Integer("top", "Groups shown (default 20); the rest are summed in other.", tool.Default(defaultTop), tool.Min(1)))},
+	{Name: ToolRead,
+		Description: "The whole stored output, only if it fits the per-call cap and the context budget (decided from its size before reading).",
+		InputSchema: tool.Object(fileArg())},
 }
 
 // handler adapts [Call] to a [tool.Handler]: the arguments are decoded
@@ -155,8 +160,8 @@ func Call(ctx context.Context, env *Env, name string, args map[string]any) (res 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &call{ctx: ctx, env: env, tool: name, args: newArgReader(args)}
-	c.file = c.args.str("file", name != ToolGrep) // grep without a file searches them all
+	c := &call{ctx: ctx, env: env, tool: name, args: newArgReader(args, specs[name])}
+	c.file = c.args.str("file") // grep's is optional: without it grep searches them all
 	return *h(c)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -256,15 +257,17 @@ func TestToolsNotifiesChangesMadeElsewhere(t *testing.T) {
 	// A tool change is announced once, not again by the watcher.
 	h.tool(ctx, ToolAppend, map[string]any{"note": "via tool"})
 	<-sess.ch
-	time.Sleep(50 * time.Millisecond) // several poll rounds
+	from := h.w.rounds.Load()
+	testwait.For(t, "two poll rounds after the tool's change", func() bool { return h.w.rounds.Load() >= from+2 })
 	if extra := drain(sess.ch); len(extra) != 0 {
 		t.Fatalf("duplicate notifications: %d", len(extra))
 	}
 
-	// Unsubscribing stops the watcher's notifications.
+	// Unsubscribing stops the watcher's notifications: the poll ends at
+	// its next round, before it looks at the pad again.
 	h.unsubscribe(sess)
 	other.Append("after unsubscribe", nil)
-	time.Sleep(50 * time.Millisecond)
+	testwait.For(t, "the poll to end", func() bool { h.w.mu.Lock(); defer h.w.mu.Unlock(); return !h.w.polling })
 	if extra := drain(sess.ch); len(extra) != 0 {
 		t.Fatalf("notified after unsubscribe: %d", len(extra))
 	}

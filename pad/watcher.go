@@ -2,6 +2,7 @@ package pad
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,6 +32,10 @@ type Watcher struct {
 	// otherwise one could overwrite the other's newer stamp with an older
 	// one and announce a change twice.
 	stampMu sync.Mutex
+
+	// rounds counts the poll's finished rounds (each one's notifications
+	// sent): a test waits for rounds to pass rather than for time to.
+	rounds atomic.Int64
 }
 
 type subscription struct {
@@ -150,6 +155,7 @@ func (w *Watcher) poll() {
 		for _, loc := range changed {
 			w.notify(loc)
 		}
+		w.rounds.Add(1)
 	}
 }
 

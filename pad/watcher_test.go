@@ -3,6 +3,8 @@ package pad
 import (
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // A notify function may unsubscribe (a session that is gone), and the
@@ -25,16 +27,13 @@ func TestWatcherUnsubscribeFromNotify(t *testing.T) {
 	w.Changed(p)
 	<-calls
 	p.Append("two", nil)
-	w.Changed(p)
-	time.Sleep(50 * time.Millisecond)
+	w.Changed(p) // notifies synchronously: nobody is left to
 	if len(calls) != 0 {
 		t.Fatalf("%d notifications after unsubscribing", len(calls))
 	}
-	w.mu.Lock()
-	polling := w.polling
-	w.mu.Unlock()
-	if polling {
-		t.Error("the poll still runs with no subscriber")
+	testwait.For(t, "the poll to end with no subscriber", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return !w.polling })
+	if len(calls) != 0 {
+		t.Fatalf("%d notifications after unsubscribing", len(calls))
 	}
 	var none *Watcher
 	none.Changed(p) // a nil Watcher is a valid "no subscribers"

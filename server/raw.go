@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // Raw results: what an upstream answered, sent to the client as the bytes
@@ -97,20 +97,20 @@ func splice(raw json.RawMessage, set any) ([]byte, error) {
 	if !spliced(extra) {
 		return raw, nil
 	}
-	rt := gjson.GetBytes(extra, "resultType")
-	meta := gjson.GetBytes(extra, "_meta")
+	rt, hasRT := jsonscan.Lookup(extra, "resultType")
+	meta, hasMeta := jsonscan.Lookup(extra, "_meta")
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
-	if rt.Exists() {
+	if hasRT {
 		if _, ok := m["resultType"]; !ok {
-			m["resultType"] = json.RawMessage(rt.Raw)
+			m["resultType"] = json.RawMessage(rt)
 		}
 	}
-	if meta.Exists() && meta.Type == gjson.JSON {
+	if hasMeta && (meta[0] == '{' || meta[0] == '[') {
 		var add, have map[string]json.RawMessage
-		_ = json.Unmarshal([]byte(meta.Raw), &add)
+		_ = json.Unmarshal(meta, &add)
 		if cur, ok := m["_meta"]; ok && !bytes.Equal(cur, []byte("null")) {
 			_ = json.Unmarshal(cur, &have)
 		}
@@ -130,9 +130,9 @@ func splice(raw json.RawMessage, set any) ([]byte, error) {
 // spliced reports whether go-sdk set anything on a result (its own
 // marshalling, extra) that [splice] must add to the upstream's bytes.
 func spliced(extra []byte) bool {
-	rt := gjson.GetBytes(extra, "resultType")
-	meta := gjson.GetBytes(extra, "_meta")
-	return rt.Exists() || meta.Exists() && meta.Raw != "{}" && meta.Raw != "null"
+	_, hasRT := jsonscan.Lookup(extra, "resultType")
+	meta, hasMeta := jsonscan.Lookup(extra, "_meta")
+	return hasRT || hasMeta && string(meta) != "{}" && string(meta) != "null"
 }
 
 // listJSON builds {"<key>": [own..., upstream...]} from the go-sdk

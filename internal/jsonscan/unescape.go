@@ -1,0 +1,96 @@
+package jsonscan
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unescape writes the value of the inside of a JSON string literal to
+// out, stopping once it wrote stop bytes, and returns how many it wrote.
+// Escapes are resolved as encoding/json resolves them (a lone surrogate is
+// U+FFFD); every other byte is copied as written. The value is never
+// longer than the literal, so out may be the literal's own memory (or
+// start before it): no byte is written before it is read. out must have
+// room for min(stop, len(s)) bytes.
+func Unescape(out, s []byte, stop int) int {
+	w := 0
+	plain := 0 // bytes since the last escape
+	for i := 0; i < len(s) && w < stop; {
+		if plain >= 16 {
+			// A run without escapes (text, logs): moved whole up to the
+			// next backslash (copy allows the overlap in place, where out
+			// trails s). JSON held as text has an escape every few bytes
+			// and stays on the byte loop, which is faster there.
+			k := bytes.IndexByte(s[i:], '\\')
+			if k < 0 {
+				k = len(s) - i
+			}
+			k = min(k, stop-w, len(out)-w)
+			w += copy(out[w:w+k], s[i:i+k])
+			i += k
+			plain = 0
+			if i >= len(s) || w >= stop {
+				break
+			}
+		}
+		c := s[i]
+		if c != '\\' {
+			out[w] = c
+			w++
+			i++
+			plain++
+			continue
+		}
+		plain = 0
+		if i+1 >= len(s) {
+			break
+		}
+		c = s[i+1]
+		i += 2
+		switch c {
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'u':
+			r := hex4(s[i:])
+			i = min(i+4, len(s))
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2 = utf16.DecodeRune(r, hex4(s[i+2:]))
+				}
+				if r2 != utf8.RuneError {
+					i += 6
+				}
+				r = r2
+			}
+			var enc [4]byte
+			n := utf8.EncodeRune(enc[:], r)
+			w += copy(out[w:], enc[:n])
+			continue
+		}
+		out[w] = c // and " \\ /
+		w++
+	}
+	return min(w, stop)
+}
+
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return utf8.RuneError
+	}
+	n, err := strconv.ParseUint(string(s[:4]), 16, 32)
+	if err != nil {
+		return utf8.RuneError
+	}
+	return rune(n)
+}

@@ -17,6 +17,7 @@ import (
 	// container ends Save recorded), never parsing them.
 	"github.com/tidwall/gjson"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
@@ -101,20 +102,20 @@ func describe(st Stored, data []byte) (string, []string) {
 				limit = n
 			}
 			if len(fields) > 0 {
-				calls = append(calls, call("iterate_over", "path", path, "fields", strings.Join(fields, ","), "limit", limit))
+				calls = append(calls, call(explore.ToolIterateOver, "path", path, "fields", strings.Join(fields, ","), "limit", limit))
 			}
 			if g := groupField(arr); g != "" {
-				calls = append(calls, call("count_by", "path", path, "group_by", g))
+				calls = append(calls, call(explore.ToolCountBy, "path", path, "group_by", g))
 			}
-			calls = append(calls, call("item_schema", "path", path, "limit", 100))
-			calls = append(calls, call("get_in", "path", path+"[0]"))
+			calls = append(calls, call(explore.ToolItemSchema, "path", path, "limit", 100))
+			calls = append(calls, call(explore.ToolGetIn, "path", path+"[0]"))
 		} else {
-			calls = append(calls, call("schema"))
+			calls = append(calls, call(explore.ToolSchema))
 			if root.IsObject() {
 				var first string
 				members(doc, st.ends, root, func(k string, _ gjson.Result) bool { first = k; return false })
 				if first != "" {
-					calls = append(calls, call("get_in", "path", "$."+first))
+					calls = append(calls, call(explore.ToolGetIn, "path", "$."+first))
 				}
 			}
 		}
@@ -141,12 +142,12 @@ func describe(st Stored, data []byte) (string, []string) {
 		shape := fmt.Sprintf("%d records, each %s", lines, sketch(rec, 1, arrayLengths{}))
 		var calls []string
 		if f := itemFields(rec); len(f) > 0 {
-			calls = append(calls, call("iterate_over", "path", "$", "fields", strings.Join(f, ","), "limit", 20))
+			calls = append(calls, call(explore.ToolIterateOver, "path", "$", "fields", strings.Join(f, ","), "limit", 20))
 		}
 		if g := groupField(firstRecords(data, groupProbe)); g != "" {
-			calls = append(calls, call("count_by", "path", "$", "group_by", g))
+			calls = append(calls, call(explore.ToolCountBy, "path", "$", "group_by", g))
 		}
-		calls = append(calls, call("item_schema", "path", "$", "limit", 100), call("head", "lines", 20))
+		calls = append(calls, call(explore.ToolItemSchema, "path", "$", "limit", 100), call(explore.ToolHead, "lines", 20))
 		return shape, limitCalls(calls)
 	case FormatMarkdown:
 		var heads []string
@@ -159,9 +160,9 @@ func describe(st Stored, data []byte) (string, []string) {
 		if len(heads) > 0 {
 			shape = "headings: " + truncate(strings.Join(heads, " · "), 400)
 		}
-		return shape, []string{call("schema"), call("head", "lines", 40), call("grep", "pattern", firstWord(heads))}
+		return shape, []string{call(explore.ToolSchema), call(explore.ToolHead, "lines", 40), call(explore.ToolGrep, "pattern", firstWord(heads))}
 	default:
-		return "", []string{call("head", "lines", 40), call("schema"), call("grep", "pattern", "(?i)error|fail|warn")}
+		return "", []string{call(explore.ToolHead, "lines", 40), call(explore.ToolSchema), call(explore.ToolGrep, "pattern", "(?i)error|fail|warn")}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // Tests of what only the Redis backend has: leases and fencing, a server
@@ -20,12 +21,8 @@ import (
 // deadline is a safety net, not a timing assertion.
 func waitGone(t *testing.T, rdb *redis.Client, key string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for rdb.Exists(context.Background(), key).Val() == 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never expired", key)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(testwait.Timeout, func() bool { return rdb.Exists(context.Background(), key).Val() != 1 }) {
+		t.Fatalf("%s never expired", key)
 	}
 }
 

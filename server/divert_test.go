@@ -17,6 +17,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -277,7 +278,7 @@ func TestPromptListChangedPropagates(t *testing.T) {
 	c := connect(t, e, "http", r)
 	call(t, c, "add_prompt", map[string]any{"name": "late_prompt"})
 	r.waitNotes(t, "notifications/prompts/list_changed", 1)
-	waitFor(t, "late_prompt listed", func() bool { _, ok := listedPrompts(t, c)["late_prompt"]; return ok })
+	testwait.For(t, "late_prompt listed", func() bool { _, ok := listedPrompts(t, c)["late_prompt"]; return ok })
 	res, err := c.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "late_prompt"})
 	if err != nil || !strings.Contains(mustJSON(t, res), "hello from late_prompt") {
 		t.Errorf("late prompt: %v %v", res, err)
@@ -418,7 +419,7 @@ func TestBrokenUpstreamDoesNotBlockOthers(t *testing.T) {
 		t.Fatalf("good upstream answered %q", got)
 	}
 	for _, u := range e.px.Upstreams()[:2] {
-		waitFor(t, u.Name()+" failed", func() bool { st, _ := u.State(); return st == upstream.StateFailed })
+		testwait.For(t, u.Name()+" failed", func() bool { st, _ := u.State(); return st == upstream.StateFailed })
 		if _, err := u.State(); err == nil {
 			t.Errorf("%s failed without an error", u.Name())
 		}
@@ -495,7 +496,7 @@ func TestUpstreamDyingAtStartSaysWhy(t *testing.T) {
 		Timeout: 5 * time.Second, RestartMaxAttempts: config.NeverRestart}
 	e := startEnv(t, dying)
 	u := e.px.Upstreams()[0]
-	waitFor(t, "dying failed", func() bool { st, _ := u.State(); return st == upstream.StateFailed })
+	testwait.For(t, "dying failed", func() bool { st, _ := u.State(); return st == upstream.StateFailed })
 	if _, err := u.State(); err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "Cannot find module @acme/mcp") {
 		t.Fatalf("want exit status and stderr in the error, got %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 )
@@ -376,17 +378,11 @@ func (r *recorder) askedOf(method string) []note {
 // waitNotes polls until at least n notifications with method arrived.
 func (r *recorder) waitNotes(t testing.TB, method string, n int) []note {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := r.notesOf(method)
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d %s notifications, want %d", len(got), method, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got []note
+	if !testwait.Until(testwait.Timeout, func() bool { got = r.notesOf(method); return len(got) >= n }) {
+		t.Fatalf("got %d %s notifications, want %d", len(got), method, n)
 	}
+	return got
 }
 
 // field returns one top-level field of a notification's params.
@@ -505,16 +501,7 @@ func mustJSON(t testing.TB, v any) string {
 // waitTool polls tools/list until name shows up.
 func waitTool(t testing.TB, cs *mcp.ClientSession, name string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, n := range listedTools(t, cs) {
-			if n == name {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("tool %q never listed", name)
+	testwait.For(t, "tool "+name+" to be listed", func() bool { return slices.Contains(listedTools(t, cs), name) })
 }
 
 // listedTools follows cursors through tools/list and returns the names
@@ -569,18 +556,6 @@ func sameJSON(t testing.TB, a, b []byte) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return bytes.Equal(xb, yb)
-}
-
-// waitFor polls cond until it holds or 20 s pass.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // msg is one JSON-RPC message as a raw client sees it.

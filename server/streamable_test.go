@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
@@ -296,7 +297,7 @@ func TestStreamableSession(t *testing.T) {
 	if r := e.do(t, http.MethodPost, sid, "2025-11-25", `{"jsonrpc":"2.0","id":5,"method":"ping"}`); r.StatusCode != http.StatusNotFound {
 		t.Errorf("POST after DELETE: %s, want 404", r.Status)
 	}
-	eventually(t, "the server to forget the session", func() bool { return e.srv.Sessions() == 0 })
+	testwait.For(t, "the server to forget the session", func() bool { return e.srv.Sessions() == 0 })
 }
 
 // TestStreamableStandaloneStream: what the server says outside any
@@ -305,7 +306,7 @@ func TestStreamableSession(t *testing.T) {
 func TestStreamableStandaloneStream(t *testing.T) {
 	e := startStreamable(t, StreamableHTTPOptions{})
 	sid, _ := e.initialize(t, "2025-11-25")
-	eventually(t, "the session to be live", func() bool { return e.srv.Sessions() == 1 })
+	testwait.For(t, "the session to be live", func() bool { return e.srv.Sessions() == 1 })
 	notify := func(token string) {
 		if err := e.srv.live()[0].ss.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1}); err != nil {
 			t.Fatalf("notify %s: %v", token, err)
@@ -419,23 +420,13 @@ func TestWriteEventLines(t *testing.T) {
 	}
 }
 
-// eventually polls cond for up to ten seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // TestStreamableStandaloneStreamAfterPurge: when the store dropped what
 // was sent before the GET, the GET still opens the stream and gets what
 // follows.
 func TestStreamableStandaloneStreamAfterPurge(t *testing.T) {
 	e := startStreamable(t, StreamableHTTPOptions{StoreBytes: 512})
 	sid, _ := e.initialize(t, "2025-11-25")
-	eventually(t, "the session to be live", func() bool { return e.srv.Sessions() == 1 })
+	testwait.For(t, "the session to be live", func() bool { return e.srv.Sessions() == 1 })
 	ss := e.srv.live()[0].ss
 	for i := range 20 {
 		_ = ss.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{ProgressToken: fmt.Sprint("early ", i), Progress: 1})

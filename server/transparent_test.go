@@ -18,6 +18,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 func TestToolContentIsIdenticalToDirect(t *testing.T) {
@@ -220,7 +221,7 @@ func TestCancelReachesUpstream(t *testing.T) {
 				t.Fatal("cancelled call succeeded")
 			}
 			want := fmt.Sprint(i + 1)
-			waitFor(t, "the upstream to see notifications/cancelled", func() bool { return text(call(t, c, "cancelled", nil)) == want })
+			testwait.For(t, "the upstream to see notifications/cancelled", func() bool { return text(call(t, c, "cancelled", nil)) == want })
 		})
 	}
 }
@@ -524,7 +525,7 @@ func TestSubscriptionsAreForwardedOnce(t *testing.T) {
 	}
 	// The stdio session, the last subscriber, ends.
 	ending.close()
-	waitFor(t, "the upstream to be told", func() bool { return subs() == "subscribe=2 unsubscribe=2" })
+	testwait.For(t, "the upstream to be told", func() bool { return subs() == "subscribe=2 unsubscribe=2" })
 	// So do HTTP and SSE sessions.
 	for i, front := range []string{"http", "sse"} {
 		c := connect(t, e, front, nil)
@@ -538,7 +539,7 @@ func TestSubscriptionsAreForwardedOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := fmt.Sprintf("subscribe=%d unsubscribe=%d", 3+i, 3+i)
-		waitFor(t, "the upstream to be told the "+front+" session ended", func() bool { return subs() == want })
+		testwait.For(t, "the upstream to be told the "+front+" session ended", func() bool { return subs() == want })
 	}
 }
 
@@ -550,7 +551,7 @@ func TestCollidingResourcesArePrefixed(t *testing.T) {
 	waitTool(t, c, "b__echo")
 	ctx := context.Background()
 	var res map[string]string
-	waitFor(t, "b's resources", func() bool {
+	testwait.For(t, "b's resources", func() bool {
 		res = listedResources(t, c)
 		_, ok := res["b+"+testupstream.TextURI]
 		return ok
@@ -657,7 +658,7 @@ func TestRootsListChangedReachesUpstreams(t *testing.T) {
 	waitTool(t, c, "b__roots_changed")
 	cl.AddRoots(&mcp.Root{URI: "file:///new", Name: "new"})
 	for _, tool := range []string{"roots_changed", "b__roots_changed"} {
-		waitFor(t, tool+" to hear roots/list_changed", func() bool { return text(call(t, c, tool, nil)) == "1" })
+		testwait.For(t, tool+" to hear roots/list_changed", func() bool { return text(call(t, c, tool, nil)) == "1" })
 	}
 }
 
@@ -674,7 +675,7 @@ func TestRemovedTemplateIsHidden(t *testing.T) {
 	call(t, c, "drop_templates", nil)
 	call(t, d, "drop_templates", nil)
 	r.waitNotes(t, "notifications/resources/list_changed", 1)
-	waitFor(t, "the template to go", func() bool {
+	testwait.For(t, "the template to go", func() bool {
 		res, err := c.ListResourceTemplates(ctx, nil)
 		return err == nil && len(res.ResourceTemplates) == 0
 	})
@@ -682,7 +683,7 @@ func TestRemovedTemplateIsHidden(t *testing.T) {
 	// would a direct client.
 	_, viaErr := c.ReadResource(ctx, read)
 	var directErr error
-	waitFor(t, "the direct template to go", func() bool { _, directErr = d.ReadResource(ctx, read); return directErr != nil })
+	testwait.For(t, "the direct template to go", func() bool { _, directErr = d.ReadResource(ctx, read); return directErr != nil })
 	if viaErr == nil || viaErr.Error() != directErr.Error() {
 		t.Errorf("read of a removed template\nproxy:  %v\ndirect: %v", viaErr, directErr)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // mcpServer is a streamable HTTP MCP server written for these tests with
@@ -531,7 +532,7 @@ func TestHTTPServerRequestOnTheListeningStream(t *testing.T) {
 		return json.RawMessage(`{"model":"m1"}`), nil
 	}})
 	// The listening stream opens after the handshake; wait for it.
-	waitFor(t, "the listening stream", func() bool {
+	testwait.For(t, "the listening stream", func() bool {
 		for _, r := range s.requests() {
 			if r.method == http.MethodGet && r.status == http.StatusOK {
 				return true
@@ -576,7 +577,7 @@ func TestHTTPServerRestartIsInvisible(t *testing.T) {
 			if got, err := callTool(t, u, "echo", map[string]any{"text": "before"}, nil); err != nil || got != "before" {
 				t.Fatalf("before: %q %v", got, err)
 			}
-			waitFor(t, "the listening stream to be asked for", func() bool { return s.sawGET(anyRequest) })
+			testwait.For(t, "the listening stream to be asked for", func() bool { return s.sawGET(anyRequest) })
 			time.Sleep(20 * time.Millisecond) // and its answer to be read
 			s.stop()
 			// A real restart takes longer than the client needs to see
@@ -700,14 +701,14 @@ func TestHTTPListeningStreamIsReopened(t *testing.T) {
 	s := newMCPServer(t)
 	notes := make(chan string, 4)
 	u := httpUpstream(t, s.url(), Options{OnNotify: func(_ *Upstream, method string, params json.RawMessage) { notes <- method }})
-	waitFor(t, "the listening stream", func() bool { return s.sawGET(anyRequest) })
+	testwait.For(t, "the listening stream", func() bool { return s.sawGET(anyRequest) })
 	if got, err := callTool(t, u, "note_and_drop", nil, nil); err != nil || got != "ok" {
 		t.Fatalf("call: %q %v", got, err)
 	}
 	if m := recv(t, notes, "the notification"); m != "notifications/message" {
 		t.Errorf("got %s", m)
 	}
-	waitFor(t, "the stream reopened after L-7", func() bool {
+	testwait.For(t, "the stream reopened after L-7", func() bool {
 		return s.sawGET(func(r seen) bool { return r.headers.Get(headerLastEventID) == "L-7" })
 	})
 }
@@ -723,7 +724,7 @@ func TestHTTPServerCancelsItsRequest(t *testing.T) {
 		ended <- ctx.Err()
 		return json.RawMessage(`{"action":"accept"}`), nil
 	}})
-	waitFor(t, "the listening stream", func() bool { return s.sawGET(anyRequest) })
+	testwait.For(t, "the listening stream", func() bool { return s.sawGET(anyRequest) })
 	if got, err := callTool(t, u, "ask_then_cancel", nil, nil); err != nil || got != "ok" {
 		t.Fatalf("call: %q %v", got, err)
 	}
@@ -737,16 +738,6 @@ func TestHTTPServerCancelsItsRequest(t *testing.T) {
 		if r.method == http.MethodPost && r.rpc == "" {
 			t.Errorf("a cancelled request was answered")
 		}
-	}
-}
-
-func waitFor(t testing.TB, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // TestStdioUpstreamDiesWithTheProxy: a proxy killed with SIGKILL (no
@@ -24,7 +26,7 @@ func TestStdioUpstreamDiesWithTheProxy(t *testing.T) {
 	}
 	defer proxy.Process.Kill()
 	var child int
-	waitFor(t, "the upstream to start", func() bool {
+	testwait.For(t, "the upstream to start", func() bool {
 		b, err := os.ReadFile(pidFile)
 		if err != nil {
 			return false
@@ -40,7 +42,7 @@ func TestStdioUpstreamDiesWithTheProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = proxy.Wait()
-	waitFor(t, fmt.Sprintf("upstream %d to die with the proxy", child), func() bool { return !alive(child) })
+	testwait.For(t, fmt.Sprintf("upstream %d to die with the proxy", child), func() bool { return !alive(child) })
 }
 
 // alive reports whether pid runs: it exists and is not a zombie waiting

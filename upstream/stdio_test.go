@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 func TestStdioMalformedMessageIsAnswered(t *testing.T) {
@@ -17,23 +19,16 @@ func TestStdioMalformedMessageIsAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(out)
-		if len(b) > 0 {
-			var m struct {
-				ID    json.RawMessage `json:"id"`
-				Error RPCError        `json:"error"`
-			}
-			if err := json.Unmarshal(b, &m); err != nil || string(m.ID) != "null" || m.Error.Code != -32700 {
-				t.Fatalf("want a parse error with a null id, upstream read %s", b)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no parse error sent to the upstream")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var b []byte
+	if !testwait.Until(testwait.Timeout, func() bool { b, _ = os.ReadFile(out); return len(b) > 0 }) {
+		t.Fatal("no parse error sent to the upstream")
+	}
+	var m struct {
+		ID    json.RawMessage `json:"id"`
+		Error RPCError        `json:"error"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || string(m.ID) != "null" || m.Error.Code != -32700 {
+		t.Fatalf("want a parse error with a null id, upstream read %s", b)
 	}
 	select {
 	case <-c.Done():
@@ -77,15 +72,8 @@ exec cat >/dev/null`
 	case <-time.After(10 * time.Second):
 		t.Fatal("notifications/cancelled did not cancel the forwarded request")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(dir + "/done"); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("script never finished")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(testwait.Timeout, func() bool { _, err := os.Stat(dir + "/done"); return err == nil }) {
+		t.Fatal("script never finished")
 	}
 	if b, _ := os.ReadFile(dir + "/answer"); len(bytes.TrimSpace(b)) != 0 {
 		t.Errorf("a cancelled request was answered: %s", b)

@@ -12,10 +12,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // The bench's two clients (WIRE_CLIENT): "raw", a JSON-RPC client that
@@ -335,18 +336,18 @@ func (c *rawClient) Close() error {
 // waitForWireTool waits until the session lists tool.
 func waitForWireTool(t *testing.T, c wireClient, tool string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		names, err := c.tools()
+	var err error
+	if !testwait.Until(testwait.Timeout, func() bool {
+		var names []string
+		names, err = c.tools()
 		for _, n := range names {
 			if n == tool {
-				return
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tool %q never listed (last error %v)", tool, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("tool %q never listed (last error %v)", tool, err)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // Issue 6 at the server level: per-agent budgets and storage, worker
@@ -183,19 +185,15 @@ func TestIdleAgentWritesNoUsage(t *testing.T) {
 	callTool(t, busy, "listing", map[string]any{"n": 300})
 	idle.Close()
 	busy.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(mem, "usage.jsonl"))
-		if strings.Contains(string(b), `"agent_name":"busy"`) {
-			if strings.Contains(string(b), `"agent_name":"idle"`) || strings.Count(string(b), "\n") != 1 {
-				t.Fatalf("usage.jsonl should hold exactly busy's record:\n%s", b)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("busy's usage never written:\n%s", b)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var b []byte
+	if !testwait.Until(testwait.Timeout, func() bool {
+		b, _ = os.ReadFile(filepath.Join(mem, "usage.jsonl"))
+		return strings.Contains(string(b), `"agent_name":"busy"`)
+	}) {
+		t.Fatalf("busy's usage never written:\n%s", b)
+	}
+	if strings.Contains(string(b), `"agent_name":"idle"`) || strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("usage.jsonl should hold exactly busy's record:\n%s", b)
 	}
 }
 
@@ -206,16 +204,12 @@ func TestIdleSessionPastTTLWritesUsage(t *testing.T) {
 	waitForTool(t, c, "listing")
 	callTool(t, c, "listing", map[string]any{"n": 300})
 	// No DELETE: the session just goes quiet and the server ends it.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(mem, "usage.jsonl"))
-		if strings.Contains(string(b), `"agent_name":"sleepy"`) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("idle session's usage never written:\n%s", b)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var b []byte
+	if !testwait.Until(testwait.Timeout, func() bool {
+		b, _ = os.ReadFile(filepath.Join(mem, "usage.jsonl"))
+		return strings.Contains(string(b), `"agent_name":"sleepy"`)
+	}) {
+		t.Fatalf("idle session's usage never written:\n%s", b)
 	}
 }
 

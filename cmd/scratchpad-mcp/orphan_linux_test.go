@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // alive reports whether pid runs: it exists and is not a zombie (a
@@ -71,11 +73,8 @@ func TestStubbornUpstreamOutlivesStdin(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	// Once it ignores SIGTERM (bit 15 of SigIgn), end its input and ask it
 	// to stop.
-	for deadline := time.Now().Add(10 * time.Second); !ignoresTERM(cmd.Process.Pid); {
-		if time.Now().After(deadline) {
-			t.Fatal("the upstream never ignored SIGTERM")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(testwait.Timeout, func() bool { return ignoresTERM(cmd.Process.Pid) }) {
+		t.Fatal("the upstream never ignored SIGTERM")
 	}
 	in.Close()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -108,13 +107,9 @@ func TestUpstreamDiesWithKilledProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	deadline := killed.Add(2 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("upstream %d still running 2 s after the proxy was SIGKILLed", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(2*time.Second, func() bool { return !alive(pid) }) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("upstream %d still running 2 s after the proxy was SIGKILLed", pid)
 	}
 	t.Logf("upstream gone %s after the proxy's SIGKILL", time.Since(killed).Round(time.Millisecond))
 }

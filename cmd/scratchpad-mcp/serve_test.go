@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // writeConfig writes a config with the test upstream as server "k8s".
@@ -84,21 +86,25 @@ func stdioSession(t *testing.T, env []string, bin string, args ...string) *mcp.C
 
 func waitForTool(t *testing.T, c *mcp.ClientSession, name string) []*mcp.Tool {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := c.ListTools(context.Background(), nil)
-		if err == nil {
-			for _, tl := range res.Tools {
-				if tl.Name == name {
-					return res.Tools
-				}
+	var tools []*mcp.Tool
+	var err error
+	listed := testwait.Until(testwait.Timeout, func() bool {
+		var res *mcp.ListToolsResult
+		if res, err = c.ListTools(context.Background(), nil); err != nil {
+			return false
+		}
+		for _, tl := range res.Tools {
+			if tl.Name == name {
+				tools = res.Tools
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tool %q never listed (last error %v)", name, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	})
+	if !listed {
+		t.Fatalf("tool %q never listed (last error %v)", name, err)
 	}
+	return tools
 }
 
 // text joins a result's text content.
@@ -203,19 +209,15 @@ func TestServeStdioEndToEnd(t *testing.T) {
 	}
 	c.Close()
 	// stdio EOF finishes the agent: one usage record.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(mem, "usage.jsonl"))
-		if strings.Count(string(b), "\n") == 1 {
-			if !strings.Contains(string(b), `"agent_name":"main"`) {
-				t.Errorf("usage record: %s", b)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("usage.jsonl after EOF: %q", b)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var b []byte
+	if !testwait.Until(testwait.Timeout, func() bool {
+		b, _ = os.ReadFile(filepath.Join(mem, "usage.jsonl"))
+		return strings.Count(string(b), "\n") == 1
+	}) {
+		t.Fatalf("usage.jsonl after EOF: %q", b)
+	}
+	if !strings.Contains(string(b), `"agent_name":"main"`) {
+		t.Errorf("usage record: %s", b)
 	}
 }
 
@@ -532,15 +534,11 @@ func TestServeHTTPStreamsCarryResumableIDs(t *testing.T) {
 	}
 	do("POST", session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// tools/list until the upstream's tools are there.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, b := do("POST", session, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); strings.Contains(b, `"slow"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("tool slow never listed")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testwait.Until(testwait.Timeout, func() bool {
+		_, b := do("POST", session, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		return strings.Contains(b, `"slow"`)
+	}) {
+		t.Fatal("tool slow never listed")
 	}
 	// A call that sends progress mid-way, then answers.
 	resp, body := do("POST", session, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2,"ms":10},"_meta":{"progressToken":"p1"}}}`)

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
@@ -48,6 +50,8 @@ type Registry struct {
 	keepPads    map[string]int
 	keepRuns    map[string]int
 	keepPointed map[string]int
+
+	finishing sync.WaitGroup // records of finished agents waiting for their counts
 
 	padMu sync.Mutex
 	pads  map[string]*pad.Pad // by location (directory or Redis pad id): agents of a run share one
@@ -104,7 +108,28 @@ func NewRegistry(opts Options) (*Registry, error) {
 		r.padRes = []tool.Resource{pad.Resource(padFor)}
 		r.padPrompt = []tool.Prompt{pad.Prompt(padFor)}
 	}
+	for _, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
+		for i := range defs {
+			defs[i].Handler = r.charging(defs[i].Handler)
+		}
+	}
 	return r, nil
+}
+
+// charging wraps an own tool's handler so that what its answer costs the
+// model is charged to the calling agent's budget: all of it, less what the
+// handler charged itself ([tool.Result].Charged: exploration results and
+// inline artifacts, checked against the budget before they are given).
+// Answers that are errors, pad readings and too-large objects are in the
+// model's context as much as any other.
+func (r *Registry) charging(h tool.Handler) tool.Handler {
+	return func(ctx context.Context, args json.RawMessage) tool.Result {
+		out := h(ctx, args)
+		if ag, err := r.Resolve(ctx); err == nil {
+			ag.Budget.Charge(ag.Counter.CountString(out.Text) - out.Charged)
+		}
+		return out
+	}
 }
 
 // Agent is one session's agent. Its fields are fixed when it is created.
@@ -267,6 +292,9 @@ func (a *Agent) Divert() *divert.Agent {
 		Counter:     a.Counter,
 		OnIntercept: a.Budget.AddIntercepted,
 		OnStore:     a.point,
+		OnReturn:    a.Budget.Charge,
+		Track:       a.Budget.Track,
+		Structured:  a.Settings.Scratchpad.ResultView == config.ViewStructured,
 	}
 }
 
@@ -419,6 +447,11 @@ func PadOptions(c config.Pad) (pad.Options, error) {
 	return o, nil
 }
 
+// settleWait bounds how long the end of an agent waits for its
+// background token counts: a count runs at tens of MB per second, so this
+// is far more than a real output needs.
+const settleWait = 30 * time.Second
+
 // Finish ends the session's agent: its usage event is emitted (if it did
 // anything) and its read root closed. Unknown sessions are ignored.
 func (r *Registry) Finish(sessionID string) {
@@ -432,10 +465,26 @@ func (r *Registry) Finish(sessionID string) {
 	if a == nil {
 		return
 	}
-	r.finish(a)
+	if a.Budget.Settled() {
+		r.finish(a)
+		return
+	}
+	// Its counts are still running: the session's end (a DELETE, stdin's
+	// EOF) does not wait for them, its record does ([Registry.FinishAll]
+	// waits for such records at shutdown).
+	r.finishing.Add(1)
+	go func() {
+		defer r.finishing.Done()
+		r.finish(a)
+	}()
 }
 
 func (r *Registry) finish(a *Agent) {
+	// Counts still running (a large output counted after its pointer was
+	// sent) are waited for, so that the record is exact.
+	if !a.Budget.Settle(settleWait) {
+		r.log.Warn("token counts still running at the end of a session; its usage record may be short", "agent", a.ID.Agent, "session", a.SessionID, "waited", settleWait)
+	}
 	if r.opts.Events != nil {
 		if err := r.opts.Events.Finish(a.Budget); err != nil {
 			r.log.Error("writing usage event failed", "agent", a.ID.Agent, "error", err)
@@ -453,9 +502,12 @@ func (r *Registry) FinishAll() {
 		r.keep(a, -1)
 	}
 	r.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, a := range all {
-		r.finish(a)
+		wg.Go(func() { r.finish(a) })
 	}
+	wg.Wait()
+	r.finishing.Wait()
 }
 
 // Len reports the live agents.

@@ -203,7 +203,7 @@ func (h handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 			return pointer(n)
 		}
 	}
-	return tool.Text(res.Content + foot)
+	return tool.Result{Text: res.Content + foot, Charged: n}
 }
 
 // footer ends an inline artifact the way exploration results end.

@@ -41,6 +41,12 @@ type Agent struct {
 	extracted   atomic.Int64
 	calls       atomic.Int64
 
+	// pending counts the counts still running in the background (large
+	// outputs are counted after their answer was sent): the agent's end
+	// waits for them ([Agent.Settle]) so that its record is exact.
+	pending  sync.WaitGroup
+	inFlight atomic.Int64 // the same count, readable
+
 	finished atomic.Bool // set by the first Events.Finish
 }
 
@@ -124,6 +130,52 @@ func (a *Agent) ObserveUsage(inputTokens, outputTokens int) {
 	a.mu.Lock()
 	a.used = max(a.used, total)
 	a.mu.Unlock()
+}
+
+// Charge adds n tokens the model has received (a result passed through,
+// a pointer, an answer of the server's own tools) to what the agent
+// holds, whether or not they fit: they are in its context already, and
+// the remaining budget must say so. A negative n charges nothing.
+func (a *Agent) Charge(n int) {
+	if n <= 0 {
+		return
+	}
+	a.mu.Lock()
+	a.used = satAdd(a.used, n)
+	a.mu.Unlock()
+}
+
+// Track records that a count for this agent goes on in the background;
+// the returned function, called once, says it has been reported
+// ([Agent.AddIntercepted] or [Agent.Charge] first).
+func (a *Agent) Track() (done func()) {
+	a.pending.Add(1)
+	a.inFlight.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			a.inFlight.Add(-1)
+			a.pending.Done()
+		})
+	}
+}
+
+// Settled reports whether no tracked count is running.
+func (a *Agent) Settled() bool { return a.inFlight.Load() == 0 }
+
+// Settle waits until every tracked count has been reported, or d has
+// passed; it reports whether they all were.
+func (a *Agent) Settle(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { a.pending.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // CountCall records one tool call made by the agent.

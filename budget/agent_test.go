@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // explorer is the budget interface of the exploration tools, restated so
@@ -159,5 +160,40 @@ func TestAccounting(t *testing.T) {
 	}
 	if NewAgent(Identity{}, Unlimited, 0).Total() != 0 || NewAgent(Identity{}, Unlimited, 0).Limited() {
 		t.Fatal("unlimited agent reports a total or a limit")
+	}
+}
+
+// What the model received is charged whether or not it fits: the
+// remaining budget is the context really left.
+func TestChargeAndSettle(t *testing.T) {
+	a := NewAgent(Identity{AgentName: "w"}, 1000, 100)
+	a.Charge(300)
+	a.Charge(-5)
+	if a.Used() != 400 || a.Remaining() != 600 {
+		t.Fatalf("used %d, remaining %d", a.Used(), a.Remaining())
+	}
+	a.Charge(5000)
+	if a.Remaining() != 0 || a.Usage().TokensExtracted != 0 {
+		t.Fatalf("over the budget: remaining %d, extracted %d", a.Remaining(), a.Usage().TokensExtracted)
+	}
+
+	// Settle waits for tracked counts, and only for them.
+	if !a.Settled() || !a.Settle(time.Second) {
+		t.Fatal("nothing tracked, yet not settled")
+	}
+	done := a.Track()
+	if a.Settled() || a.Settle(10*time.Millisecond) {
+		t.Fatal("settled with a count running")
+	}
+	release := make(chan struct{})
+	go func() {
+		<-release
+		a.AddIntercepted(42)
+		done()
+		done() // a second call changes nothing
+	}()
+	close(release)
+	if !a.Settle(time.Minute) || a.Usage().TokensIntercepted != 42 || !a.Settled() {
+		t.Fatalf("after the count: intercepted %d", a.Usage().TokensIntercepted)
 	}
 }

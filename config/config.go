@@ -37,7 +37,18 @@ type Scratchpad struct {
 	ContextSafetyMargin float64 // in [0,1); default 0.20
 	MaxExtractionTokens int     // per exploration call; default 10000
 	TurnDepthBonus      int     // advertised to orchestrators; default 6
+	// ResultView is what the client shows the model of a tool result, and
+	// so what is counted, charged and stored: ViewText (default), the
+	// text content (structuredContent only when there is no text), or
+	// ViewStructured, structuredContent whenever the result has it.
+	ResultView string
 }
+
+// Values of [Scratchpad].ResultView (result_view).
+const (
+	ViewText       = "text"
+	ViewStructured = "structured"
+)
 
 // Transport values of [Server.Transport].
 const (
@@ -138,6 +149,7 @@ type ScratchpadOverride struct {
 	ContextSafetyMargin *float64
 	MaxExtractionTokens *int
 	TurnDepthBonus      *int
+	ResultView          *string
 }
 
 // Pad is [pad]: the working-memory scratchpad.
@@ -239,6 +251,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 			ContextSafetyMargin: DefaultContextSafetyMargin,
 			MaxExtractionTokens: DefaultMaxExtractionTokens,
 			TurnDepthBonus:      DefaultTurnDepthBonus,
+			ResultView:          ViewText,
 		}},
 		Orchestration: Orchestration{Workers: map[string]Worker{}},
 		Pad: Pad{

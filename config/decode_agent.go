@@ -32,7 +32,7 @@ func (d *decoder) scratchpad(p keyPath, v any) ScratchpadOverride {
 	if !ok {
 		return o
 	}
-	d.checkKeys(p, m, "enabled", "context_safety_margin", "max_extraction_tokens", "turn_depth_bonus")
+	d.checkKeys(p, m, "enabled", "context_safety_margin", "max_extraction_tokens", "turn_depth_bonus", "result_view")
 	if v, ok := m["enabled"]; ok {
 		if b, ok := d.boolean(p.key("enabled"), v); ok {
 			o.Enabled = &b
@@ -53,6 +53,11 @@ func (d *decoder) scratchpad(p keyPath, v any) ScratchpadOverride {
 			o.TurnDepthBonus = &n
 		}
 	}
+	if v, ok := m["result_view"]; ok {
+		if s, ok := d.oneOf(p.key("result_view"), v, ViewText, ViewStructured); ok {
+			o.ResultView = &s
+		}
+	}
 	return o
 }
 
@@ -69,6 +74,9 @@ func (o ScratchpadOverride) apply(s Scratchpad) Scratchpad {
 	}
 	if o.TurnDepthBonus != nil {
 		s.TurnDepthBonus = *o.TurnDepthBonus
+	}
+	if o.ResultView != nil {
+		s.ResultView = *o.ResultView
 	}
 	return s
 }

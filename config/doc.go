@@ -83,6 +83,9 @@
 //	context_safety_margin      float     0.20, in [0, 1); usable = context_window × (1 − margin)
 //	max_extraction_tokens      integer   10000, >= 1: cap on one exploration result
 //	turn_depth_bonus           integer   6, in [0, 1000]: advertised to orchestrators
+//	result_view                string    "text" | "structured": what the client shows the model of a
+//	                                     result, and so what is counted, charged and stored ("text": the
+//	                                     text content, structuredContent only when there is no text)
 //
 //	[mcp.servers.<name>]       one table per upstream, kept in file order; <name>: a-z A-Z 0-9 _ - .
 //	transport                  string    "stdio" | "sse" | "http_streamable"; may be left out with cmd (stdio)

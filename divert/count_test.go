@@ -49,17 +49,21 @@ func TestExactCountOfBigOutputs(t *testing.T) {
 		{"words", testupstream.Words(400000), nil, true},
 		{"text and structured", string(compact), compact, true},
 		{"structured only", "", compact, true},
+		{"text and structured, structured view", testupstream.Words(400000), compact, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			// What the model reads, counted once: the text, or the
+			// structured content when there is no text (or the client
+			// shows that).
+			structuredView := strings.HasSuffix(tt.name, "structured view")
 			want := 0
-			if tt.text != "" {
+			if tt.text != "" && !structuredView {
 				want = c.Count([]byte(tt.text))
-			}
-			if len(tt.structured) > 0 {
-				want += c.Count(tt.structured)
+			} else {
+				want = c.Count(tt.structured)
 			}
 			got := make(chan int, 1)
-			a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c, OnIntercept: func(n int) { got <- n }}
+			a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c, OnIntercept: func(n int) { got <- n }, Structured: structuredView}
 			out, err := Decide(Call{Server: "s", Tool: "t", Threshold: 100, Result: textResult(t, tt.text, tt.structured), Owned: true, Valid: true},
 				a, Options{ExactCountLimit: 64 << 10, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil || !out.Diverted {

@@ -28,6 +28,26 @@ type Agent struct {
 	// it is returned, so retention keeps it while the session lives. May
 	// be nil.
 	OnStore func(path string)
+	// OnReturn is called with the exact token count of what the model
+	// receives of a result ([Charge]): the budget is charged with it. May
+	// be nil.
+	OnReturn func(tokens int)
+	// Track, when set, is called before a count is left to the background
+	// and returns the function to call once it was reported (OnIntercept
+	// or OnReturn), so that the end of the session can wait for it.
+	Track func() (done func())
+	// Structured says the client shows the model a result's
+	// structuredContent when it has one, instead of its text ([agent.scratchpad]
+	// result_view = "structured"): that is then what is counted and stored.
+	Structured bool
+}
+
+// track is a.Track, or a no-op.
+func (a *Agent) track() func() {
+	if a.Track == nil {
+		return func() {}
+	}
+	return a.Track()
 }
 
 // Call is one tools/call result to decide on.
@@ -77,9 +97,11 @@ var ErrInvalidResult = fmt.Errorf("invalid tools/call result")
 // threshold is not read.
 const unreadFrom = 1 << 20
 
-// reaches reports whether what the model would read of v is at least n
-// tokens, unescaping no more of the text than it must: a prefix of the
-// text usually settles it (a prefix has no more tokens than the whole).
+// reaches reports whether what the model reads of v (its text, or its
+// structured content when it has no text: see [modelView.textOnly]) is at
+// least n tokens, unescaping no more of the text than it must: a prefix of
+// the text usually settles it (a prefix has no more tokens than the
+// whole).
 func reaches(v modelView, c Counter, n int) bool {
 	if !v.textOnly() {
 		return c.AtLeast(v.structured, n)
@@ -88,7 +110,7 @@ func reaches(v modelView, c Counter, n int) bool {
 	// No more tokens than bytes (3 for an ill-formed one, 1.1 times for
 	// the Anthropic approximation), as AtLeast itself would say, without
 	// unescaping anything.
-	if 4*(bound+len(v.structured)) < n {
+	if 4*bound < n {
 		return false
 	}
 	if probe := max(1<<20, 8*n); probe < bound {
@@ -96,11 +118,7 @@ func reaches(v modelView, c Counter, n int) bool {
 			return true
 		}
 	}
-	text := v.text(-1, false)
-	if c.AtLeast(text, n) {
-		return true
-	}
-	return v.structured != nil && c.AtLeast(v.structured, n-c.Count(text))
+	return c.AtLeast(v.text(-1, false), n)
 }
 
 // Decide passes c.Result through unchanged or, when what the model would
@@ -125,6 +143,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if err != nil {
 		return pass, err
 	}
+	v.preferStructured = a.Structured
 	if v.isError || !v.divertable {
 		return pass, nil
 	}
@@ -166,25 +185,9 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	}
 	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold}
 	stage("counting tokens")
-	// The model would have read the text and the structured content,
-	// joined by a newline: counted as two parts (one token more or less).
-	parts := [][]byte{text, v.structured}
-	if !v.textOnly() {
-		parts = [][]byte{v.structured}
-	}
-	size := 0
-	for _, b := range parts {
-		size += len(b)
-	}
-	countAll := func() int {
-		n := 0
-		for _, b := range parts {
-			if len(b) > 0 {
-				n += a.Counter.Count(b)
-			}
-		}
-		return n
-	}
+	// What the model would have read is what was stored: the figure the
+	// threshold was checked against, counted to the end.
+	size := len(payload)
 	sc, streams := a.Counter.(streamCounter)
 	var saved io.ReadCloser
 	if size > limit && streams {
@@ -193,27 +196,27 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if size <= limit || !streams {
 		// Small, or the saved bytes cannot be read back (JSON in a layout
 		// of its own): counted now, exactly.
-		p.Tokens = countAll()
+		if size > 0 {
+			p.Tokens = a.Counter.Count(payload)
+		}
 		if a.OnIntercept != nil {
 			a.OnIntercept(p.Tokens)
 		}
 	} else {
 		// Estimated from the first 1 MiB of what was saved, so that the
-		// reply is not held; counted exactly in the background for the
-		// budget, from the file, so that the output is not held either.
-		// What the file lacks (structured content beside the text) is
-		// counted now.
-		other := 0
-		if len(parts) > 1 && len(parts[1]) > 0 {
-			other = a.Counter.Count(parts[1])
-		}
+		// reply is not held; counted exactly in the background, from the
+		// file, so that the output is not held either. The session's end
+		// waits for that count (Track), so its usage record is exact.
 		prefix := payload[:min(len(payload), 1<<20)]
-		p.Tokens = other
 		if len(prefix) > 0 {
-			p.Tokens += int(float64(a.Counter.Count(prefix)) * float64(len(payload)) / float64(len(prefix)))
+			p.Tokens = int(float64(a.Counter.Count(prefix)) * float64(len(payload)) / float64(len(prefix)))
 		}
 		p.Estimated = true
-		go countSaved(saved, sc, other, p.Tokens, a.OnIntercept, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
+		done := a.track()
+		go func() {
+			defer done()
+			countSaved(saved, sc, p.Tokens, a.OnIntercept, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
+		}()
 	}
 	elapsed := time.Since(start)
 	log.Info("intercepted", "server", c.Server, "tool", c.Tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
@@ -238,16 +241,13 @@ type streamCounter interface {
 }
 
 // countSaved counts a diverted output read back from its file and reports
-// it with other (the tokens of what was not saved); on a read error it
-// reports the estimate.
-func countSaved(saved io.ReadCloser, sc streamCounter, other, estimate int, report func(int), log *slog.Logger) {
+// it; on a read error it reports the estimate.
+func countSaved(saved io.ReadCloser, sc streamCounter, estimate int, report func(int), log *slog.Logger) {
 	defer saved.Close()
 	n, err := sc.CountReader(saved)
 	if err != nil {
 		log.Warn("exact token count of a diverted output failed; the estimate is kept", "error", err, "estimate", estimate)
 		n = estimate
-	} else {
-		n += other
 	}
 	if report != nil {
 		report(n)

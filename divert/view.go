@@ -21,12 +21,24 @@ type modelView struct {
 	structured []byte   // structuredContent, a sub-slice of raw; nil when absent or null
 	divertable bool     // has something to store and no image or audio
 	isError    bool
+	// preferStructured: the client shows the model structuredContent when
+	// there is some (result_view = "structured").
+	preferStructured bool
 }
 
-// textOnly reports whether the output stored is the text blocks (else it
-// is the structured content).
+// textOnly reports whether what the model reads, and what is counted and
+// stored, is the text blocks (else it is the structured content): the text
+// when there is any, the structured content only when there is none; or,
+// for a client that shows the structured form, the structured content
+// whenever there is some.
 func (v *modelView) textOnly() bool {
-	return len(v.texts) > 1 || len(v.texts) == 1 && len(v.texts[0]) > 2 || v.structured == nil
+	if v.structured == nil {
+		return true
+	}
+	if v.preferStructured {
+		return false
+	}
+	return len(v.texts) > 1 || len(v.texts) == 1 && len(v.texts[0]) > 2
 }
 
 // textBound is the most bytes the joined text can have.

@@ -336,7 +336,9 @@ func (c *call) finish(body, what string, sugg func() []suggestion) *tool.Result 
 	if !ok {
 		return c.tooLarge(n, kv{"remaining_budget_tokens", b.Remaining()}, sugg)
 	}
-	return textResult(text(n, left))
+	r := textResult(text(n, left))
+	r.Charged = n
+	return r
 }
 
 func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result {

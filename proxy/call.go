@@ -32,7 +32,21 @@ func (p *Proxy) HasTool(name string) bool { return p.cat.tool(name) != nil }
 // client); failures the model should read (upstream down, timeout, a
 // result over max_result_bytes, save failed) are tool results with
 // isError.
+//
+// Whatever result is sent, its cost to the model is charged to the calling
+// agent's budget ([divert.Charge]): the budget's "left" is the context
+// really left.
 func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
+	res, err := p.callTool(ctx, s, name, args, meta)
+	if err == nil && res != nil {
+		if agent, aerr := p.opts.Agent(ctx); aerr == nil {
+			divert.Charge(agent, res, true)
+		}
+	}
+	return res, err
+}
+
+func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
 	rt := p.cat.tool(name)
 	if rt == nil {
 		return nil, fmt.Errorf("%w: tool %q", ErrNotFound, name)

@@ -48,6 +48,11 @@ func Bool(b bool) *bool { return &b }
 type Result struct {
 	Text    string
 	IsError bool
+	// Charged is how many tokens of Text the handler charged to the
+	// caller's context budget itself (an exploration result, an artifact
+	// returned inline, checked against the budget before it is given); the
+	// server charges the rest of what the model receives.
+	Charged int
 }
 
 // Text is a successful result holding s.

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
+)
+
+// bigListing is large enough (about 6 MB) that its exact count is left to
+// the background after the pointer was sent (past the 4 MiB limit).
+const bigListing = 20000
+
+// A session that ends right after a divert whose count runs in the
+// background (a stdio client closing stdin, an HTTP client deleting its
+// session) still leaves one usage record, with the exact count of what
+// was kept out of the model's context.
+func TestUsageExactAfterQuickEnd(t *testing.T) {
+	want := tokens.ForModel("openai", "gpt-4o").Count(testupstream.Listing(bigListing))
+	check := func(t *testing.T, mem string, c *mcp.ClientSession, end func()) {
+		t.Helper()
+		out := callTool(t, c, "listing", map[string]any{"n": bigListing})
+		if !strings.Contains(out, "file: ") {
+			t.Fatalf("not diverted: %s", short(out))
+		}
+		end()
+		var recs []budget.Usage
+		testwait.For(t, "the usage record", func() bool {
+			recs, _ = budget.ReadUsage(filepath.Join(mem, "usage.jsonl"), "")
+			return len(recs) > 0
+		})
+		if len(recs) != 1 || recs[0].TokensIntercepted != want {
+			b, _ := json.Marshal(recs)
+			t.Fatalf("records %s, want one with tokens_intercepted %d", b, want)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		cfg, mem := writeConfig(t, "")
+		c := stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--log-level", "warn")
+		check(t, mem, c, func() { _ = c.Close() }) // stdin closed, the process gone
+		if _, err := os.Stat(filepath.Join(mem, "usage.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		cfg, mem := writeConfig(t, "")
+		base := startHTTP(t, "http", cfg)
+		c := httpClient(t, base+"/mcp", nil)
+		waitForTool(t, c, "listing")
+		check(t, mem, c, func() { _ = c.Close() }) // DELETE
+	})
+}
+
+var footerTokensLeft = regexp.MustCompile(`~([\d,]+) tokens, ~([\d,]+) left of`)
+
+// footerFigures reads an exploration footer: the result's tokens and what
+// is left.
+func footerFigures(t *testing.T, out string) (tokens, left int) {
+	t.Helper()
+	m := footerTokensLeft.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no footer in %s", short(out))
+	}
+	num := func(s string) int { n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", "")); return n }
+	return num(m[1]), num(m[2])
+}
+
+// Everything the model receives is charged at its exact count: a result
+// passed through, a pointer, the pad's reading. The footer's "left" falls
+// by exactly that.
+func TestEverythingReceivedIsCharged(t *testing.T) {
+	counter := tokens.ForModel("openai", "gpt-4o")
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+	c := httpClient(t, base+"/mcp", nil)
+	waitForTool(t, c, "listing")
+	pointer := callTool(t, c, "listing", map[string]any{"n": 300})
+	file := storedName.FindStringSubmatch(pointer)
+	if file == nil {
+		t.Fatalf("not diverted: %s", short(pointer))
+	}
+	head := func() (int, int) {
+		return footerFigures(t, callTool(t, c, "head", map[string]any{"file": file[1], "lines": 3}))
+	}
+	n, left := head()
+	for _, step := range []struct {
+		name string
+		call func() string
+	}{
+		{"a result passed through", func() string { return callTool(t, c, "listing", map[string]any{"n": 2}) }},
+		{"a pointer", func() string { return callTool(t, c, "listing", map[string]any{"n": 301}) }},
+		{"the pad", func() string { return callTool(t, c, "read_scratchpad", map[string]any{}) }},
+		{"an error answer", func() string { return callTool(t, c, "head", map[string]any{"file": "missing.json"}) }},
+	} {
+		got := step.call()
+		cost := counter.CountString(got)
+		n2, left2 := head()
+		if n2 != n || left2 != left-cost-n {
+			t.Errorf("after %s (%d tokens): left %d, want %d - %d - %d = %d", step.name, cost, left2, left, cost, n, left-cost-n)
+		}
+		left = left2
+	}
+}

@@ -1,0 +1,54 @@
+package divert
+
+import "encoding/json"
+
+// chargeNowLimit is the size of a result up to which [Charge] counts it
+// before returning; a larger one is counted in the background, so that
+// the client is not kept waiting for the count of what it already has.
+const chargeNowLimit = 1 << 20
+
+// Charge reports to a.OnReturn the exact token count of what the model
+// receives of result, a tools/call result as it is sent (an upstream's
+// passed through, a pointer, an error): its text content blocks and the
+// text of embedded resources, counted once, or its structuredContent when
+// it has no text (or when a.Structured). Images and audio are not counted
+// (what they cost is the provider's). A result that is not one MCP
+// defines counts nothing. valid says result is known to be valid JSON.
+//
+// A result over 1 MiB is counted in the background, a.Track'ed; the
+// caller must not change its bytes afterwards.
+func Charge(a *Agent, result json.RawMessage, valid bool) {
+	if a == nil || a.OnReturn == nil || a.Counter == nil {
+		return
+	}
+	if len(result) <= chargeNowLimit {
+		a.OnReturn(a.cost(result, valid))
+		return
+	}
+	done := a.track()
+	go func() {
+		defer done()
+		a.OnReturn(a.cost(result, valid))
+	}()
+}
+
+// cost is the token count of what the model reads of result.
+func (a *Agent) cost(result json.RawMessage, valid bool) int {
+	v, err := view(result, valid)
+	if err != nil {
+		return 0
+	}
+	v.preferStructured = a.Structured
+	return cost(v, a.Counter)
+}
+
+// cost is the token count of what the model reads of v.
+func cost(v modelView, c Counter) int {
+	if !v.textOnly() {
+		return c.Count(v.structured)
+	}
+	if len(v.texts) == 0 {
+		return 0
+	}
+	return c.Count(v.text(-1, false))
+}

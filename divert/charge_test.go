@@ -1,0 +1,84 @@
+package divert
+
+import (
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
+)
+
+// A result with the same data as text and as structuredContent (what
+// every tool with an outputSchema answers) costs its text once: at a
+// threshold between one and two times that, it passes through, and above
+// it the pointer's figure is the text's count.
+func TestTextCountedOnce(t *testing.T) {
+	c := tokens.ForModel("openai", "gpt-4o")
+	data := testupstream.Listing(40)
+	n := c.Count(data)
+	res := textResult(t, string(data), data)
+	a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c}
+	opts := Options{Logger: slog.New(slog.DiscardHandler)}
+
+	out, err := Decide(Call{Server: "fs", Tool: "read_text_file", Threshold: n + n/2, Result: append([]byte(nil), res...)}, a, opts)
+	if err != nil || out.Diverted {
+		t.Fatalf("a %d-token text at a threshold of %d: diverted %v, %v", n, n+n/2, out.Diverted, err)
+	}
+	out, err = Decide(Call{Server: "fs", Tool: "read_text_file", Threshold: n, Result: append([]byte(nil), res...)}, a, opts)
+	if err != nil || !out.Diverted || out.Pointer.Tokens != n || out.Pointer.Estimated {
+		t.Fatalf("at the threshold: diverted %v, pointer %d tokens (estimated %v), want %d; %v", out.Diverted, out.Pointer.Tokens, out.Pointer.Estimated, n, err)
+	}
+	// A client that shows the structured form: that is what counts.
+	sc := c.Count(data) // the same bytes here: compact JSON either way
+	a.Structured = true
+	out, err = Decide(Call{Server: "fs", Tool: "read_text_file", Threshold: sc, Result: textResult(t, "short", data)}, a, opts)
+	if err != nil || !out.Diverted || out.Pointer.Tokens != sc {
+		t.Fatalf("structured view: diverted %v, pointer %d, want %d; %v", out.Diverted, out.Pointer.Tokens, sc, err)
+	}
+}
+
+// Charge reports what the model receives of any result, exactly, once.
+func TestCharge(t *testing.T) {
+	c := tokens.ForModel("openai", "gpt-4o")
+	data := testupstream.Listing(40)
+	words := testupstream.Words(300)
+	var got atomic.Int64
+	a := &Agent{Counter: c, OnReturn: func(n int) { got.Add(int64(n)) }}
+	two, _ := json.Marshal(map[string]any{"content": []any{
+		map[string]any{"type": "text", "text": words},
+		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///x", "text": string(data)}},
+	}})
+	image, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}}})
+	for _, tt := range []struct {
+		name   string
+		result []byte
+		want   int
+	}{
+		{"text and structured", textResult(t, string(data), data), c.Count(data)},
+		{"structured only", textResult(t, "", data), c.Count(data)},
+		{"text and a resource", two, c.Count([]byte(words + "\n" + string(data)))},
+		{"an error", errorResult("upstream \"fs\" did not answer"), c.Count([]byte("upstream \"fs\" did not answer"))},
+		{"an image", image, 0},
+		{"not a result", []byte(`[1,2]`), 0},
+	} {
+		got.Store(0)
+		Charge(a, tt.result, true)
+		if int(got.Load()) != tt.want {
+			t.Errorf("%s: charged %d, want %d", tt.name, got.Load(), tt.want)
+		}
+	}
+
+	// Over 1 MiB: counted in the background, tracked until reported.
+	big := testupstream.Words(400000)
+	var pending sync.WaitGroup
+	a.Track = func() func() { pending.Add(1); return pending.Done }
+	got.Store(0)
+	Charge(a, textResult(t, big, nil), true)
+	pending.Wait()
+	if want := c.Count([]byte(big)); int(got.Load()) != want {
+		t.Fatalf("big result: charged %d, want %d", got.Load(), want)
+	}
+}

@@ -338,7 +338,14 @@ func (r *aggResult) sortedGroups() []aggRow {
 		if a.g.count != b.g.count {
 			return b.g.count - a.g.count
 		}
-		return strings.Compare(a.key, b.key)
+		// Ties: field by field, numbers in numeric order.
+		ka, kb := strings.Split(a.key, "\x00"), strings.Split(b.key, "\x00")
+		for i := 0; i < len(ka) && i < len(kb); i++ {
+			if c := compareValues(ka[i], kb[i]); c != 0 {
+				return c
+			}
+		}
+		return len(ka) - len(kb)
 	})
 	return rows
 }

@@ -13,10 +13,26 @@ const defaultTop = 20
 
 func runCountBy(c *call) *tool.Result {
 	p := c.args.str("path")
+	pattern := c.args.str("pattern")
 	groupArg := c.args.str("group_by")
 	distinctArg := c.args.str("distinct")
 	top, _ := c.args.int("top")
 	q := c.queryArgs(false)
+	if pattern != "" {
+		if p != "" || groupArg != "" || distinctArg != "" || q.filterText != "" {
+			c.args.errs = append(c.args.errs, "pattern (lines of a text file) goes without path, group_by, distinct and filter (items of a JSON array)")
+		}
+		if res := c.argErr(); res != nil {
+			return res
+		}
+		if top < 1 {
+			return errorResult("invalid_arguments", "top must be at least 1.", kv{"top", top})
+		}
+		return runCountLines(c, pattern, top)
+	}
+	if p == "" {
+		c.args.errs = append(c.args.errs, "path is required")
+	}
 	if res := c.argErr(); res != nil {
 		return res
 	}
@@ -25,8 +41,14 @@ func runCountBy(c *call) *tool.Result {
 		return errorResult("invalid_arguments", "top must be at least 1.", kv{"top", top})
 	}
 	if strings.TrimSpace(groupArg) == "" && strings.TrimSpace(distinctArg) == "" {
-		return errorResult("invalid_arguments", `count_by needs group_by (e.g. "status.phase" or "metadata.namespace,status.phase") or distinct (e.g. "spec.containers[*].image"), or both.`,
-			kv{"group_by", groupArg}, kv{"distinct", distinctArg})
+		if q.filterText != "" {
+			return runCountMatches(c, p, q)
+		}
+		return errorResult("invalid_arguments", `count_by needs group_by (e.g. "status.phase" or "metadata.namespace,status.phase"), distinct (e.g. "spec.containers[*].image"), or a filter alone to count the matching items; for a text file, pattern.`,
+			kv{"group_by", groupArg}, kv{"distinct", distinctArg},
+			kv{"suggestions", []suggestion{
+				suggest(ToolItemSchema, "find the fields to group by", kv{"file", c.file}, kv{"path", p}, kv{"limit", 100}),
+			}})
 	}
 	var spec aggSpec
 	var names []string

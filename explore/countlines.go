@@ -1,0 +1,175 @@
+package explore
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// runCountLines is count_by over the lines of a file (any kind: it is
+// read as text): the lines pattern matches, grouped by what its first
+// capture group captured, top ones shown, the rest summed in other.
+func runCountLines(c *call, pattern string, top int) *tool.Result {
+	if len(pattern) > MaxPatternBytes {
+		return errorResult("pattern_too_long", fmt.Sprintf("the pattern is %d bytes; count_by accepts at most %d.", len(pattern), MaxPatternBytes),
+			kv{"pattern_bytes", len(pattern)}, kv{"max_pattern_bytes", MaxPatternBytes})
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return errorResult("invalid_pattern", fmt.Sprintf("pattern is not an RE2 regular expression: %v.", err), kv{"pattern", pattern})
+	}
+	if re.NumSubexp() < 1 {
+		return errorResult("invalid_pattern", `pattern needs a capture group, whose text each matching line is counted by: e.g. "service=(\w+)".`,
+			kv{"pattern", pattern},
+			kv{"suggestions", []suggestion{suggest(ToolCountBy, "group by the whole match", kv{"file", c.file}, kv{"pattern", "(" + pattern + ")"}, kv{"top", top})}})
+	}
+	name := re.SubexpNames()[1]
+	if name == "" {
+		name = "match"
+	}
+	d, res := c.load()
+	if res != nil {
+		return res
+	}
+	counts := map[string]int{}
+	lines, matched, untracked := 0, 0, 0
+	data := d.data
+	for start := 0; start < len(data); lines++ {
+		if lines%4096 == 0 && c.ctx.Err() != nil {
+			return c.cancelled(c.ctx.Err())
+		}
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+		}
+		line := data[start:end]
+		start = end + 1
+		m := re.FindSubmatchIndex(line)
+		if m == nil || m[2] < 0 {
+			continue // no match, or the group took no part in it
+		}
+		matched++
+		key := line[m[2]:m[3]]
+		if n, ok := counts[string(key)]; ok {
+			counts[string(key)] = n + 1
+		} else if len(counts) < maxGroups {
+			counts[string(key)] = 1
+		} else {
+			untracked++
+		}
+	}
+	type row struct {
+		key   string
+		count int
+	}
+	rows := make([]row, 0, len(counts))
+	for k, n := range counts {
+		rows = append(rows, row{k, n})
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		if a.count != b.count {
+			return b.count - a.count
+		}
+		return compareValues(a.key, b.key)
+	})
+	shown := rows[:min(top, len(rows))]
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	line := func(o obj) {
+		if b.Len() > 2 {
+			b.WriteString(",\n")
+		}
+		j, _ := marshalNoEscape(o)
+		b.WriteString("  ")
+		b.Write(j)
+	}
+	for _, r := range shown {
+		line(obj{{name, r.key}, {"count", r.count}})
+	}
+	otherGroups, otherCount := len(rows)-len(shown), untracked
+	for _, r := range rows[len(shown):] {
+		otherCount += r.count
+	}
+	if otherGroups > 0 || untracked > 0 {
+		o := obj{{"other_groups", otherGroups}, {"count", otherCount}}
+		if untracked > 0 {
+			o = append(o, kv{"untracked_lines", untracked})
+		}
+		line(o)
+	}
+	b.WriteString("\n]")
+	if len(rows) == 0 && untracked == 0 {
+		b.Reset()
+		b.WriteString("[]")
+	}
+	var what strings.Builder
+	fmt.Fprintf(&what, "lines by /%s/ (%s", pattern, plural(len(rows), "group"))
+	if untracked > 0 {
+		fmt.Fprintf(&what, "+ (tracking stops at %s)", comma(maxGroups))
+	}
+	if len(shown) < len(rows) {
+		fmt.Fprintf(&what, ", top %d shown", len(shown))
+	}
+	fmt.Fprintf(&what, "; matches %s of %s)", comma(matched), plural(lines, "line"))
+	return c.finish(b.String(), what.String(), func() []suggestion {
+		return []suggestion{suggest(ToolCountBy, "fewer groups", kv{"file", c.file}, kv{"pattern", pattern}, kv{"top", max(1, len(shown)/2)})}
+	})
+}
+
+// runCountMatches is count_by with a filter and nothing to group by: how
+// many items of the array at p match.
+func runCountMatches(c *call, p string, q itemQuery) *tool.Result {
+	d, n, canon, res := c.resolveArg(p)
+	if res != nil {
+		return res
+	}
+	if d.typeOf(n) != "array" {
+		return c.notArray(d, n, canon)
+	}
+	retry := c.retryWith(append([]kv{{"file", c.file}, {"path", canon}}, q.kvs()...))
+	if res := c.parseQuery(d, n, &q, retry); res != nil {
+		return res
+	}
+	it := d.itemsOf(n)
+	r, err := aggregate(c.ctx, it, aggSpec{filter: q.f})
+	if err != nil {
+		return c.cancelled(err)
+	}
+	if r.matched == 0 {
+		for _, rq := range relQueries(q.f.root, nil) {
+			if m := missingField(d, it, rq); m != nil {
+				return c.missingFieldError("filter", q.filterText, m, canon, retry)
+			}
+		}
+	}
+	body := fmt.Sprintf("[\n  {\"count\": %d}\n]", r.matched)
+	what := fmt.Sprintf("%s matching %s (matches %s, scanned %s)", canon, q.filterText, comma(r.matched), comma(r.scanned))
+	return c.finish(body, what, func() []suggestion { return nil })
+}
+
+// compareValues orders two group values: numerically when both are
+// numbers (JSON's, or a capture of digits), else as strings; so ties in a
+// count list 9 before 10.
+func compareValues(a, b string) int {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	switch {
+	case errA == nil && errB == nil && x != y:
+		if x < y {
+			return -1
+		}
+		return 1
+	case errA == nil && errB != nil:
+		return -1 // numbers before other values
+	case errA != nil && errB == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
+}

@@ -40,6 +40,12 @@ type Env struct {
 	// Cache holds parsed and indexed files across calls and agents. nil means
 	// every call reads and indexes the file again.
 	Cache *Cache
+
+	// probing marks the Env of a suggestion being tried out (fit.go): its
+	// too-large answers make no suggestions of their own, and docs holds
+	// the file the answer was about, already read and indexed.
+	probing bool
+	docs    map[string]*doc
 }
 
 func (e *Env) maxTokens() int {

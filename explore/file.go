@@ -151,6 +151,9 @@ func load(env *Env, name string) (*doc, error) {
 	if env == nil || env.Root == nil || env.Count == nil {
 		return nil, ErrNoRoot
 	}
+	if d := env.docs[name]; d != nil {
+		return d, nil
+	}
 	rel, err := resolveName(env.Dir, name)
 	if err != nil {
 		return nil, err

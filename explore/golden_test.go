@@ -77,6 +77,7 @@ var goldenCases = []struct {
 	{"schema_broken", "schema", map[string]any{"file": "broken.json"}, 0, nil},
 	{"schema_too_large", "schema", map[string]any{"file": "nested.json"}, 50, nil},
 	{"item_schema", "item_schema", map[string]any{"file": "nested.json", "path": "results", "offset": 2, "limit": 4}, 0, nil},
+	{"item_schema_too_large", "item_schema", map[string]any{"file": "nested.json", "path": "results"}, 40, nil},
 	{"item_schema_full", "item_schema", map[string]any{"file": "events.ndjson", "path": "$"}, 0, nil},
 	{"item_schema_not_array", "item_schema", map[string]any{"file": "nested.json", "path": "$"}, 0, nil},
 	{"get_in_dollar", "get_in", map[string]any{"file": "nested.json", "path": "$.results[3].metadata.author.login"}, 0, nil},

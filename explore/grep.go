@@ -358,7 +358,7 @@ func runGrep(c *call) *tool.Result {
 			s = append(s, suggest("grep", "matching lines only, no context", kv{"file", c.file}, kv{"pattern", pattern}, kv{"context", 0}, kv{"ignore_case", ic}, kv{"max_matches", len(matches)}))
 		}
 		if len(matches) > 1 {
-			s = append(s, suggest("grep", "half the matches", kv{"file", c.file}, kv{"pattern", pattern}, kv{"context", 0}, kv{"ignore_case", ic}, kv{"max_matches", len(matches) / 2}))
+			s = append(s, suggest("grep", "half the matches", kv{"file", c.file}, kv{"pattern", pattern}, kv{"context", 0}, kv{"ignore_case", ic}, kv{"max_matches", len(matches) / 2}).halving())
 		}
 		if len(matches) > 0 {
 			s = append(s, suggest("slice", "the first match with a little context", kv{"file", c.file}, kv{"start", max(1, matches[0]-2)}, kv{"end", matches[0] + 2}))

@@ -49,7 +49,7 @@ func runItemSchema(c *call) *tool.Result {
 	return c.finish(b.String(), what, func() []suggestion {
 		f := kv{"file", c.file}
 		return []suggestion{
-			suggest("item_schema", "half the window", f, kv{"path", canon}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}),
+			suggest("item_schema", "half the window", f, kv{"path", canon}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving(),
 			suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(min(lo, max(ln-1, 0)))}),
 			suggest("schema", "the key tree, shallower", f, kv{"max_depth", 2}),
 		}

@@ -156,7 +156,7 @@ func (c *call) getInSuggestions(d *doc, n node, canon string, cur [2]int, window
 		if !windowed {
 			cur, size = [2]int{0, ln}, ln
 		}
-		s = append(s, suggest("get_in", "half the items", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}))
+		s = append(s, suggest("get_in", "half the items", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}).halving())
 		if ln > 0 {
 			s = append(s, suggest("item_schema", "the keys its items have", f, kv{"path", canon}, kv{"offset", 0}, kv{"limit", min(ln, 100)}))
 			s = append(s, suggest("get_in", "one item", f, kv{"path", canon + renderIndex(cur[0])}))
@@ -169,7 +169,7 @@ func (c *call) getInSuggestions(d *doc, n node, canon string, cur [2]int, window
 		if !windowed {
 			cur, size = [2]int{0, ln}, ln
 		}
-		s = append(s, suggest("get_in", "half the keys", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}))
+		s = append(s, suggest("get_in", "half the keys", f, kv{"path", canon}, kv{"offset", cur[0]}, kv{"limit", max(1, size/2)}).halving())
 		s = append(s, suggest("schema", "the key tree with types", f, kv{"max_depth", 2}))
 		if keys := objectKeys(d, n); len(keys) > 0 {
 			s = append(s, suggest("get_in", "one key", f, kv{"path", canon + renderKey(keys[0])}))
@@ -310,7 +310,7 @@ func runIterateOver(c *call) *tool.Result {
 		f := kv{"file", c.file}
 		half := max(1, (hi-lo)/2)
 		qa := q.kvs()
-		s := []suggestion{suggest("iterate_over", "the same rows, half the window; continue with the next offset", append(append([]kv{f, {"path", canon}, {"fields", strings.Join(names, ",")}}, qa...), kv{"offset", lo}, kv{"limit", half})...)}
+		s := []suggestion{suggest("iterate_over", "the same rows, half the window; continue with the next offset", append(append([]kv{f, {"path", canon}, {"fields", strings.Join(names, ",")}}, qa...), kv{"offset", lo}, kv{"limit", half})...).halving()}
 		if len(names) > 1 {
 			s = append(s, suggest("iterate_over", "fewer fields", append(append([]kv{f, {"path", canon}, {"fields", strings.Join(names[:(len(names)+1)/2], ",")}}, qa...), kv{"offset", lo}, kv{"limit", max(1, hi-lo)})...))
 		}
@@ -356,7 +356,7 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 	what := fmt.Sprintf("%s (%s)", canon, matchesText(lo, hi, len(idx), scanned, true))
 	return c.finish(body, what, func() []suggestion {
 		f := kv{"file", c.file}
-		s := []suggestion{suggest("get_in", "half the matches; continue with the next offset", f, kv{"path", canon}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)})}
+		s := []suggestion{suggest("get_in", "half the matches; continue with the next offset", f, kv{"path", canon}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving()}
 		if hi > lo {
 			if fields := firstFields(d, node{v: d.itemsOfAt(n, idx[lo])}, 3); fields != "" {
 				s = append(s, suggest("iterate_over", "a few fields of each match", f, kv{"path", canon}, kv{"fields", fields}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", 50}))

@@ -442,7 +442,7 @@ func TestGrepEveryFile(t *testing.T) {
 	if !strings.Contains(got, "app.log: 4 matching lines\n  1: start\n> 2: POD-1234 restarted\n  3: ok\n") {
 		t.Errorf("grep without file, context 1:\n%s", got)
 	}
-	env.MaxExtractionTokens = 10
+	env.MaxExtractionTokens = 60
 	if got := run(t, env, "grep", map[string]any{"pattern": "pod-1234"}); errCode(got) != "grep_too_large" || !strings.Contains(got, `"max_matches":1`) {
 		t.Errorf("too large: %s", got)
 	}

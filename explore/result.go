@@ -21,6 +21,7 @@ type call struct {
 	tool string
 	args *argReader
 	file string
+	doc  *doc // the file, once loaded
 }
 
 // kv and obj build JSON objects whose key order is part of the contract
@@ -67,6 +68,16 @@ type suggestion struct {
 	Tool      string `json:"tool"`
 	Arguments obj    `json:"arguments"`
 	Why       string `json:"why,omitempty"`
+	// share is, for a narrower retry of the call that was too large, about
+	// what part of its result this one returns (0: unknown): a retry that
+	// cannot fit by that measure is resized before it is tried out.
+	share float64
+}
+
+// halving marks s as a retry returning about half of what was too large.
+func (s suggestion) halving() suggestion {
+	s.share = 0.5
+	return s
 }
 
 func suggest(tool, why string, args ...kv) suggestion {
@@ -117,6 +128,7 @@ func (c *call) load() (*doc, *tool.Result) {
 	if err != nil {
 		return nil, c.fileError(err)
 	}
+	c.doc = d
 	return d, nil
 }
 
@@ -343,13 +355,18 @@ func (c *call) finish(body, what string, sugg func() []suggestion) *tool.Result 
 
 func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result {
 	var msg string
+	fits := c.fitting(sugg(), est, lim.V.(int))
 	if lim.K == "per_call_limit" {
 		msg = fmt.Sprintf("The %s result would be ~%s tokens, over the per-call limit of %s. Nothing was returned or charged; run one of the suggestions.", c.tool, comma(est), comma(lim.V.(int)))
 	} else {
 		msg = fmt.Sprintf("The %s result would be ~%s tokens, but only %s tokens of the context budget are left. Nothing was returned or charged; run a narrower call.", c.tool, comma(est), comma(lim.V.(int)))
 	}
-	return errorResult(c.tool+"_too_large", msg,
-		kv{"estimated_tokens", est}, lim, kv{"suggestions", sugg()})
+	if len(fits) == 0 && !c.env.probing {
+		// Every suggestion was tried out and none fits.
+		msg = strings.TrimSuffix(strings.TrimSuffix(msg, " run one of the suggestions."), " run a narrower call.") +
+			" no narrower call of these tools fits either: the limit is smaller than any part of this output."
+	}
+	return errorResult(c.tool+"_too_large", msg, kv{"estimated_tokens", est}, lim, kv{"suggestions", fits})
 }
 
 // comma formats n with thousands separators.

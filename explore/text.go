@@ -40,6 +40,20 @@ func runHead(c *call) *tool.Result {
 	}
 	total := d.lineCount()
 	hi := min(n, total)
+	sugg := func() []suggestion {
+		var s []suggestion
+		if hi > 1 {
+			s = append(s, suggest("head", "half the lines", kv{"file", c.file}, kv{"lines", hi / 2}).halving())
+		}
+		s = append(s, suggest("schema", "the file's shape without its content", kv{"file", c.file}))
+		if d.kind == kindJSON && d.jsonErr == "" || d.kind == kindNDJSON {
+			s = append(s, suggest("get_in", "the first entries of the top-level value", kv{"file", c.file}, kv{"path", "$"}, kv{"offset", 0}, kv{"limit", 5}))
+		}
+		return s
+	}
+	if res := c.linesTooLarge(d, 1, hi, sugg); res != nil {
+		return res
+	}
 	var b strings.Builder
 	w := len(strconv.Itoa(hi))
 	for i := 1; i <= hi; i++ {
@@ -49,17 +63,25 @@ func runHead(c *call) *tool.Result {
 	if hi == total {
 		what = fmt.Sprintf("%s (all %s)", c.file, plural(total, "line"))
 	}
-	return c.finish(b.String(), what, func() []suggestion {
-		var s []suggestion
-		if hi > 1 {
-			s = append(s, suggest("head", "half the lines", kv{"file", c.file}, kv{"lines", hi / 2}))
-		}
-		s = append(s, suggest("schema", "the file's shape without its content", kv{"file", c.file}))
-		if d.kind == kindJSON && d.jsonErr == "" || d.kind == kindNDJSON {
-			s = append(s, suggest("get_in", "the first entries of the top-level value", kv{"file", c.file}, kv{"path", "$"}, kv{"offset", 0}, kv{"limit", 5}))
-		}
-		return s
-	})
+	return c.finish(b.String(), what, sugg)
+}
+
+// linesTooLarge is the too-large answer for lines lo..hi when they are
+// too many bytes to be under the per-call cap whatever they hold (see
+// bytesPerTokenBound), decided before they are copied; nil otherwise.
+func (c *call) linesTooLarge(d *doc, lo, hi int, sugg func() []suggestion) *tool.Result {
+	if lo > hi {
+		return nil
+	}
+	lines := d.lineStarts()
+	end := len(d.data)
+	if hi < len(lines) {
+		end = lines[hi]
+	}
+	if n := end - lines[lo-1]; n > c.env.maxTokens()*bytesPerTokenBound {
+		return c.tooLarge(n/4, kv{"per_call_limit", c.env.maxTokens()}, sugg)
+	}
+	return nil
 }
 
 func runSlice(c *call) *tool.Result {
@@ -79,6 +101,17 @@ func runSlice(c *call) *tool.Result {
 	}
 	total := d.lineCount()
 	hi := min(end, total)
+	sugg := func() []suggestion {
+		mid := start + (hi-start)/2
+		s := []suggestion{suggest("slice", "first half of the range", kv{"file", c.file}, kv{"start", start}, kv{"end", mid}).halving()}
+		if mid+1 <= hi {
+			s = append(s, suggest("slice", "second half of the range", kv{"file", c.file}, kv{"start", mid + 1}, kv{"end", hi}).halving())
+		}
+		return append(s, suggest("schema", "the file's shape, to target a narrower range", kv{"file", c.file}))
+	}
+	if res := c.linesTooLarge(d, start, hi, sugg); res != nil {
+		return res
+	}
 	var b strings.Builder
 	w := len(strconv.Itoa(hi))
 	for i := start; i <= hi; i++ {
@@ -89,14 +122,7 @@ func runSlice(c *call) *tool.Result {
 	if start > total {
 		what = fmt.Sprintf("%s (empty: start %d is past the last line, %s)", c.file, start, comma(total))
 	}
-	return c.finish(b.String(), what, func() []suggestion {
-		mid := start + (hi-start)/2
-		s := []suggestion{suggest("slice", "first half of the range", kv{"file", c.file}, kv{"start", start}, kv{"end", mid})}
-		if mid+1 <= hi {
-			s = append(s, suggest("slice", "second half of the range", kv{"file", c.file}, kv{"start", mid + 1}, kv{"end", hi}))
-		}
-		return append(s, suggest("schema", "the file's shape, to target a narrower range", kv{"file", c.file}))
-	})
+	return c.finish(b.String(), what, sugg)
 }
 
 func runRead(c *call) *tool.Result {

@@ -42,13 +42,19 @@ func (a *Agent) cost(result json.RawMessage, valid bool) int {
 	return cost(v, a.Counter)
 }
 
-// cost is the token count of what the model reads of v.
+// cost is the token count of what the model reads of v. A large text is
+// streamed to the counter, not copied whole.
 func cost(v modelView, c Counter) int {
 	if !v.textOnly() {
 		return c.Count(v.structured)
 	}
 	if len(v.texts) == 0 {
 		return 0
+	}
+	if sc, ok := c.(streamCounter); ok && v.textBound() > chargeNowLimit && streamable(v.texts) {
+		if n, err := sc.CountReader(newTextReader(v.texts)); err == nil {
+			return n
+		}
 	}
 	return c.Count(v.text(-1, false))
 }

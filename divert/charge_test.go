@@ -1,12 +1,17 @@
 package divert
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
@@ -80,5 +85,47 @@ func TestCharge(t *testing.T) {
 	pending.Wait()
 	if want := c.Count([]byte(big)); int(got.Load()) != want {
 		t.Fatalf("big result: charged %d, want %d", got.Load(), want)
+	}
+}
+
+// The text read a piece at a time is the text: escapes (surrogate pairs
+// too) are never split, whatever the piece size.
+func TestTextReader(t *testing.T) {
+	c := tokens.ForModel("openai", "gpt-4o")
+	texts := []string{
+		testupstream.Blob("json", 2),
+		testupstream.Blob("text", 1),
+		strings.Repeat("é😀\t\"\\/ \u2028x", 30000),
+		"",
+	}
+	var lits []string
+	for _, s := range texts {
+		b, _ := json.Marshal(s)
+		lits = append(lits, string(b))
+	}
+	// Escapes of every kind, a surrogate pair among them.
+	lits = append(lits, `"\ud83d\ude00\n\u00e9\\\"`+strings.Repeat(`\ud83d\ude00`, 20000)+`"`)
+	v := modelView{texts: lits}
+	want := v.text(-1, false)
+	got, err := io.ReadAll(newTextReader(lits))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes (%v), want %d", len(got), err, len(want))
+	}
+	for _, target := range []int{1, 2, 5, 6, 7, 11, 12, 13} {
+		s := []byte(`ab\ud83d\ude00cd\nef\u00e9`)
+		for p := 0; p < len(s); {
+			n := escapeSafeCut(s[p:], target)
+			if n <= 0 {
+				t.Fatalf("target %d at %d: cut %d", target, p, n)
+			}
+			var out [64]byte
+			if w := jsonscan.Unescape(out[:], s[p:p+n], n); bytes.ContainsRune(out[:w], utf8.RuneError) {
+				t.Fatalf("target %d: piece %q splits an escape", target, s[p:p+n])
+			}
+			p += n
+		}
+	}
+	if n, _ := c.CountReader(newTextReader(lits)); n != c.Count(want) {
+		t.Fatalf("streamed count %d, want %d", n, c.Count(want))
 	}
 }

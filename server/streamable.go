@@ -73,7 +73,7 @@ type httpSession struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if reboundHost(r) {
+	if ReboundHost(r) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
@@ -94,9 +94,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// reboundHost reports a request that reached a loopback address under a
-// name that is not loopback: a web page's DNS rebinding.
-func reboundHost(r *http.Request) bool {
+// ReboundHost reports a request that reached a loopback address under a
+// name that is not loopback: a web page's DNS rebinding. Every endpoint of
+// a loopback server refuses such a request, not only MCP's.
+func ReboundHost(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	return ok && local != nil && loopback(local.String()) && !loopback(r.Host)
 }

@@ -202,7 +202,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
 	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
-	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 	go func() {
 		<-ctx.Done()
 		// Record every agent's usage while /events subscribers still
@@ -256,6 +256,16 @@ func tokenOwner(ctx context.Context) string {
 // and [http] allowed_origins only), and the identity headers.
 func (a *app) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A refused request's connection is closed with its answer: a
+		// client that is refused holds no descriptor.
+		refuse := func(msg string, code int) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, msg, code)
+		}
+		if server.ReboundHost(r) {
+			refuse(fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		owner := ""
 		if len(a.cfg.HTTP.Tokens) > 0 {
 			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
@@ -270,24 +280,68 @@ func (a *app) guard(next http.Handler) http.Handler {
 			}
 			if owner == "" {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="scratchpad-mcp"`)
-				http.Error(w, "missing or invalid bearer token", http.StatusUnauthorized)
+				refuse("missing or invalid bearer token", http.StatusUnauthorized)
 				return
 			}
 			r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner))
 		}
 		if o := r.Header.Get("Origin"); o != "" && !a.originAllowed(o) {
-			http.Error(w, fmt.Sprintf("Origin %q is not allowed (add it to [http] allowed_origins)", o), http.StatusForbidden)
+			refuse(fmt.Sprintf("Origin %q is not allowed (add it to [http] allowed_origins)", o), http.StatusForbidden)
 			return
 		}
 		// Who is calling, parsed and checked once: a session this request
 		// creates takes it from the request's context.
 		id, err := agents.FromRequest(r, owner)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			refuse(err.Error(), http.StatusBadRequest)
 			return
+		}
+		// A body must arrive within bodyTimeout: one that dribbles in is
+		// cut, not held. The deadline is lifted once it is read, so a
+		// stream the request opens lives on.
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(bodyTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
 		}
 		next.ServeHTTP(w, r.WithContext(agents.WithRequestIdentity(r.Context(), id)))
 	})
+}
+
+// bodyTimeout bounds the reading of one request body (bodies are at most
+// 4 MiB: a second is plenty on any link a client would use).
+var bodyTimeout = 30 * time.Second // a variable for tests
+
+// idleTimeout closes keep-alive connections with no request in flight.
+const idleTimeout = 2 * time.Minute
+
+// deadlineBody lifts the read deadline set for the body once the body has
+// been read to its end (or closed).
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.lift()
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	b.lift()
+	return b.ReadCloser.Close()
+}
+
+func (b *deadlineBody) lift() {
+	if !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
 }
 
 func (a *app) originAllowed(origin string) bool {

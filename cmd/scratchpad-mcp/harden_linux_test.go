@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+)
+
+// serveInProcess serves cfgPath's app over streamable HTTP in this
+// process (so that its descriptors are this process's) and returns its
+// address.
+func serveInProcess(t *testing.T, cfgPath string) (addr string, a *app) {
+	t.Helper()
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err = newApp(cfg, log, agents.Identity{}, appOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a.proxy.Start(ctx, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- a.serveListener(ctx, "http", ln, time.Minute) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+		a.proxy.Close()
+	})
+	return ln.Addr().String(), a
+}
+
+func openFiles(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// A request refused for its token (or its Host, Origin or identity) gets
+// its answer and its connection closed: 500 refused sockets hold no
+// descriptor once answered.
+func TestRefusedRequestsCloseTheirConnection(t *testing.T) {
+	cfg, _, _ := tenancyConfig(t, "", "alice")
+	addr, _ := serveInProcess(t, cfg)
+	before := openFiles(t)
+	const n = 500
+	conns := make([]net.Conn, 0, n)
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", addr)
+	}
+	for i, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, err := io.ReadAll(c) // ends when the server closes
+		if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 401") {
+			t.Fatalf("socket %d: %v after %.80q (the connection was not closed)", i, err, b)
+		}
+		c.Close()
+	}
+	testwait.For(t, "the refused sockets' descriptors to be released", func() bool { return openFiles(t) <= before+10 })
+}
+
+// A body that dribbles in is cut when its time is up, with a token or
+// not; the connection goes with it.
+func TestSlowBodyIsCut(t *testing.T) {
+	old := bodyTimeout
+	bodyTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { bodyTimeout = old })
+	cfg, _, tok := tenancyConfig(t, "", "alice")
+	addr, _ := serveInProcess(t, cfg)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 4000000\r\n\r\n{\"jsonrpc\":", addr, tok["alice"])
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("the stalled body's connection was held: %v (%q)", err, b)
+	}
+	// A whole body after it on another connection is served.
+	c2 := httpClient(t, "http://"+addr+"/mcp", map[string]string{"Authorization": "Bearer " + tok["alice"]})
+	if _, err := c2.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// /events and /debug/* refuse a rebound Host as /mcp does.
+func TestReboundHostRefusedEverywhere(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	addr, _ := serveInProcess(t, cfg)
+	for _, path := range []string{"/mcp", "/events", "/debug/stats"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: evil.example\r\n\r\n", path)
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(c)
+		c.Close()
+		if !strings.HasPrefix(string(b), "HTTP/1.1 403") {
+			t.Errorf("%s with Host evil.example: %.120q", path, b)
+		}
+	}
+}

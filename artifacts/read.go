@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
@@ -52,9 +53,12 @@ func (s *Store) Read(filename string, maxBytes int64) (ReadResult, error) {
 	}
 	defer root.Close()
 	for _, name := range names {
-		f, err := root.Open(name)
+		f, err := explore.OpenRegular(root, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		}
+		if errors.Is(err, explore.ErrNotRegular) {
+			return res, fmt.Errorf("artifacts: %s: %w", name, ErrNotFile)
 		}
 		if err != nil {
 			return res, classify(name, err)

@@ -158,7 +158,7 @@ func load(env *Env, name string) (*doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := env.Root.Open(rel)
+	f, err := OpenRegular(env.Root, rel)
 	if err != nil {
 		return nil, classifyOpenErr(err)
 	}
@@ -187,6 +187,8 @@ func load(env *Env, name string) (*doc, error) {
 // underlying message, which could name a symlink target.
 func classifyOpenErr(err error) error {
 	switch {
+	case errors.Is(err, ErrNotRegular):
+		return ErrNotRegular
 	case errors.Is(err, fs.ErrNotExist):
 		return ErrNotFound
 	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "escapes"):
@@ -325,7 +327,7 @@ func statSize(env *Env, name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	f, err := env.Root.Open(rel)
+	f, err := OpenRegular(env.Root, rel)
 	if err != nil {
 		return 0, classifyOpenErr(err)
 	}

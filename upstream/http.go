@@ -96,7 +96,7 @@ func dialHTTP(ctx context.Context, hc *http.Client, name, rawURL string, headers
 		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, rawURL)
+		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, RedactURL(rawURL))
 	}
 	c := &httpConn{url: rawURL, headers: headers, hc: hc}
 	c.peer = newPeer(name, h, log, c.send)
@@ -161,7 +161,7 @@ func (c *httpConn) expire(what, session string) error {
 // returns the error saying so: the supervisor reconnects, and calls wait
 // for it instead of each failing on its own.
 func (c *httpConn) lost(what string, err error) error {
-	err = fmt.Errorf("upstream %q: %s %s: %w", c.name, what, c.url, err)
+	err = fmt.Errorf("upstream %q: %s %s: %w", c.name, what, RedactURL(c.url), err)
 	c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, err))
 	c.cancel(err)
 	return err
@@ -202,7 +202,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	req = req.WithContext(httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
 	}))
-	resp, err := c.hc.Do(req)
+	resp, err := do(c.hc, req)
 	if err != nil {
 		end()
 		switch {
@@ -219,7 +219,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		}
 		// One request's connection failed (a pooled one the server
 		// closed, a reset): this call fails, the others go on.
-		return fmt.Errorf("upstream %q: POST %s: %w", c.name, c.url, err)
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, RedactURL(c.url), err)
 	}
 	if resp.StatusCode == http.StatusNotFound && session != "" {
 		resp.Body.Close()
@@ -229,7 +229,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	if err := httpStatusError(resp); err != nil {
 		resp.Body.Close()
 		end()
-		return fmt.Errorf("upstream %q: POST %s: %w", c.name, c.url, err)
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, RedactURL(c.url), err)
 	}
 	if head.Method == "initialize" {
 		c.mu.Lock()
@@ -437,7 +437,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 	if lastID != "" {
 		req.Header.Set(headerLastEventID, lastID)
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := do(c.hc, req)
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +540,7 @@ func (c *httpConn) Close() error {
 		if session != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), deleteTimeout)
 			if req, _, err := c.newRequest(ctx, http.MethodDelete, nil); err == nil {
-				if resp, err := c.hc.Do(req); err == nil {
+				if resp, err := do(c.hc, req); err == nil {
 					resp.Body.Close()
 				}
 			}

@@ -54,7 +54,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, rawURL)
+		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, RedactURL(rawURL))
 	}
 	// A client of its own, so Close can drop its idle connections:
 	// nothing of the connection outlives it.
@@ -79,7 +79,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 		}
 		c.cancel(err)
 		c.hc.CloseIdleConnections()
-		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, rawURL, err)
+		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, RedactURL(rawURL), err)
 	}
 	if timeout > 0 {
 		timer = time.AfterFunc(timeout, func() { c.cancel(fmt.Errorf("no endpoint event within %s", timeout)) })
@@ -92,7 +92,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 	c.setHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Cache-Control", "no-cache")
-	resp, err := c.hc.Do(req)
+	resp, err := do(c.hc, req)
 	if err != nil {
 		if cause := context.Cause(c.ctx); cause != nil {
 			err = cause
@@ -128,7 +128,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 	case <-c.done:
 	}
 	_ = c.Close()
-	return nil, fmt.Errorf("upstream %q: connect %s: %w", name, rawURL, c.endErr)
+	return nil, fmt.Errorf("upstream %q: connect %s: %w", name, RedactURL(rawURL), c.endErr)
 }
 
 // read consumes the event stream until it ends, then fails the connection
@@ -200,7 +200,7 @@ func (c *sseConn) send(ctx context.Context, msg []byte) error {
 	}
 	c.setHeaders(req)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
+	resp, err := do(c.hc, req)
 	if err != nil {
 		if c.ctx.Err() != nil {
 			// The connection ended (or is ending), which says why.

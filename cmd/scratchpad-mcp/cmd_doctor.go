@@ -179,7 +179,7 @@ func describeTarget(sc *config.Server) string {
 		}
 		return s
 	}
-	return sc.Transport + " " + sc.URL
+	return sc.Transport + " " + upstream.RedactURL(sc.URL)
 }
 
 func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {

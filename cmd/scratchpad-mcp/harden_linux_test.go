@@ -127,3 +127,12 @@ func TestReboundHostRefusedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// doctor names an upstream's URL without its password or query secrets.
+func TestDoctorMasksURLSecrets(t *testing.T) {
+	cfg, _ := writeConfig(t, "\n[mcp.servers.remote]\ntransport = \"http_streamable\"\nurl = \"http://alice:PASS-1234@127.0.0.1:1/mcp?api_key=SECRET-5678\"\ntimeout = \"2s\"\n")
+	_, out, errOut := runCLI(t, "doctor", "--config", cfg)
+	if all := out + errOut; strings.Contains(all, "PASS-1234") || strings.Contains(all, "SECRET-5678") || !strings.Contains(all, "api_key=xxxxx") {
+		t.Errorf("doctor output shows a secret (or not the masked URL):\n%s", all)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Match them with [errors.Is]; the errors that carry them
@@ -63,6 +64,34 @@ type RPCError struct {
 
 func (e *RPCError) Error() string {
 	return fmt.Sprintf("upstream error %d: %s", e.Code, e.Message)
+}
+
+// MaxErrorBytes bounds the message and the data of an upstream's JSON-RPC
+// error as they are passed on: an error is for a person or a model to
+// read, and one of megabytes would flood the client's context (or its
+// memory) for nothing.
+const MaxErrorBytes = 64 << 10
+
+// bounded is e with a message over [MaxErrorBytes] cut (on a rune
+// boundary, with a note of its size) and data over it dropped (noted in
+// the message).
+func (e *RPCError) bounded() *RPCError {
+	if len(e.Message) <= MaxErrorBytes && len(e.Data) <= MaxErrorBytes {
+		return e
+	}
+	out := *e
+	if n := len(out.Message); n > MaxErrorBytes {
+		cut := MaxErrorBytes
+		for cut > 0 && !utf8.RuneStart(out.Message[cut]) {
+			cut--
+		}
+		out.Message = out.Message[:cut] + fmt.Sprintf("… [the upstream's message was %d bytes; cut at %d]", n, cut)
+	}
+	if n := len(out.Data); n > MaxErrorBytes {
+		out.Data = nil
+		out.Message += fmt.Sprintf(" [its data, %d bytes, was dropped]", n)
+	}
+	return &out
 }
 
 // unavailableError is [ErrUpstreamUnavailable] with the upstream's name,

@@ -342,7 +342,7 @@ func (p *peer) Notify(ctx context.Context, method string, params any) error {
 // as an [*RPCError].
 func (m rpcMessage) outcome(method string) (json.RawMessage, error) {
 	if m.Error != nil {
-		return nil, m.Error
+		return nil, m.Error.bounded()
 	}
 	if m.Result == nil {
 		return nil, fmt.Errorf("%w: response to %s has neither result nor error", ErrInvalidResponse, method)

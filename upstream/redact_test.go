@@ -2,9 +2,11 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
@@ -42,5 +44,23 @@ func TestUpstreamErrorsMaskURLSecrets(t *testing.T) {
 		if msg := err.Error(); strings.Contains(msg, "PASS-1234") || strings.Contains(msg, "SECRET-5678") {
 			t.Errorf("%s: the error shows a secret: %s", tr, msg)
 		}
+	}
+}
+
+// An upstream's JSON-RPC error is passed on with its message cut at
+// MaxErrorBytes and data over it dropped, each noted.
+func TestRPCErrorBounded(t *testing.T) {
+	small := &RPCError{Code: -32000, Message: "no such pod", Data: json.RawMessage(`{"pod":"x"}`)}
+	if small.bounded() != small {
+		t.Error("a small error was changed")
+	}
+	big := &RPCError{Code: -32000, Message: strings.Repeat("é", MaxErrorBytes), Data: json.RawMessage(`"` + strings.Repeat("d", MaxErrorBytes) + `"`)}
+	b := big.bounded()
+	if len(b.Message) > MaxErrorBytes+200 || !utf8.ValidString(b.Message) || b.Data != nil ||
+		!strings.Contains(b.Message, "was 131072 bytes; cut at 65536") || !strings.Contains(b.Message, "its data, 65538 bytes, was dropped") {
+		t.Errorf("bounded: %d bytes, data %d, ends %q", len(b.Message), len(b.Data), b.Message[len(b.Message)-120:])
+	}
+	if len(big.Message) != 2*MaxErrorBytes {
+		t.Error("the original was changed")
 	}
 }

@@ -71,7 +71,7 @@ func refuse(line []byte, tooLong bool) []byte {
 	case !json.Valid(line):
 		code, message = jsonrpc.CodeParseError, "Parse error"
 	case line[0] == '[':
-		return nil // a batch: go-sdk decides
+		return refuseBatch(line)
 	default:
 		_, err := jsonrpc.DecodeMessage(line)
 		if err == nil {
@@ -79,15 +79,63 @@ func refuse(line []byte, tooLong bool) []byte {
 		}
 		code, message = jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()
 	}
-	// The id, when the line has one of a valid type.
+	b := refuseOne(line, code, message)
+	if b == nil {
+		return nil
+	}
+	return append(b, '\n')
+}
+
+// refuseOne is the error response with code and message to the message
+// msg, under its id when it has one of a valid type.
+func refuseOne(msg []byte, code int64, message string) json.RawMessage {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}
 	id := json.RawMessage("null")
-	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 && (probe.ID[0] == '"' || probe.ID[0] == '-' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
+	if json.Unmarshal(msg, &probe) == nil && len(probe.ID) > 0 && (probe.ID[0] == '"' || probe.ID[0] == '-' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
 		id = probe.ID
 	}
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// refuseBatch answers a batch line that go-sdk could not take (it ends the
+// session at one): an empty batch with one Invalid Request error, as
+// JSON-RPC 2.0 asks; a batch with elements that are not JSON-RPC messages
+// with an array holding an error for each of them (the valid ones are not
+// run: the batch is refused whole). nil passes a batch of valid messages
+// on.
+func refuseBatch(line []byte) []byte {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": jsonrpc.CodeInvalidRequest, "message": "Invalid Request: an empty batch"}})
+		return append(b, '\n')
+	}
+	bad := false
+	for _, e := range elems {
+		if _, err := jsonrpc.DecodeMessage(e); err != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil
+	}
+	out := make([]json.RawMessage, 0, len(elems))
+	for _, e := range elems {
+		code, message := int64(jsonrpc.CodeInvalidRequest), "Invalid Request: the batch holds a message that is not JSON-RPC 2.0; none of it was run"
+		if _, err := jsonrpc.DecodeMessage(e); err != nil {
+			message = "Invalid Request: " + err.Error()
+		}
+		r := refuseOne(e, code, message)
+		out = append(out, r)
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		return nil
 	}

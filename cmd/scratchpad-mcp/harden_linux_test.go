@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +136,60 @@ func TestDoctorMasksURLSecrets(t *testing.T) {
 	_, out, errOut := runCLI(t, "doctor", "--config", cfg)
 	if all := out + errOut; strings.Contains(all, "PASS-1234") || strings.Contains(all, "SECRET-5678") || !strings.Contains(all, "api_key=xxxxx") {
 		t.Errorf("doctor output shows a secret (or not the masked URL):\n%s", all)
+	}
+}
+
+// Batch lines that go-sdk cannot take ([], [1], [{"foo":1}]) are answered
+// with JSON-RPC errors over stdio, and the session goes on.
+func TestStdioBatchLinesAnswered(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(outPipe)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	next := func() string {
+		t.Helper()
+		got := make(chan string, 1)
+		go func() {
+			for lines.Scan() {
+				if !strings.Contains(lines.Text(), `"method"`) { // not a notification or request of the server's
+					got <- lines.Text()
+					return
+				}
+			}
+			got <- "EOF: " + fmt.Sprint(lines.Err())
+		}()
+		select {
+		case s := <-got:
+			return s
+		case <-time.After(20 * time.Second):
+			t.Fatal("no answer")
+			return ""
+		}
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if got := next(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, "protocolVersion") {
+		t.Fatalf("initialize: %s", got)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, tc := range []struct{ line, want string }{
+		{`[]`, `"code":-32600`},
+		{`[1]`, `[{"error":{"code":-32600`},
+		{`[{"foo":1}]`, `[{"error":{"code":-32600`},
+		{`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"foo":1}]`, `"id":7`},
+	} {
+		fmt.Fprintln(in, tc.line)
+		if got := next(); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: answered %s, want %s", tc.line, got, tc.want)
+		}
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if got := next(); !strings.Contains(got, `"id":9`) || !strings.Contains(got, `"result"`) {
+		t.Fatalf("after the batches, ping: %s", got)
 	}
 }

@@ -192,12 +192,6 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 		sessions: map[string]*httpSession{}})
 }
 
-// SSE returns the handler of the legacy HTTP+SSE transport (GET the
-// stream, POST messages to the endpoint it names).
-func (s *Server) SSE() http.Handler {
-	return mcp.NewSSEHandler(s.serverFor, nil)
-}
-
 // ownedSessions answers 404, as for an unknown session, a request naming
 // a session of another owner.
 func (s *Server) ownedSessions(next http.Handler) http.Handler {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -191,5 +192,49 @@ func TestStdioBatchLinesAnswered(t *testing.T) {
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	if got := next(); !strings.Contains(got, `"id":9`) || !strings.Contains(got, `"result"`) {
 		t.Fatalf("after the batches, ping: %s", got)
+	}
+}
+
+// Legacy SSE: a session belongs to the owner who opened it. Bob, with his
+// own token and alice's session id, gets 404 (as for a session that never
+// existed) and writes nothing into her session; alice's POST is taken.
+func TestSSESessionBoundToOwner(t *testing.T) {
+	cfg, _, tok := tenancyConfig(t, "", "alice", "bob")
+	base := startHTTP(t, "sse", cfg)
+	req, _ := http.NewRequest("GET", base+"/sse", nil)
+	req.Header.Set("Authorization", "Bearer "+tok["alice"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	endpoint := ""
+	for sc.Scan() {
+		if e, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			endpoint = e
+			break
+		}
+	}
+	if !strings.Contains(endpoint, "sessionid=") {
+		t.Fatalf("no endpoint event (%q)", endpoint)
+	}
+	post := func(owner string) int {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		r, _ := http.NewRequest("POST", base+endpoint, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Authorization", "Bearer "+tok[owner])
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post("bob"); code != http.StatusNotFound {
+		t.Errorf("bob posting to alice's session: HTTP %d, want 404", code)
+	}
+	if code := post("alice"); code != http.StatusAccepted {
+		t.Errorf("alice posting to her session: HTTP %d, want 202", code)
 	}
 }

@@ -225,6 +225,10 @@ type HTTP struct {
 	// [[tokens]] entries like [[http.tokens]] and is where
 	// `scratchpad-mcp token add` appends.
 	TokensFile string
+	// MaxSessions and MaxSessionsPerOwner bound the live HTTP sessions
+	// (all, and one bearer token owner's); 0: the server's defaults
+	// (2,000 and 500).
+	MaxSessions, MaxSessionsPerOwner int
 }
 
 // Token is one [[http.tokens]] entry, or one [[tokens]] entry of the

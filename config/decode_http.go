@@ -35,7 +35,13 @@ func (d *decoder) http(p keyPath, v any, h *HTTP) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "addr", "allowed_origins", "tokens", "tokens_file")
+	d.checkKeys(p, m, "addr", "allowed_origins", "tokens", "tokens_file", "max_sessions", "max_sessions_per_owner")
+	if v, ok := m["max_sessions"]; ok {
+		h.MaxSessions, _ = d.integer(p.key("max_sessions"), v, 1, 1_000_000)
+	}
+	if v, ok := m["max_sessions_per_owner"]; ok {
+		h.MaxSessionsPerOwner, _ = d.integer(p.key("max_sessions_per_owner"), v, 1, 1_000_000)
+	}
 	if v, ok := m["addr"]; ok {
 		if s, ok := d.nonEmpty(p.key("addr"), v); ok {
 			if msg := validAddr(s); msg != "" {

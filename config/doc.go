@@ -170,6 +170,8 @@
 //	allowed_origins            array of strings, scheme://host[:port], accepted besides loopback
 //	tokens_file                string    a TOML file of [[tokens]] entries (same keys as [[http.tokens]]), relative
 //	                                     to this file; `scratchpad-mcp token add OWNER --config F` appends to it
+//	max_sessions               integer   2000, >= 1: live HTTP sessions in all; an initialize past it gets 429
+//	max_sessions_per_owner     integer   500, >= 1: live HTTP sessions of one token owner (429 past it)
 //	[[http.tokens]]            bearer tokens; none configured (here and in tokens_file): no authentication
 //	owner                      string, required: the token's owner, 1-64 of [A-Za-z0-9._-]; everything the
 //	                                     owner's sessions store lives under memory_dir/owners/<owner>/

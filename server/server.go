@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -172,7 +173,26 @@ type StreamableHTTPOptions struct {
 	// MaxRequestBytes bounds a POST's body. 0 means
 	// [DefaultMaxRequestBytes].
 	MaxRequestBytes int64
+	// MaxSessions bounds the live sessions, all owners together, and
+	// MaxSessionsPerOwner those of one owner (a bearer token's; all
+	// sessions without tokens): an initialize past either is answered 429
+	// naming the limit. 0 means [DefaultMaxSessions] and
+	// [DefaultMaxSessionsPerOwner]; negative, no bound.
+	MaxSessions, MaxSessionsPerOwner int
 }
+
+// Defaults of [StreamableHTTPOptions]' session bounds: an idle session
+// holds a go-sdk server and its goroutines (~60 KiB), so 2,000 cost about
+// 120 MiB, and one owner cannot take more than a quarter of them.
+const (
+	DefaultMaxSessions         = 2000
+	DefaultMaxSessionsPerOwner = 500
+)
+
+// ErrTooManySessions is returned when creating a session would pass a
+// session bound ([StreamableHTTPOptions].MaxSessions or
+// MaxSessionsPerOwner).
+var ErrTooManySessions = errors.New("too many sessions")
 
 // StreamableHTTP returns the handler of the streamable HTTP transport
 // (resumable streams, one go-sdk server per session; see streamable.go).
@@ -188,8 +208,15 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	// A request that reaches a loopback address with a Host that is not
 	// is refused (DNS rebinding). Origin is checked by the caller's
 	// guard, which knows the configured allowed origins.
+	maxAll, maxOwner := opts.MaxSessions, opts.MaxSessionsPerOwner
+	if maxAll == 0 {
+		maxAll = DefaultMaxSessions
+	}
+	if maxOwner == 0 {
+		maxOwner = DefaultMaxSessionsPerOwner
+	}
 	return s.ownedSessions(&httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit,
-		sessions: map[string]*httpSession{}})
+		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}})
 }
 
 // ownedSessions answers 404, as for an unknown session, a request naming

@@ -58,8 +58,12 @@ type httpHandler struct {
 	store   mcp.EventStore
 	limit   int64
 
+	maxAll, maxOwner int // session bounds (negative: none)
+
 	mu       sync.Mutex
 	sessions map[string]*httpSession
+	perOwner map[string]int // live sessions by owner, and those being made
+	making   int            // sessions being made, not yet in sessions
 }
 
 // httpSession is a session as the handler knows it.
@@ -255,6 +259,12 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		if hs, err = h.create(r); err != nil {
+			if errors.Is(err, ErrTooManySessions) {
+				h.s.log.Warn("session refused", "owner", ownerOf(h.s.opts.Owner, r), "error", err)
+				w.Header().Set("Retry-After", "30")
+				http.Error(w, err.Error(), http.StatusTooManyRequests)
+				return
+			}
 			h.s.log.Error("creating a session failed", "error", err)
 			http.Error(w, "creating the session failed", http.StatusInternalServerError)
 			return
@@ -314,18 +324,31 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // create starts a session for a POST that names none.
-func (h *httpHandler) create(r *http.Request) (*httpSession, error) {
+func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
+	owner := ownerOf(h.s.opts.Owner, r)
+	if err := h.reserve(owner); err != nil {
+		return nil, err
+	}
+	defer func() {
+		h.mu.Lock()
+		h.making--
+		if err != nil {
+			h.release(owner)
+		}
+		h.mu.Unlock()
+	}()
 	se, err := h.s.newSession(SessionInfo{ID: rand.Text(), Request: r})
 	if err != nil {
 		return nil, err
 	}
 	se.wire = &rawWire{}
 	c := newHTTPConn(se.id, h.store, se.wire)
-	hs := &httpSession{conn: c}
+	hs = &httpSession{conn: c}
 	c.onClose = func() {
 		h.mu.Lock()
 		if h.sessions[c.id] == hs {
 			delete(h.sessions, c.id)
+			h.release(owner)
 		}
 		h.mu.Unlock()
 		hs.mu.Lock()
@@ -345,6 +368,29 @@ func (h *httpHandler) create(r *http.Request) (*httpSession, error) {
 	h.sessions[c.id] = hs
 	h.mu.Unlock()
 	return hs, nil
+}
+
+// reserve counts a session about to be made for owner, or says which
+// bound it would pass.
+func (h *httpHandler) reserve(owner string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.maxAll > 0 && len(h.sessions)+h.making >= h.maxAll {
+		return fmt.Errorf("%w: the server holds its limit of %d sessions; end one (DELETE) or try again later", ErrTooManySessions, h.maxAll)
+	}
+	if h.maxOwner > 0 && h.perOwner[owner] >= h.maxOwner {
+		return fmt.Errorf("%w: this owner holds its limit of %d sessions; end one (DELETE) or try again later", ErrTooManySessions, h.maxOwner)
+	}
+	h.perOwner[owner]++
+	h.making++
+	return nil
+}
+
+// release uncounts one session of owner. The caller holds h.mu.
+func (h *httpHandler) release(owner string) {
+	if h.perOwner[owner]--; h.perOwner[owner] <= 0 {
+		delete(h.perOwner, owner)
+	}
 }
 
 // busy stops the idle timer while a POST is served.

@@ -491,3 +491,21 @@ func TestStreamableBigEventNotKept(t *testing.T) {
 		t.Errorf("resuming after it: %s", r.Status)
 	}
 }
+
+// TestStreamableSessionBound: past MaxSessions an initialize is answered
+// 429 naming the limit; a session that ends frees its place.
+func TestStreamableSessionBound(t *testing.T) {
+	e := startStreamable(t, StreamableHTTPOptions{MaxSessions: 2})
+	a, _ := e.initialize(t, "2025-11-25")
+	e.initialize(t, "2025-11-25")
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp := e.do(t, http.MethodPost, "", "", init)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "limit of 2 sessions") {
+		t.Fatalf("a third session: %s %s", resp.Status, b)
+	}
+	if r := e.do(t, http.MethodDelete, a, "2025-11-25", ""); r.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: %s", r.Status)
+	}
+	e.initialize(t, "2025-11-25") // its place is free again
+}

@@ -185,7 +185,9 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.Handle("/mcp", a.server.StreamableHTTP(server.StreamableHTTPOptions{
 			SessionTimeout: ttl,
 			// Resumable streams (Last-Event-ID), bounded.
-			StoreBytes: eventStoreBytes,
+			StoreBytes:          eventStoreBytes,
+			MaxSessions:         a.cfg.HTTP.MaxSessions,
+			MaxSessionsPerOwner: a.cfg.HTTP.MaxSessionsPerOwner,
 		}))
 	case "sse":
 		// go-sdk's endpoint event names the stream's own URL with the

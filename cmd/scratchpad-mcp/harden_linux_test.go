@@ -238,3 +238,41 @@ func TestSSESessionBoundToOwner(t *testing.T) {
 		t.Errorf("alice posting to her session: HTTP %d, want 202", code)
 	}
 }
+
+// Sessions are bounded per owner: bob past his limit gets 429 naming it,
+// while alice still connects.
+func TestSessionFloodBoundedPerOwner(t *testing.T) {
+	cfg, _, tok := tenancyConfig(t, "max_sessions_per_owner = 20\n", "alice", "bob")
+	base := startHTTP(t, "http", cfg)
+	initialize := func(owner string) int {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Authorization", "Bearer "+tok[owner])
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests && !strings.Contains(string(b), "limit of 20 sessions") {
+			t.Errorf("429 without the limit: %s", b)
+		}
+		return resp.StatusCode
+	}
+	for i := range 20 {
+		if code := initialize("bob"); code != http.StatusOK {
+			t.Fatalf("bob's session %d: HTTP %d", i, code)
+		}
+	}
+	for range 50 {
+		if code := initialize("bob"); code != http.StatusTooManyRequests {
+			t.Fatalf("bob past his limit: HTTP %d, want 429", code)
+		}
+	}
+	c := ownerClient(t, base, tok["alice"], nil)
+	if _, err := c.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -164,13 +164,53 @@ func (m *foldMatcher) next(data []byte, from int) (int, int, bool) {
 // the line-scoped regexp (a candidate may span lines via \s or [^x]).
 type reMatcher struct {
 	multi, line *regexp.Regexp
+	// maxLen bounds a match's length in bytes (-1: unbounded), so that a
+	// window may cut a long line: windows overlap by it.
+	maxLen int
+	ctx    context.Context // checked between windows; nil: never cancelled
 }
 
+// reWindow is the least a regexp search covers: searches are made window
+// by window, so that a cancelled or abandoned grep stops within one
+// window's search (RE2 cannot be interrupted within one), a fraction of a
+// second even for the slowest patterns. A window is at least twice the
+// longest match, so that overlapping windows advance.
+const reWindow = 8 << 10
+
 func (m *reMatcher) next(data []byte, from int) (int, int, bool) {
+	window := reWindow
+	if m.maxLen > 0 {
+		window = max(window, 2*m.maxLen)
+	}
 	for from <= len(data) {
-		loc := m.multi.FindIndex(data[from:])
-		if loc == nil || from+loc[0] == len(data) && len(data) > 0 && data[len(data)-1] == '\n' {
-			// Nothing, or only the empty "line" after the final newline.
+		if m.ctx != nil && m.ctx.Err() != nil {
+			return 0, 0, false // grepLines reports the cancellation
+		}
+		// The window: whole lines up to about reWindow bytes; a longer
+		// line is cut there when matches are bounded, the next window
+		// starting maxLen bytes back so no match is lost.
+		end, resume := len(data), len(data)+1
+		if from+window < len(data) {
+			end = from + window
+			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 && (m.maxLen < 0 || nl < window) {
+				end += nl + 1
+				resume = end
+			} else if m.maxLen >= 0 {
+				resume = max(from+1, end-m.maxLen)
+			} else {
+				end = len(data) // an unbounded pattern reads the line whole
+			}
+		}
+		loc := m.multi.FindIndex(data[from:end])
+		if loc == nil {
+			if resume > len(data) {
+				return 0, 0, false
+			}
+			from = resume
+			continue
+		}
+		if from+loc[0] == len(data) && len(data) > 0 && data[len(data)-1] == '\n' {
+			// Only the empty "line" after the final newline.
 			return 0, 0, false
 		}
 		s, e := lineBounds(data, from+loc[0])
@@ -180,6 +220,48 @@ func (m *reMatcher) next(data []byte, from int) (int, int, bool) {
 		from = e + 1
 	}
 	return 0, 0, false
+}
+
+// matchWidth bounds the bytes a match of re can take, or -1 when it is
+// unbounded (a star, a plus, an open repeat).
+func matchWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return utf8.UTFMax * len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return matchWidth(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return -1
+	case syntax.OpRepeat:
+		w := matchWidth(re.Sub[0])
+		if w < 0 || re.Max < 0 {
+			return -1
+		}
+		return w * re.Max
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			w := matchWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			n += w
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			w := matchWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			n = max(n, w)
+		}
+		return n
+	}
+	return 0 // empty-width assertions, empty match
 }
 
 // compileGrep builds the fastest matcher for pattern. literal reports that
@@ -215,7 +297,11 @@ func compileGrep(pattern string, ignoreCase bool, sample []byte) (m matcher, lit
 		}
 	}
 	multi := regexp.MustCompile("(?m)" + flags + pattern)
-	return &reMatcher{multi: multi, line: re}, false, ""
+	width := -1
+	if err == nil {
+		width = matchWidth(tree)
+	}
+	return &reMatcher{multi: multi, line: re, maxLen: width}, false, ""
 }
 
 func literalMatcher(lit []byte, fold bool, sample []byte) matcher {
@@ -223,7 +309,7 @@ func literalMatcher(lit []byte, fold bool, sample []byte) matcher {
 		return newFoldMatcher(lit, nil, sample)
 	}
 	if fold {
-		return &reMatcher{multi: regexp.MustCompile("(?im)" + regexp.QuoteMeta(string(lit))), line: regexp.MustCompile("(?i)" + regexp.QuoteMeta(string(lit)))}
+		return &reMatcher{multi: regexp.MustCompile("(?im)" + regexp.QuoteMeta(string(lit))), line: regexp.MustCompile("(?i)" + regexp.QuoteMeta(string(lit))), maxLen: utf8.UTFMax * len(lit)}
 	}
 	return &litMatcher{lit: lit}
 }
@@ -374,6 +460,9 @@ type hit struct{ line, start, end int }
 // matching lines (the whole file is scanned). Line numbers come from
 // counting newlines between hits, so a cold file needs no line index.
 func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]hit, int, error) {
+	if rm, ok := m.(*reMatcher); ok {
+		rm.ctx = ctx
+	}
 	var out []hit
 	total, line, pos := 0, 1, 0
 	for from := 0; from < len(d.data); {
@@ -382,6 +471,9 @@ func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]hit, int, er
 		}
 		s, e, ok := m.next(d.data, from)
 		if !ok {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
 			break
 		}
 		total++

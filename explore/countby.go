@@ -112,16 +112,8 @@ func runCountBy(c *call) *tool.Result {
 	}
 	rows := r.sortedGroups()
 	shown := rows[:min(top, len(rows))]
-	var b bytes.Buffer
-	b.WriteString("[\n")
-	line := func(o obj) {
-		if b.Len() > 2 {
-			b.WriteString(",\n")
-		}
-		j, _ := marshalNoEscape(o)
-		b.WriteString("  ")
-		b.Write(j)
-	}
+	var b countList
+	line := b.add
 	keyNames := names
 	if len(spec.groups) == 0 {
 		keyNames = []string{distinctName}
@@ -172,10 +164,9 @@ func runCountBy(c *call) *tool.Result {
 			line(obj{{"stats", append(obj{{"field", statsField}, {"numbers", st.n}}, st.fields()...)}})
 		}
 	}
-	b.WriteString("\n]")
+	body := b.String()
 	if len(rows) == 0 && r.untracked == 0 {
-		b.Reset()
-		b.WriteString("[]")
+		body = "[]"
 	}
 
 	// Footer.
@@ -212,7 +203,7 @@ func runCountBy(c *call) *tool.Result {
 		fmt.Fprintf(&what, "; stats over %s numbers, %s other values", comma(len(r.nums)), comma(r.nonNum))
 	}
 	what.WriteString(")")
-	return c.finish(b.String(), what.String(), func() []suggestion {
+	return c.finish(body, what.String(), func() []suggestion {
 		s := []suggestion{retry("fewer groups", kv{"top", max(1, len(shown)/2)})}
 		if len(names) > 1 {
 			s = append(s, retry("group by the first field only", kv{"group_by", names[0]}))
@@ -253,4 +244,27 @@ func splitFields(s string) []string {
 		out = append(out, f)
 	}
 	return out
+}
+
+// countList is the body of a count_by answer: one JSON object a line in a
+// JSON array.
+type countList struct{ b bytes.Buffer }
+
+func (l *countList) add(o obj) {
+	if l.b.Len() == 0 {
+		l.b.WriteString("[\n")
+	} else {
+		l.b.WriteString(",\n")
+	}
+	j, _ := marshalNoEscape(o)
+	l.b.WriteString("  ")
+	l.b.Write(j)
+}
+
+// String is the array; "[]" when nothing was added.
+func (l *countList) String() string {
+	if l.b.Len() == 0 {
+		return "[]"
+	}
+	return l.b.String() + "\n]"
 }

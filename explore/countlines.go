@@ -80,16 +80,8 @@ func runCountLines(c *call, pattern string, top int) *tool.Result {
 		return compareValues(a.key, b.key)
 	})
 	shown := rows[:min(top, len(rows))]
-	var b bytes.Buffer
-	b.WriteString("[\n")
-	line := func(o obj) {
-		if b.Len() > 2 {
-			b.WriteString(",\n")
-		}
-		j, _ := marshalNoEscape(o)
-		b.WriteString("  ")
-		b.Write(j)
-	}
+	var b countList
+	line := b.add
 	for _, r := range shown {
 		line(obj{{name, r.key}, {"count", r.count}})
 	}
@@ -104,11 +96,7 @@ func runCountLines(c *call, pattern string, top int) *tool.Result {
 		}
 		line(o)
 	}
-	b.WriteString("\n]")
-	if len(rows) == 0 && untracked == 0 {
-		b.Reset()
-		b.WriteString("[]")
-	}
+
 	var what strings.Builder
 	fmt.Fprintf(&what, "lines by /%s/ (%s", pattern, plural(len(rows), "group"))
 	if untracked > 0 {

@@ -3,18 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
-	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
-	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
@@ -37,29 +32,10 @@ func TestSweepKeepsLiveRunOfOwner(t *testing.T) {
 
 func sweepKeepsLiveRun(t *testing.T, padCfg string) {
 	cfgPath, mem, tok := tenancyConfig(t, padCfg+"\n[retention]\nmax_age = \"30s\"\nruns_max_age = \"30s\"\n", "alice", "bob")
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := newApp(cfg, log, agents.Identity{}, appOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a.proxy.Start(ctx, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- a.serveListener(ctx, "http", ln, time.Minute) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-		a.proxy.Close()
-	})
-	base := "http://" + ln.Addr().String()
+	addr, a := serveInProcess(t, cfgPath)
+	cfg, log := a.cfg, a.log
+	ctx := context.Background()
+	base := "http://" + addr
 
 	run := func(run, role, agent, iteration string) map[string]string {
 		return map[string]string{"X-Scratchpad-Run": run, "X-Scratchpad-Role": role, "X-Scratchpad-Agent": agent, "X-Scratchpad-Iteration": iteration}

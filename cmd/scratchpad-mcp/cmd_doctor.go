@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	commands["doctor"] = command{summary: "check a config: load it, start each upstream, list tools and thresholds, check memory_dir", run: runDoctor}
+	commands["doctor"] = command{summary: "check a config: load it, start each upstream, list tools and thresholds, check memory_dir", example: "scratchpad-mcp doctor --config scratchpad.toml", run: runDoctor}
 }
 
 func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

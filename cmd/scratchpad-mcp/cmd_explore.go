@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	commands["explore"] = command{summary: "run an exploration tool on a stored output: explore FILE <tool> [key=value ...]", run: runExplore}
+	commands["explore"] = command{summary: "run an exploration tool on a stored output: explore FILE <tool> [key=value ...]", example: "scratchpad-mcp explore ~/.local/share/scratchpad-mcp/scratchpad/k8s-list_pods-1a2b3c4d.json schema\nscratchpad-mcp explore FILE grep pattern=Failed context=2", run: runExplore}
 }
 
 // runExplore runs one exploration tool from the shell through explore.Call,

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	commands["gc"] = command{summary: "apply [retention] to memory_dir now and print what was removed (--dry-run: what would be)", run: runGC}
+	commands["gc"] = command{summary: "apply [retention] to memory_dir now and print what was removed (--dry-run: what would be)", example: "scratchpad-mcp gc --config scratchpad.toml --dry-run\nscratchpad-mcp gc --config scratchpad.toml", run: runGC}
 }
 
 // policy maps [retention] to the sweep's policy.

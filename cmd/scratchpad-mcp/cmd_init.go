@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	commands["init"] = command{summary: "write a starter config, or convert a client's mcpServers JSON", run: runInit}
+	commands["init"] = command{summary: "write a starter config, or convert a client's mcpServers JSON", example: "scratchpad-mcp init > scratchpad.toml\nscratchpad-mcp init --from-claude-desktop ~/Library/Application\\ Support/Claude/claude_desktop_config.json --out scratchpad.toml", run: runInit}
 }
 
 // errInitExists is returned when --out names an existing file and --force

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	commands["pad"] = command{summary: "inspect, repair or delete a scratchpad: show|validate|diff|history|restore|edit|snapshot|snapshots|delete", run: runPad}
+	commands["pad"] = command{summary: "inspect, repair or delete a scratchpad: show|validate|diff|history|restore|edit|snapshot|snapshots|delete", example: "scratchpad-mcp pad show --config scratchpad.toml\nscratchpad-mcp pad history --config scratchpad.toml --run r1", run: runPad}
 }
 
 func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

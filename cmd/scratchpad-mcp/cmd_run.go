@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	commands["run"] = command{summary: "run delete RUN: remove a run's stored outputs, artifacts and pad together", run: runRun}
+	commands["run"] = command{summary: "run delete RUN: remove a run's stored outputs, artifacts and pad together", example: "scratchpad-mcp run delete r1 --config scratchpad.toml --yes", run: runRun}
 }
 
 // runRun is `scratchpad-mcp run delete RUN [--config F] [--owner O] [--yes]`.

@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	commands["serve"] = command{summary: "serve MCP on stdio (default), streamable HTTP or SSE", run: runServe}
+	commands["serve"] = command{summary: "serve MCP on stdio (default), streamable HTTP or SSE", example: "scratchpad-mcp serve --config scratchpad.toml                       # stdio, as a desktop client spawns it\nscratchpad-mcp serve --config scratchpad.toml --transport http    # streamable HTTP on 127.0.0.1:8931/mcp", run: runServe}
 }
 
 // serveFlags are the flags shared by serve and the commands that build

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	commands["token"] = command{summary: "token add OWNER: make a bearer token, print it once, append its hash to the tokens file", run: runToken}
+	commands["token"] = command{summary: "token add OWNER: make a bearer token, print it once, append its hash to the tokens file", example: "scratchpad-mcp token add alice --config scratchpad.toml", run: runToken}
 }
 
 // tokenBytes is the entropy of a new token (256 bits).

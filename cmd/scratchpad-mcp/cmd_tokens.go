@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	commands["tokens"] = command{summary: "count the tokens of files or stdin", run: runTokens}
+	commands["tokens"] = command{summary: "count the tokens of files or stdin", example: "scratchpad-mcp tokens --model gpt-4o report.json\ncat log.txt | scratchpad-mcp tokens", run: runTokens}
 }
 
 // runTokens prints "<count>\t<name>" per input and a total line, so a user

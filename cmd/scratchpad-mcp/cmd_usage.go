@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	commands["usage"] = command{summary: "print per-agent token usage from usage.jsonl", run: runUsage}
+	commands["usage"] = command{summary: "print per-agent token usage from usage.jsonl", example: "scratchpad-mcp usage --config scratchpad.toml --run r1", run: runUsage}
 }
 
 func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {

@@ -14,7 +14,7 @@ var (
 )
 
 func init() {
-	commands["version"] = command{summary: "print version, commit and Go version", run: runVersion}
+	commands["version"] = command{summary: "print version, commit and Go version", example: "scratchpad-mcp version", noFlags: true, run: runVersion}
 }
 
 // buildInfo returns the version and commit, from -ldflags or, for

@@ -31,6 +31,7 @@ type app struct {
 	events *budget.Events
 
 	debugStats bool // serve GET /debug/stats over HTTP
+	refusals   refusals
 }
 
 // upstreamStartWait bounds how long initialize and the first tools/list

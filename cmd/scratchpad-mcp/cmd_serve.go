@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -18,6 +19,7 @@ import (
 	"runtime"
 	runtimepprof "runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,12 +99,42 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM end serving; the log says which came.
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			log.Info("shutting down", "signal", sig.String())
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	a, err := newApp(cfg, log, def, appOptions{OneClient: f.transport == "stdio", Start: ctx})
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
+	}
+	// Over HTTP the address is taken before anything starts: a port in
+	// use ends the command here, with no upstream started and no sweep.
+	var ln net.Listener
+	switch f.transport {
+	case "stdio":
+	case "http", "sse":
+		addr := f.addr
+		if addr == "" {
+			addr = cfg.HTTP.Addr
+		}
+		if ln, err = a.listen(addr); err != nil {
+			fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+			return 1
+		}
+	default:
+		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
+		return 2
 	}
 	if f.transport != "stdio" {
 		// Over stdio they start with the client's initialize.
@@ -117,24 +149,17 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer waitSweeps()
 	defer stopSweeps()
 
-	switch f.transport {
-	case "stdio":
+	if ln == nil {
 		err = a.serveStdio(ctx, stdin, stdout)
-	case "http", "sse":
-		addr := f.addr
-		if addr == "" {
-			addr = cfg.HTTP.Addr
-		}
+	} else {
 		a.debugStats = f.debugStats
-		err = a.serveHTTP(ctx, f.transport, addr, f.sessionTTL)
-	default:
-		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
-		return 2
+		err = a.serveListener(ctx, f.transport, ln, f.sessionTTL)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("serve", "error", err)
 		return 1
 	}
+	log.Info("stopped")
 	return 0
 }
 
@@ -166,14 +191,21 @@ func (a *app) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writer)
 // serveHTTP serves streamable HTTP (/mcp) or SSE (/sse, /message), plus
 // GET /events (usage events), until ctx ends.
 func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duration) error {
-	if err := checkBind(addr, len(a.cfg.HTTP.Tokens) > 0); err != nil {
+	ln, err := a.listen(addr)
+	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", addr, err)
-	}
 	return a.serveListener(ctx, kind, ln, ttl)
+}
+
+// listen takes addr for serving, if the configuration allows binding it.
+// Its error is net's own ("listen tcp 127.0.0.1:8931: bind: address
+// already in use"), which names the address once.
+func (a *app) listen(addr string) (net.Listener, error) {
+	if err := checkBind(addr, len(a.cfg.HTTP.Tokens) > 0); err != nil {
+		return nil, err
+	}
+	return net.Listen("tcp", addr)
 }
 
 // serveListener serves MCP over HTTP (kind "http" or "sse") on ln until
@@ -281,6 +313,7 @@ func (a *app) guard(next http.Handler) http.Handler {
 				}
 			}
 			if owner == "" {
+				a.refusals.note(a.log, r)
 				w.Header().Set("WWW-Authenticate", `Bearer realm="scratchpad-mcp"`)
 				refuse("missing or invalid bearer token", http.StatusUnauthorized)
 				return
@@ -309,6 +342,30 @@ func (a *app) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(agents.WithRequestIdentity(r.Context(), id)))
 	})
+}
+
+// refusals logs refused tokens, at most one line every refusalLogEvery
+// with how many came since the last: a flood of bad tokens is seen in the
+// log without filling it.
+type refusals struct {
+	mu   sync.Mutex
+	last time.Time
+	n    int
+}
+
+const refusalLogEvery = 10 * time.Second
+
+func (rf *refusals) note(log *slog.Logger, r *http.Request) {
+	rf.mu.Lock()
+	rf.n++
+	if time.Since(rf.last) < refusalLogEvery {
+		rf.mu.Unlock()
+		return
+	}
+	n := rf.n
+	rf.n, rf.last = 0, time.Now()
+	rf.mu.Unlock()
+	log.Warn("refused: missing or invalid bearer token", "remote", r.RemoteAddr, "path", r.URL.Path, "refused_since_last_line", n)
 }
 
 // bodyTimeout bounds the reading of one request body (bodies are at most

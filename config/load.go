@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -86,6 +87,14 @@ func Parse(path string, data []byte, opts *Options) (*Config, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, "invalid TOML: "+pe.Message
+			// The parser counts a line as begun once it has read the
+			// newline before it, so an error at a line's end (an unclosed
+			// table name) is put on the next line: the byte offset says
+			// where it really is.
+			if at := pe.Position.Start; at >= 0 && at <= len(src) {
+				e.Line = 1 + strings.Count(src[:at], "\n")
+				e.Col = at - strings.LastIndexByte(src[:at], '\n')
+			}
 		}
 		return nil, e
 	}

@@ -12,7 +12,7 @@ import (
 // those on the next line).
 func TestSyntaxErrorPosition(t *testing.T) {
 	for _, tc := range []struct {
-		name, src  string
+		name, src string
 		line, col int
 	}{
 		{"unclosed table", "memory_dir = \"/tmp/x\"\n[mcp.servers.fs\ncmd = [\"x\"]\n", 2, 16},

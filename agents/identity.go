@@ -89,6 +89,20 @@ func validName(what, s string) error {
 	return nil
 }
 
+// ErrInvalidOwner is returned by [CheckOwner] for a name no owner may
+// have.
+var ErrInvalidOwner = errors.New("invalid owner name")
+
+// CheckOwner checks a bearer token owner's name given on its own (token
+// add, usage --owner): owners become path elements, so 1-64 characters of
+// [A-Za-z0-9._-].
+func CheckOwner(owner string) error {
+	if err := validName("owner", owner); err != nil {
+		return fmt.Errorf("%w %q: use 1-64 characters of [A-Za-z0-9._-] (letters, digits, '.', '_', '-')", ErrInvalidOwner, owner)
+	}
+	return nil
+}
+
 type requestIdentityKey struct{}
 
 // WithRequestIdentity returns ctx, an HTTP request's context, carrying the

@@ -54,6 +54,12 @@ func Command(p *Pad, sub string, n int, cio CommandIO) int {
 		for _, w := range r.Warnings {
 			fmt.Fprintf(cio.Stdout, "warning: %s\n", w)
 		}
+		for _, b := range r.Broken {
+			fmt.Fprintf(cio.Stdout, "broken: %s\n", b)
+		}
+		if len(r.Broken) > 0 {
+			return 1
+		}
 	case "diff":
 		d, err := p.Diff(n)
 		if err != nil {

@@ -240,7 +240,7 @@ func validateKeyOps(ops []KeyOp, index func(int) int) error {
 			}
 			continue
 		default:
-			return &PatchError{Index: index(i), Patch: Patch{Op: op.Op}, Err: fmt.Errorf("%w %q (ops: %s)", ErrUnknownOp, op.Op, strings.Join(append(slices.Clone(Ops), KeyOps...), ", "))}
+			return &PatchError{Index: index(i), Patch: Patch{Op: op.Op}, Err: fmt.Errorf("%w %q (ops: %s)", ErrUnknownOp, op.Op, strings.Join(allOps(), ", "))}
 		}
 		if op.Op == OpDelete {
 			continue
@@ -421,7 +421,10 @@ func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 	if len(patches) > 0 {
 		if res, err = p.mutateLocked(lk, false, func(st *state) ([]byte, []string, error) {
 			doc := st.doc.clone()
-			warnings := applyPatches(doc, patches)
+			warnings, err := applyPatches(doc, patches)
+			if err != nil {
+				return nil, nil, err
+			}
 			warnings = append(warnings, doc.capWarnings()...)
 			return doc.format(), warnings, nil
 		}); err != nil {

@@ -259,8 +259,13 @@ func TestValidateReportsBrokenKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := p.Validate()
-	if err != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "keyed values do not parse") {
+	if err != nil || len(r.Broken) != 1 || !strings.Contains(r.Broken[0], "keyed values do not parse") {
 		t.Fatalf("validate: %+v %v", r, err)
+	}
+	// `pad validate` does not pass it.
+	var out, errOut strings.Builder
+	if code := Command(p, "validate", 0, CommandIO{Stdout: &out, Stderr: &errOut}); code != 1 || !strings.Contains(out.String(), "broken: the keyed values do not parse") {
+		t.Fatalf("pad validate on a corrupt keys.json: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 }
 

@@ -353,7 +353,10 @@ func (p *Pad) Update(patches []Patch) (*Result, error) {
 	}
 	return p.mutate(func(st *state) ([]byte, []string, error) {
 		doc := st.doc.clone()
-		warnings := applyPatches(doc, patches)
+		warnings, err := applyPatches(doc, patches)
+		if err != nil {
+			return nil, nil, err
+		}
 		warnings = append(warnings, doc.capWarnings()...)
 		return doc.format(), warnings, nil
 	})
@@ -572,6 +575,10 @@ type Report struct {
 	Entries  int      // ledger entries that decode
 	BadLines int      // ledger lines that do not
 	Warnings []string // over-cap sections, schema violations
+	// Broken names the parts of the pad that do not parse and so are
+	// lost to readings (the keyed values' file): a pad with any does not
+	// validate.
+	Broken []string
 }
 
 // Validate parses the pad and the ledger and changes nothing. A pad file
@@ -601,7 +608,7 @@ func (p *Pad) Validate() (*Report, error) {
 	if _, warn, err := p.loadKeys(); err != nil {
 		return r, err
 	} else if warn != "" {
-		r.Warnings = append(r.Warnings, warn)
+		r.Broken = append(r.Broken, warn)
 	}
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,6 +60,10 @@ const (
 // Ops lists the patch operations in the order the tool schema shows them.
 var Ops = []string{OpAppend, OpReplace, OpCheck, OpRemove, OpClear}
 
+// allOps are every op update_scratchpad takes: the section ops, then the
+// key and snapshot ops. An unknown op's error lists them all.
+func allOps() []string { return append(slices.Clone(Ops), KeyOps...) }
+
 var (
 	// numberedItem matches "N. rest" with optional indentation.
 	numberedItem = regexp.MustCompile(`^(\s*)(\d+)\.\s+(.*)$`)
@@ -107,7 +112,7 @@ func validatePatches(patches []Patch, sections []Section) error {
 			}
 		case OpClear:
 		default:
-			return &PatchError{Index: i, Patch: p, Err: fmt.Errorf("%w %q (ops: %s)", ErrUnknownOp, p.Op, strings.Join(Ops, ", "))}
+			return &PatchError{Index: i, Patch: p, Err: fmt.Errorf("%w %q (ops: %s)", ErrUnknownOp, p.Op, strings.Join(allOps(), ", "))}
 		}
 	}
 	return nil
@@ -126,9 +131,14 @@ func itemNumber(s string) (int, error) {
 // applyPatches applies validated patches to d in order and returns the
 // warnings an operation produced (nothing matched, out of range). Caps are
 // checked by the caller on the result.
-func applyPatches(d *document, patches []Patch) []string {
+//
+// A check of an item the section does not have is an error, a
+// *PatchError wrapping ErrBadPatch: the patches go together or not at
+// all, and "updated" must not be said of a call that changed nothing it
+// asked for.
+func applyPatches(d *document, patches []Patch) ([]string, error) {
 	var warnings []string
-	for _, p := range patches {
+	for pi, p := range patches {
 		i := d.index(p.Section)
 		s := d.sections[i]
 		body := d.bodies[i]
@@ -139,7 +149,10 @@ func applyPatches(d *document, patches []Patch) []string {
 			d.bodies[i] = trimBlankLines(strings.Split(strings.ReplaceAll(p.Content, "\r\n", "\n"), "\n"))
 		case OpCheck:
 			n, _ := itemNumber(p.Content)
-			nb, w := checkItem(body, n, s.Name)
+			nb, w, err := checkItem(body, n, s.Name)
+			if err != nil {
+				return nil, &PatchError{Index: pi, Patch: p, Err: err}
+			}
 			d.bodies[i] = nb
 			if w != "" {
 				warnings = append(warnings, w)
@@ -162,7 +175,7 @@ func applyPatches(d *document, patches []Patch) []string {
 			d.bodies[i] = ""
 		}
 	}
-	return warnings
+	return warnings, nil
 }
 
 func splitBody(body string) []string {
@@ -212,7 +225,7 @@ func appendItems(body, content string, numbered bool) string {
 
 // checkItem ticks the item numbered n, as written in the file, so a hand
 // renumbering is respected. Out of range and already ticked items warn.
-func checkItem(body string, n int, section string) (string, string) {
+func checkItem(body string, n int, section string) (string, string, error) {
 	lines := splitBody(body)
 	count := 0
 	for j, l := range lines {
@@ -228,15 +241,15 @@ func checkItem(body string, n int, section string) (string, string) {
 		rest := m[3]
 		if cb := checkbox.FindStringSubmatch(rest); cb != nil {
 			if cb[1] != " " {
-				return body, fmt.Sprintf("check: item %d of %q was already checked", n, section)
+				return body, fmt.Sprintf("check: item %d of %q was already checked", n, section), nil
 			}
 			rest = rest[len(cb[0]):]
 		}
 		lines[j] = fmt.Sprintf("%s%d. [x] %s", m[1], num, rest)
-		return strings.Join(lines, "\n"), ""
+		return strings.Join(lines, "\n"), "", nil
 	}
 	if count == 0 {
-		return body, fmt.Sprintf("check: %q has no numbered items; item %d not checked", section, n)
+		return body, "", fmt.Errorf("%w: check: %q has no numbered items, so there is no item %d; nothing was changed", ErrBadPatch, section, n)
 	}
-	return body, fmt.Sprintf("check: %q has no item %d (it has %d items); nothing checked", section, n, count)
+	return body, "", fmt.Errorf("%w: check: %q has no item %d (it has %d items); nothing was changed", ErrBadPatch, section, n, count)
 }

@@ -89,7 +89,9 @@ func (p *Pad) Snapshot(by, name string) (*Result, error) {
 	if err := p.keyStore().writeSnapshot(lk, name, data); err != nil {
 		return nil, err
 	}
-	res.Info = append(res.Info, fmt.Sprintf("snapshot %q taken: the document, %d key(s), ledger at %d entries; restore it with {\"op\":\"restore\",\"content\":%q}", name, len(ks.Keys), len(entries), name))
+	// The position kept is the ledger's raw length; what the message
+	// counts is what a reading shows (cleared and expired entries hidden).
+	res.Info = append(res.Info, fmt.Sprintf("snapshot %q taken: the document, %d key(s), the ledger's %d visible entries; restore it with {\"op\":\"restore\",\"content\":%q}", name, len(ks.Keys), p.visibleCount(entries, now), name))
 	return res, nil
 }
 
@@ -217,4 +219,20 @@ func SnapshotCommand(p *Pad, sub, name string, stdout, stderr io.Writer) int {
 	}
 	writeResult(stdout, res)
 	return 0
+}
+
+// visibleCount is how many of the ledger's entries a reading at now
+// shows: not cleared, not older than EntryTTL.
+func (p *Pad) visibleCount(entries []Entry, now time.Time) int {
+	visible, _ := resolveMarks(entries)
+	if p.opts.EntryTTL <= 0 {
+		return len(visible)
+	}
+	cutoff, n := now.Add(-p.opts.EntryTTL), 0
+	for _, e := range visible {
+		if !e.Time.Before(cutoff) {
+			n++
+		}
+	}
+	return n
 }

@@ -28,7 +28,7 @@ func TestBackendSnapshotRoundTrip(t *testing.T) {
 		}
 		clock.Add(2 * time.Second) // "gone" expires before the snapshot
 		res, err := p.UpdateKeys("w1", []KeyOp{{Op: OpSnapshot, Content: "before-branch"}})
-		if err != nil || res.Changed || len(res.Info) != 1 || !strings.Contains(res.Info[0], "2 key(s), ledger at 1 entries") {
+		if err != nil || res.Changed || len(res.Info) != 1 || !strings.Contains(res.Info[0], "2 key(s), the ledger's 1 visible entries") {
 			t.Fatalf("snapshot: %+v %v", res, err)
 		}
 		docBefore := p.doc()
@@ -184,5 +184,25 @@ func TestOpenRemovesSnapshotTemps(t *testing.T) {
 	}
 	if names, _ := p.Snapshots(); len(names) != 1 {
 		t.Fatalf("snapshots %v", names)
+	}
+}
+
+// The snapshot message counts the entries a reading shows: expired ones
+// are not among them.
+func TestSnapshotCountsVisibleEntries(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	p := newPad(t, Options{EntryTTL: time.Hour, Now: func() time.Time { return now }})
+	for _, n := range []string{"old one", "old two"} {
+		if _, err := p.Append(n, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = now.Add(2 * time.Hour)
+	if _, err := p.Append("fresh", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.UpdateKeys("w1", []KeyOp{{Op: OpSnapshot, Content: "s"}})
+	if err != nil || len(res.Info) != 1 || !strings.Contains(res.Info[0], "the ledger's 1 visible entries") {
+		t.Fatalf("snapshot: %+v %v", res, err)
 	}
 }

@@ -178,7 +178,7 @@ func failure(p *Pad, err error) tool.Result {
 		}
 	case errors.Is(err, ErrUnknownOp):
 		code = "unknown_op"
-		extra["ops"] = append(slices.Clone(Ops), KeyOps...)
+		extra["ops"] = allOps()
 	case errors.Is(err, ErrNoSnapshot):
 		code = "no_snapshot"
 		extra["state_unchanged"] = true

@@ -272,3 +272,23 @@ func TestToolsNotifiesChangesMadeElsewhere(t *testing.T) {
 		t.Fatalf("notified after unsubscribe: %d", len(extra))
 	}
 }
+
+// An unknown op's answer lists every op, the same in its message and in
+// its ops array.
+func TestUnknownOpListsEveryOp(t *testing.T) {
+	p := newPad(t, Options{})
+	h := newHarness(t, func(context.Context) (*Pad, error) { return p, nil }, Options{})
+	ctx, _ := h.session("s")
+	got, _ := h.tool(ctx, ToolUpdate, map[string]any{"patches": []map[string]any{{"section": "Plan", "op": "tick", "content": "1"}}})
+	var o struct {
+		Error   string   `json:"error"`
+		Message string   `json:"message"`
+		Ops     []string `json:"ops"`
+	}
+	if err := json.Unmarshal([]byte(got), &o); err != nil || o.Error != "unknown_op" {
+		t.Fatalf("%s (%v)", got, err)
+	}
+	if len(o.Ops) != len(Ops)+len(KeyOps) || !strings.Contains(o.Message, strings.Join(o.Ops, ", ")) {
+		t.Errorf("ops %v, message %q: not the same list", o.Ops, o.Message)
+	}
+}

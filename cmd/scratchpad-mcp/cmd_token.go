@@ -47,7 +47,7 @@ func runToken(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	owner := pos[1]
-	if _, err := (agents.Identity{Owner: owner}).Normalize(); err != nil {
+	if err := agents.CheckOwner(owner); err != nil {
 		fmt.Fprintf(stderr, "scratchpad-mcp token add: %v\n", err)
 		return 2
 	}

@@ -49,7 +49,7 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		dir = cfg.MemoryDir
 	}
 	if *owner != "" {
-		if _, err := (agents.Identity{Owner: *owner}).Normalize(); err != nil {
+		if err := agents.CheckOwner(*owner); err != nil {
 			fmt.Fprintf(stderr, "scratchpad-mcp usage: %v\n", err)
 			return 2
 		}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -39,6 +40,9 @@ func startStdio(name string, argv []string, env map[string]string, dir string, h
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	// Last, so that no configured env can unset it: an upstream that is
+	// scratchpad-mcp again knows it and refuses to serve (see Depth).
+	cmd.Env = append(cmd.Env, DepthEnv+"="+strconv.Itoa(Depth()+1))
 	var group procGroup
 	group.prepare(cmd)
 	in, err := cmd.StdinPipe()

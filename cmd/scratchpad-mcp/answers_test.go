@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,5 +15,52 @@ func TestTokenAddBadOwnerName(t *testing.T) {
 	code, _, errOut := runCLI(t, "token", "add", "bad name!", "--config", cfg)
 	if code != 2 || !strings.Contains(errOut, `invalid owner name "bad name!"`) || strings.Contains(errOut, "agent identity") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// init leaves out a client's entry that runs scratchpad-mcp (init run
+// twice, or a config that mounts it already), and says so.
+func TestInitLeavesOutItself(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "client.json")
+	if err := os.WriteFile(from, []byte(`{"mcpServers": {
+		"scratchpad": {"command": "/usr/local/bin/scratchpad-mcp", "args": ["serve", "--config", "x.toml"]},
+		"npx-scratchpad": {"command": "npx", "args": ["-y", "scratchpad-mcp@latest"]},
+		"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}
+	}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "scratchpad.toml")
+	code, stdout, stderr := runCLI(t, "init", "--from", from, "--out", out)
+	b, _ := os.ReadFile(out)
+	if code != 0 || strings.Contains(string(b), "[mcp.servers.scratchpad]") || strings.Contains(string(b), "npx-scratchpad") || !strings.Contains(string(b), "[mcp.servers.fs]") {
+		t.Fatalf("exit %d\n%s%s\n%s", code, stdout, stderr, b)
+	}
+	if all := stdout + stderr; !strings.Contains(all, `"scratchpad" runs scratchpad-mcp itself: left out`) || !strings.Contains(all, `"npx-scratchpad" runs scratchpad-mcp itself`) {
+		t.Errorf("init does not say what it left out:\n%s", all)
+	}
+}
+
+// A config that mounts scratchpad-mcp behind itself does not start itself
+// without end: the inner one refuses at once, saying why, and doctor
+// reports that upstream's failure.
+func TestItselfAsUpstreamRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.toml")
+	body := fmt.Sprintf("memory_dir = %q\n\n[mcp.servers.loop]\ncmd = [%q, \"serve\", \"--config\", %q]\ntimeout = \"10s\"\nrestart_max_attempts = -1\n", filepath.Join(dir, "mem"), binary(t), cfg)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "doctor", "--config", cfg, "--timeout", "20s")
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "started as an upstream of scratchpad-mcp") {
+		t.Fatalf("doctor on a config with itself as upstream:\n%s", out)
+	}
+	// Run directly as an upstream would be, it refuses at once.
+	inner := exec.Command(binary(t), "serve", "--config", cfg)
+	inner.Env = append(os.Environ(), "SCRATCHPAD_MCP_DEPTH=1")
+	b, err := inner.CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "a [mcp.servers] entry of the config runs scratchpad-mcp itself") {
+		t.Fatalf("serve as its own upstream: %v\n%s", err, b)
 	}
 }

@@ -250,6 +250,12 @@ func convertClientConfig(data []byte) (*conversion, error) {
 			conv.warn("%q is disabled in the client config: left out", name)
 			continue
 		}
+		if runsItself(cs) {
+			// Converting it would put scratchpad-mcp behind itself (init
+			// run twice, or on a config that already mounts it).
+			conv.warn("%q runs scratchpad-mcp itself: left out (it is what the client mounts, not one of its upstreams)", name)
+			continue
+		}
 		s, err := convertServer(conv, name, cs)
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", conv.Key, name, err)
@@ -262,6 +268,19 @@ func convertClientConfig(data []byte) (*conversion, error) {
 		conv.Servers = append(conv.Servers, s)
 	}
 	return conv, nil
+}
+
+// runsItself reports whether a client's server entry runs scratchpad-mcp:
+// its command, or an argument (npx scratchpad-mcp, a path to the binary),
+// is named scratchpad-mcp.
+func runsItself(cs clientServer) bool {
+	for _, a := range append([]string{cs.Command}, cs.Args...) {
+		base := strings.TrimSuffix(filepath.Base(filepath.FromSlash(a)), ".exe")
+		if base == "scratchpad-mcp" || strings.HasPrefix(base, "scratchpad-mcp@") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *conversion) warn(format string, args ...any) {

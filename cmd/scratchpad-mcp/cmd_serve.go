@@ -26,6 +26,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 func init() {
@@ -78,6 +79,10 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 2
+	}
+	if err := notUnderItself(); err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 1
 	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
@@ -161,6 +166,16 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// notUnderItself refuses to serve as an upstream of scratchpad-mcp (see
+// [upstream.DepthEnv]): the config that did it mounts scratchpad-mcp
+// behind itself.
+func notUnderItself() error {
+	if d := upstream.Depth(); d > 0 {
+		return fmt.Errorf("started as an upstream of scratchpad-mcp (%s=%d): a [mcp.servers] entry of the config runs scratchpad-mcp itself, which would start itself again without end; remove that entry (scratchpad-mcp init leaves such entries out)", upstream.DepthEnv, d)
+	}
+	return nil
 }
 
 // startCPUProfile profiles the process into path until the returned

@@ -36,6 +36,9 @@ type Options struct {
 	// StartWait bounds how long an initialize answer waits for upstreams
 	// still in their first connection attempt. 0 means 15s.
 	StartWait time.Duration
+	// StragglerWait bounds how much longer it waits for upstreams still
+	// starting once one is ready. 0 means [DefaultStragglerWait].
+	StragglerWait time.Duration
 	// OnChange is called, off any read loop, after the exposed catalogue
 	// changed: the server tells its clients (list_changed).
 	OnChange func(Kind)
@@ -81,6 +84,9 @@ func New(opts Options) *Proxy {
 	if opts.StartWait == 0 {
 		opts.StartWait = 15 * time.Second
 	}
+	if opts.StragglerWait == 0 {
+		opts.StragglerWait = DefaultStragglerWait
+	}
 	p := &Proxy{
 		opts:     opts,
 		log:      opts.Logger,
@@ -122,6 +128,11 @@ func (p *Proxy) Start(ctx context.Context, offer map[string]any) {
 	})
 }
 
+// DefaultStragglerWait is [Options].StragglerWait's default: enough for
+// servers started together to come up together, short enough that a hung
+// one is not waited for.
+const DefaultStragglerWait = 750 * time.Millisecond
+
 // Close stops every upstream (their processes are ended).
 func (p *Proxy) Close() {
 	p.startOnce.Do(func() {}) // none starts after this
@@ -134,23 +145,30 @@ func (p *Proxy) Close() {
 }
 
 // AwaitStarted waits until no upstream is in its first connection
-// attempt, or max has passed, or ctx ends. An upstream that is restarting
-// is not waited for: it was ready once, and list_changed announces its
-// return.
+// attempt, or max has passed, or ctx ends; and once some upstream is
+// ready, no more than StragglerWait for the others: one server that hangs
+// at start does not hold up the tools of those that are up (it joins with
+// list_changed when it comes). An upstream that is restarting is not
+// waited for: it was ready once, and list_changed announces its return.
 func (p *Proxy) AwaitStarted(ctx context.Context, max time.Duration) {
 	if max <= 0 {
 		max = p.opts.StartWait
 	}
-	deadline := time.Now().Add(max)
+	start := time.Now()
+	deadline := start.Add(max)
+	straggle := start.Add(p.opts.StragglerWait)
 	for {
-		starting := false
+		starting, ready := false, false
 		for _, u := range p.ups {
-			if st, _ := u.State(); st == upstream.StateConnecting {
+			switch st, _ := u.State(); st {
+			case upstream.StateConnecting:
 				starting = true
-				break
+			case upstream.StateReady:
+				ready = true
 			}
 		}
-		if !starting || time.Now().After(deadline) {
+		now := time.Now()
+		if !starting || now.After(deadline) || ready && now.After(straggle) {
 			return
 		}
 		select {

@@ -50,12 +50,23 @@ func (u *Upstream) backoff(n int) time.Duration {
 	return d
 }
 
+// slowStart is how long a connection attempt may take before the log
+// says the upstream is still starting.
+const slowStart = 3 * time.Second
+
 func (u *Upstream) supervise(ctx context.Context) {
 	defer close(u.stopped)
 	failures := 0
 	expired := false // the last connection ended with its session expired
 	for {
+		// A start that takes long is said, naming the server (u.log
+		// carries it): a server that hangs is otherwise only silence.
+		began := time.Now()
+		slow := time.AfterFunc(slowStart, func() {
+			u.log.Warn("upstream still starting", "waited", time.Since(began).Round(time.Second).String())
+		})
 		c, err := u.connect(ctx)
+		slow.Stop()
 		if err == nil {
 			failures = 0
 			u.log.Info("upstream ready", "tools", len(u.Tools()))

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -104,5 +105,56 @@ func TestLogsSayShutdownAndRefusals(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	testwait.For(t, "the shutdown to be logged", func() bool {
 		return strings.Contains(mu.String(), "shutting down") && strings.Contains(mu.String(), "signal=terminated")
+	})
+}
+
+// An upstream that hangs at start does not hold up the others: the first
+// tools/list comes with the healthy server's tools long before the start
+// wait (15 s) is over, and the log names the stuck one.
+func TestHungUpstreamDoesNotHoldOthers(t *testing.T) {
+	cfg, _ := writeConfig(t, "\n[mcp.servers.stuck]\ncmd = [\"sleep\", \"1000\"]\n")
+	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var logs lockedBuffer
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			if i := strings.Index(sc.Text(), "addr="); i >= 0 && strings.Contains(sc.Text(), "serving") {
+				addr <- strings.Fields(sc.Text()[i+5:])[0]
+			}
+		}
+	}()
+	var base string
+	select {
+	case a := <-addr:
+		base = "http://" + a
+	case <-time.After(30 * time.Second):
+		t.Fatal("not serving")
+	}
+	start := time.Now()
+	c := httpClient(t, base+"/mcp", nil)
+	res, err := c.ListTools(t.Context(), nil)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "listing") {
+		t.Errorf("the first tools/list lacks the healthy server's tools: %v", names)
+	}
+	if took > 10*time.Second {
+		t.Errorf("initialize and the first tools/list took %s: held for the hung upstream", took)
+	}
+	testwait.For(t, "a log line naming the stuck upstream", func() bool {
+		return strings.Contains(logs.String(), "upstream still starting") && strings.Contains(logs.String(), "server=stuck")
 	})
 }

@@ -64,3 +64,31 @@ func TestItselfAsUpstreamRefused(t *testing.T) {
 		t.Fatalf("serve as its own upstream: %v\n%s", err, b)
 	}
 }
+
+// init does not copy secrets into the config: a token in env or an
+// Authorization header becomes {{ env.NAME }}, and the names are listed.
+func TestInitKeepsSecretsOut(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "client.json")
+	if err := os.WriteFile(from, []byte(`{"mcpServers": {
+		"github": {"command": "github-mcp", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnop1234", "LOG_LEVEL": "debug"}},
+		"linear": {"type": "http", "url": "https://mcp.linear.app/mcp", "headers": {"Authorization": "Bearer lin_api_0123456789abcdef"}}
+	}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "scratchpad.toml")
+	code, stdout, stderr := runCLI(t, "init", "--from", from, "--out", out)
+	b, _ := os.ReadFile(out)
+	text := string(b)
+	if code != 0 || strings.Contains(text, "ghp_abcdefghijklmnop1234") || strings.Contains(text, "lin_api_0123456789abcdef") {
+		t.Fatalf("exit %d; a secret was copied:\n%s\n%s", code, text, stderr)
+	}
+	for _, want := range []string{"{{ env.GITHUB_PERSONAL_ACCESS_TOKEN }}", "Bearer {{ env.LINEAR_TOKEN }}", `"debug"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("config lacks %s:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(stdout, "2 secret value(s) were not copied") || !strings.Contains(stdout, "LINEAR_TOKEN (Authorization of server \"linear\")") {
+		t.Errorf("init does not say which values were secrets:\n%s", stdout)
+	}
+}

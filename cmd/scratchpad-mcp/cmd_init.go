@@ -109,6 +109,12 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		n = len(conv.Servers)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d upstream server(s))\n", out, n)
+	if conv != nil && len(conv.Secrets) > 0 {
+		fmt.Fprintf(stdout, "\n%d secret value(s) were not copied into it; set these variables where scratchpad-mcp runs:\n", len(conv.Secrets))
+		for _, v := range conv.Secrets {
+			fmt.Fprintf(stdout, "  %s\n", v)
+		}
+	}
 	fmt.Fprintln(stdout, "\nCheck it with:\n\n  scratchpad-mcp doctor --config "+shellQuote(abs))
 	key := "mcpServers"
 	if conv != nil && conv.Key == "servers" {
@@ -182,6 +188,8 @@ type conversion struct {
 	Key      string // "mcpServers" or "servers": which shape the client uses
 	Servers  []convertedServer
 	Warnings []string
+	// Secrets are the variables secret values were replaced by.
+	Secrets []string
 }
 
 type convertedServer struct {
@@ -283,6 +291,43 @@ func runsItself(cs clientServer) bool {
 	return false
 }
 
+// secretKey names env variables and headers whose values are secrets.
+var secretKey = regexp.MustCompile(`(?i)token|secret|passw|api[_-]?key|auth|credential|private|session|cookie`)
+
+// secretValue matches values that are secrets whatever they are named:
+// well-known token prefixes, and credentials after an auth scheme.
+var secretValue = regexp.MustCompile(`^(?:(?:Bearer|Basic|Token)\s+\S{8,}|gh[pousr]_\w{10,}|github_pat_\w{10,}|sk-\S{10,}|sk_(?:live|test)_\w{10,}|xox[abposr]-\S{10,}|glpat-\S{10,}|AKIA[0-9A-Z]{12,})$`)
+
+// secret keeps a secret value out of the written config: it is replaced
+// by {{ env.VAR }} (after the scheme of "Bearer …"), and the variable is
+// listed for the user to set where scratchpad-mcp runs. A value that
+// already is a placeholder, or is short, stays.
+func (c *conversion) secret(server, key, envVar, v string) string {
+	if strings.Contains(v, "{{") || len(v) < 8 || !secretKey.MatchString(key) && !secretValue.MatchString(v) {
+		return v
+	}
+	repl := "{{ env." + envVar + " }}"
+	if scheme, rest, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "Token")) && rest != "" {
+		repl = scheme + " " + repl
+	}
+	c.Secrets = append(c.Secrets, fmt.Sprintf("%s (%s of server %q)", envVar, key, server))
+	return repl
+}
+
+// envName is the variable a secret header of server is read from:
+// SERVER_HEADER, upper case, other characters as '_'.
+func envName(server, header string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(server + "_" + strings.TrimPrefix(strings.ToLower(header), "x-")) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return strings.ReplaceAll(b.String(), "_AUTHORIZATION", "_TOKEN")
+}
+
 func (c *conversion) warn(format string, args ...any) {
 	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
 }
@@ -300,7 +345,7 @@ func convertServer(conv *conversion, name string, cs clientServer) (convertedSer
 		if len(cs.Env) > 0 {
 			s.Env = map[string]string{}
 			for k, v := range cs.Env {
-				s.Env[k] = conv.placeholders(name, v)
+				s.Env[k] = conv.secret(name, k, k, conv.placeholders(name, v))
 			}
 		}
 		s.Cwd = conv.placeholders(name, cs.Cwd)
@@ -327,7 +372,7 @@ func convertServer(conv *conversion, name string, cs clientServer) (convertedSer
 		if len(cs.Headers) > 0 {
 			s.Headers = map[string]string{}
 			for k, v := range cs.Headers {
-				s.Headers[k] = conv.placeholders(name, v)
+				s.Headers[k] = conv.secret(name, k, envName(name, k), conv.placeholders(name, v))
 			}
 		}
 	case cs.Command != "":

@@ -104,7 +104,8 @@ func TestInitConvert(t *testing.T) {
 			want: []config.Server{
 				{Name: "filesystem", Transport: "stdio", Cmd: []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"}},
 				{Name: "github", Transport: "stdio", Cmd: []string{"docker", "run", "-i", "--rm", "-e", "GITHUB_TOKEN", "ghcr.io/github/github-mcp-server"},
-					Env: map[string]string{"GITHUB_TOKEN": `literal "quoted" \ value`}},
+					// A secret is not copied: read from the environment.
+					Env: map[string]string{"GITHUB_TOKEN": "ghp_x"}},
 			},
 		},
 		{

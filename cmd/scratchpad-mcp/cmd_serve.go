@@ -203,16 +203,6 @@ func (a *app) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Writer)
 	return err
 }
 
-// serveHTTP serves streamable HTTP (/mcp) or SSE (/sse, /message), plus
-// GET /events (usage events), until ctx ends.
-func (a *app) serveHTTP(ctx context.Context, kind, addr string, ttl time.Duration) error {
-	ln, err := a.listen(addr)
-	if err != nil {
-		return err
-	}
-	return a.serveListener(ctx, kind, ln, ttl)
-}
-
 // listen takes addr for serving, if the configuration allows binding it.
 // Its error is net's own ("listen tcp 127.0.0.1:8931: bind: address
 // already in use"), which names the address once.

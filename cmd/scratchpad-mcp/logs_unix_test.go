@@ -66,30 +66,7 @@ func TestPortClashExitsFirst(t *testing.T) {
 // burst, with its count).
 func TestLogsSayShutdownAndRefusals(t *testing.T) {
 	cfg, _, _ := tenancyConfig(t, "", "alice")
-	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	var mu lockedBuffer
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			mu.WriteString(sc.Text() + "\n")
-			if i := strings.Index(sc.Text(), "addr="); i >= 0 && strings.Contains(sc.Text(), "serving") {
-				addr <- strings.Fields(sc.Text()[i+5:])[0]
-			}
-		}
-	}()
-	var base string
-	select {
-	case a := <-addr:
-		base = "http://" + a
-	case <-time.After(30 * time.Second):
-		t.Fatal("not serving")
-	}
+	base, mu, cmd := serveLogged(t, cfg)
 	for range 5 {
 		resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
 		if err != nil {
@@ -113,30 +90,7 @@ func TestLogsSayShutdownAndRefusals(t *testing.T) {
 // wait (15 s) is over, and the log names the stuck one.
 func TestHungUpstreamDoesNotHoldOthers(t *testing.T) {
 	cfg, _ := writeConfig(t, "\n[mcp.servers.stuck]\ncmd = [\"sleep\", \"1000\"]\n")
-	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	var logs lockedBuffer
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logs.WriteString(sc.Text() + "\n")
-			if i := strings.Index(sc.Text(), "addr="); i >= 0 && strings.Contains(sc.Text(), "serving") {
-				addr <- strings.Fields(sc.Text()[i+5:])[0]
-			}
-		}
-	}()
-	var base string
-	select {
-	case a := <-addr:
-		base = "http://" + a
-	case <-time.After(30 * time.Second):
-		t.Fatal("not serving")
-	}
+	base, logs, _ := serveLogged(t, cfg)
 	start := time.Now()
 	c := httpClient(t, base+"/mcp", nil)
 	res, err := c.ListTools(t.Context(), nil)
@@ -157,4 +111,35 @@ func TestHungUpstreamDoesNotHoldOthers(t *testing.T) {
 	testwait.For(t, "a log line naming the stuck upstream", func() bool {
 		return strings.Contains(logs.String(), "upstream still starting") && strings.Contains(logs.String(), "server=stuck")
 	})
+}
+
+// serveLogged starts serve over HTTP on a free port with cfg and returns
+// its base URL, its log (stderr) as it comes, and the process (killed at
+// the test's end).
+func serveLogged(t *testing.T, cfg string) (string, *lockedBuffer, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	logs := &lockedBuffer{}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			if i := strings.Index(sc.Text(), "addr="); i >= 0 && strings.Contains(sc.Text(), "serving") {
+				addr <- strings.Fields(sc.Text()[i+5:])[0]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + a, logs, cmd
+	case <-time.After(30 * time.Second):
+		t.Fatal("not serving")
+		return "", nil, nil
+	}
 }

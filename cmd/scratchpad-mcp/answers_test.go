@@ -92,3 +92,16 @@ func TestInitKeepsSecretsOut(t *testing.T) {
 		t.Errorf("init does not say which values were secrets:\n%s", stdout)
 	}
 }
+
+// doctor says how each server's start goes while it waits: the healthy
+// one's readiness, and whom it is still waiting for.
+func TestDoctorShowsProgress(t *testing.T) {
+	cfg, _ := writeConfig(t, "\n[mcp.servers.stuck]\ncmd = [\"sleep\", \"1000\"]\n")
+	_, out, errOut := runCLI(t, "doctor", "--config", cfg, "--timeout", "4s")
+	if !strings.Contains(errOut, "k8s: ready after") || !strings.Contains(errOut, "waiting for stuck (") {
+		t.Errorf("doctor's progress:\n%s\n(stdout:\n%s)", errOut, out)
+	}
+	if !strings.Contains(out, "server stuck (stdio sleep 1000): NOT READY") {
+		t.Errorf("doctor's report:\n%s", out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -49,7 +50,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		log = l
 	}
-	d := &doctor{out: stdout, log: log, wait: wait}
+	d := &doctor{out: stdout, progress: stderr, log: log, wait: wait}
 	d.run(cfgPath)
 	if len(d.problems) == 0 {
 		fmt.Fprintln(stdout, "\nno problems found")
@@ -65,6 +66,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // doctor collects problems; each becomes one "problem:" line.
 type doctor struct {
 	out      io.Writer
+	progress io.Writer // where waiting is said as it goes (stderr)
 	log      *slog.Logger
 	wait     time.Duration
 	problems []string
@@ -115,7 +117,7 @@ func (d *doctor) run(cfgPath string) {
 	defer cancel()
 	a.proxy.Start(ctx, nil)
 	defer a.proxy.Close()
-	settled := waitUpstreams(a.proxy.Upstreams(), d.wait)
+	settled := waitUpstreams(a.proxy.Upstreams(), d.wait, d.progress)
 
 	tools := a.proxy.Tools()
 	for _, u := range a.proxy.Upstreams() {
@@ -197,24 +199,44 @@ func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {
 // least once (a restarting upstream has shown its error; waiting through
 // its backoff would only repeat it), or until wait has passed. It reports
 // which upstreams settled.
-func waitUpstreams(ups []*upstream.Upstream, wait time.Duration) map[*upstream.Upstream]bool {
-	deadline := time.Now().Add(wait)
+func waitUpstreams(ups []*upstream.Upstream, wait time.Duration, progress io.Writer) map[*upstream.Upstream]bool {
+	start := time.Now()
+	deadline := start.Add(wait)
 	settled := map[*upstream.Upstream]bool{}
+	nextNote := start.Add(progressEvery)
 	for {
 		for _, u := range ups {
+			if settled[u] {
+				continue
+			}
 			state, err := u.State()
 			switch {
 			case state == upstream.StateReady, state == upstream.StateFailed,
 				state == upstream.StateRestarting && err != nil:
 				settled[u] = true
+				fmt.Fprintf(progress, "  %s: %s after %s\n", u.Config().Name, state, time.Since(start).Round(100*time.Millisecond))
 			}
 		}
 		if len(settled) == len(ups) || time.Now().After(deadline) {
 			return settled
 		}
+		if now := time.Now(); now.After(nextNote) {
+			// Still waiting: say for whom, so a hung server is seen.
+			var names []string
+			for _, u := range ups {
+				if !settled[u] {
+					names = append(names, u.Config().Name)
+				}
+			}
+			fmt.Fprintf(progress, "  waiting for %s (%s of --timeout %s)\n", strings.Join(names, ", "), now.Sub(start).Round(time.Second), wait)
+			nextNote = now.Add(progressEvery)
+		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// progressEvery is how often doctor says whom it is still waiting for.
+const progressEvery = 3 * time.Second
 
 // checkMemoryDir reports a memory_dir that cannot be used safely: not
 // writable, not a directory, or planted by another user (a symlink or a

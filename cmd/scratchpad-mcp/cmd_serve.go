@@ -235,7 +235,12 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	}
 	// An owner's stream carries its own agents' records only.
 	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return tokenOwner(r.Context()) }))
-	if a.debugStats {
+	switch {
+	case a.debugStats && len(a.cfg.HTTP.Tokens) > 0:
+		// Its figures and profiles are the whole process's, every
+		// owner's at once: not for any one owner to read.
+		a.log.Warn("--debug-stats is off with bearer tokens: /debug/* would show every owner's activity to each")
+	case a.debugStats:
 		mux.HandleFunc("/debug/stats", a.serveStats)
 		mux.HandleFunc("/debug/pprof/", pprof.Index) // heap, goroutine, …
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

@@ -242,3 +242,22 @@ func TestSessionFloodBoundedPerOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// With bearer tokens /debug/* is not served, --debug-stats or not: its
+// figures are every owner's at once.
+func TestDebugStatsOffWithTokens(t *testing.T) {
+	cfg, _, tok := tenancyConfig(t, "", "alice")
+	base := startHTTP(t, "http", cfg, "--debug-stats")
+	for _, path := range []string{"/debug/stats", "/debug/pprof/"} {
+		r, _ := http.NewRequest("GET", base+path, nil)
+		r.Header.Set("Authorization", "Bearer "+tok["alice"])
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s with a token: HTTP %d, want 404", path, resp.StatusCode)
+		}
+	}
+}

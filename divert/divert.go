@@ -86,6 +86,9 @@ type Outcome struct {
 	// unchanged, or the pointer result.
 	Result   json.RawMessage
 	Diverted bool
+	// Charged says a.OnReturn was told the cost of Result already (see
+	// [Charge]): the caller must not charge it again.
+	Charged bool
 	Pointer  Pointer // when Diverted
 }
 
@@ -152,7 +155,20 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		stage = func(string) {}
 	}
 	stage("counting tokens")
-	if !reaches(v, a.Counter, c.Threshold) {
+	// A text small enough to count whole now is counted once: that one
+	// figure decides the threshold, and is what the model is charged
+	// when it passes (or what the pointer says when it does not).
+	counted := -1
+	if v.textOnly() && v.textBound() <= chargeNowLimit {
+		counted = a.Counter.Count(v.text(-1, false))
+		if counted < c.Threshold {
+			if a.OnReturn != nil {
+				a.OnReturn(counted)
+				pass.Charged = true
+			}
+			return pass, nil
+		}
+	} else if !reaches(v, a.Counter, c.Threshold) {
 		return pass, nil
 	}
 	log := opts.Logger
@@ -197,7 +213,10 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		// Small, or the saved bytes cannot be read back (JSON in a layout
 		// of its own): counted now, exactly.
 		if size > 0 {
-			p.Tokens = a.Counter.Count(payload)
+			p.Tokens = counted
+			if counted < 0 {
+				p.Tokens = a.Counter.Count(payload)
+			}
 		}
 		if a.OnIntercept != nil {
 			a.OnIntercept(p.Tokens)
@@ -231,7 +250,12 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if err != nil {
 		return pass, err
 	}
-	return Outcome{Result: res, Diverted: true, Pointer: p}, nil
+	out := Outcome{Result: res, Diverted: true, Pointer: p}
+	if a.OnReturn != nil {
+		a.OnReturn(a.cost(res, true)) // the pointer is what the model reads
+		out.Charged = true
+	}
+	return out, nil
 }
 
 // streamCounter is a [Counter] that counts a stream without holding it;

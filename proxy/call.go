@@ -37,8 +37,8 @@ func (p *Proxy) HasTool(name string) bool { return p.cat.tool(name) != nil }
 // agent's budget ([divert.Charge]): the budget's "left" is the context
 // really left.
 func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
-	res, err := p.callTool(ctx, s, name, args, meta)
-	if err == nil && res != nil {
+	res, charged, err := p.callTool(ctx, s, name, args, meta)
+	if err == nil && res != nil && !charged {
 		if agent, aerr := p.opts.Agent(ctx); aerr == nil {
 			divert.Charge(agent, res, true)
 		}
@@ -46,10 +46,12 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	return res, err
 }
 
-func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
+// callTool is CallTool but for the charge; charged says divert charged the
+// result already (it had counted it to decide).
+func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (res json.RawMessage, charged bool, err error) {
 	rt := p.cat.tool(name)
 	if rt == nil {
-		return nil, fmt.Errorf("%w: tool %q", ErrNotFound, name)
+		return nil, false, fmt.Errorf("%w: tool %q", ErrNotFound, name)
 	}
 	cfg := rt.up.Config()
 	params := map[string]any{"name": rt.orig}
@@ -68,27 +70,27 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		var tooLarge *upstream.TooLargeError
 		switch {
 		case errors.As(err, &rerr) || ctx.Err() != nil:
-			return nil, err
+			return nil, false, err
 		case errors.As(err, &tooLarge):
 			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
-				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), nil
+				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), false, nil
 		}
 		// The model reads what went wrong and may try again.
 		msg := err.Error()
 		if errors.Is(err, ErrUpstreamTimeout) {
 			msg += "; try again or raise the timeout"
 		}
-		return ToolError(msg), nil
+		return ToolError(msg), false, nil
 	}
 	answered := time.Now()
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
-		return raw, nil
+		return raw, false, nil
 	}
 	agent, err := p.opts.Agent(ctx)
 	if err != nil {
-		return ToolError("scratchpad-mcp: " + err.Error()), nil
+		return ToolError("scratchpad-mcp: " + err.Error()), false, nil
 	}
 	rep := p.newDivertProgress(pr)
 	defer rep.stop()
@@ -96,10 +98,10 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage,
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
-		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), nil
+		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), false, nil
 	}
 	p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "decide", time.Since(answered), "diverted", out.Diverted)
-	return out.Result, nil
+	return out.Result, out.Charged, nil
 }
 
 // ToolError is a tools/call result with isError and one text block.

@@ -89,7 +89,7 @@ type Outcome struct {
 	// Charged says a.OnReturn was told the cost of Result already (see
 	// [Charge]): the caller must not charge it again.
 	Charged bool
-	Pointer  Pointer // when Diverted
+	Pointer Pointer // when Diverted
 }
 
 // ErrInvalidResult means the upstream's tools/call result is not a JSON

@@ -20,16 +20,31 @@ import (
 // Issue 6 at the server level: per-agent budgets and storage, worker
 // overrides, reported usage, usage events.
 
-var footerLeft = regexp.MustCompile(`~([\d,]+) left of ([\d,]+)`)
+var footerLeft = regexp.MustCompile(`~([\d,]+) tokens, ~([\d,]+) left of ([\d,]+)`)
 
-func leftOf(t *testing.T, out string) (left, total int) {
+// footerNumbers reads an exploration footer: the result's tokens, what is
+// left and the budget's total.
+func footerNumbers(t *testing.T, out string) (tokens, left, total int) {
 	t.Helper()
 	m := footerLeft.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no budget in footer:\n%s", short(out))
 	}
 	atoi := func(s string) int { n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", "")); return n }
-	return atoi(m[1]), atoi(m[2])
+	return atoi(m[1]), atoi(m[2]), atoi(m[3])
+}
+
+func leftOf(t *testing.T, out string) (left, total int) {
+	t.Helper()
+	_, left, total = footerNumbers(t, out)
+	return left, total
+}
+
+// footerFigures is the result's tokens and what is left.
+func footerFigures(t *testing.T, out string) (tokens, left int) {
+	t.Helper()
+	tokens, left, _ = footerNumbers(t, out)
+	return tokens, left
 }
 
 const orchestrationExtra = `

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -59,20 +57,6 @@ func TestUsageExactAfterQuickEnd(t *testing.T) {
 		waitForTool(t, c, "listing")
 		check(t, mem, c, func() { _ = c.Close() }) // DELETE
 	})
-}
-
-var footerTokensLeft = regexp.MustCompile(`~([\d,]+) tokens, ~([\d,]+) left of`)
-
-// footerFigures reads an exploration footer: the result's tokens and what
-// is left.
-func footerFigures(t *testing.T, out string) (tokens, left int) {
-	t.Helper()
-	m := footerTokensLeft.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no footer in %s", short(out))
-	}
-	num := func(s string) int { n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", "")); return n }
-	return num(m[1]), num(m[2])
 }
 
 // Everything the model receives is charged at its exact count: a result

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/rand"
-	"fmt"
 	"mime"
 	"net/http"
 	"sync"
@@ -36,8 +35,7 @@ func (s *Server) SSE() http.Handler {
 }
 
 func (h *sseHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if ReboundHost(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+	if RefuseRebound(w, r) {
 		return
 	}
 	switch r.Method {

@@ -77,8 +77,7 @@ type httpSession struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if ReboundHost(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+	if RefuseRebound(w, r) {
 		return
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v < newProtocol && !slices.Contains(legacyVersions, v) {
@@ -104,6 +103,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func ReboundHost(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	return ok && local != nil && loopback(local.String()) && !loopback(r.Host)
+}
+
+// RefuseRebound answers 403 to a rebound request ([ReboundHost]) and
+// reports whether it did.
+func RefuseRebound(w http.ResponseWriter, r *http.Request) bool {
+	if !ReboundHost(r) {
+		return false
+	}
+	http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+	return true
 }
 
 func loopback(hostport string) bool {

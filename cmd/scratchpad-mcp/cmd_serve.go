@@ -307,7 +307,8 @@ func (a *app) guard(next http.Handler) http.Handler {
 			http.Error(w, msg, code)
 		}
 		if server.ReboundHost(r) {
-			refuse(fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			w.Header().Set("Connection", "close")
+			server.RefuseRebound(w, r)
 			return
 		}
 		owner := ""

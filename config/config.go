@@ -101,6 +101,13 @@ type Server struct {
 	FilterSet bool
 
 	Prefix  string        // exposed name is Prefix__tool when set
+	// Shared is shared: with bearer tokens, one instance of this server
+	// serves every owner instead of one instance per owner. Only for
+	// stateless servers that hold no credentials: its requests to
+	// clients (sampling, elicitation, roots) are refused and its log
+	// messages are not forwarded, since they could belong to any owner.
+	// Without bearer tokens there is one owner and it has no effect.
+	Shared bool
 	Timeout time.Duration // per call; default 60s
 
 	// RestartMaxAttempts bounds consecutive restarts of a stdio server:
@@ -229,6 +236,10 @@ type HTTP struct {
 	// (all, and one bearer token owner's); 0: the server's defaults
 	// (2,000 and 500).
 	MaxSessions, MaxSessionsPerOwner int
+	// UpstreamIdle is upstream_idle: with bearer tokens each owner has
+	// its own instances of the upstreams, started at its first session
+	// and stopped once it has had none for this long. 0: 10 minutes.
+	UpstreamIdle time.Duration
 }
 
 // Token is one [[http.tokens]] entry, or one [[tokens]] entry of the

@@ -117,7 +117,7 @@ func ToolError(msg string) json.RawMessage {
 // the caller's cancellation as ctx's error.
 func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, error) {
 	cfg := u.Config()
-	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callerKey{}, s), cfg.Timeout)
 	defer cancel()
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
@@ -280,6 +280,12 @@ func (p *Proxy) SetLogLevel(ctx context.Context, s Session, level string) {
 	min := p.sessions.setLevel(s.ID(), level)
 	done := make(chan struct{}, len(p.ups))
 	for _, u := range p.ups {
+		if p.isShared(u) {
+			// One owner's level is not every owner's; its logs are
+			// dropped anyway.
+			done <- struct{}{}
+			continue
+		}
 		go func() {
 			defer func() { done <- struct{}{} }()
 			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.Config().Timeout)
@@ -303,6 +309,9 @@ func (p *Proxy) Subscribe(ctx context.Context, s Session, uri string) {
 // Unsubscribe drops it; the owning upstream is told when it was the last.
 func (p *Proxy) Unsubscribe(ctx context.Context, s Session, uri string) {
 	if p.sessions.unsubscribe(uri, s.ID()) {
+		if u, _, ok := p.resourceOwner(uri); ok && p.isShared(u) {
+			return // another owner's sessions may still be subscribed
+		}
 		p.forwardSubscription(ctx, "resources/unsubscribe", uri)
 	}
 }
@@ -330,7 +339,7 @@ func (p *Proxy) forwardSubscription(ctx context.Context, method, exposed string)
 // upstream asks again (roots/list), and the request goes to whichever
 // client has a call in flight on it.
 func (p *Proxy) RootsChanged(ctx context.Context) {
-	for _, u := range p.ups {
+	for _, u := range p.own {
 		u.Notify(context.WithoutCancel(ctx), "notifications/roots/list_changed", nil)
 	}
 }

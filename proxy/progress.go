@@ -32,7 +32,7 @@ func (p *Proxy) forwardMeta(ctx context.Context, s Session, m map[string]any) (o
 	}
 	out = maps.Clone(m)
 	if tok, ok := m["progressToken"]; ok && tok != nil {
-		id := "sp-" + strconv.FormatInt(p.progressSeq.Add(1), 10)
+		id := "sp-" + strconv.FormatInt(progressSeq.Add(1), 10)
 		pr = &progressRoute{ctx: ctx, sess: s, token: tok}
 		p.progressMu.Lock()
 		p.progress[id] = pr

@@ -42,6 +42,11 @@ type Options struct {
 	// OnChange is called, off any read loop, after the exposed catalogue
 	// changed: the server tells its clients (list_changed).
 	OnChange func(Kind)
+
+	// shared are upstreams a [Pool] made once for every owner's proxy,
+	// by server name: this proxy uses them but neither starts nor stops
+	// them.
+	shared map[string]*upstream.Upstream
 }
 
 // Kind says which listing changed.
@@ -62,13 +67,15 @@ type Proxy struct {
 	opts Options
 	log  *slog.Logger
 	ups  []*upstream.Upstream
+	// own are the upstreams this proxy started and stops: all but
+	// the shared ones.
+	own []*upstream.Upstream
 
 	cat      catalogue
 	sessions sessions
 
-	progressSeq atomic.Int64
-	progressMu  sync.Mutex
-	progress    map[string]*progressRoute // upstream progress token → caller
+	progressMu sync.Mutex
+	progress   map[string]*progressRoute // upstream progress token → caller
 
 	startOnce sync.Once
 }
@@ -95,6 +102,10 @@ func New(opts Options) *Proxy {
 	}
 	p.cat.reserve(opts.ReservedTools, opts.ReservedResources, opts.ReservedPrompts)
 	for _, sc := range opts.Servers {
+		if u := opts.shared[sc.Name]; u != nil {
+			p.ups = append(p.ups, u)
+			continue
+		}
 		u := upstream.New(upstream.Options{
 			Server: sc, Logger: opts.Logger,
 			ClientName: "scratchpad-mcp", ClientVersion: opts.Version,
@@ -103,8 +114,19 @@ func New(opts Options) *Proxy {
 			OnListChanged: func(*upstream.Upstream) { p.sync() },
 		})
 		p.ups = append(p.ups, u)
+		p.own = append(p.own, u)
 	}
 	return p
+}
+
+// progressSeq numbers the progress tokens sent to upstreams: unique
+// across every proxy of a process, since a shared upstream serves
+// several ([Pool]).
+var progressSeq atomic.Int64
+
+// isShared reports whether u is a [Pool]'s shared upstream.
+func (p *Proxy) isShared(u *upstream.Upstream) bool {
+	return p.opts.shared[u.Name()] == u
 }
 
 // Upstreams lists the configured upstreams in config order.
@@ -122,7 +144,7 @@ func (p *Proxy) Start(ctx context.Context, offer map[string]any) {
 		if offer == nil {
 			offer = DefaultOffer()
 		}
-		for _, u := range p.ups {
+		for _, u := range p.own {
 			u.Start(ctx, offer)
 		}
 	})
@@ -133,11 +155,11 @@ func (p *Proxy) Start(ctx context.Context, offer map[string]any) {
 // one is not waited for.
 const DefaultStragglerWait = 750 * time.Millisecond
 
-// Close stops every upstream (their processes are ended).
+// Close stops every upstream it started (their processes are ended).
 func (p *Proxy) Close() {
 	p.startOnce.Do(func() {}) // none starts after this
 	var wg sync.WaitGroup
-	for _, u := range p.ups {
+	for _, u := range p.own {
 		wg.Add(1)
 		go func() { defer wg.Done(); u.Close() }()
 	}

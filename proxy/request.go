@@ -34,7 +34,10 @@ func (p *Proxy) onRequest(ctx context.Context, u *upstream.Upstream, method stri
 	default:
 		return nil, &upstream.RPCError{Code: codeMethodNotFound, Message: "Method not found: " + method}
 	}
-	c, ok := p.sessions.caller(u)
+	c, ok, err := p.callerOf(ctx, u, method)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		// No call to this upstream is in flight (a server asking for
 		// roots when it starts, or when they change). With one client,
@@ -82,6 +85,33 @@ func (p *Proxy) onRequest(ctx context.Context, u *upstream.Upstream, method stri
 	default:
 		return nil, &upstream.RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: %v", method, err)}
 	}
+}
+
+// callerKey marks the context of a call forwarded to an upstream with
+// the client session that made it (see [Proxy.forward]).
+type callerKey struct{}
+
+// callerOf finds the client call an upstream's request serves, never
+// guessing: the call on whose answer stream it came (streamable HTTP),
+// else the calls in flight on u when they are all one session's. With
+// calls of several sessions in flight, and no stream to tell them apart,
+// it is refused: MCP does not say which call a request is for, and the
+// wrong session would read another's prompt and answer in its place. ok
+// is false when no call is in flight at all.
+func (p *Proxy) callerOf(ctx context.Context, u *upstream.Upstream, method string) (c caller, ok bool, err error) {
+	if call, found := upstream.CallContext(ctx); found {
+		if s, isOurs := call.Value(callerKey{}).(Session); isOurs && call.Err() == nil {
+			return caller{ctx: call, sess: s}, true, nil
+		}
+	}
+	c, sessions := p.sessions.caller(u)
+	switch {
+	case sessions == 0:
+		return caller{}, false, nil
+	case sessions > 1:
+		return caller{}, false, &upstream.RPCError{Code: codeInternal, Message: fmt.Sprintf("%s: calls of %d client sessions are in flight on %q and nothing says which one this request is for; scratchpad-mcp refuses it rather than guess (a streamable HTTP upstream that sends it on the call's own stream is routed exactly)", method, sessions, u.Name())}
+	}
+	return c, true, nil
 }
 
 // supports checks the capability the client declared at initialize: the

@@ -236,20 +236,25 @@ func (s *sessions) begin(u *upstream.Upstream, ctx context.Context, sess Session
 	}
 }
 
-// caller picks the client request an upstream's own request belongs to:
-// the most recent one still in flight on that upstream. MCP does not say
-// which call a server-to-client request serves, and upstreams are shared,
-// so with calls from two sessions in flight at once the latest wins.
-func (s *sessions) caller(u *upstream.Upstream) (caller, bool) {
+// caller returns the most recent client request still in flight on u
+// and how many client sessions have requests in flight on it: the
+// request only says which call it serves when they are all one
+// session's.
+func (s *sessions) caller(u *upstream.Upstream) (latest caller, sessions int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list := s.calls[u]
+	seen := map[string]bool{}
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].ctx.Err() == nil {
-			return list[i], true
+		if list[i].ctx.Err() != nil {
+			continue
 		}
+		if len(seen) == 0 {
+			latest = list[i]
+		}
+		seen[list[i].sess.ID()] = true
 	}
-	return caller{}, false
+	return latest, len(seen)
 }
 
 // onlyWait returns the one client session when exactly one is attached,

@@ -157,7 +157,7 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 		},
 		OnChange: func(k proxy.Kind) {
 			if s := srv.Load(); s != nil {
-				s.Changed(k)
+				s.Changed(e.px, k)
 			}
 		},
 	})

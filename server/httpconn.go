@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +43,10 @@ var errSessionClosed = errors.New("session closed")
 // newProtocol is the first protocol version without sessions (SEP-2575),
 // which this stateful transport does not serve.
 const newProtocol = "2026-07-28"
+
+// streamWriteTimeout is how long one event may take to write before the
+// client counts as not reading (see [writeEvent]).
+const streamWriteTimeout = 10 * time.Second
 
 // relatedKey holds, in a handler's context, the extra of the request it
 // handles.
@@ -431,6 +436,13 @@ func (s *httpStream) leave(w http.ResponseWriter) {
 // each line is a data line, which the client joins with newlines, the
 // same JSON.
 func writeEvent(w http.ResponseWriter, name, id string, data ...[]byte) error {
+	// A client that stops reading fails the write once the deadline
+	// passes, and loses its stream, instead of holding the writer (and
+	// whoever waits on it) forever. Enough for a big result on a slow
+	// link: a base plus a second per MiB.
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout + time.Duration(size(data)>>20)*time.Second))
+	defer rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // unsupported writers have none to reset
 	var head strings.Builder
 	head.WriteString("event: ")
 	head.WriteString(name)
@@ -468,7 +480,7 @@ func writeEvent(w http.ResponseWriter, name, id string, data ...[]byte) error {
 	if _, err := io.WriteString(w, "\n\n"); err != nil {
 		return err
 	}
-	return http.NewResponseController(w).Flush()
+	return rc.Flush()
 }
 
 // lineBreak is the index of data's first CR or LF, or -1: two byte

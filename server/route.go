@@ -24,7 +24,7 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		// What the handler sends goes to the request's own stream
 		// (httpconn.go).
 		ctx = withRelated(se.context(ctx, req.GetExtra()), req.GetExtra())
-		px := se.srv.opts.Proxy
+		px := se.proxy()
 		if method != "initialize" {
 			if se.srv.opts.StartUpstreams != nil {
 				// A client of the 2026-07-28 protocol sends no initialize:
@@ -186,7 +186,7 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 // (stdio), waits (bounded) for upstreams still starting, and declares the
 // server's own capabilities plus the union of the upstreams'.
 func (se *session) initialize(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	px := se.srv.opts.Proxy
+	px := se.proxy()
 	if sctx := se.srv.opts.StartUpstreams; sctx != nil {
 		offer := proxy.DefaultOffer()
 		if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.Capabilities != nil {

@@ -17,7 +17,8 @@ import (
 )
 
 // Options configures a [Server]. The zero value of each field is a usable
-// default except Proxy and Session, which are required.
+// default except Session, which is required, and Proxy, which is unless
+// every session's [Own].Acquire gives one.
 type Options struct {
 	Name, Version, Instructions string
 	Logger                      *slog.Logger
@@ -69,6 +70,11 @@ type Own struct {
 	Tools     []tool.Def
 	Resources []tool.Resource
 	Prompts   []tool.Prompt
+	// Acquire, when not nil, gives the proxy this session forwards to
+	// (its owner's: [proxy.Pool]), at the session's first request, and
+	// the function that gives it back when the session ends. nil means
+	// [Options].Proxy.
+	Acquire func() (p *proxy.Proxy, release func())
 	// Watch, when not nil, subscribes notify to changes of an own
 	// resource; it returns the function that ends the subscription.
 	Watch func(ctx context.Context, uri string, notify func()) (stop func())
@@ -102,11 +108,14 @@ func New(opts Options) *Server {
 	return &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
 }
 
-// Changed re-registers the upstream items of kind on every live session,
-// which tells its client (list_changed). The proxy's [proxy.Options.OnChange].
-func (s *Server) Changed(kind proxy.Kind) {
+// Changed re-registers the upstream items of kind on every live session
+// forwarding to p, which tells its client (list_changed). The proxy's
+// [proxy.Options.OnChange].
+func (s *Server) Changed(p *proxy.Proxy, kind proxy.Kind) {
 	for _, se := range s.live() {
-		se.syncUpstream(kind)
+		if se.proxy() == p {
+			se.syncUpstream(kind)
+		}
 	}
 }
 

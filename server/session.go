@@ -30,6 +30,9 @@ type session struct {
 	wire         *rawWire      // over stdio: results written raw (rawwire.go)
 	proxied      sync.Once     // attached to the proxy
 	ended        chan struct{} // closed once end has run
+	outbox       *outbox       // notifications that belong to no request
+	px           *proxy.Proxy  // what it forwards to; nil before its first request when acquired
+	release      func()        // gives px back, at the end
 
 	mu         sync.Mutex
 	ss         *mcp.ServerSession         // from the first request on
@@ -54,6 +57,10 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
 	}
+	se.outbox = newOutbox(s.log, se.id, se.ended)
+	if own.Acquire == nil {
+		se.px = s.opts.Proxy
+	}
 	instructions := s.opts.Instructions
 	if own.Instructions != "" {
 		instructions = own.Instructions
@@ -73,7 +80,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		},
 		SubscribeHandler:        se.subscribe,
 		UnsubscribeHandler:      se.unsubscribe,
-		RootsListChangedHandler: func(ctx context.Context, _ *mcp.RootsListChangedRequest) { s.opts.Proxy.RootsChanged(ctx) },
+		RootsListChangedHandler: func(ctx context.Context, _ *mcp.RootsListChangedRequest) { se.proxy().RootsChanged(ctx) },
 		// From now on the client may be asked (roots, sampling…) and told
 		// (log messages) by upstreams.
 		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { se.attachProxy() },
@@ -103,7 +110,8 @@ func ownerOf(f func(*http.Request) string, r *http.Request) string {
 	return f(r)
 }
 
-// attach makes the session live at its first request.
+// attach makes the session live at its first request, holding its
+// owner's proxy from now on when it is acquired ([Own].Acquire).
 func (se *session) attach(ss *mcp.ServerSession) {
 	se.mu.Lock()
 	if se.ss != nil {
@@ -111,6 +119,9 @@ func (se *session) attach(ss *mcp.ServerSession) {
 		return
 	}
 	se.ss = ss
+	if se.own.Acquire != nil {
+		se.px, se.release = se.own.Acquire()
+	}
 	se.mu.Unlock()
 	s := se.srv
 	s.mu.Lock()
@@ -126,7 +137,14 @@ func (se *session) attach(ss *mcp.ServerSession) {
 
 // attachProxy makes the session known to the proxy, once.
 func (se *session) attachProxy() {
-	se.proxied.Do(func() { se.srv.opts.Proxy.Attach(se) })
+	se.proxied.Do(func() { se.proxy().Attach(se) })
+}
+
+// proxy is what the session forwards to: its owner's proxy once live.
+func (se *session) proxy() *proxy.Proxy {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.px
 }
 
 func (se *session) ownTool(name string) bool { return se.ownTools[name] }
@@ -143,7 +161,10 @@ func (se *session) end() {
 	}
 	se.watches = map[string]func(){}
 	se.mu.Unlock()
-	s.opts.Proxy.Detach(se.id)
+	se.proxy().Detach(se.id)
+	if se.release != nil {
+		se.release()
+	}
 	if s.opts.SessionEnded != nil {
 		s.opts.SessionEnded(se.id)
 	}
@@ -168,7 +189,11 @@ func (se *session) upstreamNames(kind string) map[string]bool {
 // (list_changed) and knows the tools exist. Listing, calling and reading
 // them is done by [session.route] with the upstreams' raw JSON.
 func (se *session) syncUpstream(kind proxy.Kind) {
-	tools, resources, templates, prompts := se.srv.opts.Proxy.Names()
+	px := se.proxy()
+	if px == nil {
+		return // not live yet: its first request registers them
+	}
+	tools, resources, templates, prompts := px.Names()
 	se.mu.Lock()
 	defer se.mu.Unlock()
 	diff := func(k string, names []string, add func(string) bool, remove func([]string)) {
@@ -257,7 +282,7 @@ func (se *session) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		se.mu.Unlock()
 		return nil
 	}
-	se.srv.opts.Proxy.Subscribe(ctx, se, uri)
+	se.proxy().Subscribe(ctx, se, uri)
 	return nil
 }
 
@@ -273,7 +298,7 @@ func (se *session) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest)
 		}
 		return nil
 	}
-	se.srv.opts.Proxy.Unsubscribe(ctx, se, uri)
+	se.proxy().Unsubscribe(ctx, se, uri)
 	return nil
 }
 
@@ -379,12 +404,16 @@ func (se *session) Request(ctx context.Context, method string, params json.RawMe
 	return json.Marshal(res)
 }
 
-// Notify implements [proxy.Session].
+// Notify implements [proxy.Session]. Progress goes at once on its
+// request's stream (it must precede the result); what belongs to no
+// request is queued for the session's own stream ([outbox]), so a
+// client that stops reading holds no one else.
 func (se *session) Notify(ctx context.Context, method string, params json.RawMessage) error {
 	ss := se.serverSession()
 	if ss == nil {
 		return errors.New("the client session is not initialized")
 	}
+	var send func(ctx context.Context) error
 	switch method {
 	case "notifications/progress":
 		var p mcp.ProgressNotificationParams
@@ -397,19 +426,25 @@ func (se *session) Notify(ctx context.Context, method string, params json.RawMes
 		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
-		return ss.Log(ctx, &p) //nolint:staticcheck // logging is what the upstream sent
+		send = func(ctx context.Context) error { return ss.Log(ctx, &p) } //nolint:staticcheck // logging is what the upstream sent
 	case "notifications/resources/updated":
 		var p mcp.ResourceUpdatedNotificationParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
-		return se.mcp.ResourceUpdated(ctx, &p)
+		send = func(ctx context.Context) error { return se.mcp.ResourceUpdated(ctx, &p) }
 	case "notifications/elicitation/complete":
 		var p mcp.ElicitationCompleteParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
-		return ss.NotifyElicitationComplete(ctx, &p)
+		send = func(ctx context.Context) error { return ss.NotifyElicitationComplete(ctx, &p) }
+	default:
+		return fmt.Errorf("%s is not forwarded to clients", method)
 	}
-	return fmt.Errorf("%s is not forwarded to clients", method)
+	if _, related := ctx.Value(relatedKey{}).(*mcp.RequestExtra); related {
+		return send(ctx)
+	}
+	se.outbox.send(method, send)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"mime"
 	"net/http"
+	"time"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,7 +80,7 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error: failed to create endpoint", http.StatusInternalServerError)
 		return
 	}
-	t := &mcp.SSEServerTransport{Endpoint: endpoint.RequestURI(), Response: w}
+	t := &mcp.SSEServerTransport{Endpoint: endpoint.RequestURI(), Response: deadlineWriter{w, http.NewResponseController(w)}}
 	h.mu.Lock()
 	h.sessions[id] = &sseSession{t: t, owner: ownerOf(h.s.opts.Owner, r)}
 	h.mu.Unlock()
@@ -106,3 +107,18 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 	case <-ended:
 	}
 }
+
+// deadlineWriter gives every write on a legacy SSE stream the deadline
+// [writeEvent] gives streamable HTTP events: a client that stops reading
+// loses its stream instead of holding the session's writer forever.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout + time.Duration(len(p)>>20)*time.Second))
+	return d.ResponseWriter.Write(p)
+}
+
+func (d deadlineWriter) Flush() { _ = d.rc.Flush() }

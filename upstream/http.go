@@ -416,9 +416,9 @@ func (c *httpConn) readStream(r *sseReader, id json.RawMessage) (gotResponse boo
 		}
 		var rid json.RawMessage
 		if ev.scan != nil {
-			rid = c.dispatchScanned(ev.data, ev.scan.members, ev.scan.err)
+			rid = c.dispatchScannedOn(ev.data, ev.scan.members, ev.scan.err, id)
 		} else {
-			rid = c.dispatch(ev.data)
+			rid = c.dispatchOn(ev.data, id)
 		}
 		if id != nil && rid != nil && bytes.Equal(rid, id) {
 			return true, nil

@@ -43,6 +43,7 @@ type peer struct {
 
 	mu      sync.Mutex
 	pending map[string]chan reply
+	callCtx map[string]context.Context // the context of each call in pending
 	inbound map[string]context.CancelFunc // requests from the upstream being served
 
 	*lifetime
@@ -63,6 +64,7 @@ func newPeer(name string, h handlers, log *slog.Logger, send func(context.Contex
 		log:      log,
 		send:     send,
 		pending:  map[string]chan reply{},
+		callCtx:  map[string]context.Context{},
 		inbound:  map[string]context.CancelFunc{},
 		lifetime: newLifetime(),
 		events:   make(chan func(), 256),
@@ -99,18 +101,32 @@ type rpcError struct {
 // stream knows it came.
 func (p *peer) dispatch(msg []byte) (responseID json.RawMessage) {
 	m, err := decodeMessage(msg)
-	return p.handle(msg, m, err)
+	return p.handle(msg, m, err, nil)
+}
+
+// dispatchOn is dispatch for a message that came on the answer stream of
+// the call with id related (a streamable HTTP POST's): a request in it
+// is that call's ([CallContext]).
+func (p *peer) dispatchOn(msg []byte, related json.RawMessage) (responseID json.RawMessage) {
+	m, err := decodeMessage(msg)
+	return p.handle(msg, m, err, related)
 }
 
 // dispatchScanned is dispatch for a message validated as it arrived: its
 // members and the verdict are given.
 func (p *peer) dispatchScanned(msg []byte, members []jsonscan.Member, serr error) (responseID json.RawMessage) {
+	return p.dispatchScannedOn(msg, members, serr, nil)
+}
+
+// dispatchScannedOn is dispatchScanned for a message on the answer
+// stream of the call with id related.
+func (p *peer) dispatchScannedOn(msg []byte, members []jsonscan.Member, serr error, related json.RawMessage) (responseID json.RawMessage) {
 	m, err := decodeMembers(msg, members, serr)
-	return p.handle(msg, m, err)
+	return p.handle(msg, m, err, related)
 }
 
 // handle acts on a decoded message (or the error decoding it).
-func (p *peer) handle(msg []byte, m rpcMessage, err error) (responseID json.RawMessage) {
+func (p *peer) handle(msg []byte, m rpcMessage, err error, related json.RawMessage) (responseID json.RawMessage) {
 	if err != nil {
 		// JSON-RPC answers a message it cannot parse with a parse error
 		// and a null id; the upstream may log it, we carry on.
@@ -145,8 +161,14 @@ func (p *peer) handle(msg []byte, m rpcMessage, err error) (responseID json.RawM
 	case m.Method != "":
 		// Requests from the upstream (sampling, elicitation, roots, ping)
 		// may take as long as a human does: one goroutine each.
+		var call context.Context
+		if related != nil {
+			p.mu.Lock()
+			call = p.callCtx[string(related)]
+			p.mu.Unlock()
+		}
 		p.serving.Add(1)
-		go p.serveRequest(m)
+		go p.serveRequest(m, call)
 	case len(m.ID) == 0:
 		// A response without id cannot be matched; one with an id but
 		// neither result nor error fails its call (see Call).
@@ -196,11 +218,25 @@ func (p *peer) settle(id json.RawMessage, r reply) {
 		p.mu.Lock()
 		ch := p.pending[key]
 		delete(p.pending, key)
+		delete(p.callCtx, key)
 		p.mu.Unlock()
 		if ch != nil {
 			ch <- r
 		}
 	})
+}
+
+// callKey is the context key of [CallContext].
+type callKey struct{}
+
+// CallContext returns, for the context [Options.OnRequest] is given, the
+// context of the call whose answer stream carried the request: the
+// client call it serves, known for sure. Only streamable HTTP carries
+// requests on a call's own stream; over stdio and SSE, and for a request
+// on the listening stream, ok is false.
+func CallContext(ctx context.Context) (call context.Context, ok bool) {
+	call, ok = ctx.Value(callKey{}).(context.Context)
+	return call, ok
 }
 
 func (p *peer) queue(f func()) {
@@ -223,7 +259,9 @@ func (p *peer) deliver() {
 	}
 }
 
-func (p *peer) serveRequest(m rpcMessage) {
+// serveRequest answers one request of the upstream; call is the context
+// of the call whose answer stream carried it, or nil.
+func (p *peer) serveRequest(m rpcMessage, call context.Context) {
 	defer p.serving.Done()
 	resp := rpcMessage{JSONRPC: "2.0", ID: m.ID}
 	if m.Method == "ping" {
@@ -232,6 +270,9 @@ func (p *peer) serveRequest(m rpcMessage) {
 		resp.Error = &RPCError{Code: -32601, Message: "method not found: " + m.Method}
 	} else {
 		ctx, cancel := context.WithCancel(context.Background())
+		if call != nil {
+			ctx = context.WithValue(ctx, callKey{}, call)
+		}
 		key := string(m.ID)
 		p.mu.Lock()
 		p.inbound[key] = cancel
@@ -287,10 +328,12 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 	ch := make(chan reply, 1)
 	p.mu.Lock()
 	p.pending[id] = ch
+	p.callCtx[id] = ctx
 	p.mu.Unlock()
 	forget := func() {
 		p.mu.Lock()
 		delete(p.pending, id)
+		delete(p.callCtx, id)
 		p.mu.Unlock()
 	}
 	req := struct {

@@ -26,7 +26,8 @@ type app struct {
 	log    *slog.Logger
 	def    agents.Identity
 	server *server.Server
-	proxy  *proxy.Proxy
+	proxy  *proxy.Proxy // the one proxy, or nil with pool
+	pool   *proxy.Pool  // with PerOwner: each owner's own proxy
 	agents *agents.Registry
 	events *budget.Events
 
@@ -50,6 +51,9 @@ type appOptions struct {
 	OneClient bool
 	// Start is the context the upstreams run in under OneClient.
 	Start context.Context
+	// PerOwner gives every bearer token owner its own instances of the
+	// upstreams ([proxy.Pool]): HTTP with tokens.
+	PerOwner bool
 }
 
 func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appOptions) (*app, error) {
@@ -82,7 +86,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	reservedTools, reservedRes, reservedPrompts := a.agents.Reserved()
-	a.proxy = proxy.New(proxy.Options{
+	popts := proxy.Options{
 		Servers: cfg.Servers, Logger: log, Version: versionString(),
 		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,
 		StartWait: upstreamStartWait,
@@ -93,12 +97,18 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			}
 			return ag.Divert(), nil
 		},
-		OnChange: func(k proxy.Kind) {
-			if a.server != nil {
-				a.server.Changed(k)
-			}
-		},
-	})
+	}
+	changed := func(p *proxy.Proxy, k proxy.Kind) {
+		if a.server != nil {
+			a.server.Changed(p, k)
+		}
+	}
+	if opts.PerOwner {
+		a.pool = proxy.NewPool(proxy.PoolOptions{Proxy: popts, OnChange: changed, Idle: cfg.HTTP.UpstreamIdle, Start: opts.Start})
+	} else {
+		popts.OnChange = func(k proxy.Kind) { changed(a.proxy, k) }
+		a.proxy = proxy.New(popts)
+	}
 	var start context.Context
 	if opts.OneClient {
 		start = opts.Start
@@ -129,7 +139,16 @@ func (a *app) session(info server.SessionInfo) (*server.Own, error) {
 	if err != nil {
 		return nil, err
 	}
+	var acquire func() (*proxy.Proxy, func())
+	if a.pool != nil {
+		owner := ""
+		if info.Request != nil {
+			owner = tokenOwner(info.Request.Context())
+		}
+		acquire = func() (*proxy.Proxy, func()) { return a.pool.Acquire(owner) }
+	}
 	return &server.Own{
+		Acquire:        acquire,
 		Context:        s.Context,
 		Tools:          s.Tools,
 		Resources:      s.Resources,

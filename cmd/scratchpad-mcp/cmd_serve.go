@@ -118,7 +118,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 		}
 	}()
-	a, err := newApp(cfg, log, def, appOptions{OneClient: f.transport == "stdio", Start: ctx})
+	a, err := newApp(cfg, log, def, appOptions{OneClient: f.transport == "stdio", Start: ctx, PerOwner: f.transport != "stdio" && len(cfg.HTTP.Tokens) > 0})
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
@@ -141,11 +141,17 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
 		return 2
 	}
-	if f.transport != "stdio" {
+	switch {
+	case a.pool != nil:
+		// Each owner's upstreams start with its first session.
+		defer a.pool.Close()
+	case f.transport != "stdio":
 		// Over stdio they start with the client's initialize.
 		a.proxy.Start(ctx, nil)
+		fallthrough
+	default:
+		defer a.proxy.Close()
 	}
-	defer a.proxy.Close()
 	defer a.agents.FinishAll()
 	// Retention: a sweep now (in the background: serving starts at once)
 	// and every [retention] interval; ended with the server.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,8 +94,13 @@ func addTransparency(s *mcp.Server) {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, internalError(argsOf(req).str("message", "upstream refused"))
 		})
-	s.AddTool(tool("ask_sampling", "asks the client to sample, returns its answer as JSON"),
+	s.AddTool(tool("ask_sampling", "asks the client to sample (after delay_ms), returns its answer as JSON", arg{"delay_ms", "number", false}),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(argsOf(req).int("delay_ms", 0)) * time.Millisecond):
+			}
 			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
 				Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "what is 2+2?"}}},
 				MaxTokens:    20,
@@ -143,6 +149,15 @@ func addTransparency(s *mcp.Server) {
 				_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: l, Logger: "testupstream", Data: "message at " + string(l)})
 			}
 			return text("logged"), nil
+		})
+	s.AddTool(tool("log_flood", "sends n info log messages of size bytes each, then answers", arg{"n", "number", true}, arg{"size", "number", true}),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a := argsOf(req)
+			data := strings.Repeat("x", a.int("size", 100))
+			for i := 0; i < a.int("n", 0); i++ {
+				_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "testupstream", Data: data})
+			}
+			return text("flooded"), nil
 		})
 	s.AddTool(tool("block", "waits until cancelled, counting cancellations"),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

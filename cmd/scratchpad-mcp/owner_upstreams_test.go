@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+)
+
+// ownerPeer is one client of an owner: what its sampling handler was
+// asked and the log messages it received.
+type ownerPeer struct {
+	cs      *mcp.ClientSession
+	sampled atomic.Int32
+	mu      sync.Mutex
+	logs    []string
+}
+
+func (p *ownerPeer) logged() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.logs...)
+}
+
+func connectOwner(t *testing.T, base, token, answer string) *ownerPeer {
+	t.Helper()
+	p := &ownerPeer{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "owner-test", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			p.sampled.Add(1)
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: answer}}, nil
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			p.mu.Lock()
+			p.logs = append(p.logs, string(r.Params.Level))
+			p.mu.Unlock()
+		},
+	})
+	hc := &http.Client{Transport: headerTransport{map[string]string{"Authorization": "Bearer " + token}, http.DefaultTransport}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	p.cs = cs
+	return p
+}
+
+func callTextOf(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return text(res)
+}
+
+// Two owners and a stdio upstream that samples and logs (issue 26): each
+// owner has its own instance of the upstream, so alice's sampling request
+// reaches alice only, even while bob has a call in flight to the same
+// server, and her upstream's log messages never reach bob's stream.
+// Within one owner, a request that cannot be attributed (two sessions
+// with calls in flight over stdio) is refused, not guessed.
+func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
+	cfg, _, tokens := tenancyConfig(t, "", "alice", "bob")
+	base := startHTTP(t, "http", cfg)
+	alice := connectOwner(t, base, tokens["alice"], "alice's answer")
+	bob := connectOwner(t, base, tokens["bob"], "bob's answer")
+
+	// One process each.
+	if a, b := callTextOf(t, alice.cs, "pid", nil), callTextOf(t, bob.cs, "pid", nil); a == b {
+		t.Fatalf("alice and bob share the upstream process %s", a)
+	}
+
+	// Bob's call is in flight (the most recent) while alice's upstream
+	// asks for sampling.
+	bobDone := make(chan string, 1)
+	go func() { bobDone <- callTextOf(t, bob.cs, "slow", map[string]any{"steps": 2, "ms": 1500}) }()
+	time.Sleep(300 * time.Millisecond) // bob's call reaches his upstream first
+	got := callTextOf(t, alice.cs, "ask_sampling", nil)
+	if !strings.Contains(got, "alice's answer") || alice.sampled.Load() != 1 || bob.sampled.Load() != 0 {
+		t.Fatalf("alice's sampling: result %q, alice asked %d, bob asked %d", got, alice.sampled.Load(), bob.sampled.Load())
+	}
+	<-bobDone
+
+	// Logs: both ask for everything; alice's upstream logs four.
+	for _, p := range []*ownerPeer{alice, bob} {
+		if err := p.cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	callTextOf(t, alice.cs, "log", nil)
+	if !testwait.Until(testwait.Timeout, func() bool { return len(alice.logged()) >= 4 }) {
+		t.Fatalf("alice got logs %v", alice.logged())
+	}
+	// Then bob's own four: had alice's reached him, they would be queued
+	// before them.
+	callTextOf(t, bob.cs, "log", nil)
+	if !testwait.Until(testwait.Timeout, func() bool { return len(bob.logged()) >= 4 }) {
+		t.Fatalf("bob got logs %v", bob.logged())
+	}
+	if l := bob.logged(); len(l) != 4 {
+		t.Fatalf("bob got %d log messages, his own are 4: %v", len(l), l)
+	}
+
+	// Two sessions of alice, both with calls in flight on her stdio
+	// upstream: its sampling request cannot be attributed and is refused.
+	alice2 := connectOwner(t, base, tokens["alice"], "alice2's answer")
+	slowDone := make(chan string, 1)
+	go func() { slowDone <- callTextOf(t, alice.cs, "slow", map[string]any{"steps": 2, "ms": 1500}) }()
+	time.Sleep(300 * time.Millisecond)
+	got = callTextOf(t, alice2.cs, "ask_sampling", nil)
+	if !strings.Contains(got, "rather than guess") || alice2.sampled.Load() != 0 || alice.sampled.Load() != 1 {
+		t.Fatalf("ambiguous sampling: result %q, alice asked %d, alice2 asked %d", got, alice.sampled.Load(), alice2.sampled.Load())
+	}
+	<-slowDone
+}
+
+// stalledSession opens a session of token's owner that asks for every
+// log message and then never reads its standalone (GET) stream.
+func stalledSession(t *testing.T, base, token string) {
+	t.Helper()
+	post := func(sid, body string) string {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"stalled","version":"1"}}}`)
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(sid, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	// A tiny receive buffer: the server's writes block soon.
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
+	}
+	fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: %s\r\n\r\n",
+		strings.TrimPrefix(base, "http://"), token, sid, protocolVersion)
+	// ... and nothing is ever read from conn.
+}
+
+// A client that stops reading its stream holds no one else (issue 26):
+// alice's second session stalls its GET stream while asking for every
+// log message; her upstream floods it with log messages; her first
+// session's calls to the same upstream still answer at once (before,
+// the upstream's one delivery goroutine blocked on the stalled socket).
+func TestStalledReaderHoldsNoOne(t *testing.T) {
+	cfg, _, tokens := tenancyConfig(t, "", "alice")
+	base := startHTTP(t, "http", cfg)
+	alice := connectOwner(t, base, tokens["alice"], "")
+	callTextOf(t, alice.cs, "pid", nil)
+	stalledSession(t, base, tokens["alice"])
+	// 8 MB of log messages: far beyond any socket buffer.
+	if got := callTextOf(t, alice.cs, "log_flood", map[string]any{"n": 4000, "size": 2000}); got != "flooded" {
+		t.Fatalf("log_flood: %q", got)
+	}
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		res, err := alice.cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "still here"}})
+		cancel()
+		if err != nil || text(res) != "still here" {
+			t.Fatalf("call %d after the flood: %v %v (held by the stalled reader)", i, err, res)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+// An upstream's sampling request goes to the session whose call it
+// serves, never a guess (issue 26): over streamable HTTP the request comes
+// on that call's own stream and is routed exactly, even with another
+// session's call in flight on the same upstream; over stdio nothing says
+// which call it serves, so with two sessions' calls in flight it is
+// refused.
+func TestServerRequestAttribution(t *testing.T) {
+	for _, tc := range []struct {
+		kind    string
+		refused bool
+	}{
+		{"http", false},
+		{"stdio", true},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			up := stdioUpstream("up", nil)
+			if tc.kind == "http" {
+				up = remoteUpstream(t, "up", config.TransportHTTPStreamable)
+			}
+			e := startEnv(t, up)
+			busy, asker := &recorder{}, &recorder{}
+			c1 := connect(t, e, "http", busy, "sampling")
+			c2 := connect(t, e, "http", asker, "sampling")
+			waitTool(t, c1, "ask_sampling")
+			waitTool(t, c2, "ask_sampling")
+			// c2's call asks for sampling only once c1's call, made
+			// later, is in flight: the most recent call is not its own.
+			asked := make(chan *mcp.CallToolResult, 1)
+			go func() { asked <- call(t, c2, "ask_sampling", map[string]any{"delay_ms": 1000}) }()
+			time.Sleep(300 * time.Millisecond)
+			call(t, c1, "slow", map[string]any{"steps": 2, "ms": 1500})
+			res := <-asked
+			if n := len(busy.askedAll()); n != 0 {
+				t.Fatalf("the busy session was asked %d times: another session's request reached it", n)
+			}
+			if tc.refused {
+				if !res.IsError && !strings.Contains(text(res), "rather than guess") {
+					t.Fatalf("want a refusal, got %q", text(res))
+				}
+				return
+			}
+			if res.IsError || len(asker.askedAll()) != 1 || !strings.Contains(text(res), `"model":"test-model"`) {
+				t.Fatalf("asker: %d requests, result %q", len(asker.askedAll()), text(res))
+			}
+		})
+	}
+}

@@ -100,14 +100,14 @@ type Server struct {
 	Filter    []Pattern
 	FilterSet bool
 
-	Prefix  string        // exposed name is Prefix__tool when set
+	Prefix string // exposed name is Prefix__tool when set
 	// Shared is shared: with bearer tokens, one instance of this server
 	// serves every owner instead of one instance per owner. Only for
 	// stateless servers that hold no credentials: its requests to
 	// clients (sampling, elicitation, roots) are refused and its log
 	// messages are not forwarded, since they could belong to any owner.
 	// Without bearer tokens there is one owner and it has no effect.
-	Shared bool
+	Shared  bool
 	Timeout time.Duration // per call; default 60s
 
 	// RestartMaxAttempts bounds consecutive restarts of a stdio server:

@@ -4,8 +4,8 @@ import (
 	"crypto/rand"
 	"mime"
 	"net/http"
-	"time"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

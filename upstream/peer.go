@@ -43,7 +43,7 @@ type peer struct {
 
 	mu      sync.Mutex
 	pending map[string]chan reply
-	callCtx map[string]context.Context // the context of each call in pending
+	callCtx map[string]context.Context    // the context of each call in pending
 	inbound map[string]context.CancelFunc // requests from the upstream being served
 
 	*lifetime

@@ -37,26 +37,39 @@
 //     message's notifications before its response); while diverting a
 //     large result, the caller is told what diverting does once it takes
 //     longer than [Options.ProgressDelay].
-//   - Log messages go to every session; each session's level filters them
-//     (the upstreams are told the most verbose level any session asked).
+//   - Log messages go to every session of the proxy (one owner's); each
+//     session's level filters them (the upstreams are told the most
+//     verbose level any session asked).
 //   - resources/updated goes to the sessions subscribed to that URI
 //     (subscriptions are forwarded to the owning upstream once and dropped
 //     when the last session leaves).
 //   - sampling/createMessage, elicitation/create and roots/list go to the
-//     session whose call is in flight on that upstream, checked against
-//     the capabilities it declared; a URL elicitation's completion follows
-//     it. Cancelling (the upstream's notifications/cancelled, or the call
-//     ending first) cancels the request at the client.
+//     session whose call they serve, checked against the capabilities it
+//     declared, and are never guessed: a request on a
+//     call's own answer stream (streamable HTTP) goes to that call's
+//     session; otherwise to the session with calls in flight on that
+//     upstream when there is one; with calls of several sessions in
+//     flight it is refused (-32603, saying why). A URL elicitation's
+//     completion follows it. Cancelling (the upstream's
+//     notifications/cancelled, or the call ending first) cancels the
+//     request at the client.
+//
+// # Owners
+//
+// With bearer tokens every owner gets a [Proxy] of its own from a
+// [Pool]: its own instances of the upstreams, so one owner's requests,
+// notifications, credentials and upstream state never reach another. A
+// server with shared = true is one instance for all: its requests to
+// clients are refused and its log messages dropped.
 //
 // # Caveats
 //
-//   - Upstreams are shared by all client sessions, so an upstream's own
-//     request is routed to the most recent call in flight on it. Two
-//     sessions calling the same upstream at the same moment cannot be told
-//     apart: MCP does not say which call a server-to-client request serves.
-//     A request with no call in flight (roots/list when roots change) goes
-//     to the only client session, and is refused (-32603) when several
-//     are connected.
+//   - Over stdio and SSE, MCP does not say which call a server-to-client
+//     request serves: with calls of two sessions (of one owner) in
+//     flight on one such upstream, its request is refused rather than
+//     sent to the wrong client. A request with no call in flight
+//     (roots/list when roots change) goes to the only client session,
+//     and is refused (-32603) when several are connected.
 //   - An upstream that never connected counts as offering every
 //     capability ([Proxy.Capabilities]).
 //   - A URI no upstream lists is read from the only upstream offering

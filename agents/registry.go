@@ -271,6 +271,7 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 		MaxExtractionTokens: settings.Scratchpad.MaxExtractionTokens,
 		Budget:              a.Budget,
 		Cache:               r.opts.Cache,
+		Slots:               make(chan struct{}, explore.DefaultConcurrency),
 	}
 	return a, nil
 }

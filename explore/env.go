@@ -40,12 +40,36 @@ type Env struct {
 	// Cache holds parsed and indexed files across calls and agents. nil means
 	// every call reads and indexes the file again.
 	Cache *Cache
+	// Slots, when not nil, bounds the exploration calls of this Env
+	// running at once to its capacity: a call finding it full answers
+	// "busy" at once rather than queue, so one agent cannot occupy every
+	// core. The server makes one per agent of [DefaultConcurrency]; nil
+	// (the explore subcommand) means no bound.
+	Slots chan struct{}
 
 	// probing marks the Env of a suggestion being tried out (fit.go): its
 	// too-large answers make no suggestions of their own, and docs holds
 	// the file the answer was about, already read and indexed.
 	probing bool
 	docs    map[string]*doc
+}
+
+// DefaultConcurrency is the exploration calls one agent may run at once
+// on a server.
+const DefaultConcurrency = 4
+
+// acquire takes one of the Env's call slots; ok is false when all are
+// taken. release gives it back.
+func (e *Env) acquire() (release func(), ok bool) {
+	if e.Slots == nil {
+		return func() {}, true
+	}
+	select {
+	case e.Slots <- struct{}{}:
+		return func() { <-e.Slots }, true
+	default:
+		return nil, false
+	}
 }
 
 func (e *Env) maxTokens() int {

@@ -136,6 +136,11 @@ func handler(name string, envFor func(ctx context.Context) (*Env, error)) tool.H
 				return *errorResult("invalid_arguments", "the arguments must be one JSON object.")
 			}
 		}
+		release, ok := env.acquire()
+		if !ok {
+			return *errorResult("busy", fmt.Sprintf("this agent already has %d exploration calls running, the most it may run at once; retry once one of them has answered.", cap(env.Slots)))
+		}
+		defer release()
 		return Call(ctx, env, name, args)
 	}
 }

@@ -43,6 +43,15 @@ var (
 	// ([RedisOptions.LockLease]) ran out before it wrote, so another writer
 	// may have taken the lock: nothing was written. Retrying is safe.
 	ErrLockLost = errors.New("pad lock lost")
+	// ErrAlreadyAppended reports a ledger append that was not added
+	// because the same agent appended the identical note (and tags) within
+	// [AppendDedupeWindow]: on Redis a write whose answer was lost (a
+	// timeout) may still be applied, so its retry must not add it twice.
+	ErrAlreadyAppended = errors.New("already appended")
+	// ErrOutcomeUnknown reports a write to Redis that got no answer in
+	// time: it may or may not have been applied. Re-read before writing
+	// again; a retried ledger append is deduplicated.
+	ErrOutcomeUnknown = errors.New("write outcome unknown")
 )
 
 // PatchError locates a rejected patch in an update. Nothing was changed.

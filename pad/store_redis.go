@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,6 +366,12 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 		beforeRedisCommit()
 	}
 	n, err := commitScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("doc"), s.key("history"), s.key("version")}, args...).Int64()
+	if err != nil && isTimeout(err) {
+		// Fenced by the lock: applied only if Redis runs it before the
+		// lease ends. Patches that add are not idempotent: the agent must
+		// look before it sends them again.
+		return s.fail("write "+s.file, fmt.Errorf("%w: Redis did not answer within %s, so the update may or may not have been applied (it is, if Redis ran it within the %s lock lease); read the pad before sending it again: %v", ErrOutcomeUnknown, s.r.timeout, s.r.lease, err))
+	}
 	if err != nil {
 		return s.fail("write "+s.file, err)
 	}
@@ -504,23 +512,64 @@ func (s *redisStore) notices(consume bool) ([]string, error) {
 	return lr.Val(), nil
 }
 
-// appendScript adds one entry and bumps the version, atomically.
+// appendScript adds one entry and bumps the version, atomically, unless
+// its dedupe key (ARGV[2], KEYS[3]) is already set: then it returns 0 and
+// adds nothing.
+//
+//	KEYS: ledger, version, dedupe
+//	ARGV: entry, dedupe ("" for none), window in ms
 var appendScript = redis.NewScript(`
+if ARGV[2] ~= '' then
+	if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[3]) then
+		return 0
+	end
+end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 return redis.call('INCR', KEYS[2])`)
+
+// AppendDedupeWindow is how long a ledger append on Redis is remembered
+// so that its retry is not added twice: a write that timed out may be
+// applied when Redis comes back, and the agent's retry must not duplicate
+// it.
+const AppendDedupeWindow = 5 * time.Minute
 
 func (s *redisStore) appendEntry(e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("pad: encode entry: %w", err)
 	}
+	dedupe, dkey := "", s.key("dedupe")
+	if e.Mark == "" {
+		// The same agent's same finding: what a retry sends again (its
+		// time differs).
+		h := sha256.New()
+		for _, part := range append([]string{e.By, e.Note}, e.Tags...) {
+			h.Write([]byte(part))
+			h.Write([]byte{0})
+		}
+		dedupe = hex.EncodeToString(h.Sum(nil)[:16])
+		dkey = s.key("dedupe:" + dedupe)
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	if err := appendScript.Run(ctx, s.r.client, []string{s.key("ledger"), s.key("version")}, line).Err(); err != nil {
+	n, err := appendScript.Run(ctx, s.r.client, []string{s.key("ledger"), s.key("version"), dkey}, line, dedupe, AppendDedupeWindow.Milliseconds()).Int64()
+	switch {
+	case err != nil && isTimeout(err):
+		return s.fail("append to ledger", fmt.Errorf("%w: Redis did not answer within %s, so the entry may or may not have been added; appending it again is safe (an identical append within %s is not added twice): %v", ErrOutcomeUnknown, s.r.timeout, AppendDedupeWindow, err))
+	case err != nil:
 		return s.fail("append to ledger", err)
+	case n == 0:
+		return fmt.Errorf("%w: you appended this identical note within the last %s; it is in the ledger once (a retry of a write whose answer was lost is not added again)", ErrAlreadyAppended, AppendDedupeWindow)
 	}
 	s.touch(ctx)
 	return nil
+}
+
+// isTimeout reports whether a Redis call failed by running out of time:
+// the command may still have been applied.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 func (s *redisStore) readLedger() ([]Entry, int, error) {

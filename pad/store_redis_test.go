@@ -339,3 +339,71 @@ func TestRedisBusyPadIsAToolResult(t *testing.T) {
 		t.Fatalf("update while locked: %v %s", isErr, text)
 	}
 }
+
+// Redis paused during appends (issue 26): each append times out with an
+// answer that says it may have been applied; once Redis resumes, the
+// writes that reached it are applied, and the agent's retries of them are
+// not added a second time: every note is in the ledger exactly once. An
+// identical note of another agent is its own finding.
+func TestRedisPausedAppendsAreNotDuplicated(t *testing.T) {
+	env := newRedisEnv(t)
+	p := env.open(t, env.conn(t, RedisOptions{Timeout: 300 * time.Millisecond}), "run:r1", Options{})
+	// Connected, and the append script loaded, as in a running server.
+	if _, err := p.AppendBy("worker-1", "started", nil); err != nil {
+		t.Fatal(err)
+	}
+	env.srv.Pause()
+	resumed := false
+	defer func() {
+		if !resumed {
+			env.srv.Resume()
+		}
+	}()
+	notes := []string{"pod a crashed", "pod b crashed", "pod c crashed"}
+	for _, n := range notes {
+		_, err := p.AppendBy("worker-1", n, []string{"k8s"})
+		if !errors.Is(err, ErrOutcomeUnknown) || !strings.Contains(err.Error(), "may or may not have been added") {
+			t.Fatalf("append with Redis paused: %v", err)
+		}
+	}
+	env.srv.Resume()
+	resumed = true
+	// What was sent before the pause ran as soon as Redis went on; a new
+	// connection's answer comes after it.
+	if err := env.rdb.Ping(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	landed, _ := env.rdb.LLen(context.Background(), keyBase("run:r1")+":ledger").Result()
+	if landed < 2 {
+		t.Fatalf("no timed-out append was applied (%d entries): the test shows nothing", landed)
+	}
+	deduped := 0
+	for _, n := range notes {
+		_, err := p.AppendBy("worker-1", n, []string{"k8s"})
+		switch {
+		case errors.Is(err, ErrAlreadyAppended):
+			deduped++
+		case err != nil:
+			t.Fatalf("retry of %q: %v", n, err)
+		}
+	}
+	if deduped != int(landed)-1 {
+		t.Fatalf("%d retries deduplicated, %d lost writes landed", deduped, landed-1)
+	}
+	if _, err := p.AppendBy("worker-2", "pod a crashed", []string{"k8s"}); err != nil {
+		t.Fatalf("another agent's identical note: %v", err)
+	}
+	entries, bad := ledgerOf(t, p.Pad)
+	count := map[string]int{}
+	for _, e := range entries {
+		count[e.By+": "+e.Note]++
+	}
+	for _, n := range notes {
+		if count["worker-1: "+n] != 1 {
+			t.Fatalf("%q is in the ledger %d times: %v", n, count["worker-1: "+n], count)
+		}
+	}
+	if bad != 0 || len(entries) != 5 || count["worker-2: pod a crashed"] != 1 {
+		t.Fatalf("ledger: %d entries (%d bad): %v", len(entries), bad, count)
+	}
+}

@@ -203,6 +203,8 @@ func failure(p *Pad, err error) tool.Result {
 		code = "wrong_format"
 	case errors.Is(err, errBadArguments):
 		code = "bad_arguments"
+	case errors.Is(err, ErrOutcomeUnknown):
+		code = "outcome_unknown"
 	case errors.Is(err, ErrLocked), errors.Is(err, ErrLockLost):
 		// Another writer held the pad too long, or this one outlived its
 		// lease: nothing was written and the same call may be retried.
@@ -386,6 +388,9 @@ func (h *handlers) append(ctx context.Context, raw json.RawMessage) tool.Result 
 		return *fail
 	}
 	e, err := p.AppendBy(AuthorFrom(ctx), args.Note, args.Tags)
+	if errors.Is(err, ErrAlreadyAppended) {
+		return tool.Text("already in the ledger: " + err.Error())
+	}
 	if err != nil {
 		return failure(p, err)
 	}

@@ -80,14 +80,12 @@ func Tools(envFor EnvFunc) []tool.Def {
 	h := handlers{envFor: envFor}
 	return []tool.Def{
 		{Name: ToolWrite,
-			Description: "Save a file for this run's workers to read with read_artifact (coordinators only). " +
-				"Stored as coordinator-<name>: any directory part is dropped, and an extension other than " +
-				"txt, md, json, jsonl, ndjson, csv, tsv, yaml, yml, toml, log, xml or html gets .txt appended. " +
-				"Writing the same name again replaces the file (replaced: true). " +
-				"Hand workers the returned filename instead of pasting large content into their task.",
+			Description: "Save a file for this run's workers to read with read_artifact; hand them the returned " +
+				"filename instead of pasting large content into their task. Stored as coordinator-<name> " +
+				"(an unusual extension gets .txt); the same name again replaces it.",
 			InputSchema: tool.Object(
-				tool.String("filename", "File name, e.g. findings.md", tool.Required()),
-				tool.String("content", "The whole file content", tool.Required())),
+				tool.String("filename", "e.g. findings.md", tool.Required()),
+				tool.String("content", "", tool.Required())),
 			Annotations: tool.Annotations{
 				ReadOnly:    tool.Bool(false),
 				Destructive: tool.Bool(true), // may replace a file
@@ -96,12 +94,11 @@ func Tools(envFor EnvFunc) []tool.Def {
 			},
 			Handler: h.write},
 		{Name: ToolRead,
-			Description: "Read a file of this run's artifacts. It is returned whole when it fits the per-call " +
-				"limit and your remaining context budget; otherwise you get its path to explore in place with " +
-				"head, slice, grep, schema, get_in, iterate_over. An unknown name lists the available ones.",
+			Description: "Read one of this run's artifacts: whole if it fits the per-call cap and your " +
+				"context budget, else its path for the exploration tools. An unknown name lists the available ones.",
 			InputSchema: tool.Object(
-				tool.String("filename", "Artifact name, as written or as listed by list_artifacts", tool.Required()),
-				tool.String("run_id", "Another run's id; omit for this run")),
+				tool.String("filename", "As written or listed by list_artifacts.", tool.Required()),
+				tool.String("run_id", "Another run's id; omit for this run.")),
 			Annotations: tool.ReadOnly(),
 			Handler:     h.read},
 		{Name: ToolList,

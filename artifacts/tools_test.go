@@ -106,8 +106,8 @@ func TestToolListingByRole(t *testing.T) {
 
 func TestToolSchemas(t *testing.T) {
 	want := map[string]string{
-		ToolWrite: `{"properties":{"content":{"description":"The whole file content","type":"string"},"filename":{"description":"File name, e.g. findings.md","type":"string"}},"required":["filename","content"],"type":"object"}`,
-		ToolRead:  `{"properties":{"filename":{"description":"Artifact name, as written or as listed by list_artifacts","type":"string"},"run_id":{"description":"Another run's id; omit for this run","type":"string"}},"required":["filename"],"type":"object"}`,
+		ToolWrite: `{"properties":{"content":{"type":"string"},"filename":{"description":"e.g. findings.md","type":"string"}},"required":["filename","content"],"type":"object"}`,
+		ToolRead:  `{"properties":{"filename":{"description":"As written or listed by list_artifacts.","type":"string"},"run_id":{"description":"Another run's id; omit for this run.","type":"string"}},"required":["filename"],"type":"object"}`,
 		ToolList:  `{"properties":{},"required":[],"type":"object"}`,
 	}
 	for _, d := range Tools(nil) {

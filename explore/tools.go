@@ -33,9 +33,12 @@ var handlers = map[string]func(*call) *tool.Result{
 	ToolCountBy:     runCountBy,
 }
 
-const fileDesc = "A stored output's name as given in the pointer (e.g. github-search_code-1a2b3c4d.json), or a relative path under the read root (e.g. ../artifacts/notes.md)."
+// The argument descriptions are shared wording, short because every
+// tool listing repeats them (issue 28): what a model needs to call the
+// tool right, no more.
+const fileDesc = "A pointer's file name, or a path under the read root."
 
-const pathDesc = `JSON path: $.items[3].metadata.name or items.3.metadata.name; NDJSON files are arrays ($[0] is the first record), CSV/TSV files arrays of row objects keyed by the header; quote odd keys as $["a.b"]; "$" is the root.`
+const pathDesc = `JSON path, e.g. $.items[3].name; NDJSON/CSV files are arrays of records.`
 
 func fileArg() tool.Property {
 	return tool.String("file", fileDesc, tool.Required())
@@ -45,16 +48,16 @@ func pathArg() tool.Property {
 	return tool.String("path", pathDesc, tool.Required())
 }
 
-const filterDesc = `JSONPath filter on each item, e.g. ?(@.status.phase == 'Failed' && @.restarts > 3); also =~ /re/i, match(), search(), length(), count(), @.x in ['a','b'].`
+const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' && @.restarts > 3 || @.msg =~ /oom/i).`
 
 func filterArg() tool.Property { return tool.String("filter", filterDesc) }
 
-func offsetArg(unit string) tool.Property {
-	return tool.Integer("offset", "First "+unit+" of the window, 0-based. Past the end gives an empty window.", tool.Min(0))
+func offsetArg() tool.Property {
+	return tool.Integer("offset", "Window start, 0-based.", tool.Min(0))
 }
 
-func limitArg(unit string) tool.Property {
-	return tool.Integer("limit", "Number of "+unit+"s in the window. Omit offset and limit for all of them.", tool.Min(0))
+func limitArg() tool.Property {
+	return tool.Integer("limit", "", tool.Min(0)) // absent: the whole rest
 }
 
 // Tools returns the nine exploration tools, all read-only. Their names
@@ -78,47 +81,47 @@ var definitions = []tool.Def{
 	{Name: ToolHead,
 		Description: "First lines of a stored output, numbered. Start here for text; use schema first for JSON.",
 		InputSchema: tool.Object(fileArg(),
-			tool.Integer("lines", "How many lines (default 50).", tool.Default(50), tool.Min(1)))},
+			tool.Integer("lines", "", tool.Default(50), tool.Min(1)))},
 	{Name: ToolSlice,
-		Description: "Lines start..end (both inclusive, 1-based) of a stored output, numbered.",
+		Description: "Lines start..end of a stored output, numbered (1-based, both inclusive).",
 		InputSchema: tool.Object(fileArg(),
-			tool.Integer("start", "First line, 1-based.", tool.Required(), tool.Min(1)),
-			tool.Integer("end", "Last line, inclusive.", tool.Required(), tool.Min(1)))},
+			tool.Integer("start", "", tool.Required(), tool.Min(1)),
+			tool.Integer("end", "", tool.Required(), tool.Min(1)))},
 	{Name: ToolGrep,
-		Description: "Lines matching a regular expression (RE2 syntax; an invalid regex is searched as literal text), marked with '>', with merged context regions. The footer gives the total number of matching lines. Omit file to search every stored output: per file, its matching-line count and first max_matches lines (default 3, no context).",
-		InputSchema: tool.Object(tool.String("file", fileDesc+" Omit to search every stored output."),
-			tool.String("pattern", "RE2 regular expression, at most 1024 bytes.", tool.Required(), tool.MaxLength(MaxPatternBytes)),
-			tool.Integer("context", "Lines of context around each match (default 3).", tool.Default(3), tool.Min(0)),
-			tool.Boolean("ignore_case", "Case-insensitive match.", tool.Default(false)),
-			tool.Integer("max_matches", "Matching lines shown (default 20); all are counted.", tool.Default(20), tool.Min(1)))},
+		Description: "Lines matching an RE2 regex (an invalid one is searched as literal text), with context; the footer counts all matches. Without file: every stored output's match count and first max_matches lines (default 3).",
+		InputSchema: tool.Object(tool.String("file", fileDesc),
+			tool.String("pattern", "", tool.Required(), tool.MaxLength(MaxPatternBytes)),
+			tool.Integer("context", "Lines around each match.", tool.Default(3), tool.Min(0)),
+			tool.Boolean("ignore_case", "", tool.Default(false)),
+			tool.Integer("max_matches", "", tool.Default(20), tool.Min(1)))},
 	{Name: ToolSchema,
-		Description: "Shape of a stored output without its content. JSON: key tree with types, array lengths and line ranges; NDJSON: union of record keys; Markdown: heading tree with line ranges; CSV/TSV: columns with types; text: line count, longest lines, common line shapes.",
+		Description: "Shape of a stored output, not its content: JSON key tree with types, array lengths and line ranges; NDJSON record keys; Markdown headings; CSV/TSV columns; text line shapes.",
 		InputSchema: tool.Object(fileArg(),
-			tool.Integer("max_depth", "Levels of nesting shown (default 4).", tool.Default(4), tool.Min(1)))},
+			tool.Integer("max_depth", "", tool.Default(4), tool.Min(1)))},
 	{Name: ToolItemSchema,
-		Description: "For the array at path: every key of its items (nested keys dotted), the types seen and in how many items each key is present. Windowed by item.",
-		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item"), limitArg("item"))},
+		Description: "Every key of the items of the array at path (nested keys dotted), its types and how many items have it. Windowed by item.",
+		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg(), limitArg())},
 	{Name: ToolGetIn,
-		Description: "The value at path as pretty JSON. offset/limit window an array's items or an object's keys; a string value is printed raw and windowed by line. filter keeps the array items that match.",
-		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg("item, key, line or match"), limitArg("item, key, line or match"), filterArg())},
+		Description: "The value at path as JSON. offset/limit window an array's items, an object's keys or a string's lines (printed raw); filter keeps the matching items.",
+		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg(), limitArg(), filterArg())},
 	{Name: ToolIterateOver,
-		Description: `Rows of selected fields from each item of the array at path: a JSON array of {"_index": i, "<field>": value, ...}; missing fields are null; _index is the item's absolute position.`,
+		Description: "Rows of chosen fields of each item of the array at path, with its _index; windowed after filter and sort.",
 		InputSchema: tool.Object(fileArg(), pathArg(),
-			tool.String("fields", `Comma-separated field paths inside each item, e.g. "id,title,meta.author"; spec.containers[*].image gives an array.`, tool.Required()),
-			offsetArg("item (or match)"), limitArg("item (or match)"), filterArg(),
-			tool.String("sort_by", "Field to order the items by (after filtering), e.g. status.startTime."),
-			tool.String("order", "asc (default) or desc.", tool.Enum("asc", "desc")))},
+			tool.String("fields", `Comma-separated, e.g. "id,title,meta.author"; a[*].b gives an array.`, tool.Required()),
+			offsetArg(), limitArg(), filterArg(),
+			tool.String("sort_by", ""),
+			tool.String("order", "", tool.Enum("asc", "desc")))},
 	{Name: ToolCountBy,
-		Description: `Count the items of the array at path by field values, after an optional filter: groups by count, top ones shown, the rest summed in "other". distinct counts a field's distinct values; numbers also get min/max/sum/mean/p50/p95. A filter alone counts matches; pattern counts a text file's lines.`,
+		Description: "Count the items of the array at path (after filter) by group_by, biggest first, or a field's distinct values; numbers get min/max/sum/mean/p50/p95. A filter alone counts matches.",
 		InputSchema: tool.Object(fileArg(),
 			tool.String("path", pathDesc),
-			tool.String("pattern", `Text file, instead of path: RE2 regex whose first group's text the matching lines are counted by, e.g. "service=(\w+)".`, tool.MaxLength(MaxPatternBytes)),
-			tool.String("group_by", `Comma-separated fields, e.g. "status.phase" or "metadata.namespace,status.phase"; [*] counts each element.`),
-			tool.String("distinct", `Field whose distinct values are counted (per group with group_by), e.g. "spec.containers[*].image".`),
+			tool.String("pattern", `For a text file, instead of path: RE2 regex; lines are counted by its first group, e.g. "service=(\w+)".`, tool.MaxLength(MaxPatternBytes)),
+			tool.String("group_by", `Comma-separated fields, e.g. "ns,status.phase"; a[*] counts each element.`),
+			tool.String("distinct", "Field whose distinct values are counted (per group)."),
 			filterArg(),
-			tool.Integer("top", "Groups shown (default 20); the rest are summed in other.", tool.Default(defaultTop), tool.Min(1)))},
+			tool.Integer("top", "Groups shown; the rest are summed as other.", tool.Default(defaultTop), tool.Min(1)))},
 	{Name: ToolRead,
-		Description: "The whole stored output, only if it fits the per-call cap and the context budget (decided from its size before reading).",
+		Description: "The whole stored output, if it fits the per-call cap and your context budget.",
 		InputSchema: tool.Object(fileArg())},
 }
 

@@ -40,8 +40,8 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 	h := &handlers{padFor: padFor, w: w}
 	defs := []tool.Def{
 		{Name: ToolRead,
-			Description: "Read your working-memory scratchpad: the section contract (name, cap, purpose), the sections, keys, the findings ledger (newest last) and any warnings. Read it at the start of every turn; it survives context resets.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only ledger entries and keys with one of these tags."},"keys":{"type":"array","items":{"type":"string"},"description":"Only these keys (\"ns:\" = a namespace), nothing else."},"format":{"type":"string","enum":["markdown","xml","json","kv"]},"max_tokens":{"type":"integer","minimum":1}},"additionalProperties":false}`),
+			Description: "Read your working-memory scratchpad: sections (with cap and purpose), keys, findings ledger (newest last), warnings. Read it at the start of every turn; it survives context resets.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only ledger entries and keys with one of these tags."},"keys":{"type":"array","items":{"type":"string"},"description":"Only these keys (\"ns:\" = a namespace), nothing else."},"format":{"type":"string","enum":["markdown","xml","json","kv"]},"max_tokens":{"type":"integer","minimum":1}}}`),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(true), OpenWorld: tool.Bool(false)},
 			Handler:     h.read},
 		{Name: ToolUpdate,
@@ -54,8 +54,8 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 			},
 			Handler: h.update},
 		{Name: ToolAppend,
-			Description: "Append one finding to the scratchpad's ledger. Safe when several agents write at once; use it for facts as you learn them, and keep the sections for the summary.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"],"additionalProperties":false}`),
+			Description: "Append one finding to the scratchpad's ledger, safe with concurrent writers: facts as you learn them; the sections are for the summary.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"]}`),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(false), OpenWorld: tool.Bool(false)},
 			Handler:     h.append},
 	}
@@ -69,13 +69,13 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 
 // keysHelp is the part of update_scratchpad's description about keys and
 // snapshots, the same for both pad formats.
-const keysHelp = " Keys: set (key, value: any JSON; ttl seconds, sliding renews it on read, tags; namespaces as \"ns:sub:key\"), delete (key). snapshot / restore (content: a name) save and bring back the whole pad, alone in their call."
+const keysHelp = ` Keys: set (key, value: any JSON; ttl seconds, sliding renews on read, tags; "ns:key" namespaces), delete (key). snapshot/restore (content: a name) save and bring back the whole pad, alone in their call.`
 
 func updateDescription(o Options) string {
 	if o.Format == FormatJSON {
-		return "Deep-merge an update into the scratchpad state: objects merge recursively, arrays and scalars replace, null removes a key. The merged state must satisfy the schema, or nothing changes. Returns the diff. {\"clear\": true} alone empties the state, the keys and the ledger (kept in history)." + keysHelp
+		return "Deep-merge an update into the scratchpad state: objects merge, arrays and scalars replace, null removes a key; the result must satisfy the schema or nothing changes. Returns the diff." + keysHelp
 	}
-	return "Patch scratchpad sections. Ops: append (adds list items, one per line; numbered sections get \"N. [ ] item\"), replace (sets the whole section: the only op that can drop text), check (content = item number to tick in a numbered section), remove (drops lines containing content), clear. All patches are validated first and apply together or not at all. Returns the diff and warnings such as a section over its cap; condense a section when warned. {\"clear\": true} alone empties every section, the keys and the ledger (kept in history) when a task is done." + keysHelp
+	return `Patch scratchpad sections, all or none. Ops: append (content: items, one per line; numbered sections get "N. [ ] item"), replace (the whole section; the only op that drops text), check (content: item number to tick), remove (lines containing content), clear. Returns the diff and warnings; condense a section over its cap.` + keysHelp
 }
 
 // keyPatchProps are the properties a patch item has for key operations.
@@ -89,14 +89,14 @@ func keyPatchProps(props map[string]any) map[string]any {
 }
 
 // clearProp is update_scratchpad's clear argument.
-var clearProp = map[string]any{"type": "boolean", "description": "true, alone: empty the whole scratchpad and its ledger."}
+var clearProp = map[string]any{"type": "boolean", "description": "true, alone, when the task is done: empty the sections (or state), keys and ledger (kept in history)."}
 
 func updateSchema(o Options) json.RawMessage {
 	if o.Format == FormatJSON {
 		return tool.MustJSON(map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"state":   map[string]any{"type": "object", "description": "The keys to change (they may also be sent directly, without state)."},
+				"state":   map[string]any{"type": "object", "description": "The keys to change (or send them directly)."},
 				"content": contentProp,
 				"clear":   clearProp,
 				"patches": map[string]any{
@@ -107,8 +107,7 @@ func updateSchema(o Options) json.RawMessage {
 							"op":      map[string]any{"type": "string", "enum": KeyOps},
 							"content": map[string]any{"type": "string"},
 						}),
-						"required":             []string{"op"},
-						"additionalProperties": false,
+						"required": []string{"op"},
 					},
 				},
 			},
@@ -131,19 +130,17 @@ func updateSchema(o Options) json.RawMessage {
 						"op":      map[string]any{"type": "string", "enum": append(slices.Clone(Ops), KeyOps...)},
 						"content": map[string]any{"type": "string"},
 					}),
-					"required":             []string{"op"},
-					"additionalProperties": false,
+					"required": []string{"op"},
 				},
 			},
 			"clear":   clearProp,
 			"content": contentProp,
 		},
-		"additionalProperties": false,
 	})
 }
 
 // contentProp is update_scratchpad's whole-body replacement.
-var contentProp = map[string]any{"type": "string", "description": "Instead of patches: the whole new pad text (as the file holds it), validated first."}
+var contentProp = map[string]any{"type": "string", "description": "Instead of patches: the whole new pad file text, validated first."}
 
 // errorResult is a tool error the model can act on: a successful result
 // holding one JSON object.

@@ -33,9 +33,11 @@ type Annotations struct {
 }
 
 // ReadOnly is the annotation set of a tool that only reads local state:
-// read-only, not destructive, idempotent, closed world.
+// read-only, idempotent, closed world. destructiveHint is not said: MCP
+// gives it meaning only when readOnlyHint is false, and every tools/list
+// would carry it for nothing (issue 28).
 func ReadOnly() Annotations {
-	return Annotations{ReadOnly: Bool(true), Destructive: Bool(false), Idempotent: Bool(true), OpenWorld: Bool(false)}
+	return Annotations{ReadOnly: Bool(true), Idempotent: Bool(true), OpenWorld: Bool(false)}
 }
 
 // Bool returns a pointer to b, for [Annotations].

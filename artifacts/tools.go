@@ -81,8 +81,8 @@ func Tools(envFor EnvFunc) []tool.Def {
 	return []tool.Def{
 		{Name: ToolWrite,
 			Description: "Save a file for this run's workers to read with read_artifact; hand them the returned " +
-				"filename instead of pasting large content into their task. Stored as coordinator-<name> " +
-				"(an unusual extension gets .txt); the same name again replaces it.",
+				"filename instead of pasting large content into their task. Stored with the prefix " +
+				"coordinator- (an unusual extension gets .txt); the same name again replaces it.",
 			InputSchema: tool.Object(
 				tool.String("filename", "e.g. findings.md", tool.Required()),
 				tool.String("content", "", tool.Required())),

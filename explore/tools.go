@@ -35,7 +35,8 @@ var handlers = map[string]func(*call) *tool.Result{
 
 // The argument descriptions are shared wording, short because every
 // tool listing repeats them (issue 28): what a model needs to call the
-// tool right, no more.
+// tool right, no more. No <, > or & in them: JSON encoders such as go-sdk's
+// send those as \u003c, \u003e and \u0026, several tokens each.
 const fileDesc = "A pointer's file name, or a path under the read root."
 
 const pathDesc = `JSON path, e.g. $.items[3].name; NDJSON/CSV files are arrays of records.`
@@ -48,7 +49,7 @@ func pathArg() tool.Property {
 	return tool.String("path", pathDesc, tool.Required())
 }
 
-const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' && @.restarts > 3 || @.msg =~ /oom/i).`
+const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' || @.msg =~ /oom/i).`
 
 func filterArg() tool.Property { return tool.String("filter", filterDesc) }
 

@@ -1,0 +1,359 @@
+package toolsearch
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+)
+
+// Tool is one upstream tool as the index sees it.
+type Tool struct {
+	// Name is the name the client calls it by (the proxy's exposed name,
+	// such as "github__list_issues").
+	Name string
+	// Server is the name of the upstream server it comes from.
+	Server string
+	// Description is the tool's description as the upstream lists it.
+	Description string
+	// InputSchema is the tool's JSON Schema for its arguments; it may be
+	// empty or malformed.
+	InputSchema json.RawMessage
+}
+
+// Hit is one search result.
+type Hit struct {
+	// Tool is the tool's position in the slice given to [NewIndex].
+	Tool int
+	// Name is the tool's exposed name.
+	Name string
+	// Score is the ranking score: higher is better, comparable only
+	// within one search.
+	Score float64
+}
+
+// DefaultLimit is the number of hits [Index.Search] answers for a limit of
+// zero or less.
+const DefaultLimit = 5
+
+// MaxLimit caps the limit of [Index.Search]: a search answer is meant to be
+// short, and a client that wants more should search better.
+const MaxLimit = 50
+
+// The fields of a tool, each with its weight (how much a match there
+// counts) and its length normalisation (BM25's b: 0 ignores the field's
+// length, 1 divides by it in full). The name is the strongest evidence and
+// short; descriptions vary in length most.
+const (
+	fieldName = iota
+	fieldServer
+	fieldDesc
+	fieldParam
+	fieldParamDesc
+	numFields
+)
+
+var (
+	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldDesc: 1, fieldParam: 0.7, fieldParamDesc: 0.3}
+	fieldB      = [numFields]float64{fieldName: 0.3, fieldServer: 0, fieldDesc: 0.6, fieldParam: 0.5, fieldParamDesc: 0.6}
+)
+
+// k1 is BM25's term-frequency saturation: a word's tenth occurrence in a
+// tool adds little over its second.
+const k1 = 1.2
+
+// Index ranks a fixed set of tools. Build it once per catalogue change
+// with [NewIndex]; it is immutable and safe for concurrent use.
+type Index struct {
+	tools    []Tool
+	termID   map[string]int32
+	postings [][]posting // by term ID, in tool order
+	byName   map[string]int
+	words    [][]string // the stemmed words of each exposed name, for Closest
+	scratch  sync.Pool  // *scratch
+}
+
+// A posting is one tool containing a term, with the term's whole BM25F
+// contribution for that tool (IDF times saturated, weighted,
+// length-normalised frequency) computed once at build time: a search only
+// adds them up.
+type posting struct {
+	tool   int32
+	weight float32
+}
+
+// scratch is one search's working memory, pooled: scores by tool, and the
+// tools touched, so only they are read and reset.
+type scratch struct {
+	score       []float32 // the query's score so far
+	best        []float32 // the current word's best match
+	touched     []int32
+	wordTouched []int32
+	terms       []queryTerm
+	buf         []string
+	words       []string
+}
+
+type queryTerm struct {
+	id     int32
+	weight float32
+}
+
+// NewIndex indexes tools. The slice is kept (not copied): do not change
+// it while the index is in use.
+func NewIndex(tools []Tool) *Index {
+	ix := &Index{
+		tools:  tools,
+		termID: make(map[string]int32, 1024),
+		byName: make(map[string]int, len(tools)),
+		words:  make([][]string, len(tools)),
+	}
+	// Pass 1: every field of every tool as term IDs, and field lengths.
+	docs := make([][numFields][]int32, len(tools))
+	var total [numFields]float64
+	var words, buf []string
+	var text strings.Builder
+	var paramText strings.Builder
+	for i := range tools {
+		t := &tools[i]
+		if _, dup := ix.byName[strings.ToLower(t.Name)]; !dup {
+			ix.byName[strings.ToLower(t.Name)] = i
+		}
+		add := func(f int, s string) {
+			words, buf = terms(s, words[:0], buf)
+			for _, w := range words {
+				docs[i][f] = append(docs[i][f], ix.id(w))
+			}
+		}
+		add(fieldName, t.Name)
+		ix.words[i] = stemmedWords(t.Name)
+		add(fieldServer, t.Server)
+		add(fieldDesc, t.Description)
+		text.Reset()
+		paramText.Reset()
+		schemaText(t.InputSchema, &text, &paramText)
+		add(fieldParam, text.String())
+		add(fieldParamDesc, paramText.String())
+		for f := range numFields {
+			total[f] += float64(len(docs[i][f]))
+		}
+	}
+	n := float64(len(tools))
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = math.Max(total[f]/math.Max(n, 1), 1)
+	}
+	// Pass 2: each tool's weighted, normalised frequency per term.
+	ix.postings = make([][]posting, len(ix.termID))
+	freq := make([]float64, len(ix.termID))
+	var seen []int32
+	for i := range docs {
+		seen = seen[:0]
+		for f := range numFields {
+			ids := docs[i][f]
+			norm := 1 - fieldB[f] + fieldB[f]*float64(len(ids))/avg[f]
+			w := fieldWeight[f] / norm
+			for _, id := range ids {
+				if freq[id] == 0 {
+					seen = append(seen, id)
+				}
+				freq[id] += w
+			}
+		}
+		for _, id := range seen {
+			tf := freq[id]
+			ix.postings[id] = append(ix.postings[id], posting{tool: int32(i), weight: float32(tf / (tf + k1))})
+			freq[id] = 0
+		}
+	}
+	for id, ps := range ix.postings {
+		df := float64(len(ps))
+		idf := float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
+		for j := range ps {
+			ps[j].weight *= idf
+		}
+		ix.postings[id] = ps
+	}
+	ix.scratch.New = func() any { return &scratch{score: make([]float32, len(tools)), best: make([]float32, len(tools))} }
+	return ix
+}
+
+func (ix *Index) id(term string) int32 {
+	if id, ok := ix.termID[term]; ok {
+		return id
+	}
+	id := int32(len(ix.termID))
+	ix.termID[term] = id
+	return id
+}
+
+// Len is the number of tools in the index.
+func (ix *Index) Len() int { return len(ix.tools) }
+
+// Tool returns the tool at position i, as given to [NewIndex].
+func (ix *Index) Tool(i int) Tool { return ix.tools[i] }
+
+// Lookup finds a tool by its exposed name, ignoring case.
+func (ix *Index) Lookup(name string) (int, bool) {
+	i, ok := ix.byName[strings.ToLower(strings.TrimSpace(name))]
+	return i, ok
+}
+
+// Search answers the tools that best match query, best first, at most
+// limit of them ([DefaultLimit] for 0 or less, capped at [MaxLimit]). A
+// query that is exactly a tool's exposed name answers that tool first.
+// Tools that match no word of the query are never answered, so an empty
+// or all-stop-word query answers nothing.
+func (ix *Index) Search(query string, limit int) []Hit {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	s := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(s)
+
+	s.words, s.buf = terms(query, s.words[:0], s.buf)
+	s.touched = s.touched[:0]
+	for i, w := range s.words {
+		if contains(s.words[:i], w) {
+			continue // a word said twice counts once
+		}
+		// A word scores its best match in a tool: itself or one synonym,
+		// never the sum, or a tool that lists five kinds of issue (Story,
+		// Task, Bug, Epic) would outrank one that says "issue".
+		s.terms = ix.addTerm(s.terms[:0], w, 1)
+		for _, syn := range synonyms[w] {
+			s.terms = ix.addTerm(s.terms, syn, synonymWeight)
+		}
+		s.wordTouched = s.wordTouched[:0]
+		for _, qt := range s.terms {
+			for _, p := range ix.postings[qt.id] {
+				v := qt.weight * p.weight
+				if b := s.best[p.tool]; v > b {
+					if b == 0 {
+						s.wordTouched = append(s.wordTouched, p.tool)
+					}
+					s.best[p.tool] = v
+				}
+			}
+		}
+		for _, t := range s.wordTouched {
+			if s.score[t] == 0 {
+				s.touched = append(s.touched, t)
+			}
+			s.score[t] += s.best[t]
+			s.best[t] = 0
+		}
+	}
+	exact, isExact := ix.Lookup(query)
+	// Keep the best limit hits in hits, best first (insertion: limit is small).
+	hits := make([]Hit, 0, limit)
+	for _, t := range s.touched {
+		sc := float64(s.score[t])
+		s.score[t] = 0
+		if isExact && int(t) == exact {
+			sc += 1e6
+		}
+		if len(hits) == limit && !better(sc, int(t), hits[limit-1]) {
+			continue
+		}
+		if len(hits) < limit {
+			hits = append(hits, Hit{})
+		}
+		j := len(hits) - 1
+		for ; j > 0 && better(sc, int(t), hits[j-1]); j-- {
+			hits[j] = hits[j-1]
+		}
+		hits[j] = Hit{Tool: int(t), Name: ix.tools[t].Name, Score: sc}
+	}
+	if isExact && (len(hits) == 0 || hits[0].Tool != exact) {
+		// The name matched no term (a name of stop words only, say).
+		hits = append([]Hit{{Tool: exact, Name: ix.tools[exact].Name, Score: 1e6}}, hits...)
+		hits = hits[:min(len(hits), limit)]
+	}
+	return hits
+}
+
+// better orders hits: higher score first, then the earlier tool, so equal
+// scores answer in catalogue order every time.
+func better(score float64, tool int, h Hit) bool {
+	return score > h.Score || score == h.Score && tool < h.Tool
+}
+
+// addTerm adds a query term, keeping the highest weight of a term met
+// twice (a word and another's synonym).
+func (ix *Index) addTerm(ts []queryTerm, term string, w float32) []queryTerm {
+	id, ok := ix.termID[term]
+	if !ok {
+		return ts
+	}
+	for i := range ts {
+		if ts[i].id == id {
+			ts[i].weight = max(ts[i].weight, w)
+			return ts
+		}
+	}
+	return append(ts, queryTerm{id: id, weight: w})
+}
+
+// schemaText writes the words of a schema's arguments: their names (and
+// those of one level of nested properties) to names, their descriptions,
+// titles and enum values to descs. A malformed schema writes nothing.
+func schemaText(schema json.RawMessage, names, descs *strings.Builder) {
+	if len(schema) == 0 || !gjson.ValidBytes(schema) {
+		return
+	}
+	root := gjson.ParseBytes(schema)
+	var walk func(props gjson.Result, depth int)
+	walk = func(props gjson.Result, depth int) {
+		if !props.IsObject() {
+			return
+		}
+		props.ForEach(func(k, v gjson.Result) bool {
+			names.WriteString(k.String())
+			names.WriteByte(' ')
+			if !v.IsObject() {
+				return true
+			}
+			for _, key := range [...]string{"description", "title"} {
+				if d := v.Get(key); d.Type == gjson.String {
+					descs.WriteString(d.Str)
+					descs.WriteByte(' ')
+				}
+			}
+			for _, e := range [...]gjson.Result{v.Get("enum"), v.Get("items.enum")} {
+				e.ForEach(func(_, x gjson.Result) bool {
+					if x.Type == gjson.String {
+						descs.WriteString(x.Str)
+						descs.WriteByte(' ')
+					}
+					return true
+				})
+			}
+			if depth == 0 {
+				walk(v.Get("properties"), 1)
+				walk(v.Get("items.properties"), 1)
+			}
+			return true
+		})
+	}
+	walk(root.Get("properties"), 0)
+}
+
+// stemmedWords are the distinct stemmed words of a name, stop words kept:
+// what Closest compares.
+func stemmedWords(name string) []string {
+	ws := splitWords(name, nil)
+	out := ws[:0]
+	for _, w := range ws {
+		s := stem(w)
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -303,7 +303,7 @@ func (ix *Index) addTerm(ts []queryTerm, term string, w float32) []queryTerm {
 // those of one level of nested properties) to names, their descriptions,
 // titles and enum values to descs. A malformed schema writes nothing.
 func schemaText(schema json.RawMessage, names, descs *strings.Builder) {
-	if len(schema) == 0 || !gjson.ValidBytes(schema) {
+	if !usable(schema) {
 		return
 	}
 	root := gjson.ParseBytes(schema)

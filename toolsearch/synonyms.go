@@ -18,7 +18,7 @@ var synonymGroups = [][]string{
 	{"update", "edit", "modify", "change", "set", "patch", "alter", "fix"},
 	{"move", "rename", "mv", "relocate"},
 	{"write", "save", "overwrite", "store", "put"},
-	{"issue", "ticket", "bug", "task", "story", "incident"},
+	{"issue", "ticket", "bug", "task", "story"},
 	{"pr", "pullrequest", "mergerequest", "mr"},
 	{"diff", "change", "patch", "changed"},
 	{"review", "approve", "approval", "lgtm"},

@@ -1,0 +1,348 @@
+package toolsearch
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// Limits of a signature, so that a hostile or merely huge schema still
+// gives a short line.
+const (
+	maxEnum       = 4  // enum values shown before "|…"
+	maxEnumLen    = 24 // bytes of one enum value shown
+	maxNested     = 6  // properties of a nested object shown
+	maxParams     = 40 // arguments shown by Signature
+	maxNameLen    = 48 // bytes of an argument name shown
+	maxAlternates = 3  // anyOf/oneOf/type-array alternatives shown
+)
+
+// param is one argument of a signature, rendered.
+type param struct {
+	text     string // "name?: type"
+	required bool
+}
+
+// Signature renders the arguments of a JSON Schema for a tool's input as
+// one short line: required arguments first, then the optional ones marked
+// with "?", each in schema order, with its type:
+//
+//	owner: string, repo: string, state?: "open"|"closed"|"all", labels?: string[]
+//
+// Enums show at most four values then "|…"; past 40 arguments, "…+N more"
+// says how many are not shown; arrays are "T[]"; an object
+// with properties shows their names one level deep ("{path, body, line?}"),
+// deeper ones are "object"; anyOf and oneOf join their alternatives with
+// "|"; a schema with no type is "any". A schema with no properties, or one
+// that is not valid JSON, gives "". Signature never panics, whatever the
+// schema.
+func Signature(schema json.RawMessage) string {
+	ps := params(schema)
+	return joinParams(ps, 0)
+}
+
+// params renders each argument of schema, required ones first.
+func params(schema json.RawMessage) []param {
+	if !usable(schema) {
+		return nil
+	}
+	root := gjson.ParseBytes(schema)
+	if !root.IsObject() {
+		return nil
+	}
+	return objectParams(root, 0, maxParams)
+}
+
+// objectParams renders the properties of the object schema o, at most
+// limit of them (an extra last param "…" says some were left out).
+func objectParams(o gjson.Result, depth, limit int) []param {
+	props := o.Get("properties")
+	if !props.IsObject() {
+		return nil
+	}
+	req := map[string]bool{}
+	o.Get("required").ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String {
+			req[v.Str] = true
+		}
+		return true
+	})
+	var reqd, opt []param
+	total := 0
+	props.ForEach(func(k, v gjson.Result) bool {
+		total++
+		name := argName(k.String())
+		r := req[k.String()]
+		if len(reqd)+len(opt) >= limit {
+			return true // counted, not shown
+		}
+		var b strings.Builder
+		b.WriteString(name)
+		if !r {
+			b.WriteByte('?')
+		}
+		if depth == 0 {
+			b.WriteString(": ")
+			b.WriteString(typeOf(v, depth))
+			if r {
+				reqd = append(reqd, param{text: b.String(), required: true})
+			} else {
+				opt = append(opt, param{text: b.String()})
+			}
+			return true
+		}
+		if r {
+			reqd = append(reqd, param{text: b.String(), required: true})
+		} else {
+			opt = append(opt, param{text: b.String()})
+		}
+		return true
+	})
+	out := append(reqd, opt...)
+	if total > len(out) {
+		out = append(out, param{text: moreText(total - len(out))})
+	}
+	return out
+}
+
+// typeOf renders the type of schema v; depth 0 is an argument's own type,
+// which may show a nested object's property names.
+func typeOf(v gjson.Result, depth int) string {
+	if !v.IsObject() {
+		return "any" // true, or not a schema at all
+	}
+	if e := v.Get("enum"); e.IsArray() && len(e.Array()) > 0 {
+		return enumText(e)
+	}
+	if c := v.Get("const"); c.Exists() {
+		return literal(c)
+	}
+	t := v.Get("type")
+	switch {
+	case t.Type == gjson.String:
+		return namedType(v, t.Str, depth)
+	case t.IsArray():
+		var alts []string
+		t.ForEach(func(_, x gjson.Result) bool {
+			if x.Type == gjson.String && !contains(alts, x.Str) {
+				alts = append(alts, x.Str)
+			}
+			return len(alts) < maxAlternates+1
+		})
+		if len(alts) == 1 {
+			return namedType(v, alts[0], depth)
+		}
+		if len(alts) > 0 {
+			return joinAlts(alts)
+		}
+	}
+	for _, key := range [...]string{"anyOf", "oneOf"} {
+		if a := v.Get(key); a.IsArray() {
+			var alts []string
+			a.ForEach(func(_, x gjson.Result) bool {
+				if s := typeOf(x, depth+1); !contains(alts, s) {
+					alts = append(alts, s)
+				}
+				return len(alts) < maxAlternates+1
+			})
+			if len(alts) > 0 {
+				return joinAlts(alts)
+			}
+		}
+	}
+	if a := v.Get("allOf"); a.IsArray() {
+		if first := a.Get("0"); first.Exists() {
+			return typeOf(first, depth+1)
+		}
+	}
+	if r := v.Get(gjson.Escape("$ref")); r.Type == gjson.String {
+		ref := r.Str
+		if i := strings.LastIndexByte(ref, '/'); i >= 0 {
+			ref = ref[i+1:]
+		}
+		if ref = argName(ref); ref != "" {
+			return ref
+		}
+		return "object"
+	}
+	if v.Get("properties").IsObject() {
+		return namedType(v, "object", depth)
+	}
+	if v.Get("items").Exists() {
+		return namedType(v, "array", depth)
+	}
+	return "any"
+}
+
+// namedType renders a schema of JSON Schema type name.
+func namedType(v gjson.Result, name string, depth int) string {
+	switch name {
+	case "array":
+		items := v.Get("items")
+		if !items.Exists() {
+			return "array"
+		}
+		if items.IsArray() { // tuple form
+			return "array"
+		}
+		it := typeOf(items, depth)
+		if strings.Contains(it, "|") {
+			it = "(" + it + ")"
+		}
+		return it + "[]"
+	case "object":
+		if depth > 0 || !v.Get("properties").IsObject() {
+			return "object"
+		}
+		ps := objectParams(v, 1, maxNested)
+		if len(ps) == 0 {
+			return "object"
+		}
+		return "{" + joinParams(ps, 0) + "}"
+	}
+	return argName(name)
+}
+
+func joinAlts(alts []string) string {
+	if len(alts) > maxAlternates {
+		alts = append(alts[:maxAlternates:maxAlternates], "…")
+	}
+	return strings.Join(alts, "|")
+}
+
+// enumText renders an enum's first values: `"open"|"closed"|"all"`.
+func enumText(e gjson.Result) string {
+	var b strings.Builder
+	n := 0
+	e.ForEach(func(_, x gjson.Result) bool {
+		if n == maxEnum {
+			b.WriteString("|…")
+			return false
+		}
+		if n > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(literal(x))
+		n++
+		return true
+	})
+	return b.String()
+}
+
+// literal renders a JSON value of an enum or const: strings quoted and cut
+// to maxEnumLen, numbers and booleans as they are, anything else "…".
+func literal(x gjson.Result) string {
+	switch x.Type {
+	case gjson.String:
+		s := clip(x.Str, maxEnumLen)
+		q, _ := json.Marshal(s)
+		return string(q)
+	case gjson.Number, gjson.True, gjson.False, gjson.Null:
+		return clip(x.Raw, maxEnumLen)
+	}
+	return "…"
+}
+
+// argName makes an argument or type name safe to print on one line: a
+// plain name is kept; one with spaces, quotes or control characters is
+// quoted as JSON; a long one is cut.
+func argName(s string) string {
+	s = clip(s, maxNameLen)
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r == '.' || r == '$' || r == '@' || r == '/' ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			q, _ := json.Marshal(s)
+			return string(q)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// joinParams joins rendered params with ", ". With budget > 0, optional
+// ones are left out once the line would pass budget bytes (required ones
+// always stay), and "…+N" says how many were.
+func joinParams(ps []param, budget int) string {
+	var b strings.Builder
+	left := 0
+	for i, p := range ps {
+		if budget > 0 && !p.required && b.Len()+len(p.text) > budget {
+			left = len(ps) - i
+			if last := ps[len(ps)-1].text; strings.HasPrefix(last, "…+") {
+				n, _ := strconv.Atoi(strings.TrimSuffix(last[len("…+"):], " more"))
+				left += n - 1
+			}
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.text)
+	}
+	if left > 0 {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(moreText(left))
+	}
+	return b.String()
+}
+
+// moreText says how many arguments a signature left out.
+func moreText(n int) string { return "…+" + strconv.Itoa(n) + " more" }
+
+// maxDepth is the deepest nesting of a schema this package reads. Real
+// schemas nest a few levels; a hostile one nested a million deep would
+// take the validator's recursion past the goroutine stack limit, which is
+// fatal, not a panic.
+const maxDepth = 64
+
+// usable reports whether schema is valid JSON nested at most maxDepth
+// deep. The depth is counted first, by a flat scan, so that the recursive
+// validator never sees a deep document.
+func usable(schema []byte) bool {
+	if len(schema) == 0 {
+		return false
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(schema); i++ {
+		c := schema[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return gjson.ValidBytes(schema)
+}

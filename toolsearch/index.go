@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -57,9 +58,13 @@ const (
 )
 
 var (
-	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldDesc: 1, fieldParam: 0.7, fieldParamDesc: 0.3}
+	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldDesc: 1, fieldParam: 0.7, fieldParamDesc: 0.5}
 	fieldB      = [numFields]float64{fieldName: 0.3, fieldServer: 0, fieldDesc: 0.6, fieldParam: 0.5, fieldParamDesc: 0.6}
 )
+
+// nameCoverage is how much a tool's score grows when the query holds
+// every word of its name (synonyms in part): ×1.5 at most.
+const nameCoverage = 0.5
 
 // k1 is BM25's term-frequency saturation: a word's tenth occurrence in a
 // tool adds little over its second.
@@ -71,8 +76,11 @@ type Index struct {
 	tools    []Tool
 	termID   map[string]int32
 	postings [][]posting // by term ID, in tool order
+	idf      []float32   // by term ID
+	groupIDF map[string]float32
 	byName   map[string]int
 	words    [][]string // the stemmed words of each exposed name, for Closest
+	nameIDs  [][]int32  // the distinct term IDs of each tool's name field
 	scratch  sync.Pool  // *scratch
 }
 
@@ -93,13 +101,16 @@ type scratch struct {
 	touched     []int32
 	wordTouched []int32
 	terms       []queryTerm
+	matched     []float32 // by term ID: how well the query holds the term (1 said, less a synonym)
+	matchedIDs  []int32
 	buf         []string
 	words       []string
 }
 
 type queryTerm struct {
 	id     int32
-	weight float32
+	weight float32 // 1 for a word of the query, less for a synonym
+	said   bool    // a word of the query, not a synonym
 }
 
 // NewIndex indexes tools. The slice is kept (not copied): do not change
@@ -169,15 +180,57 @@ func NewIndex(tools []Tool) *Index {
 			freq[id] = 0
 		}
 	}
-	for id, ps := range ix.postings {
-		df := float64(len(ps))
-		idf := float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
-		for j := range ps {
-			ps[j].weight *= idf
-		}
-		ix.postings[id] = ps
+	idf := func(df int) float32 {
+		return float32(math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5)))
 	}
-	ix.scratch.New = func() any { return &scratch{score: make([]float32, len(tools)), best: make([]float32, len(tools))} }
+	ix.idf = make([]float32, len(ix.postings))
+	for id, ps := range ix.postings {
+		ix.idf[id] = idf(len(ps))
+		for j := range ps {
+			ps[j].weight *= ix.idf[id]
+		}
+	}
+	// A word's synonyms count with the IDF of the whole group (the tools
+	// holding any of its words), not their own: a rare synonym ("story")
+	// must not outweigh the common word it stands for ("issue").
+	ix.groupIDF = make(map[string]float32, len(synonyms))
+	mark := make([]bool, len(tools))
+	var marked []int32
+	for w, syns := range synonyms {
+		marked = marked[:0]
+		for _, x := range append([]string{w}, syns...) {
+			id, ok := ix.termID[x]
+			if !ok {
+				continue
+			}
+			for _, p := range ix.postings[id] {
+				if !mark[p.tool] {
+					mark[p.tool] = true
+					marked = append(marked, p.tool)
+				}
+			}
+		}
+		if len(marked) > 0 {
+			ix.groupIDF[w] = idf(len(marked))
+		}
+		for _, t := range marked {
+			mark[t] = false
+		}
+	}
+	ix.nameIDs = make([][]int32, len(tools))
+	for i := range docs {
+		var ids []int32
+		for _, id := range docs[i][fieldName] {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		ix.nameIDs[i] = ids
+	}
+	nterms := len(ix.termID)
+	ix.scratch.New = func() any {
+		return &scratch{score: make([]float32, len(tools)), best: make([]float32, len(tools)), matched: make([]float32, nterms)}
+	}
 	return ix
 }
 
@@ -217,6 +270,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 
 	s.words, s.buf = terms(query, s.words[:0], s.buf)
 	s.touched = s.touched[:0]
+	s.matchedIDs = s.matchedIDs[:0]
 	for i, w := range s.words {
 		if contains(s.words[:i], w) {
 			continue // a word said twice counts once
@@ -224,12 +278,25 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		// A word scores its best match in a tool: itself or one synonym,
 		// never the sum, or a tool that lists five kinds of issue (Story,
 		// Task, Bug, Epic) would outrank one that says "issue".
-		s.terms = ix.addTerm(s.terms[:0], w, 1)
-		for _, syn := range synonyms[w] {
-			s.terms = ix.addTerm(s.terms, syn, synonymWeight)
+		s.terms = ix.addTerm(s.terms[:0], w, 1, true)
+		if g, ok := ix.groupIDF[w]; ok {
+			for _, syn := range synonyms[w] {
+				if id, ok := ix.termID[syn]; ok {
+					// Postings hold syn's own IDF; trade it for the group's.
+					s.terms = ix.addTerm(s.terms, syn, synonymWeight*g/ix.idf[id], false)
+				}
+			}
 		}
 		s.wordTouched = s.wordTouched[:0]
 		for _, qt := range s.terms {
+			m := float32(synonymWeight)
+			if qt.said {
+				m = 1
+			}
+			if s.matched[qt.id] == 0 {
+				s.matchedIDs = append(s.matchedIDs, qt.id)
+			}
+			s.matched[qt.id] = max(s.matched[qt.id], m)
 			for _, p := range ix.postings[qt.id] {
 				v := qt.weight * p.weight
 				if b := s.best[p.tool]; v > b {
@@ -249,11 +316,27 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		}
 	}
 	exact, isExact := ix.Lookup(query)
+	defer func() {
+		for _, id := range s.matchedIDs {
+			s.matched[id] = 0
+		}
+	}()
 	// Keep the best limit hits in hits, best first (insertion: limit is small).
 	hits := make([]Hit, 0, limit)
 	for _, t := range s.touched {
 		sc := float64(s.score[t])
 		s.score[t] = 0
+		if ids := ix.nameIDs[t]; len(ids) > 0 {
+			// The share of the tool's name the query says: of two tools
+			// matching as well, the one whose name is all asked for
+			// (list_issues for "list open issues") is meant more often
+			// than one with a word not asked for (search_issues).
+			var c float32
+			for _, id := range ids {
+				c += s.matched[id]
+			}
+			sc *= 1 + nameCoverage*float64(c)/float64(len(ids))
+		}
 		if isExact && int(t) == exact {
 			sc += 1e6
 		}
@@ -285,7 +368,7 @@ func better(score float64, tool int, h Hit) bool {
 
 // addTerm adds a query term, keeping the highest weight of a term met
 // twice (a word and another's synonym).
-func (ix *Index) addTerm(ts []queryTerm, term string, w float32) []queryTerm {
+func (ix *Index) addTerm(ts []queryTerm, term string, w float32, said bool) []queryTerm {
 	id, ok := ix.termID[term]
 	if !ok {
 		return ts
@@ -293,10 +376,11 @@ func (ix *Index) addTerm(ts []queryTerm, term string, w float32) []queryTerm {
 	for i := range ts {
 		if ts[i].id == id {
 			ts[i].weight = max(ts[i].weight, w)
+			ts[i].said = ts[i].said || said
 			return ts
 		}
 	}
-	return append(ts, queryTerm{id: id, weight: w})
+	return append(ts, queryTerm{id: id, weight: w, said: said})
 }
 
 // schemaText writes the words of a schema's arguments: their names (and

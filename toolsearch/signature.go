@@ -70,38 +70,33 @@ func objectParams(o gjson.Result, depth, limit int) []param {
 		}
 		return true
 	})
-	var reqd, opt []param
+	// Required arguments first, then optional ones while there is room:
+	// a required argument is never the one left out.
+	var out []param
 	total := 0
-	props.ForEach(func(k, v gjson.Result) bool {
-		total++
-		name := argName(k.String())
-		r := req[k.String()]
-		if len(reqd)+len(opt) >= limit {
-			return true // counted, not shown
-		}
-		var b strings.Builder
-		b.WriteString(name)
-		if !r {
-			b.WriteByte('?')
-		}
-		if depth == 0 {
-			b.WriteString(": ")
-			b.WriteString(typeOf(v, depth))
-			if r {
-				reqd = append(reqd, param{text: b.String(), required: true})
-			} else {
-				opt = append(opt, param{text: b.String()})
+	for _, wantReq := range [...]bool{true, false} {
+		props.ForEach(func(k, v gjson.Result) bool {
+			r := req[k.String()]
+			if r != wantReq {
+				return true
 			}
+			total++
+			if len(out) >= limit && !r {
+				return true // counted, not shown
+			}
+			var b strings.Builder
+			b.WriteString(argName(k.String()))
+			if !r {
+				b.WriteByte('?')
+			}
+			if depth == 0 {
+				b.WriteString(": ")
+				b.WriteString(typeOf(v, depth))
+			}
+			out = append(out, param{text: b.String(), required: r})
 			return true
-		}
-		if r {
-			reqd = append(reqd, param{text: b.String(), required: true})
-		} else {
-			opt = append(opt, param{text: b.String()})
-		}
-		return true
-	})
-	out := append(reqd, opt...)
+		})
+	}
 	if total > len(out) {
 		out = append(out, param{text: moreText(total - len(out))})
 	}

@@ -32,7 +32,8 @@ var synonymGroups = [][]string{
 	{"restart", "reboot", "bounce", "recycle", "rollout"},
 	{"repo", "repository", "project"},
 	{"email", "mail", "inbox", "gmail", "mailbox"},
-	{"event", "meeting", "calendar", "appointment", "invitation", "invite", "call"},
+	{"event", "meeting", "calendar", "appointment", "invitation", "invite", "call", "schedule",
+		"today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"},
 	{"free", "busy", "freebusy", "availability", "available", "slot"},
 	{"payment", "charge", "charged", "pay", "paid", "transaction", "billing"},
 	{"invoice", "bill", "billing"},
@@ -53,8 +54,9 @@ var synonymGroups = [][]string{
 	{"silence", "mute", "snooze", "suppress"},
 	{"incident", "outage", "downtime"},
 	{"file", "document", "doc"},
+	{"code", "source", "sourcecode"},
 	{"directory", "folder", "dir"},
-	{"user", "person", "member", "people", "profile", "me"},
+	{"user", "person", "member", "people", "profile"},
 	{"channel", "room"},
 	{"label", "tag", "folder", "archive"},
 	{"attachment", "pdf", "download"},
@@ -83,7 +85,7 @@ var phrases = map[[2]string]string{
 
 // synonymWeight is a synonym's share of a query word's weight: enough to
 // find a tool named otherwise, too little to beat one named as asked.
-const synonymWeight = 0.6
+const synonymWeight = 0.7
 
 var (
 	synonyms      map[string][]string // stem → the other stems of its groups

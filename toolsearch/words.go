@@ -90,8 +90,8 @@ func lower(s string) string {
 
 // stopWords are dropped from documents and queries: words that say nothing
 // about which tool is meant. Words that name an action or an object (all,
-// new, open, me, my) are kept: "get_me", state "all" and "my open issues"
-// need them.
+// new, open, my) are kept: state "all" and "my open issues" need them.
+// "me" goes: "show me …" is how requests start, and would find get_me.
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "of": true, "for": true, "to": true, "in": true, "on": true,
 	"at": true, "by": true, "with": true, "from": true, "into": true, "onto": true, "about": true,
@@ -100,7 +100,7 @@ var stopWords = map[string]bool{
 	"am": true, "do": true, "does": true, "did": true, "has": true, "have": true, "had": true,
 	"it": true, "its": true, "this": true, "that": true, "these": true, "those": true, "there": true,
 	"i": true, "we": true, "you": true, "your": true, "our": true, "us": true, "they": true, "their": true,
-	"he": true, "she": true, "his": true, "her": true, "them": true,
+	"me": true, "he": true, "she": true, "his": true, "her": true, "them": true,
 	"what": true, "which": true, "who": true, "whom": true, "whose": true, "why": true, "how": true,
 	"when": true, "where": true, "can": true, "could": true, "would": true, "should": true, "will": true,
 	"shall": true, "may": true, "might": true, "must": true, "please": true, "some": true, "any": true,

@@ -19,7 +19,7 @@ func OneLine(desc string, max int) string {
 		desc = desc[:i]
 	}
 	desc = strings.TrimLeft(desc, "# ")
-	all := strings.Join(strings.FieldsFunc(desc, unicode.IsSpace), " ")
+	all := strings.Join(strings.FieldsFunc(desc, isSpaceOrControl), " ")
 	s := firstSentence(all)
 	if max > 0 && len(s) < len(all) && utf8.RuneCountInString(s) < max/2 {
 		if two := s + " " + firstSentence(all[len(s)+1:]); utf8.RuneCountInString(two) <= max {
@@ -45,6 +45,10 @@ func OneLine(desc string, max int) string {
 	head = strings.TrimRight(head, " ,;:-–—(")
 	return head + "…"
 }
+
+// isSpaceOrControl: control characters in a description are dropped like
+// white space, so that a line stays one line whatever an upstream sends.
+func isSpaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
 // abbreviations end with a period that ends no sentence.
 var abbreviations = []string{"e.g", "i.e", "etc", "vs", "approx", "incl", "ex", "cf", "no", "eg", "ie"}
@@ -100,7 +104,17 @@ func FormatLine(t Tool) string {
 }
 
 func formatTool(b *strings.Builder, t *Tool) {
-	b.WriteString(t.Name)
+	if strings.ContainsFunc(t.Name, unicode.IsControl) {
+		// Not callable as shown, but never a broken line.
+		b.WriteString(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return '?'
+			}
+			return r
+		}, t.Name))
+	} else {
+		b.WriteString(t.Name)
+	}
 	b.WriteByte('(')
 	b.WriteString(joinParams(params(t.InputSchema), FormatSignatureBudget))
 	b.WriteByte(')')

@@ -125,7 +125,8 @@ func NewIndex(tools []Tool) *Index {
 	// Pass 1: every field of every tool as term IDs, and field lengths.
 	docs := make([][numFields][]int32, len(tools))
 	var total [numFields]float64
-	var words, buf []string
+	cache := wordCache{}
+	var infos []wordInfo
 	var text strings.Builder
 	var paramText strings.Builder
 	for i := range tools {
@@ -134,9 +135,20 @@ func NewIndex(tools []Tool) *Index {
 			ix.byName[strings.ToLower(t.Name)] = i
 		}
 		add := func(f int, s string) {
-			words, buf = terms(s, words[:0], buf)
-			for _, w := range words {
-				docs[i][f] = append(docs[i][f], ix.id(w))
+			infos = infos[:0]
+			eachWord(s, func(w string) { infos = append(infos, cache.info(ix, w)) })
+			for j := 0; j < len(infos); j++ {
+				w := infos[j]
+				if w.first && j+1 < len(infos) {
+					if p, ok := phraseStemmed[[2]string{w.stem, infos[j+1].stem}]; ok {
+						docs[i][f] = append(docs[i][f], ix.id(p))
+						j++
+						continue
+					}
+				}
+				if !w.stop {
+					docs[i][f] = append(docs[i][f], w.id)
+				}
 			}
 		}
 		add(fieldName, t.Name)
@@ -390,7 +402,6 @@ func schemaText(schema json.RawMessage, names, descs *strings.Builder) {
 	if !usable(schema) {
 		return
 	}
-	root := gjson.ParseBytes(schema)
 	var walk func(props gjson.Result, depth int)
 	walk = func(props gjson.Result, depth int) {
 		if !props.IsObject() {
@@ -402,13 +413,18 @@ func schemaText(schema json.RawMessage, names, descs *strings.Builder) {
 			if !v.IsObject() {
 				return true
 			}
-			for _, key := range [...]string{"description", "title"} {
-				if d := v.Get(key); d.Type == gjson.String {
+			n := parseNode(v)
+			for _, d := range [...]gjson.Result{n.desc, n.title} {
+				if d.Type == gjson.String {
 					descs.WriteString(d.Str)
 					descs.WriteByte(' ')
 				}
 			}
-			for _, e := range [...]gjson.Result{v.Get("enum"), v.Get("items.enum")} {
+			var items node
+			if n.items.IsObject() {
+				items = parseNode(n.items)
+			}
+			for _, e := range [...]gjson.Result{n.enum, items.enum} {
 				e.ForEach(func(_, x gjson.Result) bool {
 					if x.Type == gjson.String {
 						descs.WriteString(x.Str)
@@ -418,13 +434,39 @@ func schemaText(schema json.RawMessage, names, descs *strings.Builder) {
 				})
 			}
 			if depth == 0 {
-				walk(v.Get("properties"), 1)
-				walk(v.Get("items.properties"), 1)
+				walk(n.props, 1)
+				walk(items.props, 1)
 			}
 			return true
 		})
 	}
-	walk(root.Get("properties"), 0)
+	walk(parseNode(gjson.ParseBytes(schema)).props, 0)
+}
+
+// wordInfo is what building an index needs of one word as written: its
+// stem and term ID, whether it is a stop word, and whether it may start a
+// phrase.
+type wordInfo struct {
+	stem  string
+	id    int32
+	stop  bool
+	first bool
+}
+
+// wordCache maps words as written to their wordInfo: a catalogue says the
+// same few hundred words over and over, and this is one map lookup for
+// what would be lower-casing, stemming and three lookups.
+type wordCache map[string]wordInfo
+
+func (c wordCache) info(ix *Index, raw string) wordInfo {
+	if w, ok := c[raw]; ok {
+		return w
+	}
+	low := lower(raw)
+	s := stem(low)
+	w := wordInfo{stem: s, id: ix.id(s), stop: stopWords[low], first: phraseFirst[s]}
+	c[strings.Clone(raw)] = w
+	return w
 }
 
 // stemmedWords are the distinct stemmed words of a name, stop words kept:

@@ -2,8 +2,10 @@ package toolsearch
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -18,6 +20,7 @@ const (
 	maxParams     = 40 // arguments shown by Signature
 	maxNameLen    = 48 // bytes of an argument name shown
 	maxAlternates = 3  // anyOf/oneOf/type-array alternatives shown
+	maxLevel      = 4  // schemas nested within one argument's type
 )
 
 // param is one argument of a signature, rendered.
@@ -53,20 +56,21 @@ func params(schema json.RawMessage) []param {
 	if !root.IsObject() {
 		return nil
 	}
-	return objectParams(root, 0, maxParams)
+	n := parseNode(root)
+	return objectParams(&n, 0, maxParams)
 }
 
 // objectParams renders the properties of the object schema o, at most
 // limit of them (an extra last param "…" says some were left out).
-func objectParams(o gjson.Result, depth, limit int) []param {
-	props := o.Get("properties")
+func objectParams(o *node, depth, limit int) []param {
+	props := o.props
 	if !props.IsObject() {
 		return nil
 	}
-	req := map[string]bool{}
-	o.Get("required").ForEach(func(_, v gjson.Result) bool {
+	var req []string
+	o.required.ForEach(func(_, v gjson.Result) bool {
 		if v.Type == gjson.String {
-			req[v.Str] = true
+			req = append(req, v.Str)
 		}
 		return true
 	})
@@ -76,7 +80,7 @@ func objectParams(o gjson.Result, depth, limit int) []param {
 	total := 0
 	for _, wantReq := range [...]bool{true, false} {
 		props.ForEach(func(k, v gjson.Result) bool {
-			r := req[k.String()]
+			r := contains(req, k.String())
 			if r != wantReq {
 				return true
 			}
@@ -91,7 +95,7 @@ func objectParams(o gjson.Result, depth, limit int) []param {
 			}
 			if depth == 0 {
 				b.WriteString(": ")
-				b.WriteString(typeOf(v, depth))
+				b.WriteString(typeOf(v, depth, 0))
 			}
 			out = append(out, param{text: b.String(), required: r})
 			return true
@@ -103,42 +107,95 @@ func objectParams(o gjson.Result, depth, limit int) []param {
 	return out
 }
 
+// node holds the keywords of one schema this package reads, found in one
+// pass over the object (gjson's Get would scan it once per keyword). The
+// first of a key given twice wins, as with Get.
+type node struct {
+	enum, cnst, typ, anyOf, oneOf, allOf, ref, props, items, required, desc, title gjson.Result
+}
+
+func parseNode(v gjson.Result) node {
+	var n node
+	v.ForEach(func(k, x gjson.Result) bool {
+		var slot *gjson.Result
+		switch k.Str {
+		case "enum":
+			slot = &n.enum
+		case "const":
+			slot = &n.cnst
+		case "type":
+			slot = &n.typ
+		case "anyOf":
+			slot = &n.anyOf
+		case "oneOf":
+			slot = &n.oneOf
+		case "allOf":
+			slot = &n.allOf
+		case "$ref":
+			slot = &n.ref
+		case "properties":
+			slot = &n.props
+		case "items":
+			slot = &n.items
+		case "required":
+			slot = &n.required
+		case "description":
+			slot = &n.desc
+		case "title":
+			slot = &n.title
+		default:
+			return true
+		}
+		if !slot.Exists() {
+			*slot = x
+		}
+		return true
+	})
+	return n
+}
+
 // typeOf renders the type of schema v; depth 0 is an argument's own type,
-// which may show a nested object's property names.
-func typeOf(v gjson.Result, depth int) string {
+// which may show a nested object's property names. level counts the
+// schemas above v within the argument (alternatives, items): past
+// maxLevel, a type is "…", so that one argument cannot render the whole
+// of a hostile schema.
+func typeOf(v gjson.Result, depth, level int) string {
+	if level > maxLevel {
+		return "…"
+	}
 	if !v.IsObject() {
 		return "any" // true, or not a schema at all
 	}
-	if e := v.Get("enum"); e.IsArray() && len(e.Array()) > 0 {
-		return enumText(e)
+	n := parseNode(v)
+	if n.enum.IsArray() && strings.TrimSpace(n.enum.Raw[1:len(n.enum.Raw)-1]) != "" {
+		return enumText(n.enum)
 	}
-	if c := v.Get("const"); c.Exists() {
-		return literal(c)
+	if n.cnst.Exists() {
+		return literal(n.cnst)
 	}
-	t := v.Get("type")
 	switch {
-	case t.Type == gjson.String:
-		return namedType(v, t.Str, depth)
-	case t.IsArray():
+	case n.typ.Type == gjson.String:
+		return namedType(&n, n.typ.Str, depth, level)
+	case n.typ.IsArray():
 		var alts []string
-		t.ForEach(func(_, x gjson.Result) bool {
+		n.typ.ForEach(func(_, x gjson.Result) bool {
 			if x.Type == gjson.String && !contains(alts, x.Str) {
 				alts = append(alts, x.Str)
 			}
 			return len(alts) < maxAlternates+1
 		})
 		if len(alts) == 1 {
-			return namedType(v, alts[0], depth)
+			return namedType(&n, alts[0], depth, level)
 		}
 		if len(alts) > 0 {
 			return joinAlts(alts)
 		}
 	}
-	for _, key := range [...]string{"anyOf", "oneOf"} {
-		if a := v.Get(key); a.IsArray() {
+	for _, a := range [...]gjson.Result{n.anyOf, n.oneOf} {
+		if a.IsArray() {
 			var alts []string
 			a.ForEach(func(_, x gjson.Result) bool {
-				if s := typeOf(x, depth+1); !contains(alts, s) {
+				if s := typeOf(x, depth+1, level+1); !contains(alts, s) {
 					alts = append(alts, s)
 				}
 				return len(alts) < maxAlternates+1
@@ -148,13 +205,15 @@ func typeOf(v gjson.Result, depth int) string {
 			}
 		}
 	}
-	if a := v.Get("allOf"); a.IsArray() {
-		if first := a.Get("0"); first.Exists() {
-			return typeOf(first, depth+1)
+	if n.allOf.IsArray() {
+		var first gjson.Result
+		n.allOf.ForEach(func(_, x gjson.Result) bool { first = x; return false })
+		if first.Exists() {
+			return typeOf(first, depth+1, level+1)
 		}
 	}
-	if r := v.Get(gjson.Escape("$ref")); r.Type == gjson.String {
-		ref := r.Str
+	if n.ref.Type == gjson.String {
+		ref := n.ref.Str
 		if i := strings.LastIndexByte(ref, '/'); i >= 0 {
 			ref = ref[i+1:]
 		}
@@ -163,36 +222,32 @@ func typeOf(v gjson.Result, depth int) string {
 		}
 		return "object"
 	}
-	if v.Get("properties").IsObject() {
-		return namedType(v, "object", depth)
+	if n.props.IsObject() {
+		return namedType(&n, "object", depth, level)
 	}
-	if v.Get("items").Exists() {
-		return namedType(v, "array", depth)
+	if n.items.Exists() {
+		return namedType(&n, "array", depth, level)
 	}
 	return "any"
 }
 
 // namedType renders a schema of JSON Schema type name.
-func namedType(v gjson.Result, name string, depth int) string {
+func namedType(n *node, name string, depth, level int) string {
 	switch name {
 	case "array":
-		items := v.Get("items")
-		if !items.Exists() {
+		if !n.items.Exists() || n.items.IsArray() { // none, or the tuple form
 			return "array"
 		}
-		if items.IsArray() { // tuple form
-			return "array"
-		}
-		it := typeOf(items, depth)
+		it := typeOf(n.items, depth, level+1)
 		if strings.Contains(it, "|") {
 			it = "(" + it + ")"
 		}
 		return it + "[]"
 	case "object":
-		if depth > 0 || !v.Get("properties").IsObject() {
+		if depth > 0 || !n.props.IsObject() {
 			return "object"
 		}
-		ps := objectParams(v, 1, maxNested)
+		ps := objectParams(n, 1, maxNested)
 		if len(ps) == 0 {
 			return "object"
 		}
@@ -232,9 +287,7 @@ func enumText(e gjson.Result) string {
 func literal(x gjson.Result) string {
 	switch x.Type {
 	case gjson.String:
-		s := clip(x.Str, maxEnumLen)
-		q, _ := json.Marshal(s)
-		return string(q)
+		return quote(clip(x.Str, maxEnumLen))
 	case gjson.Number, gjson.True, gjson.False, gjson.Null:
 		return clip(x.Raw, maxEnumLen)
 	}
@@ -249,14 +302,31 @@ func argName(s string) string {
 	for _, r := range s {
 		if !(r == '_' || r == '-' || r == '.' || r == '$' || r == '@' || r == '/' ||
 			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			q, _ := json.Marshal(s)
-			return string(q)
+			return quote(s)
 		}
 	}
 	if s == "" {
 		return `""`
 	}
 	return s
+}
+
+// quote is s as a JSON string with every control character escaped
+// (encoding/json leaves DEL and the C1 controls as they are).
+func quote(s string) string {
+	q, _ := json.Marshal(s)
+	if !strings.ContainsFunc(string(q), unicode.IsControl) {
+		return string(q)
+	}
+	var b strings.Builder
+	for _, r := range string(q) {
+		if unicode.IsControl(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut "…".

@@ -12,13 +12,21 @@ import (
 // spaces). A digit stays with the letters around it (k8s, s3, oauth2), so
 // abbreviations survive whole.
 func splitWords(s string, dst []string) []string {
+	eachWord(s, func(w string) { dst = append(dst, lower(w)) })
+	return dst
+}
+
+// eachWord calls fn with each word of s as splitWords cuts them, as
+// substrings of s in their own case: the index looks them up in its cache
+// before lower-casing anything.
+func eachWord(s string, fn func(w string)) {
 	start := -1 // start of the current word, in bytes
 	run := -1   // start of the current run of letters and digits
 	parts := 0  // words cut from the run so far
 	var prev rune
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			dst = append(dst, lower(s[start:end]))
+			fn(s[start:end])
 			parts++
 		}
 		start = -1
@@ -29,16 +37,22 @@ func splitWords(s string, dst []string) []string {
 	endRun := func(end int) {
 		flush(end)
 		if parts >= 2 && parts <= 3 {
-			dst = append(dst, lower(s[run:end]))
+			fn(s[run:end])
 		}
 		run, parts = -1, 0
 	}
 	for i := 0; i < len(s); {
 		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
+		var letter, digit, upper bool
+		if r < utf8.RuneSelf {
+			digit = '0' <= r && r <= '9'
+			upper = 'A' <= r && r <= 'Z'
+			letter = upper || 'a' <= r && r <= 'z'
+		} else {
 			r, n = utf8.DecodeRuneInString(s[i:])
+			digit, upper, letter = unicode.IsDigit(r), unicode.IsUpper(r), unicode.IsLetter(r)
 		}
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if !letter && !digit {
 			endRun(i)
 			prev = 0
 			i += n
@@ -46,7 +60,7 @@ func splitWords(s string, dst []string) []string {
 		}
 		if start < 0 {
 			start, run = i, i
-		} else if unicode.IsUpper(r) {
+		} else if upper {
 			// aB: a new word starts at B. ABc: at B, the last capital of
 			// an acronym starting the next word (HTTPServer → http server).
 			if unicode.IsLower(prev) || unicode.IsDigit(prev) && i-start > 1 && !isDigitsOnly(s[start:i]) {
@@ -64,7 +78,6 @@ func splitWords(s string, dst []string) []string {
 		i += n
 	}
 	endRun(len(s))
-	return dst
 }
 
 func isDigitsOnly(s string) bool {

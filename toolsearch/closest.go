@@ -31,13 +31,15 @@ func (ix *Index) Closest(name string, n int) []string {
 	}
 	var cs []cand
 	for i := range ix.tools {
-		full := strings.ToLower(ix.tools[i].Name)
-		sim := editSimilarity(q, full)
+		ov := overlap(qWords, len(qStems), ix.words[i])
+		// The edit similarity it takes to be close with this overlap.
+		need := 2*closeEnough - ov
+		full := ix.lowerNames[i]
+		sim := editSimilarity(q, full, need)
 		if b := bare(full); b != full || qBare != q {
-			sim = max(sim, editSimilarity(qBare, b))
+			sim = max(sim, editSimilarity(qBare, b, need))
 		}
-		sim = (sim + overlap(qWords, len(qStems), ix.words[i])) / 2
-		if sim >= closeEnough {
+		if sim = (sim + ov) / 2; sim >= closeEnough {
 			cs = append(cs, cand{i, sim})
 		}
 	}
@@ -57,6 +59,14 @@ func (ix *Index) Closest(name string, n int) []string {
 		}
 	}
 	return out
+}
+
+func minOf(xs []int) int {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = min(m, x)
+	}
+	return m
 }
 
 // bare is a name without its "prefix__".
@@ -97,25 +107,39 @@ func overlap(q map[string]bool, nq int, tool []string) float64 {
 }
 
 // editSimilarity is 1 - distance/longer length: 1 for equal strings, 0
-// for nothing in common.
-func editSimilarity(a, b string) float64 {
+// for nothing in common. A similarity below need is answered as 0 as soon
+// as it is certain (most names are far from a misspelt one, and the
+// distance then stops after a few rows).
+func editSimilarity(a, b string, need float64) float64 {
 	if a == b {
 		return 1
 	}
-	la, lb := len(a), len(b)
+	la, lb := min(len(a), maxEditLen), min(len(b), maxEditLen)
 	if la == 0 || lb == 0 {
 		return 0
 	}
-	d := editDistance(a, b)
-	return 1 - float64(d)/float64(max(la, lb))
+	longer := float64(max(la, lb))
+	limit := int((1 - need) * longer) // the most edits that still reach need
+	if limit < 0 || max(la, lb)-min(la, lb) > limit {
+		return 0
+	}
+	d := editDistance(a, b, limit)
+	if d > limit {
+		return 0
+	}
+	return 1 - float64(d)/longer
 }
+
+// maxEditLen: names are compared on their first 128 bytes.
+const maxEditLen = 128
 
 // editDistance is the optimal-string-alignment Damerau-Levenshtein
 // distance of a and b in bytes (tool names are ASCII in practice; other
-// bytes still compare correctly, only a multi-byte typo costs more than 1).
-// Names longer than 128 bytes are compared on their first 128.
-func editDistance(a, b string) int {
-	const maxLen = 128
+// bytes still compare correctly, only a multi-byte typo costs more than 1),
+// or some number above limit once the distance is sure to pass it. Names
+// longer than maxEditLen bytes are compared on their first maxEditLen.
+func editDistance(a, b string, limit int) int {
+	const maxLen = maxEditLen
 	a, b = a[:min(len(a), maxLen)], b[:min(len(b), maxLen)]
 	var rows [3][maxLen + 1]int
 	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
@@ -124,6 +148,7 @@ func editDistance(a, b string) int {
 	}
 	for i := 1; i <= len(a); i++ {
 		cur[0] = i
+		rowMin := i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
@@ -134,6 +159,12 @@ func editDistance(a, b string) int {
 				v = min(v, prev2[j-2]+1)
 			}
 			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		// A row's minimum never falls in later rows, but a transposition
+		// reads two rows back: stop only when both rows are past limit.
+		if rowMin > limit && i > 1 && minOf(prev[:len(b)+1]) > limit {
+			return limit + 1
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}

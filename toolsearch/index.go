@@ -73,15 +73,16 @@ const k1 = 1.2
 // Index ranks a fixed set of tools. Build it once per catalogue change
 // with [NewIndex]; it is immutable and safe for concurrent use.
 type Index struct {
-	tools    []Tool
-	termID   map[string]int32
-	postings [][]posting // by term ID, in tool order
-	idf      []float32   // by term ID
-	groupIDF map[string]float32
-	byName   map[string]int
-	words    [][]string // the stemmed words of each exposed name, for Closest
-	nameIDs  [][]int32  // the distinct term IDs of each tool's name field
-	scratch  sync.Pool  // *scratch
+	tools      []Tool
+	termID     map[string]int32
+	postings   [][]posting // by term ID, in tool order
+	idf        []float32   // by term ID
+	groupIDF   map[string]float32
+	byName     map[string]int
+	lowerNames []string   // the exposed names in lower case, for Closest
+	words      [][]string // the stemmed words of each exposed name, for Closest
+	nameIDs    [][]int32  // the distinct term IDs of each tool's name field
+	scratch    sync.Pool  // *scratch
 }
 
 // A posting is one tool containing a term, with the term's whole BM25F
@@ -131,8 +132,10 @@ func NewIndex(tools []Tool) *Index {
 	var paramText strings.Builder
 	for i := range tools {
 		t := &tools[i]
-		if _, dup := ix.byName[strings.ToLower(t.Name)]; !dup {
-			ix.byName[strings.ToLower(t.Name)] = i
+		low := strings.ToLower(t.Name)
+		ix.lowerNames = append(ix.lowerNames, low)
+		if _, dup := ix.byName[low]; !dup {
+			ix.byName[low] = i
 		}
 		add := func(f int, s string) {
 			infos = infos[:0]

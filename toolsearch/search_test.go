@@ -62,12 +62,15 @@ func TestEditDistance(t *testing.T) {
 		{"same", "same", 0}, {"abc", "xyz", 3},
 	}
 	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
+		if got := editDistance(tt.a, tt.b, 1000); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
+	if got := editDistance("kitten", "sitting", 1); got <= 1 {
+		t.Errorf("editDistance with limit 1 = %d, want > 1", got)
+	}
 	long := strings.Repeat("a", 500)
-	if got := editDistance(long, long+"b"); got != 0 {
+	if got := editDistance(long, long+"b", 1000); got != 0 {
 		t.Errorf("long names compare on their first 128 bytes: got %d", got)
 	}
 }

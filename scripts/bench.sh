@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make bench: Go benchmarks of every package, then each scripts/bench-*.sh,
 # which run a reference tool (tiktoken, GNU grep, jq) side by side with ours
-# on the same input and print medians and ratios. Figures only: nothing
-# here passes or fails on time.
+# on the same input and print medians and ratios (bench-toolsearch.sh has no
+# reference tool: it prints tool search's recall, answer tokens and latency).
+# Figures only: nothing here passes or fails on time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 echo "== Go benchmarks (go test -bench . -benchtime 1s -count 1 -run '^$' ./...)"

@@ -35,13 +35,13 @@ type param struct {
 //
 //	owner: string, repo: string, state?: "open"|"closed"|"all", labels?: string[]
 //
-// Enums show at most four values then "|…"; past 40 arguments, "…+N more"
-// says how many are not shown; arrays are "T[]"; an object
+// Enums show at most four values then "|…"; arrays are "T[]"; an object
 // with properties shows their names one level deep ("{path, body, line?}"),
 // deeper ones are "object"; anyOf and oneOf join their alternatives with
-// "|"; a schema with no type is "any". A schema with no properties, or one
-// that is not valid JSON, gives "". Signature never panics, whatever the
-// schema.
+// "|"; a schema with no type is "any". Past 40 arguments (optional ones
+// going first), "…+N more" says how many are not shown. A schema with no
+// properties, or one that is not valid JSON, gives "". Signature never
+// panics, whatever the schema.
 func Signature(schema json.RawMessage) string {
 	ps := params(schema)
 	return joinParams(ps, 0)
@@ -67,25 +67,25 @@ func objectParams(o *node, depth, limit int) []param {
 	if !props.IsObject() {
 		return nil
 	}
-	var req []string
+	req := map[string]bool{}
 	o.required.ForEach(func(_, v gjson.Result) bool {
 		if v.Type == gjson.String {
-			req = append(req, v.Str)
+			req[v.Str] = true
 		}
 		return true
 	})
-	// Required arguments first, then optional ones while there is room:
-	// a required argument is never the one left out.
+	// Required arguments first, then optional ones while there is room,
+	// so that an optional one is left out before any required one.
 	var out []param
 	total := 0
 	for _, wantReq := range [...]bool{true, false} {
 		props.ForEach(func(k, v gjson.Result) bool {
-			r := contains(req, k.String())
+			r := req[k.String()]
 			if r != wantReq {
 				return true
 			}
 			total++
-			if len(out) >= limit && !r {
+			if len(out) >= limit {
 				return true // counted, not shown
 			}
 			var b strings.Builder

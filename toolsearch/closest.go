@@ -22,6 +22,7 @@ func (ix *Index) Closest(name string, n int) []string {
 		return nil
 	}
 	q := strings.ToLower(strings.TrimSpace(name))
+	q = q[:min(len(q), maxEditLen*2)] // names are short; a long one is compared on its start
 	qBare := bare(q)
 	qStems := stemmedWords(q)
 	qWords := expandWords(qStems)

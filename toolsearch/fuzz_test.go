@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -81,4 +82,34 @@ func FuzzSearch(f *testing.F) {
 		}
 		_ = OneLine(desc, limit)
 	})
+}
+
+// TestHugeInputs: inputs far larger than any real one stay linear (this
+// would time out, not fail, if one were quadratic).
+func TestHugeInputs(t *testing.T) {
+	tools, _ := loadCatalogue(t)
+	words := strings.Repeat("list issues pods word", 50_000)
+	huge := append(append([]Tool(nil), tools...), Tool{Name: strings.Repeat("a_b_", 50_000), Description: words})
+	ix := NewIndex(huge)
+	ix.Search(words, 5)
+	ix.Closest(words, 3)
+	var props strings.Builder
+	props.WriteString(`{"type":"object","required":[`)
+	for i := range 50_000 {
+		if i > 0 {
+			props.WriteByte(',')
+		}
+		props.WriteString(`"p` + strconv.Itoa(i) + `"`)
+	}
+	props.WriteString(`],"properties":{`)
+	for i := range 50_000 {
+		if i > 0 {
+			props.WriteByte(',')
+		}
+		props.WriteString(`"p` + strconv.Itoa(i) + `":{"type":"string"}`)
+	}
+	props.WriteString(`}}`)
+	if sig := Signature(json.RawMessage(props.String())); len(sig) > 2000 {
+		t.Errorf("signature of %d bytes for 50,000 arguments", len(sig))
+	}
 }

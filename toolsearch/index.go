@@ -36,6 +36,10 @@ type Hit struct {
 	Score float64
 }
 
+// MaxQueryWords is how many words of a query count (stop words aside): a
+// request is a sentence, and the words past these would only cost time.
+const MaxQueryWords = 64
+
 // DefaultLimit is the number of hits [Index.Search] answers for a limit of
 // zero or less.
 const DefaultLimit = 5
@@ -274,7 +278,8 @@ func (ix *Index) Lookup(name string) (int, bool) {
 // limit of them ([DefaultLimit] for 0 or less, capped at [MaxLimit]). A
 // query that is exactly a tool's exposed name answers that tool first.
 // Tools that match no word of the query are never answered, so an empty
-// or all-stop-word query answers nothing.
+// or all-stop-word query answers nothing. Only the first [MaxQueryWords]
+// words count.
 func (ix *Index) Search(query string, limit int) []Hit {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -284,6 +289,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	defer ix.scratch.Put(s)
 
 	s.words, s.buf = terms(query, s.words[:0], s.buf)
+	s.words = s.words[:min(len(s.words), MaxQueryWords)]
 	s.touched = s.touched[:0]
 	s.matchedIDs = s.matchedIDs[:0]
 	for i, w := range s.words {
@@ -476,6 +482,7 @@ func (c wordCache) info(ix *Index, raw string) wordInfo {
 // what Closest compares.
 func stemmedWords(name string) []string {
 	ws := splitWords(name, nil)
+	ws = ws[:min(len(ws), MaxQueryWords)] // a name of thousands of words is no name
 	out := ws[:0]
 	for _, w := range ws {
 		s := stem(w)

@@ -21,6 +21,10 @@ type query struct {
 	Query  string   `json:"query"`
 	Expect []string `json:"expect"`
 	Kind   string   `json:"kind"` // "words": with the tool's own words; "paraphrase": without
+	// Holdout marks the requests written after the weights and synonyms
+	// were chosen on the others, and never tuned on: their recall is the
+	// out-of-sample figure.
+	Holdout bool `json:"holdout,omitempty"`
 }
 
 var (

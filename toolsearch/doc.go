@@ -50,7 +50,8 @@
 // tool: its best match, never the sum over synonyms. A tool whose name the
 // query holds in full scores up to 1.5 times more ("list open issues"
 // prefers list_issues to search_issues). A query equal to an exposed name
-// answers that tool first.
+// answers that tool first. Hits scoring under 30% of the best are left
+// out, so an answer may be shorter than its limit.
 //
 // # Caveats
 //

@@ -21,7 +21,29 @@ type Config struct {
 	Explore       Explore
 	HTTP          HTTP
 	Retention     Retention
+	Catalogue     Catalogue
 }
+
+// Catalogue is [catalogue]: how upstream tools reach the client's listing.
+type Catalogue struct {
+	// Mode is CatalogueFull (default: every upstream tool is listed) or
+	// CatalogueSearch (upstream tools are found with search_tools and
+	// run with call_tool; only servers with listing = "always" are
+	// listed).
+	Mode string
+}
+
+// Catalogue modes.
+const (
+	CatalogueFull   = "full"
+	CatalogueSearch = "search"
+)
+
+// Server listings in [CatalogueSearch] mode.
+const (
+	ListingSearch = "search" // found with search_tools (the default)
+	ListingAlways = "always" // listed as in full mode
+)
 
 // Agent describes the model an agent runs on and its scratchpad settings.
 type Agent struct {
@@ -107,7 +129,11 @@ type Server struct {
 	// clients (sampling, elicitation, roots) are refused and its log
 	// messages are not forwarded, since they could belong to any owner.
 	// Without bearer tokens there is one owner and it has no effect.
-	Shared  bool
+	Shared bool
+	// Listing is listing: in [CatalogueSearch] mode, ListingAlways keeps
+	// this server's tools in the client's listing; ListingSearch (or "")
+	// leaves them to search_tools.
+	Listing string
 	Timeout time.Duration // per call; default 60s
 
 	// RestartMaxAttempts bounds consecutive restarts of a stdio server:

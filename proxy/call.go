@@ -251,8 +251,16 @@ func (p *Proxy) Complete(ctx context.Context, s Session, refType, ref string, ar
 
 // ListTools, ListResources, ListResourceTemplates and ListPrompts return
 // the exposed upstream items as raw JSON, in the upstreams' order
-// (servers in config order).
-func (p *Proxy) ListTools() []json.RawMessage { return p.cat.snapshot().tools.raws() }
+// (servers in config order). In search mode ListTools holds only the
+// tools of servers with listing = "always": see [Proxy.ListToolsWith].
+func (p *Proxy) ListTools() []json.RawMessage { return p.ListToolsWith(nil) }
+
+// ListToolsWith is ListTools plus, in search mode, the hidden tools found
+// reports true for: those a session found with search_tools.
+func (p *Proxy) ListToolsWith(found func(name string) bool) []json.RawMessage {
+	raws, _ := p.cat.snapshot().tools.listed(found)
+	return raws
+}
 
 // ListResources: see [Proxy.ListTools].
 func (p *Proxy) ListResources() []json.RawMessage { return p.cat.snapshot().resources.raws() }
@@ -266,10 +274,12 @@ func (p *Proxy) ListResourceTemplates() []json.RawMessage {
 func (p *Proxy) ListPrompts() []json.RawMessage { return p.cat.snapshot().prompts.raws() }
 
 // Names returns the exposed names of each kind, for registering them
-// with the MCP server (which announces changes).
+// with the MCP server (which announces changes). In search mode tools
+// are those listed (see [Proxy.ListTools]).
 func (p *Proxy) Names() (tools, resources, templates, prompts []string) {
 	s := p.cat.snapshot()
-	return s.tools.order, s.resources.order, s.templates.order, s.prompts.order
+	_, tools = s.tools.listed(nil)
+	return tools, s.resources.order, s.templates.order, s.prompts.order
 }
 
 // SetLogLevel records the session's logging level and forwards the most

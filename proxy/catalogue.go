@@ -9,6 +9,8 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -24,6 +26,9 @@ type route struct {
 	prefix string          // "" or "<server>+" for a colliding URI or template
 	raw    json.RawMessage // the definition as exposed
 	match  *uritemplate.Template
+	// hidden: a tool left out of the listing in search mode (found with
+	// search_tools instead).
+	hidden bool
 }
 
 // listing is one kind of item: routes by exposed key, and the keys in
@@ -40,6 +45,18 @@ func (l listing) raws() []json.RawMessage {
 		out[i] = l.byKey[k].raw
 	}
 	return out
+}
+
+// listed returns the raw items not hidden, and the hidden ones found
+// says to list too, in the listing's order.
+func (l listing) listed(found func(string) bool) (raws []json.RawMessage, names []string) {
+	for _, k := range l.order {
+		if rt := l.byKey[k]; !rt.hidden || found != nil && found(k) {
+			raws = append(raws, rt.raw)
+			names = append(names, k)
+		}
+	}
+	return raws, names
 }
 
 func (l *listing) add(key string, rt *route) {
@@ -67,6 +84,8 @@ func (l listing) equal(o listing) bool {
 // changed, so readers need no lock once they hold it.
 type snapshot struct {
 	tools, resources, templates, prompts listing
+	// index ranks the tools for search_tools; nil unless searching.
+	index *toolsearch.Index
 }
 
 // catalogue is the combined list of the upstreams' tools, resources,
@@ -82,6 +101,7 @@ type catalogue struct {
 	snap                   snapshot
 	ownTools, ownResources map[string]bool
 	ownPrompts             map[string]bool
+	search                 bool // [catalogue] mode = "search"
 }
 
 func (c *catalogue) reserve(tools, resources, prompts []string) {
@@ -126,7 +146,7 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 				log.Warn("upstream tool skipped: invalid definition", "server", cfg.Name, "tool", it.Name, "error", err)
 				continue
 			}
-			s.tools.add(name, &route{up: u, orig: it.Name, raw: raw})
+			s.tools.add(name, &route{up: u, orig: it.Name, raw: raw, hidden: c.search && cfg.Listing != config.ListingAlways})
 		}
 		resources, templates, prompts := u.Lists()
 		for _, it := range resources {
@@ -181,6 +201,9 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 			}
 			s.prompts.add(name, &route{up: u, orig: it.Name, raw: raw})
 		}
+	}
+	if c.search {
+		s.index = searchIndex(s.tools)
 	}
 	c.mu.Lock()
 	old := c.snap

@@ -42,6 +42,10 @@ type Options struct {
 	// OnChange is called, off any read loop, after the exposed catalogue
 	// changed: the server tells its clients (list_changed).
 	OnChange func(Kind)
+	// Search is [catalogue] mode = "search": upstream tools are found
+	// with search_tools and run with call_tool (see [Proxy.SearchTools]);
+	// only servers with listing = "always" are listed.
+	Search bool
 
 	// shared are upstreams a [Pool] made once for every owner's proxy,
 	// by server name: this proxy uses them but neither starts nor stops
@@ -100,7 +104,12 @@ func New(opts Options) *Proxy {
 		progress: map[string]*progressRoute{},
 		sessions: newSessions(),
 	}
-	p.cat.reserve(opts.ReservedTools, opts.ReservedResources, opts.ReservedPrompts)
+	reserved := opts.ReservedTools
+	if opts.Search {
+		reserved = append(append([]string(nil), reserved...), SearchToolName, CallToolName)
+	}
+	p.cat.reserve(reserved, opts.ReservedResources, opts.ReservedPrompts)
+	p.cat.search = opts.Search
 	for _, sc := range opts.Servers {
 		if u := opts.shared[sc.Name]; u != nil {
 			p.ups = append(p.ups, u)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -65,7 +66,11 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 					own = append(own, t)
 				}
 			}
-			raw, err := listJSON("tools", own, px.ListTools())
+			listed := px.ListTools()
+			if px.Searching() {
+				listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)
+			}
+			raw, err := listJSON("tools", own, listed)
 			return &rawListTools{raw: raw}, err
 		case "tools/call":
 			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
@@ -73,23 +78,42 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			meta := map[string]any(p.Meta)
+			name, args := p.Name, p.Arguments
+			searching := px.Searching() && (name == proxy.SearchToolName || name == proxy.CallToolName)
+			if searching {
+				px.AwaitStarted(ctx, 0)
+			}
+			if searching && name == proxy.CallToolName {
+				// The tool it names runs exactly as if it were listed and
+				// called: accounting, divert, progress, cancellation.
+				n, a, errRes := px.CallToolTarget(ctx, args)
+				if errRes != nil {
+					return &rawCallTool{raw: errRes, wire: se.wire}, nil
+				}
+				name, args = n, a
+			}
 			if h := se.srv.opts.ToolCall; h != nil {
-				c, err := h(ctx, p.Name, meta)
+				c, err := h(ctx, name, meta)
 				if err != nil {
 					return toolError(err.Error()), nil
 				}
 				ctx = c
 			}
-			if !px.HasTool(p.Name) && !se.ownTool(p.Name) {
+			if searching && name == proxy.SearchToolName {
+				raw, found := px.SearchTools(ctx, args)
+				se.addFound(found)
+				return &rawCallTool{raw: raw, wire: se.wire}, nil
+			}
+			if !px.HasTool(name) && !se.ownTool(name) {
 				// A client that calls before listing (2026-07-28 has no
 				// initialize to wait in) may be ahead of upstreams still
 				// starting.
 				px.AwaitStarted(ctx, 0)
 			}
-			if !px.HasTool(p.Name) {
+			if !px.HasTool(name) {
 				break // own tool, or unknown: go-sdk answers
 			}
-			raw, err := px.CallTool(ctx, se, p.Name, p.Arguments, meta)
+			raw, err := px.CallTool(ctx, se, name, args, meta)
 			if err != nil {
 				return nil, clientError(err)
 			}

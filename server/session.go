@@ -39,6 +39,7 @@ type session struct {
 	registered map[string]map[string]bool // kind → upstream names registered with go-sdk
 	watches    map[string]func()          // own resource URI → stop watching
 	listed     bool                       // tools/list answered once
+	found      map[string]bool            // in search mode: tools found with search_tools, listed from then on
 }
 
 func (s *Server) newSession(info SessionInfo) (*session, error) {
@@ -140,6 +141,38 @@ func (se *session) attachProxy() {
 	se.proxied.Do(func() { se.proxy().Attach(se) })
 }
 
+// isFound reports whether the session found tool name with search_tools.
+func (se *session) isFound(name string) bool {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.found[name]
+}
+
+// addFound lists the tools a search found from now on: registered with
+// go-sdk, which tells a client that refreshes (tools/list_changed).
+// Bounded: a session lists at most maxFound of them.
+func (se *session) addFound(names []string) {
+	se.mu.Lock()
+	added := false
+	for _, n := range names {
+		if !se.found[n] && len(se.found) < maxFound {
+			if se.found == nil {
+				se.found = map[string]bool{}
+			}
+			se.found[n] = true
+			added = true
+		}
+	}
+	se.mu.Unlock()
+	if added {
+		se.syncUpstream(proxy.KindTools)
+	}
+}
+
+// maxFound bounds the tools search adds to one session's listing: the
+// listing must stay small, or search mode would not be worth it.
+const maxFound = 64
+
 // proxy is what the session forwards to: its owner's proxy once live.
 func (se *session) proxy() *proxy.Proxy {
 	se.mu.Lock()
@@ -196,6 +229,14 @@ func (se *session) syncUpstream(kind proxy.Kind) {
 	tools, resources, templates, prompts := px.Names()
 	se.mu.Lock()
 	defer se.mu.Unlock()
+	if px.Searching() && len(se.found) > 0 {
+		tools = append([]string(nil), tools...)
+		for n := range se.found {
+			if px.HasTool(n) {
+				tools = append(tools, n)
+			}
+		}
+	}
 	diff := func(k string, names []string, add func(string) bool, remove func([]string)) {
 		have := se.registered[k]
 		if have == nil {

@@ -90,6 +90,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		Servers: cfg.Servers, Logger: log, Version: versionString(),
 		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,
 		StartWait: upstreamStartWait,
+		Search:    cfg.Catalogue.Mode == config.CatalogueSearch,
 		Agent: func(ctx context.Context) (*divert.Agent, error) {
 			ag, err := a.agents.Resolve(ctx)
 			if err != nil {

@@ -23,9 +23,26 @@ import (
 // no additionalProperties:false, no destructiveHint on read-only tools. The
 // bounds are the issue's 2,500 o200k and claude's figure + 2%.
 func TestToolsListTokens(t *testing.T) {
+	n, no, nc := listTokens(t, "")
+	if n != 15 || no > 2500 || nc > 2630 {
+		t.Fatalf("tools/list has %d tools, %d o200k and %d claude-sonnet-4 tokens; the bound is 15 tools, 2,500 o200k and 2,630 claude-sonnet-4 tokens", n, no, nc)
+	}
+	// Search mode adds search_tools and call_tool: at most 600 tokens
+	// (issue 28), in place of every upstream tool.
+	sn, sno, snc := listTokens(t, "\n[catalogue]\nmode = \"search\"\n")
+	t.Logf("search mode adds %d o200k, %d claude-sonnet-4 tokens", sno-no, snc-nc)
+	if sn != n+2 || sno-no > 600 || snc-nc > 600 {
+		t.Fatalf("search mode lists %d tools, %d o200k (+%d) and %d claude-sonnet-4 (+%d) tokens; the bound is own tools + 2 and + 600 tokens", sn, sno, sno-no, snc, snc-nc)
+	}
+}
+
+// listTokens lists a coordinator's tools with no upstreams configured and
+// counts them as go-sdk encodes them.
+func listTokens(t *testing.T, extra string) (n, o200kTokens, claudeTokens int) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("memory_dir = %q\n", filepath.Join(dir, "mem"))), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("memory_dir = %q\n", filepath.Join(dir, "mem"))+extra), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	base := startHTTP(t, "http", cfg)
@@ -48,7 +65,5 @@ func TestToolsListTokens(t *testing.T) {
 	}
 	no, nc := o200k.Count(data), claude.Count(data)
 	t.Logf("tools/list: %d tools, %d tokens o200k, %d claude-sonnet-4", len(res.Tools), no, nc)
-	if len(res.Tools) != 15 || no > 2500 || nc > 2630 {
-		t.Fatalf("tools/list has %d tools, %d o200k and %d claude-sonnet-4 tokens; the bound is 15 tools, 2,500 o200k and 2,630 claude-sonnet-4 tokens", len(res.Tools), no, nc)
-	}
+	return len(res.Tools), no, nc
 }

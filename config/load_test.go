@@ -226,6 +226,13 @@ func TestParseEdgeCases(t *testing.T) {
 		{"tilde alone", "memory_dir = \"~\"", ""},
 		{"restart never", "[mcp.servers.a]\ncmd='x'\nrestart_max_attempts = -1", ""},
 		{"timeout int", "[mcp.servers.a]\ncmd='x'\ntimeout = 30", ""},
+		{"search mode", "[catalogue]\nmode = \"search\"\n[mcp.servers.a]\ncmd='x'\nlisting = \"always\"\nshared = true", ""},
+		{"catalogue mode typo", "[catalogue]\nmode = \"serch\"", "2:1: catalogue.mode"},
+		{"catalogue key typo", "[catalogue]\nmdoe = \"search\"", "catalogue.mdoe: unknown key"},
+		{"listing value", "[mcp.servers.a]\ncmd='x'\nlisting = \"never\"", "3:1: mcp.servers.a.listing"},
+		{"shared not a bool", "[mcp.servers.a]\ncmd='x'\nshared = \"yes\"", "mcp.servers.a.shared: want true or false"},
+		{"upstream idle", "[http]\nupstream_idle = \"5m\"", ""},
+		{"upstream idle zero", "[http]\nupstream_idle = 0", "http.upstream_idle"},
 		{"date value", "memory_dir = 1979-05-27", "1:1: memory_dir: want a string, got date-time"},
 		{"servers not a table", "mcp = { servers = 3 }", "mcp.servers: want a table, got integer"},
 		{"server not a table", "[mcp.servers]\na = 3", "2:1: mcp.servers.a: want a table, got integer"},
@@ -248,7 +255,7 @@ func TestParseEdgeCases(t *testing.T) {
 		{"long prefix", "[mcp.servers.a]\ncmd='x'\nprefix = \"" + strings.Repeat("p", 65) + "\"", "prefix longer than 64"},
 		{"bad port", "[http]\naddr = \"127.0.0.1:99999\"", "invalid port"},
 		{"float type for int", "[explore]\ncache_mb = 1.5", "want an integer, got float"},
-		{"strings that look like keys", "a = \"\"\"\nx = \\\"\"\" [not] \"\"\n\"\"\"\nb = '''\n[t]'''\n\"c\\u0041\" = 1", "4:1: b: unknown key \"b\" (known keys: memory_dir, agent, mcp, orchestration, pad, explore, http, retention)\nt.toml:6:1: cA: unknown key"},
+		{"strings that look like keys", "a = \"\"\"\nx = \\\"\"\" [not] \"\"\n\"\"\"\nb = '''\n[t]'''\n\"c\\u0041\" = 1", "4:1: b: unknown key \"b\" (known keys: memory_dir, agent, mcp, orchestration, pad, explore, http, retention, catalogue)\nt.toml:6:1: cA: unknown key"},
 		{"origin ok", "[http]\naddr = \":0\"\nallowed_origins = [\"http://localhost:3000/\"]", ""},
 	}
 	for _, tt := range tests {

@@ -156,6 +156,9 @@ func (p *Proxy) unknown(ix *toolsearch.Index, name, what string) json.RawMessage
 
 // charge charges what the model reads of res to the caller's budget.
 func (p *Proxy) charge(ctx context.Context, res json.RawMessage) {
+	if p.opts.Agent == nil {
+		return
+	}
 	if agent, err := p.opts.Agent(ctx); err == nil {
 		divert.Charge(agent, res, true)
 	}

@@ -117,9 +117,21 @@ func (d *doctor) run(cfgPath string) {
 	defer cancel()
 	a.proxy.Start(ctx, nil)
 	defer a.proxy.Close()
+	bare := bareClient(ctx, cfg, d)
+	defer bare.Close()
 	settled := waitUpstreams(a.proxy.Upstreams(), d.wait, d.progress)
+	// Started with the others: ready by now, or soon.
+	waitUpstreams(bare.Upstreams(), d.wait/4, io.Discard)
+	bareOf := map[string]*upstream.Upstream{}
+	for _, u := range bare.Upstreams() {
+		bareOf[u.Name()] = u
+	}
 
 	tools := a.proxy.Tools()
+	exposed := map[string]bool{}
+	for _, t := range tools {
+		exposed[t.Name] = true
+	}
 	for _, u := range a.proxy.Upstreams() {
 		sc := u.Config()
 		state, uerr := u.State()
@@ -152,6 +164,7 @@ func (d *doctor) run(cfgPath string) {
 		if n == 0 {
 			fmt.Fprintln(d.out, "  (no tools exposed: check mcp_filter and name clashes)")
 		}
+		d.reportHidden(cfg, u, bareOf[sc.Name], exposed)
 	}
 }
 

@@ -203,3 +203,31 @@ func doctorMust(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// doctor says which tools a client may not be shown, and why (issue 27):
+// a server that lists tools by the capabilities a client declares, an
+// mcp_filter, search mode.
+func TestDoctorSaysWhatClientsDoNotSee(t *testing.T) {
+	cfg, _ := doctorConfig(t, `
+[catalogue]
+mode = "search"
+
+[mcp.servers.up]
+`+strings.Replace(doctorUpstream(t), "\"stdio\" }", "\"stdio\", "+testupstream.EnvByCapabilities+" = \"1\" }", 1)+`
+mcp_filter = ["echo", "ask_*"]
+`)
+	code, out, stderr := runCLI(t, "doctor", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	for _, w := range []string{
+		`(?m)^  ask_sampling +never intercepted$`,
+		`(?m)^  hidden by mcp_filter: add_prompt, add_tool, block, .* and \d+ more$`,
+		`(?m)^  listed only to clients that declare sampling, elicitation or roots: ask_elicitation, ask_roots, ask_sampling \(`,
+		`(?m)^  \[catalogue\] mode = "search": these tools are found with search_tools`,
+	} {
+		if !regexp.MustCompile(w).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", w, out)
+		}
+	}
+}

@@ -187,7 +187,38 @@ func New() *mcp.Server {
 			return text(strconv.Itoa(os.Getpid())), nil
 		})
 	addTransparency(s)
+	if os.Getenv(EnvByCapabilities) != "" {
+		s.AddReceivingMiddleware(listByCapabilities)
+	}
 	return s
+}
+
+// EnvByCapabilities, set to any value, makes the upstream list its
+// sampling, elicitation and roots tools only to a client that declared
+// that capability, as server-everything does.
+const EnvByCapabilities = "SCRATCHPAD_TESTUPSTREAM_BY_CAPS"
+
+func listByCapabilities(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		lr, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		caps := &mcp.ClientCapabilities{}
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.InitializeParams() != nil && ss.InitializeParams().Capabilities != nil {
+			caps = ss.InitializeParams().Capabilities
+		}
+		needs := map[string]bool{"ask_sampling": caps.Sampling != nil, "ask_elicitation": caps.Elicitation != nil, "ask_roots": caps.RootsV2 != nil}
+		out := *lr
+		out.Tools = nil
+		for _, t := range lr.Tools {
+			if ok, listed := needs[t.Name]; !listed || ok {
+				out.Tools = append(out.Tools, t)
+			}
+		}
+		return &out, nil
+	}
 }
 
 // arg is one argument of a tool's input schema.

@@ -414,7 +414,7 @@ func (c *httpConn) carry(ctx context.Context, s *httpStream, w http.ResponseWrit
 	s.release = make(chan struct{})
 	if c.store != nil && s.version >= "2025-11-25" {
 		if err := c.store.Append(ctx, c.id, s.id, nil); err == nil {
-			_ = writeEvent(w, "prime", s.id+"_"+strconv.Itoa(s.next), nil)
+			_ = writePrime(w, s.id+"_"+strconv.Itoa(s.next))
 			s.next++
 		}
 	}
@@ -481,6 +481,20 @@ func writeEvent(w http.ResponseWriter, name, id string, data ...[]byte) error {
 		return err
 	}
 	return rc.Flush()
+}
+
+// primeRetry is the reconnection delay a prime event gives (SSE retry:
+// field, SEP-1699): how long a client whose stream broke waits before it
+// resumes with Last-Event-ID.
+const primeRetry = time.Second
+
+// writePrime writes a prime event: an id to resume from and the retry
+// delay, with empty data, which clients do not take as a message.
+func writePrime(w http.ResponseWriter, id string) error {
+	if _, err := fmt.Fprintf(w, "event: prime\nid: %s\nretry: %d\ndata: \n\n", id, primeRetry.Milliseconds()); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
 }
 
 // lineBreak is the index of data's first CR or LF, or -1: two byte

@@ -300,6 +300,12 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// The stream's features are the session's: a client that names an
+	// older version in a header (some send 2025-03-26 on every request)
+	// still negotiated resumable streams at initialize.
+	if ip := hs.ss.InitializeParams(); ip != nil && ip.ProtocolVersion > version && ip.ProtocolVersion < newProtocol {
+		version = ip.ProtocolVersion
+	}
 	s, dup, err := hs.conn.open(r.Context(), rand.Text(), version, calls)
 	switch {
 	case errors.Is(err, errSessionClosed):

@@ -68,7 +68,7 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 
 // sse is one server-sent event as a client reads it (data lines joined
 // with newlines, as the spec says).
-type sse struct{ name, id, data string }
+type sse struct{ name, id, data, retry string }
 
 // readSSE reads the events of r until it ends or until stop says so.
 func readSSE(r io.Reader, stop func(sse) bool) ([]sse, error) {
@@ -105,6 +105,8 @@ func readSSE(r io.Reader, stop func(sse) bool) ([]sse, error) {
 			case "data":
 				data = append(data, value)
 				hasData = true
+			case "retry":
+				cur.retry = value
 			}
 		}
 	}
@@ -303,6 +305,38 @@ func TestStreamableSession(t *testing.T) {
 // TestStreamableStandaloneStream: what the server says outside any
 // request (progress sent with a context of no request) waits in the store until the client opens its
 // GET stream, and only one GET carries that stream at a time.
+// Every POST stream of a 2025-11-25 session starts with a prime event
+// carrying an id and a retry delay (SEP-1699), even when the request's
+// header names an older version (the conformance client sends 2025-03-26
+// on every request after initialize): the session negotiated resumable
+// streams.
+func TestStreamablePrimeEvents(t *testing.T) {
+	e := startStreamable(t, StreamableHTTPOptions{})
+	sid, events := e.initialize(t, "2025-11-25")
+	if len(events) == 0 || events[0].name != "prime" || events[0].retry != "1000" {
+		t.Fatalf("initialize stream %v: want a prime event with retry first", events)
+	}
+	for _, header := range []string{"2025-11-25", "2025-03-26"} {
+		resp := e.do(t, http.MethodPost, sid, header, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+		got, _ := readSSE(resp.Body, answers(7))
+		resp.Body.Close()
+		if len(got) < 2 || got[0].name != "prime" || got[0].id == "" || got[0].data != "" || got[0].retry != "1000" {
+			t.Errorf("header %s: events %+v: want a prime event (id, retry, no data) first", header, got)
+		}
+	}
+	// A session of an older version gets none.
+	sid, events = e.initialize(t, "2025-06-18")
+	if len(events) == 0 || events[0].name == "prime" {
+		t.Fatalf("2025-06-18 initialize: %v", events)
+	}
+	resp := e.do(t, http.MethodPost, sid, "2025-06-18", `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	got, _ := readSSE(resp.Body, answers(8))
+	resp.Body.Close()
+	if len(got) == 0 || got[0].name == "prime" {
+		t.Errorf("2025-06-18 session: %v", got)
+	}
+}
+
 func TestStreamableStandaloneStream(t *testing.T) {
 	e := startStreamable(t, StreamableHTTPOptions{})
 	sid, _ := e.initialize(t, "2025-11-25")

@@ -53,6 +53,8 @@ type Registry struct {
 
 	finishing sync.WaitGroup // records of finished agents waiting for their counts
 
+	quotas *quotas // [retention] owner_max_bytes
+
 	padMu sync.Mutex
 	pads  map[string]*pad.Pad // by location (directory or Redis pad id): agents of a run share one
 	redis *pad.Redis          // [pad] backend = "redis": one client for every pad, made on first use
@@ -74,7 +76,8 @@ func NewRegistry(opts Options) (*Registry, error) {
 		opts.Logger = slog.Default()
 	}
 	r := &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
-		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{}}
+		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{},
+		quotas: &quotas{max: opts.Config.Retention.OwnerMaxBytes, by: map[string]*ownerUse{}}}
 	r.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
 		ag, err := r.Resolve(ctx)
 		if err != nil {
@@ -295,7 +298,10 @@ func (a *Agent) Divert() *divert.Agent {
 		OnStore:     a.point,
 		OnReturn:    a.Budget.Charge,
 		Track:       a.Budget.Track,
-		Structured:  a.Settings.Scratchpad.ResultView == config.ViewStructured,
+		Reserve: func(n int64) error {
+			return a.reg.quotas.reserve(a.ID.Owner, a.Layout.Base, n)
+		},
+		Structured: a.Settings.Scratchpad.ResultView == config.ViewStructured,
 	}
 }
 

@@ -9,10 +9,15 @@ import (
 
 // Retention is [retention]: what sweeps of memory_dir keep.
 type Retention struct {
-	Enabled       bool          // default true: sweep at start and every Interval in serve
-	MaxAge        time.Duration // stored outputs; default 7 days; 0 keeps them
-	RunsMaxAge    time.Duration // finished runs, whole; default 30 days; 0 keeps them
-	MaxBytes      int64         // whole memory_dir; 0 (default): no cap
+	Enabled    bool          // default true: sweep at start and every Interval in serve
+	MaxAge     time.Duration // stored outputs; default 7 days; 0 keeps them
+	RunsMaxAge time.Duration // finished runs, whole; default 30 days; 0 keeps them
+	MaxBytes   int64         // whole memory_dir; 0 (default): no cap
+	// OwnerMaxBytes bounds what one bearer token owner has stored under
+	// memory_dir (its owners/<owner>/ tree): past it, that owner's
+	// outputs are not diverted (a tool error says why) while other owners
+	// go on. 0 (default): no bound.
+	OwnerMaxBytes int64
 	UsageMaxBytes int64         // usage.jsonl rotated above this; default 16 MiB; 0: never
 	UsageKeep     int           // rotations kept; default 3
 	Interval      time.Duration // between sweeps in serve; default 1h
@@ -45,7 +50,7 @@ func (d *decoder) retention(p keyPath, v any, r *Retention) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "enabled", "max_age", "runs_max_age", "max_bytes", "usage_max_bytes", "usage_keep", "interval", "sweep_timeout")
+	d.checkKeys(p, m, "enabled", "max_age", "runs_max_age", "max_bytes", "owner_max_bytes", "usage_max_bytes", "usage_keep", "interval", "sweep_timeout")
 	if v, ok := m["enabled"]; ok {
 		if b, ok := d.boolean(p.key("enabled"), v); ok {
 			r.Enabled = b
@@ -64,6 +69,11 @@ func (d *decoder) retention(p keyPath, v any, r *Retention) {
 	if v, ok := m["max_bytes"]; ok {
 		if x, ok := d.size(p.key("max_bytes"), v); ok {
 			r.MaxBytes = x
+		}
+	}
+	if v, ok := m["owner_max_bytes"]; ok {
+		if x, ok := d.size(p.key("owner_max_bytes"), v); ok {
+			r.OwnerMaxBytes = x
 		}
 	}
 	if v, ok := m["usage_max_bytes"]; ok {

@@ -232,6 +232,8 @@ func TestParseEdgeCases(t *testing.T) {
 		{"listing value", "[mcp.servers.a]\ncmd='x'\nlisting = \"never\"", "3:1: mcp.servers.a.listing"},
 		{"shared not a bool", "[mcp.servers.a]\ncmd='x'\nshared = \"yes\"", "mcp.servers.a.shared: want true or false"},
 		{"upstream idle", "[http]\nupstream_idle = \"5m\"", ""},
+		{"owner max bytes", "[retention]\nowner_max_bytes = \"2GB\"", ""},
+		{"owner max bytes bad", "[retention]\nowner_max_bytes = \"lots\"", "retention.owner_max_bytes"},
 		{"upstream idle zero", "[http]\nupstream_idle = 0", "http.upstream_idle"},
 		{"date value", "memory_dir = 1979-05-27", "1:1: memory_dir: want a string, got date-time"},
 		{"servers not a table", "mcp = { servers = 3 }", "mcp.servers: want a table, got integer"},

@@ -40,6 +40,10 @@ type Agent struct {
 	// structuredContent when it has one, instead of its text ([agent.scratchpad]
 	// result_view = "structured"): that is then what is counted and stored.
 	Structured bool
+	// Reserve, when set, is told the bytes about to be stored; an error
+	// refuses them: the output is then neither stored nor returned, and
+	// the model reads the error (an owner at its bound of stored data).
+	Reserve func(n int64) error
 }
 
 // track is a.Track, or a no-op.
@@ -187,6 +191,13 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if v.textOnly() {
 		text = v.text(-1, c.Owned)
 		payload = text
+	}
+	if a.Reserve != nil {
+		if err := a.Reserve(int64(len(payload))); err != nil {
+			log.Warn("output not diverted: storing it was refused", "server", c.Server, "tool", c.Tool, "error", err)
+			return Outcome{Result: errorResult(fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was not stored, so it was not returned either: %v.",
+				c.Tool, commas(len(payload)), commas(c.Threshold), err))}, nil
+		}
 	}
 	stage("writing file")
 	st, err := Save(a.Dir, c.Server, c.Tool, payload)

@@ -197,3 +197,30 @@ func TestStalledReaderHoldsNoOne(t *testing.T) {
 		}
 	}
 }
+
+// One owner at its bound of stored data is refused alone (issue 26):
+// with [retention] owner_max_bytes, alice's outputs stop being diverted
+// once she stores that much, with an error saying why, while bob's are
+// still stored.
+func TestOwnerByteBound(t *testing.T) {
+	cfg, _, tokens := tenancyConfig(t, "\n[retention]\nowner_max_bytes = \"200KB\"\n", "alice", "bob")
+	base := startHTTP(t, "http", cfg)
+	alice := ownerClient(t, base, tokens["alice"], nil)
+	bob := ownerClient(t, base, tokens["bob"], nil)
+	refused := ""
+	for i := 0; i < 20 && refused == ""; i++ {
+		out := callTool(t, alice, "listing", map[string]any{"n": 200 + i}) // ~40 KB each
+		switch {
+		case strings.Contains(out, "owner_max_bytes"):
+			refused = out
+		case !storedName.MatchString(out):
+			t.Fatalf("call %d: neither stored nor refused: %.300s", i, out)
+		}
+	}
+	if refused == "" || !strings.Contains(refused, "was not stored") || !strings.Contains(refused, "its bound is 195.3 KiB") {
+		t.Fatalf("alice was never refused, or not clearly: %.400s", refused)
+	}
+	if out := callTool(t, bob, "listing", map[string]any{"n": 300}); !storedName.MatchString(out) {
+		t.Fatalf("bob's output was not stored: %.300s", out)
+	}
+}

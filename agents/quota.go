@@ -1,0 +1,91 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// ErrOwnerFull is the error of a store refused because its owner holds
+// its bound of stored data ([retention] owner_max_bytes).
+var ErrOwnerFull = errors.New("owner's stored data is at its bound")
+
+// quotaRecount is how often an owner's stored bytes are counted again
+// from disk: between counts what it stores is added, and what retention
+// or a delete removed is only seen at the next count.
+const quotaRecount = time.Minute
+
+// quotas bounds what each owner stores: one owner filling memory_dir
+// must not make every other owner's divert fail.
+type quotas struct {
+	max int64
+
+	mu sync.Mutex
+	by map[string]*ownerUse
+}
+
+type ownerUse struct {
+	mu      sync.Mutex
+	bytes   int64
+	counted time.Time
+}
+
+// reserve counts n bytes about to be stored under base (owner's tree), or
+// refuses them when they would take the owner past its bound. The count
+// is from disk at most quotaRecount old.
+func (q *quotas) reserve(owner, base string, n int64) error {
+	if q == nil || q.max <= 0 || owner == "" {
+		return nil
+	}
+	q.mu.Lock()
+	u := q.by[owner]
+	if u == nil {
+		u = &ownerUse{}
+		q.by[owner] = u
+	}
+	q.mu.Unlock()
+	// Per owner: one owner's count never waits on another's walk.
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if time.Since(u.counted) > quotaRecount {
+		u.bytes, u.counted = treeBytes(base), time.Now()
+	}
+	if u.bytes+n > q.max {
+		return fmt.Errorf("%w: this owner stores %s and its bound is %s ([retention] owner_max_bytes), so this output of %s was not stored; delete finished runs or wait for retention to sweep old outputs", ErrOwnerFull, sizeText(u.bytes), sizeText(q.max), sizeText(n))
+	}
+	u.bytes += n
+	return nil
+}
+
+// treeBytes is the size of the regular files under dir; what cannot be
+// read counts as nothing.
+func treeBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

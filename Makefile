@@ -34,7 +34,9 @@ cross:
 	done; done
 
 # Soak (not in CI; loopback only, bounded): 8 HTTP clients, 3 upstreams,
-# one SIGKILLed every 30 s, for SOAK_DURATION (default 10m). Prints calls/s,
+# one SIGKILLed every 30 s, next to a hostile mix (stalled readers, refused
+# sockets, a session flood to the cap, cancelled slow greps), for
+# SOAK_DURATION (default 10m). Prints calls/s,
 # p50/p99, errors by kind, RSS and goroutines at start and end, and fails
 # when they grow beyond the bounds scripts/soak states.
 SOAK_DURATION ?= 10m

@@ -4,7 +4,8 @@
 // 8 streamable-HTTP clients on loopback call a mix of tools (a pass-through
 // call, a diverted listing then an exploration of it, pad reads and
 // appends) against 3 stdio upstreams, one of which is SIGKILLed every
-// 30 s (the proxy restarts it). At the end it prints calls/s, p50/p99,
+// 30 s (the proxy restarts it), next to a hostile mix (hostile.go). At
+// the end it prints calls/s, p50/p99,
 // errors by kind, and the proxy's RSS and goroutines at start and end,
 // and fails when they grew beyond the bound it states.
 //
@@ -54,8 +55,9 @@ func main() {
 	dur := flag.Duration("duration", 10*time.Minute, "how long to call")
 	clients := flag.Int("clients", 8, "HTTP clients")
 	killEvery := flag.Duration("kill-every", 30*time.Second, "SIGKILL upstream c this often")
+	withHostile := flag.Bool("hostile", true, "run the hostile mix next to the clients (stalled readers, refused sockets, a session flood, cancelled greps)")
 	flag.Parse()
-	if err := run(*bin, *dur, *clients, *killEvery); err != nil {
+	if err := run(*bin, *dur, *clients, *killEvery, *withHostile); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
@@ -81,7 +83,7 @@ func (s *stats) record(d time.Duration, kind string) {
 	s.lat = append(s.lat, d)
 }
 
-func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) error {
+func run(bin string, dur time.Duration, nClients int, killEvery time.Duration, withHostile bool) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -96,6 +98,7 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) e
 	// Bounded caches, so growth means a leak: the parsed-file cache at
 	// 32 MiB and ledger entries (every round appends one) expiring.
 	cfg.WriteString("\n[explore]\ncache_mb = 32\n\n[pad]\nentry_ttl = \"20s\"\n")
+	fmt.Fprintf(&cfg, "\n[http]\nmax_sessions = %d\n", hostileSessionsCap)
 	for _, name := range []string{"a", "b", "c"} {
 		fmt.Fprintf(&cfg, "\n[mcp.servers.%s]\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = \"stdio\" }\nprefix = %q\nrestart_max_attempts = 1000\n", name, self, name)
 		fmt.Fprintf(&cfg, "\n[mcp.servers.%s.scratchpad]\n\"listing\" = 2000\n", name)
@@ -157,9 +160,21 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) e
 	if err != nil {
 		return err
 	}
+	startFDs := openFDs(proxy.Process.Pid)
 
 	st.started = time.Now()
 	end := st.started.Add(dur)
+	hc := &hostileCounts{}
+	hctx, stopHostile := context.WithCancel(ctx)
+	defer stopHostile()
+	var hwg *sync.WaitGroup
+	if withHostile {
+		file := ""
+		if m := fileRe.FindStringSubmatch(call(ctx, sessions[0], &stats{errs: map[string]int{}}, "a__listing", map[string]any{"n": 400})); m != nil {
+			file = m[1]
+		}
+		hwg = hostile(hctx, base, end, file, hc)
+	}
 	var wg sync.WaitGroup
 	for i, s := range sessions {
 		wg.Add(1)
@@ -201,6 +216,10 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) e
 	}()
 	wg.Wait()
 	elapsed := time.Since(st.started)
+	stopHostile()
+	if hwg != nil {
+		hwg.Wait()
+	}
 	time.Sleep(2 * time.Second) // let the last answers' goroutines end
 	endStats, err := proxyStats(base, proxy.Process.Pid)
 	if err != nil {
@@ -236,17 +255,40 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration) e
 	for _, k := range kinds {
 		fmt.Printf("errors: %-28s %d\n", k, st.errs[k])
 	}
-	fmt.Printf("proxy RSS: %d MiB at start, %d MiB at end (bound: +%d MiB)\n", startStats.rssKiB>>10, endStats.rssKiB>>10, maxRSSGrowthMiB)
-	fmt.Printf("proxy Go heap in use: %d MiB at start, %d MiB at end (bound: +%d MiB)\n", startStats.HeapAlloc>>20, endStats.HeapAlloc>>20, maxHeapGrowthMiB)
-	fmt.Printf("proxy goroutines: %d at start, %d at end (bound: +%d)\n", startStats.Goroutines, endStats.Goroutines, maxGoroutineGrowth)
+	goroutineBound, heapBound, rssBound := maxGoroutineGrowth, maxHeapGrowthMiB, maxRSSGrowthMiB
+	if withHostile {
+		// The flood's sessions live until their idle TTL: each holds
+		// two goroutines and up to ~100 KiB; the hostile clients a few
+		// more.
+		goroutineBound += 2*hostileSessionsCap + 16
+		heapBound += hostileSessionsCap * 100 >> 10
+		rssBound = 2 * heapBound
+	}
+	fmt.Printf("proxy RSS: %d MiB at start, %d MiB at end (bound: +%d MiB)\n", startStats.rssKiB>>10, endStats.rssKiB>>10, rssBound)
+	fmt.Printf("proxy Go heap in use: %d MiB at start, %d MiB at end (bound: +%d MiB)\n", startStats.HeapAlloc>>20, endStats.HeapAlloc>>20, heapBound)
+	fmt.Printf("proxy goroutines: %d at start, %d at end (bound: +%d)\n", startStats.Goroutines, endStats.Goroutines, goroutineBound)
+	endFDs := openFDs(proxy.Process.Pid)
+	fmt.Printf("proxy descriptors: %d at start, %d at end (bound: +%d)\n", startFDs, endFDs, maxFDGrowth)
 	var fail []string
-	if endStats.Goroutines > startStats.Goroutines+maxGoroutineGrowth {
+	if withHostile {
+		fmt.Printf("hostile: %s\n", hc)
+		if hc.refusedOpen.Load() > 0 {
+			fail = append(fail, "refused sockets left open")
+		}
+		if hc.flood429.Load() == 0 {
+			fail = append(fail, "the session flood never met its cap")
+		}
+	}
+	if endFDs > startFDs+maxFDGrowth {
+		fail = append(fail, "descriptors grew")
+	}
+	if endStats.Goroutines > startStats.Goroutines+goroutineBound {
 		fail = append(fail, "goroutines grew")
 	}
-	if int64(endStats.HeapAlloc>>20)-int64(startStats.HeapAlloc>>20) > maxHeapGrowthMiB {
+	if int64(endStats.HeapAlloc>>20)-int64(startStats.HeapAlloc>>20) > int64(heapBound) {
 		fail = append(fail, "heap grew")
 	}
-	if (endStats.rssKiB-startStats.rssKiB)>>10 > maxRSSGrowthMiB {
+	if (endStats.rssKiB-startStats.rssKiB)>>10 > int64(rssBound) {
 		fail = append(fail, "RSS grew")
 	}
 	if len(fail) > 0 {

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +66,7 @@ type httpConn struct {
 	id       string
 	store    mcp.EventStore // nil: events are not kept
 	wire     *rawWire
+	ids      callIDs // the client's request ids (ids.go)
 	incoming chan jsonrpc.Message
 	done     chan struct{} // closed by Close
 	onClose  func()
@@ -206,7 +208,11 @@ func (c *httpConn) open(ctx context.Context, id, version string, calls []*jsonrp
 // Write implements [mcp.Connection]: msg goes to its stream, kept in the
 // store and written to the response carrying the stream, if any.
 func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	parts, err := c.encode(msg)
+	var sent json.RawMessage
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		sent, _ = c.ids.answered(resp.ID)
+	}
+	parts, err := c.encode(msg, sent)
 	if err != nil {
 		return err
 	}
@@ -322,16 +328,24 @@ func join(parts [][]byte) []byte {
 
 // encode is msg as sent, in pieces: a forwarded tool result is the
 // response's head, the upstream's bytes and the closing brace
-// (rawwire.go), anything else go-sdk's encoding in one piece.
-func (c *httpConn) encode(msg jsonrpc.Message) ([][]byte, error) {
+// (rawwire.go), anything else go-sdk's encoding in one piece. A
+// response's id is sent when not nil: the client's (ids.go).
+func (c *httpConn) encode(msg jsonrpc.Message, sent json.RawMessage) ([][]byte, error) {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && c.wire != nil {
 		if raw, ok := c.wire.take(resp.Result); ok {
-			head, err := rawHead(resp.ID)
+			head, err := rawHead(resp.ID, sent)
 			if err != nil {
 				return nil, err
 			}
 			return [][]byte{head, raw, []byte("}")}, nil
 		}
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		data, err := encodeResponse(resp, sent)
+		if err != nil {
+			return nil, err
+		}
+		return [][]byte{data}, nil
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {

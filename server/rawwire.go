@@ -69,10 +69,13 @@ func (w *rawWire) take(placeholder []byte) (json.RawMessage, bool) {
 
 // rawStdio is the stdio transport with the raw wire: every message goes
 // to out under one lock, go-sdk's as a whole line, raw results in pieces.
+// Responses carry the ids the client sent (ids.go); those to a batch
+// line are written as one array.
 type rawStdio struct {
 	in   io.ReadCloser
 	out  io.Writer
 	wire *rawWire
+	ids  callIDs // the client's request ids (ids.go)
 	mu   sync.Mutex
 }
 
@@ -102,32 +105,55 @@ type rawConn struct {
 
 func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil {
+	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	raw, ok := c.t.wire.take(resp.Result)
-	if !ok {
+	sent, batch := c.t.ids.answered(resp.ID)
+	var raw json.RawMessage
+	isRaw := false
+	if resp.Error == nil {
+		raw, isRaw = c.t.wire.take(resp.Result)
+	}
+	if !isRaw && sent == nil && batch == nil {
 		return c.Connection.Write(ctx, msg)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	head, err := rawHead(resp.ID)
-	if err != nil {
-		return err
-	}
-	// One message, one line: bytes from an HTTP upstream may hold
-	// newlines between tokens.
-	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
-		var b bytes.Buffer
-		if err := json.Compact(&b, raw); err != nil {
+	var parts [][]byte
+	if isRaw {
+		head, err := rawHead(resp.ID, sent)
+		if err != nil {
 			return err
 		}
-		raw = b.Bytes()
+		// One message, one line: bytes from an HTTP upstream may hold
+		// newlines between tokens.
+		if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+			var b bytes.Buffer
+			if err := json.Compact(&b, raw); err != nil {
+				return err
+			}
+			raw = b.Bytes()
+		}
+		parts = [][]byte{head, raw, []byte("}")}
+	} else {
+		data, err := encodeResponse(resp, sent)
+		if err != nil {
+			return err
+		}
+		parts = [][]byte{data}
 	}
+	if batch != nil {
+		whole := batch.add(join(parts))
+		if whole == nil {
+			return nil // the batch's last response writes it
+		}
+		parts = [][]byte{whole}
+	}
+	parts = append(parts, []byte("\n"))
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
-	for _, p := range [][]byte{head, raw, []byte("}\n")} {
+	for _, p := range parts {
 		if _, err := c.t.out.Write(p); err != nil {
 			return err
 		}
@@ -135,11 +161,15 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return nil
 }
 
-// rawHead is a response's bytes before its result.
-func rawHead(id jsonrpc.ID) ([]byte, error) {
-	b, err := json.Marshal(id.Raw())
-	if err != nil {
-		return nil, err
+// rawHead is a response's bytes before its result: under sent, the id
+// the client sent, when not nil (ids.go), else id.
+func rawHead(id jsonrpc.ID, sent json.RawMessage) ([]byte, error) {
+	b := []byte(sent)
+	if b == nil {
+		var err error
+		if b, err = json.Marshal(id.Raw()); err != nil {
+			return nil, err
+		}
 	}
-	return append(append([]byte(`{"jsonrpc":"2.0","id":`), b...), `,"result":`...), nil
+	return append(append([]byte(responseHead), b...), `,"result":`...), nil
 }

@@ -148,7 +148,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// lock so its answers never fall inside a raw result (rawwire.go).
 	se.wire = &rawWire{}
 	t := &rawStdio{out: out, wire: se.wire}
-	r := stdioFilter(in, wireWriter{t}, mcp.DefaultMaxLineLength)
+	r := stdioFilter(in, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids)
 	defer r.Close()
 	t.in = io.NopCloser(r)
 	err = se.mcp.Run(ctx, t)

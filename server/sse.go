@@ -1,12 +1,18 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,6 +33,7 @@ type sseHandler struct {
 type sseSession struct {
 	t     *mcp.SSEServerTransport
 	owner string
+	ids   *callIDs // the client's request ids (ids.go)
 }
 
 // SSE returns the handler of the legacy HTTP+SSE transport: GET opens a
@@ -67,7 +74,56 @@ func (h *sseHandler) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "session not found", http.StatusNotFound)
 		return
 	}
-	se.t.ServeHTTP(w, r)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return
+	}
+	// Request ids go to go-sdk as it answers them exactly (ids.go).
+	var admitted []jsonrpc.Message
+	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+		ps, err := se.ids.inbound([]inMsg{{msg, messageID(body)}}, nil)
+		var ie *idError
+		if errors.As(err, &ie) {
+			writeJSON(w, http.StatusBadRequest, ie.response())
+			return
+		}
+		if len(ps) == 0 {
+			w.WriteHeader(http.StatusAccepted) // a cancellation of nothing go-sdk knows
+			return
+		}
+		if ps[0].changed {
+			if body, err = jsonrpc.EncodeMessage(ps[0].msg); err != nil {
+				se.ids.forget([]jsonrpc.Message{ps[0].msg})
+				http.Error(w, "failed to parse body", http.StatusBadRequest)
+				return
+			}
+		}
+		admitted = []jsonrpc.Message{ps[0].msg}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	sw := &statusWriter{ResponseWriter: w}
+	se.t.ServeHTTP(sw, r)
+	if sw.status != http.StatusAccepted {
+		se.ids.forget(admitted) // refused: go-sdk will not answer it
+	}
+}
+
+// statusWriter notes the status a POST was answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
@@ -80,9 +136,12 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error: failed to create endpoint", http.StatusInternalServerError)
 		return
 	}
-	t := &mcp.SSEServerTransport{Endpoint: endpoint.RequestURI(), Response: deadlineWriter{w, http.NewResponseController(w)}}
+	sw := &sseWriter{w: deadlineWriter{w, http.NewResponseController(w)}}
+	defer sw.end()
+	t := &mcp.SSEServerTransport{Endpoint: endpoint.RequestURI(), Response: sw}
+	ids := &callIDs{}
 	h.mu.Lock()
-	h.sessions[id] = &sseSession{t: t, owner: ownerOf(h.s.opts.Owner, r)}
+	h.sessions[id] = &sseSession{t: t, owner: ownerOf(h.s.opts.Owner, r), ids: ids}
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
@@ -94,7 +153,7 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no server available", http.StatusBadRequest)
 		return
 	}
-	ss, err := srv.Connect(r.Context(), t, nil)
+	ss, err := srv.Connect(r.Context(), &sseIDs{t: t, ids: ids, w: sw}, nil)
 	if err != nil {
 		http.Error(w, "connection failed", http.StatusInternalServerError)
 		return
@@ -122,3 +181,107 @@ func (d deadlineWriter) Write(p []byte) (int, error) {
 }
 
 func (d deadlineWriter) Flush() { _ = d.rc.Flush() }
+
+// sseIDs is go-sdk's SSE transport whose responses carry the ids the
+// client sent (ids.go).
+type sseIDs struct {
+	t   *mcp.SSEServerTransport
+	ids *callIDs
+	w   *sseWriter
+}
+
+func (t *sseIDs) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &sseConn{Connection: c, t: t}, nil
+}
+
+// SupportsProtocolVersion is go-sdk's transport's: the versions of the
+// HTTP+SSE transport.
+func (t *sseIDs) SupportsProtocolVersion(v string) bool { return t.t.SupportsProtocolVersion(v) }
+
+type sseConn struct {
+	mcp.Connection
+	t *sseIDs
+}
+
+// Write sends a response under the id the client sent: go-sdk's
+// connection would encode the id it knows, so one with a replaced id is
+// written here, as go-sdk frames an event.
+func (c *sseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	sent, _ := c.t.ids.answered(resp.ID)
+	if sent == nil {
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := encodeResponse(resp, sent)
+	if err != nil {
+		return err
+	}
+	return c.t.w.event(data)
+}
+
+// sseWriter is the GET's response, written by go-sdk's transport and by
+// sseConn: one lock for both, and no write once the GET is over.
+type sseWriter struct {
+	w    http.ResponseWriter
+	mu   sync.Mutex
+	done bool
+}
+
+func (s *sseWriter) Header() http.Header { return s.w.Header() }
+func (s *sseWriter) WriteHeader(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		s.w.WriteHeader(code)
+	}
+}
+
+func (s *sseWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return 0, io.EOF
+	}
+	return s.w.Write(p)
+}
+
+// Flush is what go-sdk's transport calls after each event.
+func (s *sseWriter) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		_ = http.NewResponseController(s.w).Flush()
+	}
+}
+
+// event writes one message event, as go-sdk's transport frames it.
+func (s *sseWriter) event(data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return io.EOF
+	}
+	b := make([]byte, 0, len(data)+len("event: message\ndata: \n\n"))
+	b = append(append(append(b, "event: message\ndata: "...), data...), "\n\n"...)
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	return http.NewResponseController(s.w).Flush()
+}
+
+// end stops writes: the GET's handler returns.
+func (s *sseWriter) end() {
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+}

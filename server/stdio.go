@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -15,22 +16,28 @@ import (
 // error itself, as JSON-RPC asks, and passes the others on to go-sdk.
 
 // stdioFilter returns what go-sdk reads: the lines of in that decode as
-// JSON-RPC messages (batches are passed on as they are); the others, and
-// lines longer than max bytes, are answered on out. Close it to stop filtering.
-func stdioFilter(in io.Reader, out io.Writer, max int) *io.PipeReader {
+// JSON-RPC messages, their request ids made ones go-sdk answers as sent
+// (ids.go), a batch line split into its messages (its responses are
+// joined again, rawwire.go); the others, and lines longer than max bytes,
+// are answered on out. Close it to stop filtering.
+func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs) *io.PipeReader {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReader(in)
 		for {
 			line, tooLong, err := readLine(br, max)
 			if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
-				if answer := refuse(t, tooLong); answer != nil {
+				answer, pass := admitLine(t, tooLong, ids)
+				if answer != nil {
 					if _, werr := out.Write(answer); werr != nil {
 						pr.CloseWithError(werr)
 						return
 					}
-				} else if _, werr := pw.Write(append(t, '\n')); werr != nil {
-					return // go-sdk stopped reading
+				}
+				if len(pass) > 0 {
+					if _, werr := pw.Write(pass); werr != nil {
+						return // go-sdk stopped reading
+					}
 				}
 			}
 			if err != nil {
@@ -40,6 +47,78 @@ func stdioFilter(in io.Reader, out io.Writer, max int) *io.PipeReader {
 		}
 	}()
 	return pr
+}
+
+// admitLine returns the answer to a line go-sdk must not see, or the
+// lines to hand it instead.
+func admitLine(line []byte, tooLong bool, ids *callIDs) (answer, pass []byte) {
+	if answer := refuse(line, tooLong); answer != nil {
+		return answer, nil
+	}
+	var in []inMsg
+	var batch *batchReply
+	if line[0] == '[' {
+		var elems []json.RawMessage
+		_ = json.Unmarshal(line, &elems) // refuse checked them
+		batch = &batchReply{}
+		for _, e := range elems {
+			m, _ := jsonrpc.DecodeMessage(e)
+			in = append(in, inMsg{m, messageID(e)})
+		}
+	} else {
+		m, _ := jsonrpc.DecodeMessage(line)
+		in = []inMsg{{m, messageID(line)}}
+	}
+	ps, err := ids.inbound(in, batch)
+	var ie *idError
+	if errors.As(err, &ie) {
+		if batch == nil {
+			return append(ie.response(), '\n'), nil
+		}
+		return refuseBatchIDs(line, ie), nil
+	}
+	for i, p := range ps {
+		data := line
+		if batch != nil || p.changed {
+			var err error
+			if data, err = jsonrpc.EncodeMessage(p.msg); err != nil {
+				// Unreachable: go-sdk decoded it.
+				continue
+			}
+		}
+		if i > 0 || batch != nil {
+			pass = append(pass, data...)
+		} else {
+			pass = data
+		}
+		pass = append(pass, '\n')
+	}
+	return nil, pass
+}
+
+// refuseBatchIDs answers a batch refused for a request id (null, or in
+// flight): the batch is not run, each request is answered Invalid
+// Request, the one with the id saying why.
+func refuseBatchIDs(line []byte, why *idError) []byte {
+	var elems []json.RawMessage
+	_ = json.Unmarshal(line, &elems)
+	out := []json.RawMessage{}
+	for _, e := range elems {
+		id := messageID(e)
+		var probe struct {
+			Method *string `json:"method"`
+		}
+		if id == nil || json.Unmarshal(e, &probe) != nil || probe.Method == nil {
+			continue // a notification or a response: nothing to answer
+		}
+		if bytes.Equal(id, why.id) {
+			out = append(out, why.response())
+			continue
+		}
+		out = append(out, refuseOne(e, jsonrpc.CodeInvalidRequest, "Invalid Request: the batch holds a request with a null or in-flight id; none of it was run"))
+	}
+	b, _ := json.Marshal(out)
+	return append(b, '\n')
 }
 
 // readLine reads one line; one longer than max is discarded to its end

@@ -220,7 +220,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "failed to read body", http.StatusBadRequest)
 		return
 	}
-	msgs, batch, err := readMessages(body)
+	in, batch, err := readMessages(body)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("malformed payload: %v", err), http.StatusBadRequest)
 		return
@@ -234,22 +234,18 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var calls []*jsonrpc.Request
 	initialize := false
 	tokens := auth.TokenInfoFromContext(r.Context())
-	for _, m := range msgs {
-		req, ok := m.(*jsonrpc.Request)
+	for _, m := range in {
+		req, ok := m.msg.(*jsonrpc.Request)
 		if !ok {
 			continue
 		}
 		if req.IsCall() && version >= newProtocol && req.Method != "server/discover" {
-			writeRPCError(w, http.StatusBadRequest, req.ID, unsupportedVersion(version))
+			writeJSON(w, http.StatusBadRequest, errorResponse(m.id, unsupportedVersion(version)))
 			return
 		}
 		req.Extra = &mcp.RequestExtra{TokenInfo: tokens, Header: r.Header}
-		if req.IsCall() {
-			calls = append(calls, req)
-		}
 		if req.Method == "initialize" {
 			initialize = true
 			var p struct {
@@ -290,6 +286,21 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	hs.busy(h.timeout)
 	defer hs.idle(h.timeout)
 
+	// The ids go-sdk is to see, and answers under the client's (ids.go).
+	ps, err := hs.conn.ids.inbound(in, nil)
+	var ie *idError
+	if errors.As(err, &ie) {
+		writeJSON(w, http.StatusBadRequest, ie.response())
+		return
+	}
+	var msgs []jsonrpc.Message
+	var calls []*jsonrpc.Request
+	for _, p := range ps {
+		msgs = append(msgs, p.msg)
+		if req, ok := p.msg.(*jsonrpc.Request); ok && req.IsCall() {
+			calls = append(calls, req)
+		}
+	}
 	if len(calls) == 0 {
 		for _, m := range msgs {
 			if !hs.conn.push(m) {
@@ -307,6 +318,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		version = ip.ProtocolVersion
 	}
 	s, dup, err := hs.conn.open(r.Context(), rand.Text(), version, calls)
+	if s == nil {
+		hs.conn.ids.forget(msgs)
+	}
 	switch {
 	case errors.Is(err, errSessionClosed):
 		http.Error(w, "session is closing", http.StatusNotFound)
@@ -438,8 +452,9 @@ func (hs *httpSession) idle(timeout time.Duration) {
 	hs.timer.Reset(timeout)
 }
 
-// readMessages decodes a POST body: one message, or a batch (an array).
-func readMessages(body []byte) (msgs []jsonrpc.Message, batch bool, err error) {
+// readMessages decodes a POST body: one message, or a batch (an array),
+// each with its id as sent.
+func readMessages(body []byte) (msgs []inMsg, batch bool, err error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, errors.New("empty body")
@@ -449,7 +464,7 @@ func readMessages(body []byte) (msgs []jsonrpc.Message, batch bool, err error) {
 		if err != nil {
 			return nil, false, err
 		}
-		return []jsonrpc.Message{m}, false, nil
+		return []inMsg{{m, messageID(body)}}, false, nil
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(body, &raws); err != nil {
@@ -463,7 +478,7 @@ func readMessages(body []byte) (msgs []jsonrpc.Message, batch bool, err error) {
 		if err != nil {
 			return nil, true, fmt.Errorf("batch element %d: %w", i, err)
 		}
-		msgs = append(msgs, m)
+		msgs = append(msgs, inMsg{m, messageID(raw)})
 	}
 	return msgs, true, nil
 }
@@ -503,6 +518,13 @@ func unsupportedVersion(requested string) *jsonrpc.Error {
 	data, _ := json.Marshal(map[string]any{"supported": legacyVersions, "requested": requested})
 	return &jsonrpc.Error{Code: codeUnsupportedProtocolVersion,
 		Message: fmt.Sprintf("protocol version %q is not supported by this server", requested), Data: data}
+}
+
+// writeJSON answers a POST with a JSON-RPC message and an HTTP status.
+func writeJSON(w http.ResponseWriter, status int, msg []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(msg)
 }
 
 // writeRPCError answers a POST with a JSON-RPC error and an HTTP status.

@@ -30,7 +30,16 @@ import (
 //   - a notifications/cancelled names the request by the id go-sdk
 //     knows; one naming a request go-sdk cannot name (not in flight, and
 //     not an id it would read as sent) is dropped, not let cancel
-//     another whose id go-sdk reads the same.
+//     another whose id go-sdk reads the same;
+//   - a notifications/cancelled naming the initialize in flight is
+//     dropped: MCP says clients must not cancel it, and go-sdk answers a
+//     request cancelled before its handler starts without running it
+//     (internal/jsonrpc2/conn.go, handleAsync), which for initialize left
+//     the session uninitialized for good: the initialized notification
+//     logged "initialized before initialize" (mcp/server.go, initialized)
+//     and every call after it was refused "invalid during session
+//     initialization" (mcp/server.go, handle). A client whose first-run
+//     initialize outlasts its timeout cancels it, then carries on.
 
 // errNullID: a request (it has a method) with a null id. MCP requires a
 // string or an integer; JSON-RPC answers it Invalid Request, id null.
@@ -106,6 +115,7 @@ type callIDs struct {
 
 // call1 is one unanswered client request.
 type call1 struct {
+	method   string
 	raw      json.RawMessage
 	id       jsonrpc.ID
 	remapped bool
@@ -139,7 +149,7 @@ func (t *callIDs) inbound(in []inMsg, batch *batchReply) ([]passed, error) {
 		req, ok := m.msg.(*jsonrpc.Request)
 		switch {
 		case ok && m.id != nil:
-			c := &call1{raw: m.id, id: req.ID, batch: batch}
+			c := &call1{method: req.Method, raw: m.id, id: req.ID, batch: batch}
 			if !exactID(m.id) {
 				t.next++
 				c.id, _ = jsonrpc.MakeID(internalIDPrefix + strconv.FormatInt(t.next, 10)) // a string: no error
@@ -179,7 +189,7 @@ func (t *callIDs) cancelled(req *jsonrpc.Request) (passed, bool) {
 	switch {
 	case c == nil && exactID(raw):
 		return passed{req, false}, true // not in flight: go-sdk ignores it
-	case c == nil:
+	case c == nil || c.method == "initialize":
 		return passed{}, false
 	case !c.remapped:
 		return passed{req, false}, true

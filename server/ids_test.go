@@ -117,6 +117,10 @@ func TestCallIDs(t *testing.T) {
 			{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}`, ``, nil},
 			{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, nil},
 		}},
+		{"the initialize is never cancelled", []step{
+			{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil},
+			{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`, ``, nil},
+		}},
 		{"responses and notifications pass", []step{
 			{`{"jsonrpc":"2.0","id":3,"result":{}}`, `{"jsonrpc":"2.0","id":3,"result":{}}`, nil},
 			{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil},

@@ -1,0 +1,72 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/server"
+)
+
+// A client that cancels its initialize (MCP forbids it, but a client
+// whose first-run initialize outlasts its timeout does it) still gets an
+// initialized session. go-sdk answers a request cancelled before its
+// handler starts without running it; for initialize that left the
+// session uninitialized for good: "initialized before initialize", then
+// every call refused. The delay is injected: a notification ahead of the
+// initialize holds go-sdk's queue, so the cancellation always lands
+// before the initialize runs.
+func TestCancelledInitializeStillInitializes(t *testing.T) {
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var once sync.Once
+			held := make(chan struct{})
+			own := &server.Own{Context: func(ctx context.Context, _ http.Header) context.Context {
+				// The first message (the notification) holds the queue
+				// until the lines after it are read.
+				once.Do(func() { close(held); time.Sleep(100 * time.Millisecond) })
+				return ctx
+			}}
+			e := startEnvWith(t, envOptions{own: own})
+			from, to := e.stdioPipes(t)
+			lines := make(chan string, 10)
+			go func() {
+				sc := bufio.NewScanner(from)
+				for sc.Scan() {
+					if !strings.Contains(sc.Text(), `"method"`) {
+						lines <- sc.Text()
+					}
+				}
+				close(lines)
+			}()
+			// One write, as a client that does not wait would send them.
+			_, _ = fmt.Fprint(to, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`+"\n"+
+				`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timeout"}}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n")
+			<-held
+			next := func() string {
+				t.Helper()
+				select {
+				case l := <-lines:
+					return l
+				case <-time.After(20 * time.Second):
+					t.Fatal("no answer")
+					return ""
+				}
+			}
+			if got := next(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":0,"result":{`) {
+				t.Errorf("initialize answered %.200s", got)
+			}
+			if got := next(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"tools":`) {
+				t.Errorf("tools/list after it answered %.200s", got)
+			}
+		})
+	}
+}

@@ -263,38 +263,98 @@ func exactID(raw json.RawMessage) bool {
 }
 
 // messageID is the raw value of msg's top-level "id" member (nil when
-// there is none), the key matched exactly, the last one winning: how
-// go-sdk's decoder reads it.
+// there is none), the key matched exactly after unescaping and the last
+// one winning: how go-sdk's decoder reads it. msg is valid JSON (the
+// caller decoded it); one pass over its bytes, no allocation: a request
+// may carry megabytes of arguments.
 func messageID(msg []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(msg, 0)
+	if i >= len(msg) || msg[i] != '{' {
 		return nil
 	}
 	var id json.RawMessage
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil
+	for i++; ; {
+		i = skipSpace(msg, i)
+		if i >= len(msg) || msg[i] == '}' {
+			return id
 		}
-		if k == "id" {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return nil
-			}
-			id = v
+		if msg[i] == ',' {
+			i++
 			continue
 		}
-		if dec.Decode(&skipValue{}) != nil {
-			return nil
+		k := skipString(msg, i)
+		key := msg[i:k]
+		i = skipSpace(msg, k) + 1 // the colon
+		i = skipSpace(msg, i)
+		v := skipJSON(msg, i)
+		if isIDKey(key) {
+			id = msg[i:v]
 		}
+		i = v
 	}
-	return id
 }
 
-// skipValue reads a JSON value without keeping it.
-type skipValue struct{}
+// isIDKey: the key (quoted, as written) is "id".
+func isIDKey(key []byte) bool {
+	if string(key) == `"id"` {
+		return true
+	}
+	if bytes.IndexByte(key, '\\') < 0 {
+		return false
+	}
+	var k string
+	return json.Unmarshal(key, &k) == nil && k == "id"
+}
 
-func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipJSON returns the index after the value starting at b[i].
+func skipJSON(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
 
 // encodeResponse is resp as sent: go-sdk's encoding, with id as sent
 // when it is not nil.

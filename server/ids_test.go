@@ -52,6 +52,9 @@ func TestMessageID(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"ping","params":{"id":3}}`, ``}, // nested: not the message's
 		{`{"jsonrpc":"2.0","ID":3,"method":"ping"}`, ``},            // keys match exactly
 		{`{"id":1,"jsonrpc":"2.0","id":2,"method":"ping"}`, `2`},    // the last one wins
+		{`{"jsonrpc":"2.0","\u0069d":4,"method":"ping"}`, `4`},      // keys are unescaped
+		{`{"a":"}\"{","b":[{"id":1},"]"],"id":-2.5e3 }`, `-2.5e3`},  // strings and nesting skipped
+		{`{"id":{"x":[1,2]},"jsonrpc":"2.0"}`, `{"x":[1,2]}`},
 		{`[1]`, ``},
 	} {
 		if got := string(messageID([]byte(tc.msg))); got != tc.id {

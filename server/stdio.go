@@ -52,21 +52,27 @@ func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs) *io.PipeRea
 // admitLine returns the answer to a line go-sdk must not see, or the
 // lines to hand it instead.
 func admitLine(line []byte, tooLong bool, ids *callIDs) (answer, pass []byte) {
-	if answer := refuse(line, tooLong); answer != nil {
-		return answer, nil
-	}
 	var in []inMsg
 	var batch *batchReply
-	if line[0] == '[' {
+	switch {
+	case tooLong || !json.Valid(line):
+		return refuse(line, tooLong), nil
+	case line[0] == '[':
+		if answer := refuseBatch(line); answer != nil {
+			return answer, nil
+		}
 		var elems []json.RawMessage
-		_ = json.Unmarshal(line, &elems) // refuse checked them
+		_ = json.Unmarshal(line, &elems) // refuseBatch decoded each
 		batch = &batchReply{}
 		for _, e := range elems {
 			m, _ := jsonrpc.DecodeMessage(e)
 			in = append(in, inMsg{m, messageID(e)})
 		}
-	} else {
-		m, _ := jsonrpc.DecodeMessage(line)
+	default:
+		m, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			return refuse(line, false), nil
+		}
 		in = []inMsg{{m, messageID(line)}}
 	}
 	ps, err := ids.inbound(in, batch)
@@ -77,21 +83,18 @@ func admitLine(line []byte, tooLong bool, ids *callIDs) (answer, pass []byte) {
 		}
 		return refuseBatchIDs(line, ie), nil
 	}
-	for i, p := range ps {
+	if len(ps) == 1 && batch == nil && !ps[0].changed {
+		return nil, append(line, '\n') // as it came, not copied
+	}
+	for _, p := range ps {
 		data := line
 		if batch != nil || p.changed {
 			var err error
 			if data, err = jsonrpc.EncodeMessage(p.msg); err != nil {
-				// Unreachable: go-sdk decoded it.
-				continue
+				continue // unreachable: go-sdk decoded it
 			}
 		}
-		if i > 0 || batch != nil {
-			pass = append(pass, data...)
-		} else {
-			pass = data
-		}
-		pass = append(pass, '\n')
+		pass = append(append(pass, data...), '\n')
 	}
 	return nil, pass
 }

@@ -69,7 +69,11 @@
 //     served, and server/discover answers without it).
 //   - Over stdio, a line that is not a JSON-RPC message is answered with
 //     a JSON-RPC error (-32700, -32600) by the server itself: go-sdk would
-//     end the session.
+//     end the session. A batch line is split for go-sdk and its answers
+//     joined again into one array.
+//   - Request ids are answered as sent, byte for byte, on every
+//     transport; null and in-flight ids are refused (-32600); a
+//     cancellation of the initialize is dropped (ids.go).
 //   - Results keep the upstream's bytes, except line breaks between JSON
 //     tokens over stdio (one message, one line) and all whitespace
 //     between tokens over legacy SSE (go-sdk's encoding compacts it).

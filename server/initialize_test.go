@@ -13,22 +13,41 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 )
 
-// A client that cancels its initialize (MCP forbids it, but a client
-// whose first-run initialize outlasts its timeout does it) still gets an
-// initialized session. go-sdk answers a request cancelled before its
-// handler starts without running it; for initialize that left the
-// session uninitialized for good: "initialized before initialize", then
-// every call refused. The delay is injected: a notification ahead of the
-// initialize holds go-sdk's queue, so the cancellation always lands
-// before the initialize runs.
-func TestCancelledInitializeStillInitializes(t *testing.T) {
-	for i := range 3 {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
+// A client that sends initialize, initialized and a call in one write,
+// without waiting, gets an initialized session, whatever holds the
+// first message up (a delay injected where every message passes, the
+// session's context): go-sdk handles initialize and notifications one
+// at a time, in order, and the stdio filter keeps the order, so
+// initialized cannot overtake initialize. A client that cancels its
+// initialize (MCP forbids it, but a client whose first-run initialize
+// outlasts its timeout does it) gets one too: go-sdk answers a request
+// cancelled before its handler starts without running it, which for
+// initialize left the session uninitialized for good ("initialized
+// before initialize", then every call refused). There a notification
+// ahead of the initialize holds go-sdk's queue, so the cancellation
+// always lands before the initialize runs.
+func TestInitializeInOneWrite(t *testing.T) {
+	const (
+		initialize  = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		list        = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		roots       = `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`
+		cancel      = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timeout"}}`
+	)
+	for _, tc := range []struct {
+		name  string
+		lines []string
+	}{
+		{"initialize held", []string{initialize, initialized, list}},
+		{"initialize cancelled while queued", []string{roots, initialize, cancel, initialized, list}},
+		{"again", []string{roots, initialize, cancel, initialized, list}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			var once sync.Once
 			held := make(chan struct{})
 			own := &server.Own{Context: func(ctx context.Context, _ http.Header) context.Context {
-				// The first message (the notification) holds the queue
-				// until the lines after it are read.
+				// The first message holds go-sdk's queue until the
+				// lines after it are read.
 				once.Do(func() { close(held); time.Sleep(100 * time.Millisecond) })
 				return ctx
 			}}
@@ -45,11 +64,7 @@ func TestCancelledInitializeStillInitializes(t *testing.T) {
 				close(lines)
 			}()
 			// One write, as a client that does not wait would send them.
-			_, _ = fmt.Fprint(to, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`+"\n"+
-				`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
-				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timeout"}}`+"\n"+
-				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
-				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n")
+			_, _ = fmt.Fprint(to, strings.Join(tc.lines, "\n")+"\n")
 			<-held
 			next := func() string {
 				t.Helper()

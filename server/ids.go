@@ -26,7 +26,9 @@ import (
 //     an internal id (internalIDPrefix and a counter) and its response
 //     the id as sent;
 //   - a request with a null id, or the id of an unanswered request of
-//     the same connection (by its text), is refused as an Invalid Request;
+//     the same connection (by its text), is refused as an Invalid Request
+//     (a notification sent with a null id passes as the notification it
+//     is);
 //   - a notifications/cancelled names the request by the id go-sdk
 //     knows; one naming a request go-sdk cannot name (not in flight, and
 //     not an id it would read as sent) is dropped, not let cancel
@@ -130,7 +132,7 @@ func (t *callIDs) inbound(in []inMsg, batch *batchReply) ([]passed, error) {
 	defer t.mu.Unlock()
 	seen := map[string]bool{}
 	for _, m := range in {
-		if _, ok := m.msg.(*jsonrpc.Request); !ok || m.id == nil {
+		if req, ok := m.msg.(*jsonrpc.Request); !ok || m.id == nil || nullNotification(req, m.id) {
 			continue
 		}
 		if string(m.id) == "null" {
@@ -148,7 +150,7 @@ func (t *callIDs) inbound(in []inMsg, batch *batchReply) ([]passed, error) {
 	for _, m := range in {
 		req, ok := m.msg.(*jsonrpc.Request)
 		switch {
-		case ok && m.id != nil:
+		case ok && m.id != nil && !nullNotification(req, m.id):
 			c := &call1{method: req.Method, raw: m.id, id: req.ID, batch: batch}
 			if !exactID(m.id) {
 				t.next++
@@ -172,6 +174,13 @@ func (t *callIDs) inbound(in []inMsg, batch *batchReply) ([]passed, error) {
 		}
 	}
 	return out, nil
+}
+
+// nullNotification: a notification (MCP's are all "notifications/…")
+// sent with "id": null, which go-sdk has always taken for one; refusing
+// it would leave a lenient client's session uninitialized.
+func nullNotification(req *jsonrpc.Request, id json.RawMessage) bool {
+	return string(id) == "null" && strings.HasPrefix(req.Method, "notifications/")
 }
 
 // cancelled makes a cancellation name its request by go-sdk's id, or

@@ -105,6 +105,9 @@ func TestCallIDs(t *testing.T) {
 		{"null is refused", []step{
 			{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, ``, errNullID},
 		}},
+		{"a notification with a null id passes as one", []step{
+			{`{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil},
+		}},
 		{"a duplicate in flight is refused, and free once answered", []step{
 			{`{"jsonrpc":"2.0","id":"a","method":"ping"}`, `{"jsonrpc":"2.0","id":"a","method":"ping"}`, nil},
 			{`{"jsonrpc":"2.0","id":"a","method":"ping"}`, ``, errDuplicateID},

@@ -539,9 +539,10 @@ func (s *redisStore) appendEntry(e Entry) error {
 		return fmt.Errorf("pad: encode entry: %w", err)
 	}
 	dedupe, dkey := "", s.key("dedupe")
-	if e.Mark == "" {
+	if e.Mark == "" && e.By != "" {
 		// The same agent's same finding: what a retry sends again (its
-		// time differs).
+		// time differs). Without an author two agents' identical notes
+		// could not be told apart: not deduplicated.
 		h := sha256.New()
 		for _, part := range append([]string{e.By, e.Note}, e.Tags...) {
 			h.Write([]byte(part))

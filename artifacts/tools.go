@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"context"
+	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -78,7 +79,7 @@ type EnvFunc func(ctx context.Context) (*Env, error)
 // write_artifact (its handler refuses them anyway).
 func Tools(envFor EnvFunc) []tool.Def {
 	h := handlers{envFor: envFor}
-	return []tool.Def{
+	defs := []tool.Def{
 		{Name: ToolWrite,
 			Description: "Save a file for this run's workers to read with read_artifact; hand them the returned " +
 				"filename instead of pasting large content into their task. Stored with the prefix " +
@@ -107,6 +108,17 @@ func Tools(envFor EnvFunc) []tool.Def {
 			Annotations: tool.ReadOnly(),
 			Handler:     h.list},
 	}
+	for i := range defs {
+		// The schema is the one declaration of each argument's type and
+		// of being required; the handlers read what it vouched for.
+		defs[i].Handler = tool.Checked(defs[i].InputSchema, badArguments, defs[i].Handler)
+	}
+	return defs
+}
+
+// badArguments is the answer to arguments the tool's schema refuses.
+func badArguments(problems []string) tool.Result {
+	return jsonResult(toolError{Error: "invalid_arguments", Message: strings.Join(problems, "; ") + "."})
 }
 
 // Visible reports whether a session with env may see the tool name:

@@ -164,9 +164,31 @@ func TestWorkerWithoutVisibleIsRefused(t *testing.T) {
 	}
 }
 
+// Arguments the schema refuses are answered before anything runs, each
+// problem named.
+func TestArgumentsCheckedBySchema(t *testing.T) {
+	defs := Tools(func(context.Context) (*Env, error) { return nil, errors.New("not reached") })
+	for _, tc := range []struct{ tool, args, want string }{
+		{ToolWrite, `{}`, "content is required; filename is required."},
+		{ToolWrite, `{"filename":3,"content":"x"}`, "filename must be a string, not an integer."},
+		{ToolRead, `[1]`, "the arguments must be one JSON object."},
+		{ToolRead, `{"filename":"a.md","run_id":true}`, "run_id must be a string, not a boolean."},
+	} {
+		for _, d := range defs {
+			if d.Name != tc.tool {
+				continue
+			}
+			m := decode(t, d.Handler(context.Background(), json.RawMessage(tc.args)).Text)
+			if m["error"] != "invalid_arguments" || m["message"] != tc.want {
+				t.Errorf("%s %s: %v, want %q", tc.tool, tc.args, m, tc.want)
+			}
+		}
+	}
+}
+
 func TestEnvErrorIsAnErrorResult(t *testing.T) {
 	for _, d := range Tools(func(context.Context) (*Env, error) { return nil, errors.New("no session") }) {
-		if res := d.Handler(context.Background(), nil); !res.IsError || !strings.Contains(res.Text, "no session") {
+		if res := d.Handler(context.Background(), json.RawMessage(`{"filename":"x.md","content":"x"}`)); !res.IsError || !strings.Contains(res.Text, "no session") {
 			t.Errorf("%s: %+v", d.Name, res)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // argSpec is one argument as its tool's input schema declares it.
@@ -15,28 +17,15 @@ type argSpec struct {
 	required bool
 }
 
-// specs are every tool's arguments by name, read from [definitions]: the
-// schema is the one declaration of a default and of being required.
+// specs are every tool's arguments by name, read from [definitions] by
+// [tool.Params]: the schema is the one declaration of a default and of
+// being required, for explore as for the pad and artifact tools.
 var specs = func() map[string]map[string]argSpec {
 	out := map[string]map[string]argSpec{}
 	for _, d := range definitions {
-		var sch struct {
-			Properties map[string]struct {
-				Default any `json:"default"`
-			} `json:"properties"`
-			Required []string `json:"required"`
-		}
-		if err := json.Unmarshal(d.InputSchema, &sch); err != nil {
-			panic("explore: schema of " + d.Name + ": " + err.Error())
-		}
 		m := map[string]argSpec{}
-		for name, p := range sch.Properties {
-			m[name] = argSpec{def: p.Default}
-		}
-		for _, name := range sch.Required {
-			a := m[name]
-			a.required = true
-			m[name] = a
+		for name, p := range tool.MustParams(d.InputSchema) {
+			m[name] = argSpec{def: p.Default, required: p.Required}
 		}
 		out[d.Name] = m
 	}

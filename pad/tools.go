@@ -64,7 +64,17 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 		// change ([pad] read_only).
 		defs = defs[:1]
 	}
+	for i := range defs {
+		// The schema declares each argument's type and whether it is
+		// required; the handlers decode what it vouched for.
+		defs[i].Handler = tool.Checked(defs[i].InputSchema, badArguments, defs[i].Handler)
+	}
 	return defs, nil
+}
+
+// badArguments is the answer to arguments the tool's schema refuses.
+func badArguments(problems []string) tool.Result {
+	return failure(nil, fmt.Errorf("%w: %s", errBadArguments, strings.Join(problems, "; ")))
 }
 
 // keysHelp is the part of update_scratchpad's description about keys and

@@ -292,3 +292,30 @@ func TestUnknownOpListsEveryOp(t *testing.T) {
 		t.Errorf("ops %v, message %q: not the same list", o.Ops, o.Message)
 	}
 }
+
+// The tools' schemas decide what arguments are: a wrong type or a missing
+// required argument is bad_arguments naming each problem, and nothing is
+// written.
+func TestArgumentsCheckedBySchema(t *testing.T) {
+	p := newPad(t, Options{})
+	h := newHarness(t, func(context.Context) (*Pad, error) { return p, nil }, Options{})
+	ctx, _ := h.session("s")
+	for _, tc := range []struct {
+		tool string
+		args any
+		want string
+	}{
+		{ToolAppend, map[string]any{}, "note is required"},
+		{ToolAppend, map[string]any{"note": 7, "tags": "k8s"}, "note must be a string, not an integer; tags must be an array, not a string"},
+		{ToolRead, map[string]any{"format": "yaml"}, `format must be one of \"markdown\", \"xml\", \"json\", \"kv\"`},
+		{ToolRead, map[string]any{"max_tokens": 1.5}, "max_tokens must be an integer, not a number"},
+	} {
+		text, _ := h.tool(ctx, tc.tool, tc.args)
+		if !strings.Contains(text, `"error":"bad_arguments"`) || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: %s, want %q", tc.tool, tc.args, text, tc.want)
+		}
+	}
+	if entries, _ := ledgerOf(t, p); len(entries) != 0 {
+		t.Fatalf("a refused append wrote %v", entries)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	// gjson: see signature.go.
 	"github.com/tidwall/gjson"
 )
 

@@ -8,6 +8,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	// gjson reads the small input schemas by key, once per object, without
+	// decoding them: internal/jsonscan walks big documents in one pass,
+	// which a schema lookup is not.
 	"github.com/tidwall/gjson"
 )
 

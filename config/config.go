@@ -262,6 +262,9 @@ type HTTP struct {
 	// (all, and one bearer token owner's); 0: the server's defaults
 	// (2,000 and 500).
 	MaxSessions, MaxSessionsPerOwner int
+	// MaxConnections bounds the open HTTP connections; one over it is
+	// answered 503 and closed. 0: the server's default (4,096).
+	MaxConnections int
 	// UpstreamIdle is upstream_idle: with bearer tokens each owner has
 	// its own instances of the upstreams, started at its first session
 	// and stopped once it has had none for this long. 0: 10 minutes.

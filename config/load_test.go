@@ -232,6 +232,7 @@ func TestParseEdgeCases(t *testing.T) {
 		{"listing value", "[mcp.servers.a]\ncmd='x'\nlisting = \"never\"", "3:1: mcp.servers.a.listing"},
 		{"shared not a bool", "[mcp.servers.a]\ncmd='x'\nshared = \"yes\"", "mcp.servers.a.shared: want true or false"},
 		{"upstream idle", "[http]\nupstream_idle = \"5m\"", ""},
+		{"max connections", "[http]\nmax_connections = 0", "http.max_connections: 0 out of range"},
 		{"owner max bytes", "[retention]\nowner_max_bytes = \"2GB\"", ""},
 		{"owner max bytes bad", "[retention]\nowner_max_bytes = \"lots\"", "retention.owner_max_bytes"},
 		{"upstream idle zero", "[http]\nupstream_idle = 0", "http.upstream_idle"},

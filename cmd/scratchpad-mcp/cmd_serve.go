@@ -263,7 +263,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(server.LimitConnections(ln, a.cfg.HTTP.MaxConnections, a.log)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -261,3 +261,54 @@ func TestDebugStatsOffWithTokens(t *testing.T) {
 		}
 	}
 }
+
+// Open connections are bounded ([http] max_connections): one over the
+// bound is answered 503 and closed at once, holding no descriptor; once
+// connections close, new ones are served again.
+func TestConnectionsBounded(t *testing.T) {
+	cfg, _, tokens := tenancyConfig(t, "max_connections = 20\n", "alice")
+	addr, _ := serveInProcess(t, cfg)
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range 20 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	// The listener counts a connection once it accepted it.
+	for i := range 5 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, err := io.ReadAll(c)
+		c.Close()
+		if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 503") || !strings.Contains(string(b), "max_connections") {
+			t.Fatalf("connection %d over the bound: %v %.120q", 21+i, err, b)
+		}
+	}
+	for _, c := range held[:5] {
+		c.Close()
+	}
+	held = held[5:]
+	testwait.For(t, "a new client to be served once connections closed", func() bool {
+		hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Authorization", "Bearer "+tokens["alice"])
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode != http.StatusServiceUnavailable
+	})
+}

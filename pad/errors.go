@@ -48,6 +48,10 @@ var (
 	// [AppendDedupeWindow]: on Redis a write whose answer was lost (a
 	// timeout) may still be applied, so its retry must not add it twice.
 	ErrAlreadyAppended = errors.New("already appended")
+	// ErrAlreadyApplied reports an update not applied because the same
+	// agent's identical update landed within [AppendDedupeWindow]: the
+	// retry of a write whose answer was lost.
+	ErrAlreadyApplied = errors.New("already applied")
 	// ErrOutcomeUnknown reports a write to Redis that got no answer in
 	// time: it may or may not have been applied. Re-read before writing
 	// again; a retried ledger append is deduplicated.

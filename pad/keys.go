@@ -381,6 +381,16 @@ func (p *Pad) UpdateKeys(by string, ops []KeyOp) (*Result, error) {
 // the other (the document first) under the one lock: a crash between the
 // two writes can leave the sections written and the keys not.
 func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
+	return p.ApplyOnce(by, "", patches, ops)
+}
+
+// ApplyOnce is [Pad.Apply] for a write that may be retried: on Redis,
+// where a write that timed out may still land, key (the call's identity:
+// its author and arguments) is recorded with the commit, and a second
+// ApplyOnce with the same key within [AppendDedupeWindow] is not applied
+// again ([ErrAlreadyApplied]). An empty key, or the file backend, is
+// Apply.
+func (p *Pad) ApplyOnce(by, key string, patches []Patch, ops []KeyOp) (*Result, error) {
 	if len(patches) > 0 {
 		if p.opts.Format != FormatMarkdown {
 			return nil, fmt.Errorf("%w: this pad is structured; send {state: {...}} to merge", ErrWrongFormat)
@@ -408,6 +418,18 @@ func (p *Pad) Apply(by string, patches []Patch, ops []KeyOp) (*Result, error) {
 		return nil, err
 	}
 	defer lk.unlock()
+	if ol, ok := lk.(onceLock); ok && key != "" && len(patches) > 0 {
+		// Under the lock: a write of this key that was in flight has
+		// landed or never will (its lease is over).
+		applied, err := ol.appliedOnce(key)
+		if err != nil {
+			return nil, err
+		}
+		if applied {
+			return nil, fmt.Errorf("%w: you sent this identical update within the last %s and it was applied (a retry of a write whose answer was lost is not applied again); read the pad to see it", ErrAlreadyApplied, AppendDedupeWindow)
+		}
+		ol.markOnce(key)
+	}
 	// The key operations are computed first: one refused now (too many
 	// keys) leaves the document untouched too. With no key operations
 	// this still sweeps expired keys: every write does.

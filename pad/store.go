@@ -67,6 +67,17 @@ type store interface {
 // heldLock is a lock returned by [store.lock].
 type heldLock interface{ unlock() }
 
+// onceLock is a held lock of a store whose writes can have an unknown
+// outcome (Redis): a write made under it with markOnce records its key
+// with its commit, atomically, and a later appliedOnce says whether a
+// write of that key landed. Files have no unknown outcome and do not
+// implement it.
+type onceLock interface {
+	heldLock
+	markOnce(key string)
+	appliedOnce(key string) (bool, error)
+}
+
 // histItem is one saved version and how to read it.
 type histItem struct {
 	Version

@@ -238,6 +238,25 @@ func (s *redisStore) ctx() (context.Context, context.CancelFunc) {
 type redisLock struct {
 	s     *redisStore
 	token string
+	once  string // when set, the commit records this write's retry key ([onceLock])
+}
+
+// onceKey is where a write's retry key is recorded.
+func (s *redisStore) onceKey(key string) string { return s.key("dedupe:w:" + key) }
+
+// markOnce implements [onceLock]: the lock's commit records key, so
+// that a retry of the same write is recognised.
+func (l *redisLock) markOnce(key string) { l.once = key }
+
+// appliedOnce implements [onceLock].
+func (l *redisLock) appliedOnce(key string) (bool, error) {
+	ctx, cancel := l.s.ctx()
+	defer cancel()
+	n, err := l.s.r.client.Exists(ctx, l.s.onceKey(key)).Result()
+	if err != nil {
+		return false, l.s.fail("check a retried write", err)
+	}
+	return n > 0, nil
 }
 
 // releaseScript deletes the lock only if it is still ours: after a lease
@@ -321,13 +340,16 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then
 	return 0
 end
 redis.call('SET', KEYS[2], ARGV[2])
-for i = 4, #ARGV do
+for i = 5, #ARGV do
 	redis.call('LPUSH', KEYS[3], ARGV[i])
 end
-if #ARGV >= 4 then
+if #ARGV >= 5 then
 	redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
 end
 redis.call('INCR', KEYS[4])
+if tonumber(ARGV[4]) > 0 then
+	redis.call('SET', KEYS[5], '1', 'PX', ARGV[4])
+end
 return 1`)
 
 // beforeRedisCommit, when set by a test, runs after a commit has read what
@@ -341,7 +363,11 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	args := []any{rl.token, next, keep}
+	window, dkey := int64(0), s.key("dedupe")
+	if rl.once != "" {
+		window, dkey = AppendDedupeWindow.Milliseconds(), s.onceKey(rl.once)
+	}
+	args := []any{rl.token, next, keep, window}
 	if prev != nil || pushNext {
 		// Names must increase even if clocks differ between hosts: start
 		// after the newest saved version. Only lock holders push, so it
@@ -365,7 +391,7 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 	if beforeRedisCommit != nil {
 		beforeRedisCommit()
 	}
-	n, err := commitScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("doc"), s.key("history"), s.key("version")}, args...).Int64()
+	n, err := commitScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("doc"), s.key("history"), s.key("version"), dkey}, args...).Int64()
 	if err != nil && isTimeout(err) {
 		// Fenced by the lock: applied only if Redis runs it before the
 		// lease ends. Patches that add are not idempotent: the agent must

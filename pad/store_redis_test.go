@@ -407,3 +407,42 @@ func TestRedisPausedAppendsAreNotDuplicated(t *testing.T) {
 		t.Fatalf("ledger: %d entries (%d bad): %v", len(entries), bad, count)
 	}
 }
+
+// An update whose commit times out (Redis paused just before it) says
+// its outcome is unknown; the commit lands when Redis resumes, within the
+// lock's lease, and the agent's retry of the same call is not applied a
+// second time: the appended plan item is there once. Another update is
+// applied as usual.
+func TestRedisPausedUpdateIsNotAppliedTwice(t *testing.T) {
+	env := newRedisEnv(t)
+	p := env.open(t, env.conn(t, RedisOptions{Timeout: 300 * time.Millisecond, LockLease: 2 * time.Second}), "run:r1", Options{})
+	mustUpdate(t, p.Pad, Patch{Section: "Task", Op: OpReplace, Content: "ship"})
+	patch := []Patch{{Section: "Plan", Op: OpAppend, Content: "tag the release"}}
+	beforeRedisCommit = func() {
+		beforeRedisCommit = nil
+		env.srv.Pause()
+	}
+	t.Cleanup(func() { beforeRedisCommit = nil })
+	_, err := p.ApplyOnce("worker-1", "call-1", patch, nil)
+	env.srv.Resume()
+	if !errors.Is(err, ErrOutcomeUnknown) || !strings.Contains(err.Error(), "read the pad before sending it again") {
+		t.Fatalf("update with Redis paused: %v", err)
+	}
+	if !testwait.Until(testwait.Timeout, func() bool { return strings.Contains(p.doc(), "tag the release") }) {
+		t.Fatalf("the timed-out commit never landed:\n%s", p.doc())
+	}
+	// The agent retries the same call: it waits for the lock (the lost
+	// write's holder never released it) and is told it was applied.
+	if _, err := p.ApplyOnce("worker-1", "call-1", patch, nil); !errors.Is(err, ErrAlreadyApplied) {
+		t.Fatalf("retry: %v", err)
+	}
+	if n := strings.Count(p.doc(), "tag the release"); n != 1 {
+		t.Fatalf("the item is in the plan %d times:\n%s", n, p.doc())
+	}
+	if _, err := p.ApplyOnce("worker-1", "call-2", []Patch{{Section: "Plan", Op: OpAppend, Content: "announce"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.doc(), "announce") {
+		t.Fatalf("a new update was not applied:\n%s", p.doc())
+	}
+}

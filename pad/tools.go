@@ -3,6 +3,8 @@ package pad
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -334,7 +336,7 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	case p.opts.Format == FormatJSON:
 		err = fmt.Errorf("%w: this pad is structured; send {\"state\": {...}} with the keys to change", ErrWrongFormat)
 	case args.Patches != nil:
-		res, err = p.Apply(AuthorFrom(ctx), patches, ops)
+		res, err = p.ApplyOnce(AuthorFrom(ctx), retryKey(AuthorFrom(ctx), raw), patches, ops)
 		var pe *PatchError
 		if errors.As(err, &pe) && pe.Index < len(where) {
 			pe.Index = where[pe.Index]
@@ -344,6 +346,9 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	default:
 		err = fmt.Errorf("%w: patches is required (an empty list is a valid no-op)", errBadArguments)
 	}
+	if errors.Is(err, ErrAlreadyApplied) {
+		return tool.Text("already applied: " + err.Error())
+	}
 	if err != nil {
 		return failure(p, err)
 	}
@@ -351,6 +356,20 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 		h.w.Changed(p)
 	}
 	return tool.Text(formatResult(res))
+}
+
+// retryKey names one update call, its author's and its arguments', so
+// that its retry after an answer that was lost is recognised; "" without
+// an author (nothing tells two agents apart then).
+func retryKey(by string, raw json.RawMessage) string {
+	if by == "" {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(by))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // formatResult is the text update_scratchpad returns: a status line, the

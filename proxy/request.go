@@ -34,7 +34,7 @@ func (p *Proxy) onRequest(ctx context.Context, u *upstream.Upstream, method stri
 	default:
 		return nil, &upstream.RPCError{Code: codeMethodNotFound, Message: "Method not found: " + method}
 	}
-	c, ok, err := p.callerOf(ctx, u, method)
+	c, ok, err := p.callerOf(ctx, u, method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -93,15 +93,33 @@ type callerKey struct{}
 
 // callerOf finds the client call an upstream's request serves, never
 // guessing: the call on whose answer stream it came (streamable HTTP),
-// else the calls in flight on u when they are all one session's. With
+// else the call whose progress token its _meta names, else the calls in
+// flight on u when they are all one session's. With
 // calls of several sessions in flight, and no stream to tell them apart,
 // it is refused: MCP does not say which call a request is for, and the
 // wrong session would read another's prompt and answer in its place. ok
 // is false when no call is in flight at all.
-func (p *Proxy) callerOf(ctx context.Context, u *upstream.Upstream, method string) (c caller, ok bool, err error) {
+func (p *Proxy) callerOf(ctx context.Context, u *upstream.Upstream, method string, params json.RawMessage) (c caller, ok bool, err error) {
 	if call, found := upstream.CallContext(ctx); found {
 		if s, isOurs := call.Value(callerKey{}).(Session); isOurs && call.Err() == nil {
 			return caller{ctx: call, sess: s}, true, nil
+		}
+	}
+	// A request that names the progress token of the call it serves
+	// (some servers pass it on in _meta) belongs to that call.
+	var m struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &m) == nil {
+		if tok, isString := m.Meta.ProgressToken.(string); isString {
+			p.progressMu.Lock()
+			pr := p.progress[tok]
+			p.progressMu.Unlock()
+			if pr != nil && pr.ctx.Err() == nil {
+				return caller{ctx: pr.ctx, sess: pr.sess}, true, nil
+			}
 		}
 	}
 	c, sessions := p.sessions.caller(u)

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +56,32 @@ func TestServerRequestAttribution(t *testing.T) {
 				t.Fatalf("asker: %d requests, result %q", len(asker.askedAll()), text(res))
 			}
 		})
+	}
+}
+
+// Over stdio a request naming the progress token of the call it serves
+// goes to that call's session, even with another session's call in
+// flight on the upstream.
+func TestServerRequestAttributedByProgressToken(t *testing.T) {
+	e := startEnv(t, stdioUpstream("up", nil))
+	busy, asker := &recorder{}, &recorder{}
+	c1 := connect(t, e, "http", busy, "sampling")
+	c2 := connect(t, e, "http", asker, "sampling")
+	waitTool(t, c2, "ask_sampling")
+	asked := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "ask_sampling", Arguments: map[string]any{"delay_ms": 1000, "meta": "progress"}}
+		p.SetProgressToken("mine")
+		res, err := c2.CallTool(context.Background(), p)
+		if err != nil {
+			t.Error(err)
+		}
+		asked <- res
+	}()
+	time.Sleep(300 * time.Millisecond)
+	call(t, c1, "slow", map[string]any{"steps": 2, "ms": 1500})
+	res := <-asked
+	if res == nil || res.IsError || len(asker.askedAll()) != 1 || len(busy.askedAll()) != 0 {
+		t.Fatalf("asker asked %d, busy asked %d: %v", len(asker.askedAll()), len(busy.askedAll()), res)
 	}
 }

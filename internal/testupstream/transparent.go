@@ -94,18 +94,23 @@ func addTransparency(s *mcp.Server) {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, internalError(argsOf(req).str("message", "upstream refused"))
 		})
-	s.AddTool(tool("ask_sampling", "asks the client to sample (after delay_ms), returns its answer as JSON", arg{"delay_ms", "number", false}),
+	s.AddTool(tool("ask_sampling", "asks the client to sample (after delay_ms; meta = progress names the call's progress token), returns its answer as JSON", arg{"delay_ms", "number", false}, arg{"meta", "string", false}),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			case <-time.After(time.Duration(argsOf(req).int("delay_ms", 0)) * time.Millisecond):
 			}
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+			params := &mcp.CreateMessageParams{
 				Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "what is 2+2?"}}},
 				MaxTokens:    20,
 				SystemPrompt: "be brief",
-			})
+			}
+			if tok := req.Params.GetProgressToken(); tok != nil && argsOf(req).str("meta", "") == "progress" {
+				// As some servers do: the request names the call's token.
+				params.Meta = mcp.Meta{"progressToken": tok}
+			}
+			res, err := req.Session.CreateMessage(ctx, params)
 			return answer(res, err)
 		})
 	s.AddTool(tool("ask_elicitation", "asks the client for input (form, or url mode), returns its answer as JSON", arg{"mode", "string", false}),

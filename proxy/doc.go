@@ -46,8 +46,9 @@
 //   - sampling/createMessage, elicitation/create and roots/list go to the
 //     session whose call they serve, checked against the capabilities it
 //     declared, and are never guessed: a request on a
-//     call's own answer stream (streamable HTTP) goes to that call's
-//     session; otherwise to the session with calls in flight on that
+//     call's own answer stream (streamable HTTP), or naming the call's
+//     progress token in its _meta, goes to that call's session;
+//     otherwise to the session with calls in flight on that
 //     upstream when there is one; with calls of several sessions in
 //     flight it is refused (-32603, saying why). A URL elicitation's
 //     completion follows it. Cancelling (the upstream's

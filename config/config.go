@@ -79,6 +79,18 @@ const (
 	TransportHTTPStreamable = "http_streamable"
 )
 
+// Values of [Auth]: its type, grants and signing algorithms.
+const (
+	AuthOAuth = "oauth"
+
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+// SigningAlgorithms are the signing_algorithm values private_key_jwt
+// accepts (JWS names, RFC 7518).
+var SigningAlgorithms = []string{"RS256", "RS384", "RS512", "ES256", "ES384", "ES512"}
+
 // Default values a file may leave out.
 const (
 	DefaultMinTokens = 5120 // pattern = {} in a scratchpad table
@@ -151,6 +163,36 @@ type Server struct {
 	// Thresholds is [mcp.servers.<name>.scratchpad] in file order. Use
 	// [Server.Threshold] to look a tool up.
 	Thresholds []Threshold
+
+	// Auth is [mcp.servers.<name>.auth]: how the proxy authorizes itself
+	// to a remote server. nil sends only the configured headers.
+	Auth *Auth
+}
+
+// Auth is [mcp.servers.<name>.auth] with type = "oauth": the proxy is an
+// OAuth 2.1 client of the server, as the MCP authorization specification
+// (2025-11-25) describes. Only sse and http_streamable servers have one.
+type Auth struct {
+	Type  string // AuthOAuth
+	Grant string // GrantAuthorizationCode (default) or GrantClientCredentials
+
+	// ClientID and ClientSecret are a pre-registered client; empty
+	// ClientID registers one (a Client ID Metadata Document, else dynamic
+	// registration). ClientSecret may come from {{ env.X }}.
+	ClientID, ClientSecret string
+	// ClientMetadataURL is the https URL of this client's Client ID
+	// Metadata Document, used as the client_id where the authorization
+	// server supports such documents and no ClientID is set.
+	ClientMetadataURL string
+	// Scopes are requested on top of what the server challenges for;
+	// empty leaves the choice to the server (its challenge, else its
+	// scopes_supported).
+	Scopes []string
+	// PrivateKeyFile (PEM, absolute) and SigningAlgorithm (RS256, ES256,
+	// …) authenticate a client_credentials client with private_key_jwt
+	// instead of a secret.
+	PrivateKeyFile   string
+	SigningAlgorithm string
 }
 
 // Threshold diverts outputs of tools matching Pattern once they reach

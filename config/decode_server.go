@@ -64,7 +64,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		d.fail(p, "%s", msg)
 	}
 	d.checkKeys(p, m, "transport", "cmd", "args", "env", "cwd", "url", "headers",
-		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing")
+		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "auth")
 
 	if v, ok := m["transport"]; ok {
 		s.Transport, _ = d.oneOf(p.key("transport"), v, TransportStdio, TransportSSE, TransportHTTPStreamable)
@@ -128,6 +128,9 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	if v, ok := m["scratchpad"]; ok {
 		s.Thresholds = d.thresholds(p.key("scratchpad"), v)
 	}
+	if v, ok := m["auth"]; ok {
+		s.Auth = d.auth(p.key("auth"), v)
+	}
 
 	// Transport: stated, or implied by cmd. A url alone is ambiguous
 	// (legacy SSE or streamable HTTP), so it must be said.
@@ -146,7 +149,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		if m["cmd"] == nil {
 			d.fail(p.key("cmd"), "required for transport %q", s.Transport)
 		}
-		for _, k := range []string{"url", "headers"} {
+		for _, k := range []string{"url", "headers", "auth"} {
 			if m[k] != nil {
 				d.fail(p.key(k), "not used by transport %q (only by %q and %q)", s.Transport, TransportSSE, TransportHTTPStreamable)
 			}
@@ -158,6 +161,13 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		for _, k := range []string{"cmd", "args", "env", "cwd", "restart_max_attempts", "restart_backoff_max"} {
 			if m[k] != nil {
 				d.fail(p.key(k), "not used by transport %q (only by %q)", s.Transport, TransportStdio)
+			}
+		}
+		if s.Auth != nil {
+			for h := range s.Headers {
+				if strings.EqualFold(h, "Authorization") {
+					d.fail(p.key("headers").key(h), "not with [%s]: OAuth sets the Authorization header", p.key("auth"))
+				}
 			}
 		}
 	}

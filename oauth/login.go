@@ -1,0 +1,296 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+// EnvBrowser names the environment variable holding the command that
+// opens the authorization URL (its words split on spaces, the URL added
+// as the last argument). Unset: the system's opener.
+const EnvBrowser = "SCRATCHPAD_BROWSER"
+
+// LoginOptions configure [Client.Login]. The zero value opens the
+// system's browser and prints nothing.
+type LoginOptions struct {
+	// Open opens the authorization URL for the person logging in; nil is
+	// [OpenBrowser]. An error is printed, and the login waits on: the
+	// printed URL can be opened by hand.
+	Open func(authURL string) error
+	// Out receives the authorization URL and what happens; nil discards.
+	Out io.Writer
+}
+
+// callbackPath is the loopback redirect's path.
+const callbackPath = "/callback"
+
+// Login runs the authorization code flow with PKCE for the server and
+// stores the token: discovery (from the server's 401 challenge), the
+// client identity (configured, metadata document or dynamic
+// registration), the authorization URL opened in a browser, the redirect
+// received on a loopback listener (RFC 8252 §7.3: 127.0.0.1, a port of
+// the system's choosing), the code exchanged for tokens with the resource
+// parameter. A client_credentials server needs no person: Login then gets
+// its token at once, which checks the configuration. ctx bounds the
+// whole login (a person who never comes back).
+func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
+	out := lo.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if c.cfg.Grant == config.GrantClientCredentials {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, err := c.clientCredentialsLocked(ctx, nil)
+		return err
+	}
+	d, ch, err := c.discover(ctx)
+	if err != nil {
+		return err
+	}
+	if !d.AS.supportsS256() {
+		return fmt.Errorf("upstream %q: %w: authorization server %s does not list S256 in code_challenge_methods_supported, and the MCP specification forbids authorizing without PKCE",
+			c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
+	}
+	if d.AS.AuthorizationEndpoint == "" {
+		return fmt.Errorf("upstream %q: %w: authorization server %s has no authorization_endpoint", c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("loopback listener for the redirect: %w", err)
+	}
+	defer ln.Close()
+	redirectURI := fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)
+
+	var earlier []string
+	c.mu.Lock()
+	if rec, _ := c.currentLocked(); rec != nil {
+		earlier = rec.Scopes
+	}
+	c.mu.Unlock()
+	scopes := selectScopes(ch, d.PRM, c.cfg.Scopes, earlier)
+	client, err := identify(ctx, c.hc, &c.cfg, &d.AS, redirectURI, scopes)
+	if err != nil {
+		return fmt.Errorf("upstream %q: %w", c.opts.Server.Name, err)
+	}
+
+	verifier, state := newVerifier(), randomString(24)
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {client.ID},
+		"redirect_uri":          {redirectURI},
+		"code_challenge":        {challengeS256(verifier)},
+		"code_challenge_method": {"S256"},
+		"state":                 {state},
+		"resource":              {d.Resource},
+	}
+	if len(scopes) > 0 {
+		q.Set("scope", strings.Join(scopes, " "))
+	}
+	authURL, err := withQuery(d.AS.AuthorizationEndpoint, q)
+	if err != nil {
+		return fmt.Errorf("upstream %q: %w: authorization_endpoint: %v", c.opts.Server.Name, ErrDiscovery, err)
+	}
+
+	got := make(chan url.Values, 1)
+	srv := &http.Server{
+		ReadHeaderTimeout: 10 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != callbackPath {
+				http.NotFound(w, r)
+				return
+			}
+			qv := r.URL.Query()
+			if qv.Get("state") != state {
+				// Not this login's redirect (a stale tab, a forgery):
+				// refused, and the login goes on waiting.
+				http.Error(w, "unknown state: this is not the login in progress", http.StatusBadRequest)
+				return
+			}
+			select {
+			case got <- qv:
+			default:
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			if e := qv.Get("error"); e != "" {
+				fmt.Fprintf(w, "<!doctype html><title>scratchpad-mcp</title><p>Login to %s failed: %s. You can close this tab.</p>", html.EscapeString(c.opts.Server.Name), html.EscapeString(e))
+				return
+			}
+			fmt.Fprintf(w, "<!doctype html><title>scratchpad-mcp</title><p>Logged in to %s. You can close this tab.</p>", html.EscapeString(c.opts.Server.Name))
+		}),
+	}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+
+	fmt.Fprintf(out, "To log in to %s, open this URL in a browser:\n\n  %s\n\nWaiting for the redirect to %s …\n", c.opts.Server.Name, authURL, redirectURI)
+	open := lo.Open
+	if open == nil {
+		open = OpenBrowser
+	}
+	if err := open(authURL); err != nil {
+		fmt.Fprintf(out, "(could not open a browser: %v; open the URL by hand)\n", err)
+	}
+
+	var qv url.Values
+	select {
+	case qv = <-got:
+	case <-ctx.Done():
+		return fmt.Errorf("upstream %q: %w: no redirect came back: %w", c.opts.Server.Name, ErrAuthorization, context.Cause(ctx))
+	}
+	if e := qv.Get("error"); e != "" {
+		msg := e
+		if desc := qv.Get("error_description"); desc != "" {
+			msg += ": " + desc
+		}
+		return fmt.Errorf("upstream %q: %w: the authorization server answered %s", c.opts.Server.Name, ErrAuthorization, msg)
+	}
+	// RFC 9207: when the server says who it is, it must be the one
+	// asked (a mix-up attack sends another server's code).
+	if iss := qv.Get("iss"); iss != "" && iss != d.AS.Issuer || iss == "" && d.AS.AuthorizationResponseIssSupported {
+		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, iss, d.AS.Issuer)
+	}
+	code := qv.Get("code")
+	if code == "" {
+		return fmt.Errorf("upstream %q: %w: the redirect carries no code", c.opts.Server.Name, ErrAuthorization)
+	}
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {redirectURI},
+		"code_verifier": {verifier},
+		"resource":      {d.Resource},
+	}
+	tok, err := tokenRequest(ctx, c.hc, d.AS.TokenEndpoint, form, client, nil, c.opts.Now())
+	if err != nil {
+		return fmt.Errorf("upstream %q: exchanging the code at %s: %w", c.opts.Server.Name, d.AS.TokenEndpoint, err)
+	}
+	if tok.Scope == "" {
+		tok.Scope = strings.Join(scopes, " ")
+	}
+	rec := &Record{
+		URL: c.opts.Server.URL, Resource: d.Resource, Issuer: d.AS.Issuer,
+		AuthorizationEndpoint: d.AS.AuthorizationEndpoint, TokenEndpoint: d.AS.TokenEndpoint, RevocationEndpoint: d.AS.RevocationEndpoint,
+		Client: client, Scopes: scopes, Grant: config.GrantAuthorizationCode, Token: *tok,
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.saveLocked(rec)
+}
+
+// withQuery is endpoint with q added to the query it may already have.
+func withQuery(endpoint string, q url.Values) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return "", fmt.Errorf("%q is not an http(s) URL", endpoint)
+	}
+	all := u.Query()
+	for k, vs := range q {
+		all[k] = vs
+	}
+	u.RawQuery = all.Encode()
+	return u.String(), nil
+}
+
+// OpenBrowser opens authURL with the command in $SCRATCHPAD_BROWSER (the
+// URL its last argument), else the system's opener (xdg-open, open,
+// rundll32). It does not wait for the browser.
+func OpenBrowser(authURL string) error {
+	var argv []string
+	if b := strings.Fields(os.Getenv(EnvBrowser)); len(b) > 0 {
+		argv = append(b, authURL)
+	} else {
+		switch runtime.GOOS {
+		case "darwin":
+			argv = []string{"open", authURL}
+		case "windows":
+			argv = []string{"rundll32", "url.dll,FileProtocolHandler", authURL}
+		default:
+			argv = []string{"xdg-open", authURL}
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// Status is what is stored for a server, for `auth status` and doctor.
+type Status struct {
+	LoggedIn    bool      // a record for this server's URL exists
+	Grant       string    // authorization_code or client_credentials
+	Scope       string    // of the token, as the server said
+	Expiry      time.Time // zero: no expiry known
+	Expired     bool      // the access token is past its expiry
+	Refreshable bool      // a refresh token is stored
+	Issuer      string
+	Registered  string // how the client identity came
+}
+
+// Status reads the stored record (no network). An unreadable record is
+// an error; none is a Status that is not LoggedIn.
+func (c *Client) Status() (Status, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.currentLocked()
+	if err != nil || rec == nil {
+		return Status{Grant: c.cfg.Grant}, err
+	}
+	return Status{
+		LoggedIn: rec.Token.AccessToken != "", Grant: rec.Grant, Scope: rec.Token.Scope,
+		Expiry: rec.Token.Expiry, Expired: !rec.Token.Expiry.IsZero() && !c.opts.Now().Before(rec.Token.Expiry),
+		Refreshable: rec.Token.RefreshToken != "", Issuer: rec.Issuer, Registered: rec.Client.Registered,
+	}, nil
+}
+
+// Logout revokes the stored tokens where the authorization server offers
+// revocation (RFC 7009; best effort, bounded by ctx) and removes the
+// record. It reports whether there was one.
+func (c *Client) Logout(ctx context.Context) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.currentLocked()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// An unreadable record is removed all the same.
+		rec = nil
+	}
+	had := rec != nil || !c.opts.Store.modTime(c.opts.Owner, c.opts.Server.Name).IsZero()
+	if rec != nil && rec.RevocationEndpoint != "" {
+		for _, t := range []struct{ tok, hint string }{{rec.Token.RefreshToken, "refresh_token"}, {rec.Token.AccessToken, "access_token"}} {
+			if t.tok == "" {
+				continue
+			}
+			form := url.Values{"token": {t.tok}, "token_type_hint": {t.hint}}
+			// The answer does not matter: the record goes either way.
+			_, _ = tokenRequest(ctx, c.hc, rec.RevocationEndpoint, form, rec.Client, nil, c.opts.Now())
+		}
+	}
+	if err := c.opts.Store.Delete(c.opts.Owner, c.opts.Server.Name); err != nil {
+		return had, err
+	}
+	c.rec, c.loaded = nil, false
+	return had, nil
+}

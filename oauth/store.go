@@ -49,9 +49,9 @@ type Record struct {
 	Resource string `json:"resource"` // the resource parameter (RFC 8707)
 	Issuer   string `json:"issuer"`
 	// Endpoints of the authorization server.
-	AuthorizationEndpoint string `json:"authorization_endpoint,omitempty"`
-	TokenEndpoint         string `json:"token_endpoint"`
-	RevocationEndpoint    string `json:"revocation_endpoint,omitempty"`
+	AuthorizationEndpoint string   `json:"authorization_endpoint,omitempty"`
+	TokenEndpoint         string   `json:"token_endpoint"`
+	RevocationEndpoint    string   `json:"revocation_endpoint,omitempty"`
 	Client                Identity `json:"client"`
 	// Scopes are what was asked for, grown by step-up challenges: the
 	// next login asks for them all.

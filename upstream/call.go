@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
 
 // maxUnavailableWait bounds how long a call waits for an upstream that is
@@ -80,7 +82,9 @@ func (u *Upstream) await(ctx context.Context) (conn, error) {
 			}
 		}
 		unavailable := &unavailableError{name: u.cfg.Name, state: state, last: lastErr}
-		if state == StateFailed || state == StateStopped {
+		// Waiting for a login is waiting for a person: the call fails at
+		// once, naming the command to run.
+		if state == StateFailed || state == StateStopped || errors.Is(lastErr, oauth.ErrLoginRequired) {
 			return nil, unavailable
 		}
 		if lastErr != nil && deadline == nil {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
 
 // Sentinel errors. Match them with [errors.Is]; the errors that carry them
@@ -108,10 +110,23 @@ func (e *unavailableError) Error() string {
 	return fmt.Sprintf("upstream %q is unavailable: %s after: %v", e.name, e.state, e.last)
 }
 
-// Is makes the error match [ErrUpstreamUnavailable]. It deliberately does
-// not unwrap to the last error: a call that was never sent must not look
+// Is makes the error match [ErrUpstreamUnavailable], and
+// [oauth.ErrLoginRequired] when that is why. It deliberately does not
+// unwrap to the last error: a call that was never sent must not look
 // like one that was cut off ([ErrUpstreamExited]).
-func (e *unavailableError) Is(target error) bool { return target == ErrUpstreamUnavailable }
+func (e *unavailableError) Is(target error) bool {
+	return target == ErrUpstreamUnavailable || target == oauth.ErrLoginRequired && errors.Is(e.last, oauth.ErrLoginRequired)
+}
+
+// LoginError is the [*oauth.LoginError] err carries, if any: the reason a
+// call to an upstream behind OAuth failed, and the command that fixes it.
+func LoginError(err error) (*oauth.LoginError, bool) {
+	if ue, ok := errors.AsType[*unavailableError](err); ok {
+		err = ue.last
+	}
+	le, ok := errors.AsType[*oauth.LoginError](err)
+	return le, ok
+}
 
 // notSentError is a request that never reached the upstream, so sending
 // it again cannot run it twice.

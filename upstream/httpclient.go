@@ -20,8 +20,9 @@ const dialTimeout = 10 * time.Second
 // a tool call as long as its server's timeout: every request carries a
 // context that bounds it instead. Connecting is bounded here, redirects
 // stay on the upstream's origin (the configured headers may be
-// credentials), and proxies come from the environment.
-func newHTTPClient() *http.Client {
+// credentials), and proxies come from the environment. wrap, when set,
+// wraps the transport (authorization).
+func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment}
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 		tr = dt.Clone()
@@ -29,7 +30,11 @@ func newHTTPClient() *http.Client {
 	tr.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	tr.TLSHandshakeTimeout = dialTimeout
 	tr.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect}
+	var rt http.RoundTripper = tr
+	if wrap != nil {
+		rt = wrap(tr)
+	}
+	return &http.Client{Transport: rt, CheckRedirect: sameOriginRedirect}
 }
 
 // sameOriginRedirect refuses a redirect to another origin: the config

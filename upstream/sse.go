@@ -48,7 +48,7 @@ var (
 
 // dialSSE opens the event stream at rawURL and waits, at most timeout, for
 // its endpoint event. ctx bounds the connection's life.
-func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, headers map[string]string, h handlers, log *slog.Logger) (*sseConn, error) {
+func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, headers map[string]string, wrap func(http.RoundTripper) http.RoundTripper, h handlers, log *slog.Logger) (*sseConn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
@@ -61,7 +61,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 	c := &sseConn{
 		url:     u,
 		headers: headers,
-		hc:      newHTTPClient(),
+		hc:      newHTTPClient(wrap),
 		ready:   make(chan struct{}),
 	}
 	c.peer = newPeer(name, h, log, c.send)

@@ -296,7 +296,7 @@ func recv[T any](t testing.TB, ch <-chan T, what string) T {
 
 func dialTestSSE(t testing.TB, url string, h handlers, headers map[string]string) *sseConn {
 	t.Helper()
-	c, err := dialSSE(context.Background(), 10*time.Second, "hand", url, headers, h, quietLogger())
+	c, err := dialSSE(context.Background(), 10*time.Second, "hand", url, headers, nil, h, quietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func TestSSEDialFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSSEServer(t)
 			s.set(func(s *sseServer) { s.endpoint = tc.endpoint })
-			c, err := dialSSE(context.Background(), 300*time.Millisecond, "hand", s.ts.URL+tc.path, nil, handlers{}, quietLogger())
+			c, err := dialSSE(context.Background(), 300*time.Millisecond, "hand", s.ts.URL+tc.path, nil, nil, handlers{}, quietLogger())
 			if err == nil {
 				c.Close()
 				t.Fatal("connected")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
 
 // ProtocolVersion is the MCP protocol version offered at initialize: the
@@ -48,6 +49,17 @@ func (u *Upstream) backoff(n int) time.Duration {
 		d = max
 	}
 	return d
+}
+
+// loginPoll is how often an upstream waiting for an OAuth login tries
+// again.
+const loginPoll = 2 * time.Second
+
+// lastError is the error of the last connection attempt.
+func (u *Upstream) lastError() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.lastErr
 }
 
 // slowStart is how long a connection attempt may take before the log
@@ -92,6 +104,21 @@ func (u *Upstream) supervise(ctx context.Context) {
 		} else if ctx.Err() != nil {
 			u.setState(StateStopped, nil)
 			return
+		} else if errors.Is(err, oauth.ErrLoginRequired) {
+			// No token, and only a person can get one: not a failure
+			// that backoff or giving up helps. The store is looked at
+			// again every loginPoll (no network: the token is missing),
+			// so a login in another process is picked up.
+			expired = false
+			if !errors.Is(u.lastError(), oauth.ErrLoginRequired) {
+				u.log.Warn("upstream needs an OAuth login", "error", err)
+			}
+			u.setState(StateRestarting, err)
+			if !sleep(ctx, loginPoll) {
+				u.setState(StateStopped, nil)
+				return
+			}
+			continue
 		} else {
 			expired = false
 			u.log.Error("upstream failed to start", "error", err)
@@ -157,7 +184,7 @@ func (u *Upstream) dial(ctx context.Context, h handlers) (conn, error) {
 		argv := append(append([]string{}, u.cfg.Cmd...), u.cfg.Args...)
 		return startStdio(u.cfg.Name, argv, u.cfg.Env, u.cfg.Cwd, h, u.log)
 	case config.TransportSSE:
-		return dialSSE(ctx, u.cfg.Timeout, u.cfg.Name, u.cfg.URL, u.cfg.Headers, h, u.log)
+		return dialSSE(ctx, u.cfg.Timeout, u.cfg.Name, u.cfg.URL, u.cfg.Headers, u.opts.WrapTransport, h, u.log)
 	case config.TransportHTTPStreamable:
 		return dialHTTP(ctx, u.hc, u.cfg.Name, u.cfg.URL, u.cfg.Headers, h, u.log)
 	}

@@ -38,6 +38,11 @@ type Options struct {
 	// It runs on the supervisor's goroutine: a Call to the same upstream
 	// from it works, but the next re-listing waits for it.
 	OnListChanged func(u *Upstream)
+	// WrapTransport wraps the HTTP transport of a remote upstream
+	// (streamable HTTP and SSE): an [oauth.Client] adds its bearer token
+	// and refreshes it. Nil sends requests with the configured headers
+	// only.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Item is a tool, resource, resource template or prompt exactly as the
@@ -142,7 +147,7 @@ func New(opts Options) *Upstream {
 		stopped: make(chan struct{}),
 	}
 	if u.cfg.Transport == config.TransportHTTPStreamable {
-		u.hc = newHTTPClient()
+		u.hc = newHTTPClient(opts.WrapTransport)
 	}
 	u.h.maxMessage = int(opts.Server.MaxResultBytes)
 	if u.h.maxMessage == 0 {

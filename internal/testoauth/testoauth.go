@@ -181,7 +181,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		s.mu.Unlock()
 		if !ok || !valid || time.Now().After(g.expiry) || g.resource != s.MCPURL() && g.resource != s.SSEURL() && g.resource != s.URL {
 			s.Unauthorized.Add(1)
-			w.Header().Set("WWW-Authenticate", s.challenge("invalid_token", s.opts.ChallengeScope))
+			w.Header().Set("WWW-Authenticate", s.challenge(r.URL.Path, "invalid_token", s.opts.ChallengeScope))
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -190,7 +190,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(b))
 			if strings.Contains(string(b), `"tools/call"`) {
 				s.Forbidden.Add(1)
-				w.Header().Set("WWW-Authenticate", s.challenge("insufficient_scope", strings.TrimSpace(g.scope+" "+s.opts.CallScope)))
+				w.Header().Set("WWW-Authenticate", s.challenge(r.URL.Path, "insufficient_scope", strings.TrimSpace(g.scope+" "+s.opts.CallScope)))
 				http.Error(w, "forbidden", http.StatusForbidden)
 				return
 			}
@@ -200,10 +200,10 @@ func (s *Server) protect(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) challenge(errCode, scope string) string {
+func (s *Server) challenge(path, errCode, scope string) string {
 	c := `Bearer error="` + errCode + `"`
 	if s.opts.PRM == "" || s.opts.PRM == "header" {
-		c += `, resource_metadata="` + s.URL + `/.well-known/oauth-protected-resource/mcp"`
+		c += `, resource_metadata="` + s.URL + `/.well-known/oauth-protected-resource` + path + `"`
 	}
 	if scope != "" {
 		c += `, scope="` + scope + `"`
@@ -217,7 +217,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == prmPath && s.opts.PRM != "root", p == "/.well-known/oauth-protected-resource/sse" && s.opts.PRM != "root",
 		p == "/.well-known/oauth-protected-resource" && s.opts.PRM == "root":
-		res := s.MCPURL()
+		res := s.URL + strings.TrimPrefix(p, "/.well-known/oauth-protected-resource")
 		if s.opts.PRM == "root" {
 			res = s.URL
 		}

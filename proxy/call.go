@@ -51,7 +51,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (res json.RawMessage, charged bool, err error) {
 	rt := p.cat.tool(name)
 	if rt == nil {
-		return nil, false, fmt.Errorf("%w: tool %q", ErrNotFound, name)
+		return nil, false, fmt.Errorf("%w: tool %q%s", ErrNotFound, name, p.awaitingLogin())
 	}
 	cfg := rt.up.Config()
 	params := map[string]any{"name": rt.orig}
@@ -74,6 +74,11 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		case errors.As(err, &tooLarge):
 			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
 				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), false, nil
+		}
+		if le, ok := upstream.LoginError(err); ok {
+			// Only a person can fix it: say exactly what to run, not the
+			// transport's chain of wrappers.
+			return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to run that command; the other servers' tools work meanwhile.", name, le)), false, nil
 		}
 		// The model reads what went wrong and may try again.
 		msg := err.Error()
@@ -352,4 +357,22 @@ func (p *Proxy) RootsChanged(ctx context.Context) {
 	for _, u := range p.own {
 		u.Notify(context.WithoutCancel(ctx), "notifications/roots/list_changed", nil)
 	}
+}
+
+// awaitingLogin names the upstreams whose tools are not listed because
+// they wait for an OAuth login: a tool the client expected may be one of
+// theirs. "" when none waits.
+func (p *Proxy) awaitingLogin() string {
+	var msgs []string
+	for _, u := range p.ups {
+		if _, err := u.State(); err != nil {
+			if le, ok := upstream.LoginError(err); ok && len(u.Tools()) == 0 {
+				msgs = append(msgs, le.Error())
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return ""
+	}
+	return " (not listed yet: " + strings.Join(msgs, "; ") + ")"
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,11 @@ type Options struct {
 	// by server name: this proxy uses them but neither starts nor stops
 	// them.
 	shared map[string]*upstream.Upstream
+
+	// Authorize, when set, gives the transport wrapper of a remote
+	// server (see [upstream.Options].WrapTransport): OAuth for those with
+	// [mcp.servers.NAME.auth]. It returns nil for servers without.
+	Authorize func(sc config.Server) func(http.RoundTripper) http.RoundTripper
 }
 
 // Kind says which listing changed.
@@ -115,8 +121,13 @@ func New(opts Options) *Proxy {
 			p.ups = append(p.ups, u)
 			continue
 		}
+		var wrap func(http.RoundTripper) http.RoundTripper
+		if opts.Authorize != nil {
+			wrap = opts.Authorize(sc)
+		}
 		u := upstream.New(upstream.Options{
-			Server: sc, Logger: opts.Logger,
+			WrapTransport: wrap,
+			Server:        sc, Logger: opts.Logger,
 			ClientName: "scratchpad-mcp", ClientVersion: opts.Version,
 			OnNotify:      p.onNotify,
 			OnRequest:     p.onRequest,

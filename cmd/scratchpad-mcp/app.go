@@ -85,9 +85,14 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events}); err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
+	authorize, err := oauthClients(cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+	}
 	reservedTools, reservedRes, reservedPrompts := a.agents.Reserved()
 	popts := proxy.Options{
-		Servers: cfg.Servers, Logger: log, Version: versionString(),
+		Authorize: authorize,
+		Servers:   cfg.Servers, Logger: log, Version: versionString(),
 		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,
 		StartWait: upstreamStartWait,
 		Search:    cfg.Catalogue.Mode == config.CatalogueSearch,

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+)
+
+func init() {
+	commands["auth"] = command{
+		summary: "auth login|status|logout: OAuth logins to remote upstreams ([mcp.servers.NAME.auth])",
+		example: "scratchpad-mcp auth login --config scratchpad.toml linear\nscratchpad-mcp auth status --config scratchpad.toml\nscratchpad-mcp auth logout --config scratchpad.toml linear",
+		run:     runAuth,
+	}
+}
+
+// runAuth is `scratchpad-mcp auth login|status|logout [--config F] [NAME]`.
+func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("auth", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file (TOML) whose [mcp.servers.NAME.auth] to use")
+	timeout := fs.Duration("timeout", 5*time.Minute, "login: how long to wait for the browser's redirect")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp auth login [--config F] NAME")
+		fmt.Fprintln(stderr, "       scratchpad-mcp auth status [--config F] [NAME...]")
+		fmt.Fprintln(stderr, "       scratchpad-mcp auth logout [--config F] NAME")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "login runs the OAuth authorization code flow for a server: it prints the authorization URL")
+		fmt.Fprintf(stderr, "and opens it with the command in $%s (the URL its last argument) or the system's\n", oauth.EnvBrowser)
+		fmt.Fprintln(stderr, "browser, and waits for the redirect on 127.0.0.1. A client_credentials server gets its token at")
+		fmt.Fprintln(stderr, "once. Tokens are stored per user, outside memory_dir, mode 0600:")
+		dir, err := oauth.DefaultDir()
+		if err != nil {
+			dir = err.Error()
+		}
+		fmt.Fprintf(stderr, "  %s (override: $%s)\n", dir, oauth.EnvAuthDir)
+		fs.PrintDefaults()
+	}
+	pos, code, ok := parseMixed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return 2
+	}
+	sub, names := pos[0], pos[1:]
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "scratchpad-mcp auth %s: %s\n", sub, fmt.Sprintf(format, a...))
+		return 1
+	}
+	switch sub {
+	case "login", "logout":
+		if len(names) != 1 {
+			fmt.Fprintf(stderr, "scratchpad-mcp auth %s: name one server\n", sub)
+			fs.Usage()
+			return 2
+		}
+	case "status":
+	default:
+		fmt.Fprintf(stderr, "scratchpad-mcp auth: unknown subcommand %q\n", sub)
+		fs.Usage()
+		return 2
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	store, err := authStore()
+	if err != nil {
+		return fail("%v", err)
+	}
+	servers, err := authServers(cfg, names)
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp auth %s: %v\n", sub, err)
+		return 2
+	}
+	log := slog.New(slog.DiscardHandler)
+	switch sub {
+	case "login":
+		sc := servers[0]
+		ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer cancel()
+		ctx, cancelT := context.WithTimeout(ctx, *timeout)
+		defer cancelT()
+		c := newOAuthClient(cfg, sc, store, log)
+		if err := c.Login(ctx, oauth.LoginOptions{Out: stderr}); err != nil {
+			return fail("%v", err)
+		}
+		st, _ := c.Status()
+		fmt.Fprintf(stdout, "logged in to %s%s\n", sc.Name, describeAuth(st))
+		return 0
+	case "logout":
+		sc := servers[0]
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		had, err := newOAuthClient(cfg, sc, store, log).Logout(ctx)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if !had {
+			fmt.Fprintf(stdout, "%s: not logged in (nothing stored)\n", sc.Name)
+			return 0
+		}
+		fmt.Fprintf(stdout, "logged out of %s: its tokens are revoked where the server allows it, and removed\n", sc.Name)
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tGRANT\tSTATE\tSCOPES\tEXPIRES")
+	for _, sc := range servers {
+		st, err := newOAuthClient(cfg, sc, store, log).Status()
+		state := authState(st, err)
+		exp := "-"
+		if !st.Expiry.IsZero() {
+			exp = st.Expiry.Local().Format(time.RFC3339)
+		}
+		scope := st.Scope
+		if scope == "" {
+			scope = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sc.Name, sc.Auth.Grant, state, scope, exp)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "\ntokens: %s\n", store.Dir)
+	return 0
+}
+
+// authServers are the servers named (all with [auth] when none is), each
+// checked to have an [auth] table.
+func authServers(cfg *config.Config, names []string) ([]config.Server, error) {
+	var withAuth []string
+	var all []config.Server
+	for _, sc := range cfg.Servers {
+		if sc.Auth != nil {
+			withAuth = append(withAuth, sc.Name)
+			all = append(all, sc)
+		}
+	}
+	if len(names) == 0 {
+		if len(all) == 0 {
+			return nil, fmt.Errorf("%s: no server has an [mcp.servers.NAME.auth] table", configName(cfg))
+		}
+		return all, nil
+	}
+	var out []config.Server
+	for _, n := range names {
+		sc := cfg.Server(n)
+		switch {
+		case sc == nil && len(withAuth) > 0:
+			return nil, fmt.Errorf("%s: no server %q (servers with [auth]: %s)", configName(cfg), n, strings.Join(withAuth, ", "))
+		case sc == nil:
+			return nil, fmt.Errorf("%s: no server %q (and none has an [auth] table; pass --config?)", configName(cfg), n)
+		case sc.Auth == nil:
+			return nil, fmt.Errorf("%s: server %q has no [mcp.servers.%s.auth] table: it needs no login", configName(cfg), n, n)
+		}
+		out = append(out, *sc)
+	}
+	return out, nil
+}
+
+// authState is a status in a word or three, for `auth status` and doctor.
+func authState(st oauth.Status, err error) string {
+	switch {
+	case err != nil:
+		return "unreadable: " + err.Error()
+	case !st.LoggedIn && st.Grant == config.GrantClientCredentials:
+		return "no token yet (got at the first call)"
+	case !st.LoggedIn:
+		return "not logged in"
+	case st.Expired && st.Refreshable:
+		return "logged in (token expired; refreshed at the next call)"
+	case st.Expired && st.Grant == config.GrantClientCredentials:
+		return "token expired (a new one at the next call)"
+	case st.Expired:
+		return "EXPIRED (log in again)"
+	}
+	return "logged in"
+}
+
+func describeAuth(st oauth.Status) string {
+	var parts []string
+	if st.Scope != "" {
+		parts = append(parts, "scope "+st.Scope)
+	}
+	if !st.Expiry.IsZero() {
+		parts = append(parts, "token expires "+st.Expiry.Local().Format(time.RFC3339))
+	}
+	if st.Refreshable {
+		parts = append(parts, "refreshed by itself")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}

@@ -136,9 +136,16 @@ func (d *doctor) run(cfgPath string) {
 		sc := u.Config()
 		state, uerr := u.State()
 		fmt.Fprintf(d.out, "\nserver %s (%s): ", sc.Name, describeTarget(sc))
+		le, needsLogin := upstream.LoginError(uerr)
 		switch {
 		case state == upstream.StateReady:
 			fmt.Fprintln(d.out, "ready")
+			d.reportAuth(cfg, sc)
+		case needsLogin:
+			fmt.Fprintln(d.out, "NEEDS LOGIN")
+			d.reportAuth(cfg, sc)
+			d.problem("server %s: %s: run `%s`", sc.Name, le.Reason, le.Command)
+			continue
 		case !settled[u]:
 			fmt.Fprintln(d.out, "NOT READY")
 			d.problem("server %s: not ready after %s (state %s); raise --timeout if it is slow to start", sc.Name, d.wait, state)
@@ -166,6 +173,21 @@ func (d *doctor) run(cfgPath string) {
 		}
 		d.reportHidden(cfg, u, bareOf[sc.Name], exposed)
 	}
+}
+
+// reportAuth says how a server with [auth] is logged in: the stored
+// token's state, scope and expiry (never the token).
+func (d *doctor) reportAuth(cfg *config.Config, sc *config.Server) {
+	if sc.Auth == nil {
+		return
+	}
+	store, err := authStore()
+	if err != nil {
+		fmt.Fprintf(d.out, "  auth: oauth (%s): %v\n", sc.Auth.Grant, err)
+		return
+	}
+	st, err := newOAuthClient(cfg, *sc, store, d.log).Status()
+	fmt.Fprintf(d.out, "  auth: oauth (%s): %s%s; tokens in %s\n", sc.Auth.Grant, authState(st, err), describeAuth(st), store.Dir)
 }
 
 // checkPad reaches a Redis pad backend with PING; it reports whether the

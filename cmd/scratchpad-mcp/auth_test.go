@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testoauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+)
+
+// runBin runs the binary with env added to this process's and returns
+// its exit code and output.
+func runBin(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String()
+	} else if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return 0, out.String()
+}
+
+// TestAuthLoginServeRefreshRevoke is the whole life of a remote upstream
+// behind OAuth, through the binary: status before login, `auth login`
+// with a headless browser (curl following the redirects), serve over
+// stdio with a call to it beside a stdio upstream, the token expired
+// mid-session (refreshed, the call answered), the grant revoked (the call
+// answers with the command to run, the other upstream still works), a
+// new login picked up by the running serve, doctor's report, logout.
+func TestAuthLoginServeRefreshRevoke(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl for the headless browser")
+	}
+	srv := testoauth.New(t, testoauth.Options{ScopesSupported: []string{"mcp"}})
+	cfgPath, _ := writeConfig(t, `
+[mcp.servers.remote]
+transport = "http_streamable"
+url = "`+srv.MCPURL()+`"
+
+[mcp.servers.remote.auth]
+type = "oauth"
+`)
+	authDir := filepath.Join(t.TempDir(), "auth")
+	env := []string{"SCRATCHPAD_MCP_AUTH_DIR=" + authDir, "SCRATCHPAD_BROWSER=" + curl + " -sfL -o /dev/null"}
+
+	if code, out := runBin(t, env, "auth", "status", "--config", cfgPath); code != 0 || !strings.Contains(out, "not logged in") {
+		t.Fatalf("auth status before login: %d\n%s", code, out)
+	}
+	code, out := runBin(t, env, "auth", "login", "--config", cfgPath, "remote")
+	if code != 0 || !strings.Contains(out, "logged in to remote") || !strings.Contains(out, "/authorize?") {
+		t.Fatalf("auth login: %d\n%s", code, out)
+	}
+	rec := filepath.Join(authDir, "remote.json")
+	if fi, err := os.Stat(rec); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v, %v", fi, err)
+	}
+	if code, out := runBin(t, env, "auth", "status", "--config", cfgPath); code != 0 || !strings.Contains(out, "logged in") || !strings.Contains(out, "mcp") {
+		t.Fatalf("auth status after login: %d\n%s", code, out)
+	}
+
+	c := stdioSession(t, append(os.Environ(), env...), binary(t), "serve", "--config", cfgPath)
+	defer c.Close()
+	waitForTool(t, c, "whoami")
+	if got := callTool(t, c, "whoami", nil); !strings.Contains(got, "hello dyn-") {
+		t.Fatalf("whoami: %q", got)
+	}
+
+	srv.ExpireAccess()
+	if got := callTool(t, c, "whoami", nil); !strings.Contains(got, "hello") {
+		t.Fatalf("whoami after the token expired at the server: %q", got)
+	}
+	if srv.Refreshes.Load() == 0 {
+		t.Error("no refresh")
+	}
+
+	srv.RevokeAll()
+	got := callResult(t, c, "whoami")
+	if !got.IsError || !strings.Contains(text(got), "scratchpad-mcp auth login --config "+cfgPath+" remote") {
+		t.Fatalf("whoami after revocation: %v %q, want a tool error naming the login command", got.IsError, text(got))
+	}
+	t.Logf("after revocation: %s", text(got))
+	if got := callTool(t, c, "echo", map[string]any{"text": "still here"}); !strings.Contains(got, "still here") {
+		t.Errorf("the stdio upstream after the remote one's revocation: %q", got)
+	}
+
+	if code, out := runBin(t, env, "auth", "login", "--config", cfgPath, "remote"); code != 0 {
+		t.Fatalf("second login: %d\n%s", code, out)
+	}
+	var last string
+	if !testwait.Until(testwait.Timeout, func() bool {
+		res := callResult(t, c, "whoami")
+		last = text(res)
+		return !res.IsError && strings.Contains(last, "hello")
+	}) {
+		t.Fatalf("the running serve did not pick up the new login: %q", last)
+	}
+
+	code, out = runBin(t, env, "doctor", "--config", cfgPath)
+	if !strings.Contains(out, "auth: oauth (authorization_code): logged in") {
+		t.Errorf("doctor (%d) does not show the auth state:\n%s", code, out)
+	}
+	if strings.Contains(out, readString(t, rec)) {
+		t.Error("doctor printed the token record")
+	}
+
+	if code, out := runBin(t, env, "auth", "logout", "--config", cfgPath, "remote"); code != 0 || !strings.Contains(out, "logged out of remote") {
+		t.Fatalf("auth logout: %d\n%s", code, out)
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Errorf("token file after logout: %v", err)
+	}
+	code, out = runBin(t, env, "doctor", "--config", cfgPath)
+	if code == 0 || !strings.Contains(out, "NEEDS LOGIN") || !strings.Contains(out, "auth login --config "+cfgPath+" remote") {
+		t.Errorf("doctor after logout (%d):\n%s", code, out)
+	}
+}
+
+func callResult(t *testing.T, c *mcp.ClientSession, name string) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAuthConfigErrors: auth for a stdio server, and a login for a server
+// without [auth], are refused naming the key or the server.
+func TestAuthConfigErrors(t *testing.T) {
+	cfgPath, _ := writeConfig(t, "\n[mcp.servers.k8s.auth]\ntype = \"oauth\"\n")
+	code, out := runBin(t, nil, "auth", "status", "--config", cfgPath)
+	if code == 0 || !strings.Contains(out, "mcp.servers.k8s.auth") || !strings.Contains(out, `not used by transport "stdio"`) {
+		t.Errorf("auth on a stdio server: %d\n%s", code, out)
+	}
+	cfgPath, _ = writeConfig(t, "")
+	code, out = runBin(t, nil, "auth", "login", "--config", cfgPath, "k8s")
+	if code != 2 || !strings.Contains(out, `server "k8s" has no [mcp.servers.k8s.auth] table`) {
+		t.Errorf("login to a server without auth: %d\n%s", code, out)
+	}
+}

@@ -110,6 +110,18 @@
 //	"<pattern>" = {}                   N = 5120
 //	                                   tools matched by no pattern are never diverted
 //
+//	[mcp.servers.<name>.auth]  sse and http_streamable only: the proxy is an OAuth 2.1 client of the server
+//	type                       string    "oauth" (required)
+//	grant                      string    "authorization_code" (default: a person logs in with
+//	                                     `scratchpad-mcp auth login NAME`) | "client_credentials" (a service)
+//	client_id, client_secret   strings   a pre-registered client; absent: a Client ID Metadata Document
+//	                                     (client_metadata_url) or dynamic registration
+//	client_metadata_url        string    https URL of this client's metadata document (used as client_id)
+//	scopes                     array of strings, asked for besides what the server challenges for
+//	private_key_file           string    PEM key for private_key_jwt (client_credentials, with signing_algorithm)
+//	signing_algorithm          string    "RS256" | "RS384" | "RS512" | "ES256" | "ES384" | "ES512"
+//	                                     headers may not set Authorization alongside
+//
 //	[orchestration.worker.<name>]              every key optional; absent keys inherit [agent]
 //	model, provider, context_window
 //	[orchestration.worker.<name>.scratchpad]   same keys as [agent.scratchpad], field by field

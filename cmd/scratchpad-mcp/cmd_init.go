@@ -526,6 +526,11 @@ max_extraction_tokens = 10000    # cap on one exploration call (head, grep, ...)
 # url = "https://mcp.example.com/mcp"
 # headers = { Authorization = "Bearer {{ env.REMOTE_TOKEN }}" }
 #
+# A server that asks for OAuth instead (no headers then): log in once
+# with: scratchpad-mcp auth login --config FILE remote
+# [mcp.servers.remote.auth]
+# type = "oauth"
+#
 # [mcp.servers.remote.scratchpad]
 # "*" = { min_tokens = 5120 }
 `)
@@ -556,6 +561,13 @@ max_extraction_tokens = 10000    # cap on one exploration call (head, grep, ...)
 			}
 		}
 		b.WriteString("# timeout = \"60s\"              # per call\n")
+		if s.Transport != config.TransportStdio && !hasAuthorization(s.Headers) {
+			// The client did the OAuth login itself; the proxy must do its
+			// own, and cannot tell from here whether the server asks.
+			fmt.Fprintf(&b, "\n# No Authorization header: if the server asks for OAuth (most remote ones do),\n"+
+				"# uncomment this and run `scratchpad-mcp auth login --config FILE %s` once.\n", shellQuote(s.Name))
+			fmt.Fprintf(&b, "# [mcp.servers.%s.auth]\n# type = \"oauth\"\n", key)
+		}
 		fmt.Fprintf(&b, "\n[mcp.servers.%s.scratchpad]\n", key)
 		fmt.Fprintf(&b, "\"*\" = { min_tokens = %d }\n", config.DefaultMinTokens)
 	}
@@ -625,4 +637,14 @@ func tomlInline(m map[string]string) string {
 		parts[i] = tomlKey(k) + " = " + tomlString(m[k])
 	}
 	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// hasAuthorization reports whether headers set Authorization.
+func hasAuthorization(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
 }

@@ -294,3 +294,38 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestInitMarksOAuthCandidates: a remote server without an Authorization
+// header (the client logged in to it itself) is converted with a
+// commented [auth] table naming `auth login`; uncommented, it loads.
+func TestInitMarksOAuthCandidates(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "client.json"), filepath.Join(dir, "scratchpad.toml")
+	json := `{"mcpServers": {"linear": {"type": "http", "url": "https://mcp.linear.app/mcp"},
+		"keyed": {"url": "https://k.example.com/mcp", "headers": {"Authorization": "Bearer x"}}}}`
+	if err := os.WriteFile(in, []byte(json), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "init", "--from", in, "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	s := string(b)
+	if !strings.Contains(s, "# [mcp.servers.linear.auth]\n# type = \"oauth\"") || !strings.Contains(s, "auth login --config FILE linear") {
+		t.Fatalf("linear is not marked for OAuth:\n%s", s)
+	}
+	if strings.Contains(s, "[mcp.servers.keyed.auth]") {
+		t.Errorf("a server with an Authorization header is marked for OAuth:\n%s", s)
+	}
+	s = strings.Replace(s, "# [mcp.servers.linear.auth]\n# type = \"oauth\"", "[mcp.servers.linear.auth]\ntype = \"oauth\"", 1)
+	if err := os.WriteFile(out, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadWith(out, &config.Options{LookupEnv: func(string) (string, bool) { return "x", true }})
+	if err != nil {
+		t.Fatalf("uncommented, it does not load: %v\n%s", err, s)
+	}
+	if a := cfg.Server("linear").Auth; a == nil || a.Type != config.AuthOAuth {
+		t.Errorf("linear's auth = %+v", a)
+	}
+}

@@ -19,11 +19,7 @@ import (
 	"time"
 )
 
-// basic is the value of a Basic Authorization header for user and
 // password.
-func basic(user, password string) string {
-	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-}
 
 // assertionLifetime is how long a client assertion is valid: long enough
 // for clock skew, short enough that a captured one is soon useless.

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,4 +122,10 @@ func cloneValues(v url.Values) url.Values {
 		out[k] = slices.Clone(vs)
 	}
 	return out
+}
+
+// basic is the value of a Basic Authorization header for user and
+// password.
+func basic(user, password string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 }

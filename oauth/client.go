@@ -234,9 +234,19 @@ func (c *Client) clientCredentialsLocked(ctx context.Context, rec *Record) (stri
 	}
 	var sign signer
 	if c.cfg.PrivateKeyFile != "" {
-		var err error
-		if sign, err = loadSigner(c.cfg.PrivateKeyFile, c.cfg.SigningAlgorithm, c.opts.Now); err != nil {
+		s, err := loadSigner(c.cfg.PrivateKeyFile, c.cfg.SigningAlgorithm, c.opts.Now)
+		if err != nil {
 			return "", fmt.Errorf("upstream %q: %w", c.opts.Server.Name, err)
+		}
+		// The audience is the authorization server's issuer identifier,
+		// as RFC 7523bis (and the MCP client-credentials extension)
+		// asks; the token endpoint when the issuer is unknown.
+		issuer := rec.Issuer
+		sign = func(clientID, tokenEndpoint string) (string, error) {
+			if issuer == "" {
+				return s(clientID, tokenEndpoint)
+			}
+			return s(clientID, issuer)
 		}
 	}
 	// The secret may have changed in the config since it was stored.

@@ -187,7 +187,7 @@ func discover(ctx context.Context, hc *http.Client, mcpURL string, ch Challenge)
 		issuer = u.Scheme + "://" + u.Host
 		d.Legacy = true
 	}
-	as, err := serverMetadata(ctx, hc, issuer)
+	as, err := serverMetadata(ctx, hc, issuer, !d.Legacy)
 	if err != nil && d.Legacy && errors.Is(err, errNotFound) {
 		// 2025-03-26: without any metadata, the default endpoints on
 		// the server's origin.
@@ -212,8 +212,10 @@ func discover(ctx context.Context, hc *http.Client, mcpURL string, ch Challenge)
 
 // serverMetadata fetches the metadata of the authorization server issuer
 // from the first well-known URL that has it, and checks that it is that
-// issuer's (RFC 8414 §3.3).
-func serverMetadata(ctx context.Context, hc *http.Client, issuer string) (*ServerMetadata, error) {
+// issuer's (RFC 8414 §3.3). Not in the legacy case (strict false): there
+// the document on the MCP server's origin describes whatever server it
+// names, as the 2025-03-26 revision had it.
+func serverMetadata(ctx context.Context, hc *http.Client, issuer string, strict bool) (*ServerMetadata, error) {
 	urls, err := serverMetadataURLs(issuer)
 	if err != nil {
 		return nil, fmt.Errorf("authorization server %q: %v", issuer, err)
@@ -229,7 +231,7 @@ func serverMetadata(ctx context.Context, hc *http.Client, issuer string) (*Serve
 		if err != nil {
 			return nil, fmt.Errorf("authorization server metadata %s: %v", u, err)
 		}
-		if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+		if strict && strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
 			return nil, fmt.Errorf("authorization server metadata %s is for issuer %q, not %q", u, md.Issuer, issuer)
 		}
 		if md.TokenEndpoint == "" {

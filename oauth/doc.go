@@ -49,7 +49,7 @@
 // With grant = "client_credentials" no person is needed: [Client.Token]
 // discovers and gets a token itself, authenticated with the client
 // secret or a private_key_jwt assertion (RFC 7523; RS256/384/512,
-// ES256/384/512; aud is the token endpoint).
+// ES256/384/512; aud is the issuer, as RFC 7523bis asks).
 //
 // [Store] keeps one JSON record per server, mode 0600, written
 // atomically, in [DefaultDir] ($SCRATCHPAD_MCP_AUTH_DIR, else the user's

@@ -311,7 +311,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 
 // authenticate checks the client of a token or revocation request and
 // returns its id.
-func (s *Server) authenticate(r *http.Request, tokenURL string) (string, bool) {
+func (s *Server) authenticate(r *http.Request, audience string) (string, bool) {
 	id, secret, basic := r.BasicAuth()
 	method := "client_secret_basic"
 	switch {
@@ -321,7 +321,7 @@ func (s *Server) authenticate(r *http.Request, tokenURL string) (string, bool) {
 	case r.PostForm.Get("client_assertion") != "":
 		method = "private_key_jwt"
 		id = r.PostForm.Get("client_id")
-		if s.opts.ClientKey == nil || id != s.opts.ClientID || !verifyES256(s.opts.ClientKey, r.PostForm.Get("client_assertion"), id, tokenURL) {
+		if s.opts.ClientKey == nil || id != s.opts.ClientID || !verifyES256(s.opts.ClientKey, r.PostForm.Get("client_assertion"), id, audience) {
 			return "", false
 		}
 		s.LastAuthMethod.Store(method)
@@ -351,7 +351,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
 		return
 	}
-	id, ok := s.authenticate(r, s.issuer+"/token")
+	id, ok := s.authenticate(r, s.issuer)
 	if !ok {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 		return
@@ -428,7 +428,7 @@ func Follow(authURL string) error {
 }
 
 // verifyES256 checks a client assertion (RFC 7523): signature, iss and sub
-// the client, aud the token endpoint or the issuer, not expired.
+// the client, aud the issuer, not expired.
 func verifyES256(pub *ecdsa.PublicKey, jwt, clientID, aud string) bool {
 	parts := strings.Split(jwt, ".")
 	if len(parts) != 3 {

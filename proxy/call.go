@@ -51,7 +51,10 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (res json.RawMessage, charged bool, err error) {
 	rt := p.cat.tool(name)
 	if rt == nil {
-		return nil, false, fmt.Errorf("%w: tool %q%s", ErrNotFound, name, p.awaitingLogin())
+		if msg := p.AwaitingLogin(); msg != "" {
+			return nil, false, fmt.Errorf("%w: tool %q (not listed yet: %s)", ErrNotFound, name, msg)
+		}
+		return nil, false, fmt.Errorf("%w: tool %q", ErrNotFound, name)
 	}
 	cfg := rt.up.Config()
 	params := map[string]any{"name": rt.orig}
@@ -359,10 +362,10 @@ func (p *Proxy) RootsChanged(ctx context.Context) {
 	}
 }
 
-// awaitingLogin names the upstreams whose tools are not listed because
-// they wait for an OAuth login: a tool the client expected may be one of
-// theirs. "" when none waits.
-func (p *Proxy) awaitingLogin() string {
+// AwaitingLogin names the upstreams whose tools are not listed because
+// they wait for an OAuth login, with the command that logs in: a tool the
+// client expected may be one of theirs. "" when none waits.
+func (p *Proxy) AwaitingLogin() string {
 	var msgs []string
 	for _, u := range p.ups {
 		if _, err := u.State(); err != nil {
@@ -371,8 +374,5 @@ func (p *Proxy) awaitingLogin() string {
 			}
 		}
 	}
-	if len(msgs) == 0 {
-		return ""
-	}
-	return " (not listed yet: " + strings.Join(msgs, "; ") + ")"
+	return strings.Join(msgs, "; ")
 }

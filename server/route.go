@@ -111,6 +111,11 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 				px.AwaitStarted(ctx, 0)
 			}
 			if !px.HasTool(name) {
+				if msg := px.AwaitingLogin(); msg != "" && !se.ownTool(name) {
+					// Unknown, perhaps because its server waits for a
+					// login: the model can tell the user what to run.
+					return toolError(fmt.Sprintf("unknown tool %q; not listed yet: %s", name, msg)), nil
+				}
 				break // own tool, or unknown: go-sdk answers
 			}
 			raw, err := px.CallTool(ctx, se, name, args, meta)

@@ -62,6 +62,15 @@ type = "oauth"
 	if code, out := runBin(t, env, "auth", "status", "--config", cfgPath); code != 0 || !strings.Contains(out, "not logged in") {
 		t.Fatalf("auth status before login: %d\n%s", code, out)
 	}
+	// Served before any login: the stdio upstream works, and calling the
+	// remote one's tool (not listed yet) names the login.
+	pre := stdioSession(t, append(os.Environ(), env...), binary(t), "serve", "--config", cfgPath)
+	waitForTool(t, pre, "echo")
+	if res := callResult(t, pre, "whoami"); !res.IsError || !strings.Contains(text(res), "auth login --config "+cfgPath+" remote") {
+		t.Errorf("whoami before any login: %q, want a tool error naming the login command", text(res))
+	}
+	pre.Close()
+
 	code, out := runBin(t, env, "auth", "login", "--config", cfgPath, "remote")
 	if code != 0 || !strings.Contains(out, "logged in to remote") || !strings.Contains(out, "/authorize?") {
 		t.Fatalf("auth login: %d\n%s", code, out)

@@ -148,7 +148,7 @@ func (c *Client) Token(ctx context.Context) (string, error) {
 }
 
 // refused is Token after the server answered 401 to refusedTok: that one
-// is not handed out again. ch is the 401's challenge.
+// is not handed out again (unless the store has a newer one already).
 func (c *Client) refused(ctx context.Context, refusedTok string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -216,6 +216,10 @@ func (c *Client) refreshLocked(ctx context.Context, rec *Record) (string, error)
 // (a service acting for itself, no person involved), discovering the
 // authorization server first when nothing is stored.
 func (c *Client) clientCredentialsLocked(ctx context.Context, rec *Record) (string, error) {
+	if rec != nil {
+		r := *rec // c.rec is not changed until the new one is saved
+		rec = &r
+	}
 	if rec == nil || rec.TokenEndpoint == "" || rec.Grant != config.GrantClientCredentials {
 		d, ch, err := c.discover(ctx)
 		if err != nil {

@@ -2,27 +2,17 @@ package oauth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
-
-// EnvBrowser names the environment variable holding the command that
-// opens the authorization URL (its words split on spaces, the URL added
-// as the last argument). Unset: the system's opener.
-const EnvBrowser = "SCRATCHPAD_BROWSER"
 
 // LoginOptions configure [Client.Login]. The zero value opens the
 // system's browser and prints nothing.
@@ -210,87 +200,4 @@ func withQuery(endpoint string, q url.Values) (string, error) {
 	}
 	u.RawQuery = all.Encode()
 	return u.String(), nil
-}
-
-// OpenBrowser opens authURL with the command in $SCRATCHPAD_BROWSER (the
-// URL its last argument), else the system's opener (xdg-open, open,
-// rundll32). It does not wait for the browser.
-func OpenBrowser(authURL string) error {
-	var argv []string
-	if b := strings.Fields(os.Getenv(EnvBrowser)); len(b) > 0 {
-		argv = append(b, authURL)
-	} else {
-		switch runtime.GOOS {
-		case "darwin":
-			argv = []string{"open", authURL}
-		case "windows":
-			argv = []string{"rundll32", "url.dll,FileProtocolHandler", authURL}
-		default:
-			argv = []string{"xdg-open", authURL}
-		}
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
-}
-
-// Status is what is stored for a server, for `auth status` and doctor.
-type Status struct {
-	LoggedIn    bool      // a record for this server's URL exists
-	Grant       string    // authorization_code or client_credentials
-	Scope       string    // of the token, as the server said
-	Expiry      time.Time // zero: no expiry known
-	Expired     bool      // the access token is past its expiry
-	Refreshable bool      // a refresh token is stored
-	Issuer      string
-	Registered  string // how the client identity came
-}
-
-// Status reads the stored record (no network). An unreadable record is
-// an error; none is a Status that is not LoggedIn.
-func (c *Client) Status() (Status, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.currentLocked()
-	if err != nil || rec == nil {
-		return Status{Grant: c.cfg.Grant}, err
-	}
-	return Status{
-		LoggedIn: rec.Token.AccessToken != "", Grant: rec.Grant, Scope: rec.Token.Scope,
-		Expiry: rec.Token.Expiry, Expired: !rec.Token.Expiry.IsZero() && !c.opts.Now().Before(rec.Token.Expiry),
-		Refreshable: rec.Token.RefreshToken != "", Issuer: rec.Issuer, Registered: rec.Client.Registered,
-	}, nil
-}
-
-// Logout revokes the stored tokens where the authorization server offers
-// revocation (RFC 7009; best effort, bounded by ctx) and removes the
-// record. It reports whether there was one.
-func (c *Client) Logout(ctx context.Context) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.currentLocked()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		// An unreadable record is removed all the same.
-		rec = nil
-	}
-	had := rec != nil || !c.opts.Store.modTime(c.opts.Owner, c.opts.Server.Name).IsZero()
-	if rec != nil && rec.RevocationEndpoint != "" {
-		for _, t := range []struct{ tok, hint string }{{rec.Token.RefreshToken, "refresh_token"}, {rec.Token.AccessToken, "access_token"}} {
-			if t.tok == "" {
-				continue
-			}
-			form := url.Values{"token": {t.tok}, "token_type_hint": {t.hint}}
-			// The answer does not matter: the record goes either way.
-			_, _ = tokenRequest(ctx, c.hc, rec.RevocationEndpoint, form, rec.Client, nil, c.opts.Now())
-		}
-	}
-	if err := c.opts.Store.Delete(c.opts.Owner, c.opts.Server.Name); err != nil {
-		return had, err
-	}
-	c.rec, c.loaded = nil, false
-	return had, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -78,8 +79,13 @@ func NewPool(opts PoolOptions) *Pool {
 		if !sc.Shared {
 			continue
 		}
+		var wrap func(http.RoundTripper) http.RoundTripper
+		if opts.Proxy.Authorize != nil {
+			wrap = opts.Proxy.Authorize(sc)
+		}
 		pl.shared[sc.Name] = upstream.New(upstream.Options{
-			Server: sc, Logger: opts.Proxy.Logger,
+			WrapTransport: wrap,
+			Server:        sc, Logger: opts.Proxy.Logger,
 			ClientName: "scratchpad-mcp", ClientVersion: opts.Proxy.Version,
 			OnNotify:      pl.sharedNotify,
 			OnRequest:     refuseShared,

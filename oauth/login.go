@@ -28,15 +28,124 @@ type LoginOptions struct {
 // callbackPath is the loopback redirect's path.
 const callbackPath = "/callback"
 
+// pending is an authorization begun and not come back yet: what the
+// redirect's code is exchanged with.
+type pending struct {
+	c           *Client
+	d           *Discovery
+	client      Identity
+	scopes      []string
+	verifier    string
+	state       string
+	redirectURI string
+	authURL     string
+	started     time.Time
+}
+
+// begin prepares an authorization for the redirect redirectURI:
+// discovery (from the server's 401 challenge), PKCE support checked, the
+// scope chosen (earlier: scopes step-ups asked for), the client identity
+// (configured, metadata document or dynamic registration), the
+// authorization URL.
+func (c *Client) begin(ctx context.Context, redirectURI string, earlier []string) (*pending, error) {
+	d, ch, err := c.discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !d.AS.supportsS256() {
+		return nil, fmt.Errorf("upstream %q: %w: authorization server %s does not list S256 in code_challenge_methods_supported, and the MCP specification forbids authorizing without PKCE",
+			c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
+	}
+	if d.AS.AuthorizationEndpoint == "" {
+		return nil, fmt.Errorf("upstream %q: %w: authorization server %s has no authorization_endpoint", c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
+	}
+	scopes := selectScopes(ch, d.PRM, c.cfg.Scopes, earlier)
+	client, err := identify(ctx, c.hc, &c.cfg, &d.AS, redirectURI, scopes)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: %w", c.opts.Server.Name, err)
+	}
+	p := &pending{c: c, d: d, client: client, scopes: scopes, verifier: newVerifier(), state: randomString(24), redirectURI: redirectURI, started: c.opts.Now()}
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {client.ID},
+		"redirect_uri":          {redirectURI},
+		"code_challenge":        {challengeS256(p.verifier)},
+		"code_challenge_method": {"S256"},
+		"state":                 {p.state},
+		"resource":              {d.Resource},
+	}
+	if len(scopes) > 0 {
+		q.Set("scope", strings.Join(scopes, " "))
+	}
+	if p.authURL, err = withQuery(d.AS.AuthorizationEndpoint, q); err != nil {
+		return nil, fmt.Errorf("upstream %q: %w: authorization_endpoint: %v", c.opts.Server.Name, ErrDiscovery, err)
+	}
+	return p, nil
+}
+
+// complete takes the redirect's query (its state already matched) and
+// stores the token the code is exchanged for.
+func (p *pending) complete(ctx context.Context, qv url.Values) error {
+	c := p.c
+	if e := qv.Get("error"); e != "" {
+		msg := e
+		if desc := qv.Get("error_description"); desc != "" {
+			msg += ": " + desc
+		}
+		return fmt.Errorf("upstream %q: %w: the authorization server answered %s", c.opts.Server.Name, ErrAuthorization, msg)
+	}
+	// RFC 9207: when the server says who it is, it must be the one
+	// asked (a mix-up attack sends another server's code).
+	if iss := qv.Get("iss"); iss != "" && iss != p.d.AS.Issuer || iss == "" && p.d.AS.AuthorizationResponseIssSupported {
+		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, iss, p.d.AS.Issuer)
+	}
+	code := qv.Get("code")
+	if code == "" {
+		return fmt.Errorf("upstream %q: %w: the redirect carries no code", c.opts.Server.Name, ErrAuthorization)
+	}
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {p.redirectURI},
+		"code_verifier": {p.verifier},
+		"resource":      {p.d.Resource},
+	}
+	tok, err := tokenRequest(ctx, c.hc, p.d.AS.TokenEndpoint, form, p.client, nil, c.opts.Now())
+	if err != nil {
+		return fmt.Errorf("upstream %q: exchanging the code at %s: %w", c.opts.Server.Name, p.d.AS.TokenEndpoint, err)
+	}
+	if tok.Scope == "" {
+		tok.Scope = strings.Join(p.scopes, " ")
+	}
+	rec := &Record{
+		URL: c.opts.Server.URL, Resource: p.d.Resource, Issuer: p.d.AS.Issuer,
+		AuthorizationEndpoint: p.d.AS.AuthorizationEndpoint, TokenEndpoint: p.d.AS.TokenEndpoint, RevocationEndpoint: p.d.AS.RevocationEndpoint,
+		Client: p.client, Scopes: p.scopes, Grant: config.GrantAuthorizationCode, Token: *tok,
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.saveLocked(rec)
+}
+
+// earlierScopes are the scopes the stored record asked for (step-ups
+// included).
+func (c *Client) earlierScopes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec, _ := c.currentLocked(); rec != nil {
+		return rec.Scopes
+	}
+	return nil
+}
+
 // Login runs the authorization code flow with PKCE for the server and
-// stores the token: discovery (from the server's 401 challenge), the
-// client identity (configured, metadata document or dynamic
-// registration), the authorization URL opened in a browser, the redirect
-// received on a loopback listener (RFC 8252 §7.3: 127.0.0.1, a port of
-// the system's choosing), the code exchanged for tokens with the resource
-// parameter. A client_credentials server needs no person: Login then gets
-// its token at once, which checks the configuration. ctx bounds the
-// whole login (a person who never comes back).
+// stores the token: discovery, the client identity, the authorization
+// URL opened in a browser, the redirect received on a loopback listener
+// (RFC 8252 §7.3: 127.0.0.1, a port of the system's choosing), the code
+// exchanged for tokens with the resource parameter. A client_credentials
+// server needs no person: Login then gets its token at once, which
+// checks the configuration. ctx bounds the whole login (a person who
+// never comes back).
 func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 	out := lo.Out
 	if out == nil {
@@ -48,52 +157,15 @@ func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 		_, err := c.clientCredentialsLocked(ctx, nil)
 		return err
 	}
-	d, ch, err := c.discover(ctx)
-	if err != nil {
-		return err
-	}
-	if !d.AS.supportsS256() {
-		return fmt.Errorf("upstream %q: %w: authorization server %s does not list S256 in code_challenge_methods_supported, and the MCP specification forbids authorizing without PKCE",
-			c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
-	}
-	if d.AS.AuthorizationEndpoint == "" {
-		return fmt.Errorf("upstream %q: %w: authorization server %s has no authorization_endpoint", c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("loopback listener for the redirect: %w", err)
 	}
 	defer ln.Close()
 	redirectURI := fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)
-
-	var earlier []string
-	c.mu.Lock()
-	if rec, _ := c.currentLocked(); rec != nil {
-		earlier = rec.Scopes
-	}
-	c.mu.Unlock()
-	scopes := selectScopes(ch, d.PRM, c.cfg.Scopes, earlier)
-	client, err := identify(ctx, c.hc, &c.cfg, &d.AS, redirectURI, scopes)
+	p, err := c.begin(ctx, redirectURI, c.earlierScopes())
 	if err != nil {
-		return fmt.Errorf("upstream %q: %w", c.opts.Server.Name, err)
-	}
-
-	verifier, state := newVerifier(), randomString(24)
-	q := url.Values{
-		"response_type":         {"code"},
-		"client_id":             {client.ID},
-		"redirect_uri":          {redirectURI},
-		"code_challenge":        {challengeS256(verifier)},
-		"code_challenge_method": {"S256"},
-		"state":                 {state},
-		"resource":              {d.Resource},
-	}
-	if len(scopes) > 0 {
-		q.Set("scope", strings.Join(scopes, " "))
-	}
-	authURL, err := withQuery(d.AS.AuthorizationEndpoint, q)
-	if err != nil {
-		return fmt.Errorf("upstream %q: %w: authorization_endpoint: %v", c.opts.Server.Name, ErrDiscovery, err)
+		return err
 	}
 
 	got := make(chan url.Values, 1)
@@ -105,7 +177,7 @@ func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 				return
 			}
 			qv := r.URL.Query()
-			if qv.Get("state") != state {
+			if qv.Get("state") != p.state {
 				// Not this login's redirect (a stale tab, a forgery):
 				// refused, and the login goes on waiting.
 				http.Error(w, "unknown state: this is not the login in progress", http.StatusBadRequest)
@@ -115,12 +187,7 @@ func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 			case got <- qv:
 			default:
 			}
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			if e := qv.Get("error"); e != "" {
-				fmt.Fprintf(w, "<!doctype html><title>scratchpad-mcp</title><p>Login to %s failed: %s. You can close this tab.</p>", html.EscapeString(c.opts.Server.Name), html.EscapeString(e))
-				return
-			}
-			fmt.Fprintf(w, "<!doctype html><title>scratchpad-mcp</title><p>Logged in to %s. You can close this tab.</p>", html.EscapeString(c.opts.Server.Name))
+			writeDone(w, c.opts.Server.Name, qv.Get("error"))
 		}),
 	}
 	go func() { _ = srv.Serve(ln) }()
@@ -130,59 +197,31 @@ func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 		_ = srv.Shutdown(sctx)
 	}()
 
-	fmt.Fprintf(out, "To log in to %s, open this URL in a browser:\n\n  %s\n\nWaiting for the redirect to %s …\n", c.opts.Server.Name, authURL, redirectURI)
+	fmt.Fprintf(out, "To log in to %s, open this URL in a browser:\n\n  %s\n\nWaiting for the redirect to %s …\n", c.opts.Server.Name, p.authURL, redirectURI)
 	open := lo.Open
 	if open == nil {
 		open = OpenBrowser
 	}
-	if err := open(authURL); err != nil {
+	if err := open(p.authURL); err != nil {
 		fmt.Fprintf(out, "(could not open a browser: %v; open the URL by hand)\n", err)
 	}
-
-	var qv url.Values
 	select {
-	case qv = <-got:
+	case qv := <-got:
+		return p.complete(ctx, qv)
 	case <-ctx.Done():
 		return fmt.Errorf("upstream %q: %w: no redirect came back: %w", c.opts.Server.Name, ErrAuthorization, context.Cause(ctx))
 	}
-	if e := qv.Get("error"); e != "" {
-		msg := e
-		if desc := qv.Get("error_description"); desc != "" {
-			msg += ": " + desc
-		}
-		return fmt.Errorf("upstream %q: %w: the authorization server answered %s", c.opts.Server.Name, ErrAuthorization, msg)
+}
+
+// writeDone is the page the browser lands on after the redirect.
+func writeDone(w http.ResponseWriter, server, errCode string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if errCode != "" {
+		fmt.Fprintf(w, "<!doctype html><title>scratchpad-mcp</title><p>Login to %s failed: %s. You can close this tab.</p>", html.EscapeString(server), html.EscapeString(errCode))
+		return
 	}
-	// RFC 9207: when the server says who it is, it must be the one
-	// asked (a mix-up attack sends another server's code).
-	if iss := qv.Get("iss"); iss != "" && iss != d.AS.Issuer || iss == "" && d.AS.AuthorizationResponseIssSupported {
-		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, iss, d.AS.Issuer)
-	}
-	code := qv.Get("code")
-	if code == "" {
-		return fmt.Errorf("upstream %q: %w: the redirect carries no code", c.opts.Server.Name, ErrAuthorization)
-	}
-	form := url.Values{
-		"grant_type":    {"authorization_code"},
-		"code":          {code},
-		"redirect_uri":  {redirectURI},
-		"code_verifier": {verifier},
-		"resource":      {d.Resource},
-	}
-	tok, err := tokenRequest(ctx, c.hc, d.AS.TokenEndpoint, form, client, nil, c.opts.Now())
-	if err != nil {
-		return fmt.Errorf("upstream %q: exchanging the code at %s: %w", c.opts.Server.Name, d.AS.TokenEndpoint, err)
-	}
-	if tok.Scope == "" {
-		tok.Scope = strings.Join(scopes, " ")
-	}
-	rec := &Record{
-		URL: c.opts.Server.URL, Resource: d.Resource, Issuer: d.AS.Issuer,
-		AuthorizationEndpoint: d.AS.AuthorizationEndpoint, TokenEndpoint: d.AS.TokenEndpoint, RevocationEndpoint: d.AS.RevocationEndpoint,
-		Client: client, Scopes: scopes, Grant: config.GrantAuthorizationCode, Token: *tok,
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.saveLocked(rec)
+	fmt.Fprintf(w, "<!doctype html><title>scratchpad-mcp</title><p>Logged in to %s. You can close this tab.</p>", html.EscapeString(server))
 }
 
 // withQuery is endpoint with q added to the query it may already have.

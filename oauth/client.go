@@ -39,6 +39,9 @@ type Options struct {
 	// Logger receives refreshes and step-ups, never a token; nil is
 	// [slog.Default].
 	Logger *slog.Logger
+	// Web, when set, is how an owner logs in: through the server, whose
+	// URL a [LoginError] then carries instead of LoginCommand.
+	Web *WebLogins
 }
 
 // Client is the OAuth client of one upstream for one owner. It hands out
@@ -143,16 +146,18 @@ func (c *Client) fresh(t Token) bool {
 // [*LoginError].
 func (c *Client) Token(ctx context.Context) (string, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tokenLocked(ctx, "")
+	tok, err := c.tokenLocked(ctx, "")
+	c.mu.Unlock()
+	return tok, c.withWebLogin(ctx, err)
 }
 
 // refused is Token after the server answered 401 to refusedTok: that one
 // is not handed out again (unless the store has a newer one already).
 func (c *Client) refused(ctx context.Context, refusedTok string) (string, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tokenLocked(ctx, refusedTok)
+	tok, err := c.tokenLocked(ctx, refusedTok)
+	c.mu.Unlock()
+	return tok, c.withWebLogin(ctx, err)
 }
 
 func (c *Client) tokenLocked(ctx context.Context, refused string) (string, error) {
@@ -282,6 +287,12 @@ func (c *Client) clientCredentialsLocked(ctx context.Context, rec *Record) (stri
 // them. A client_credentials client gets the new token at once; a person
 // must log in again.
 func (c *Client) stepUp(ctx context.Context, ch Challenge) (string, error) {
+	tok, err := c.askScope(ctx, ch)
+	return tok, c.withWebLogin(ctx, err)
+}
+
+// askScope is stepUp but for the web login.
+func (c *Client) askScope(ctx context.Context, ch Challenge) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rec, err := c.currentLocked()

@@ -57,7 +57,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// A token just issued is refused too: the grant is no good
 			// for this server any more.
 			drain(resp)
-			return nil, t.c.loginError("the server refused a freshly issued token")
+			return nil, t.c.withWebLogin(ctx, t.c.loginError("the server refused a freshly issued token"))
 		case resp.StatusCode == http.StatusForbidden && stepUps < maxStepUps && replayable(req):
 			ch, ok := ParseChallenge(resp.Header)
 			if !ok || ch.Error != "insufficient_scope" {

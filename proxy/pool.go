@@ -81,7 +81,7 @@ func NewPool(opts PoolOptions) *Pool {
 		}
 		var wrap func(http.RoundTripper) http.RoundTripper
 		if opts.Proxy.Authorize != nil {
-			wrap = opts.Proxy.Authorize(sc)
+			wrap = opts.Proxy.Authorize("", sc) // no one owner's: the operator's
 		}
 		pl.shared[sc.Name] = upstream.New(upstream.Options{
 			WrapTransport: wrap,
@@ -111,6 +111,7 @@ func (pl *Pool) Acquire(owner string) (p *Proxy, release func()) {
 		opts := pl.opts.Proxy
 		opts.shared = pl.shared
 		opts.Logger = opts.Logger.With("owner", owner)
+		opts.Owner = owner
 		o = &owned{}
 		onChange := pl.opts.OnChange
 		opts.OnChange = func(k Kind) {

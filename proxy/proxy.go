@@ -54,9 +54,13 @@ type Options struct {
 	shared map[string]*upstream.Upstream
 
 	// Authorize, when set, gives the transport wrapper of a remote
-	// server (see [upstream.Options].WrapTransport): OAuth for those with
-	// [mcp.servers.NAME.auth]. It returns nil for servers without.
-	Authorize func(sc config.Server) func(http.RoundTripper) http.RoundTripper
+	// server for owner (see [upstream.Options].WrapTransport): OAuth for
+	// those with [mcp.servers.NAME.auth], with that owner's credentials.
+	// It returns nil for servers without.
+	Authorize func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper
+	// Owner is the bearer token's owner this proxy serves ([Pool] sets
+	// it); "" without bearer tokens.
+	Owner string
 }
 
 // Kind says which listing changed.
@@ -123,7 +127,7 @@ func New(opts Options) *Proxy {
 		}
 		var wrap func(http.RoundTripper) http.RoundTripper
 		if opts.Authorize != nil {
-			wrap = opts.Authorize(sc)
+			wrap = opts.Authorize(opts.Owner, sc)
 		}
 		u := upstream.New(upstream.Options{
 			WrapTransport: wrap,

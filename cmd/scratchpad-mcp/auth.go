@@ -14,7 +14,7 @@ import (
 // store. With bearer tokens a person's login would be every owner's, so
 // only client_credentials (a service acting for itself) is accepted
 // there until each owner can log in for themselves.
-func oauthClients(cfg *config.Config, log *slog.Logger) (func(config.Server) func(http.RoundTripper) http.RoundTripper, error) {
+func oauthClients(cfg *config.Config, log *slog.Logger) (func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper, error) {
 	some := false
 	for _, sc := range cfg.Servers {
 		if sc.Auth == nil {
@@ -33,11 +33,15 @@ func oauthClients(cfg *config.Config, log *slog.Logger) (func(config.Server) fun
 	if err != nil {
 		return nil, err
 	}
-	return func(sc config.Server) func(http.RoundTripper) http.RoundTripper {
+	return func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper {
 		if sc.Auth == nil {
 			return nil
 		}
-		return newOAuthClient(cfg, sc, store, log).Wrap
+		c := newOAuthClient(cfg, sc, store, log)
+		if owner != "" {
+			c = oauth.New(oauth.Options{Server: sc, Store: store, Owner: owner, Logger: log, LoginCommand: loginCommand(cfg, sc.Name)})
+		}
+		return c.Wrap
 	}, nil
 }
 

@@ -293,7 +293,11 @@ type Explore struct {
 
 // HTTP is [http]: settings for serving over streamable HTTP and SSE.
 type HTTP struct {
-	Addr           string   // default 127.0.0.1:8931
+	Addr string // default 127.0.0.1:8931
+	// PublicURL is public_url: the server's URL as owners' browsers reach
+	// it (behind a proxy, TLS), where their OAuth logins come back
+	// (/oauth/callback). "": http:// and the listening address.
+	PublicURL      string
 	AllowedOrigins []string // extra Origins accepted besides loopback
 	Tokens         []Token  // bearer tokens, [[http.tokens]] then the tokens file's; none: no authentication
 	// TokensFile is [http] tokens_file, absolute; "" none. It holds

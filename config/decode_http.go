@@ -35,9 +35,12 @@ func (d *decoder) http(p keyPath, v any, h *HTTP) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "addr", "allowed_origins", "tokens", "tokens_file", "max_sessions", "max_sessions_per_owner", "max_connections", "upstream_idle")
+	d.checkKeys(p, m, "addr", "allowed_origins", "tokens", "tokens_file", "max_sessions", "max_sessions_per_owner", "max_connections", "upstream_idle", "public_url")
 	if v, ok := m["max_connections"]; ok {
 		h.MaxConnections, _ = d.integer(p.key("max_connections"), v, 1, 1_000_000)
+	}
+	if v, ok := m["public_url"]; ok {
+		h.PublicURL, _ = d.url(p.key("public_url"), v)
 	}
 	if v, ok := m["upstream_idle"]; ok {
 		h.UpstreamIdle, _ = d.duration(p.key("upstream_idle"), v, false)

@@ -163,6 +163,10 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 				d.fail(p.key(k), "not used by transport %q (only by %q)", s.Transport, TransportStdio)
 			}
 		}
+		if s.Auth != nil && s.Shared && s.Auth.Grant == GrantAuthorizationCode {
+			d.fail(p.key("shared"), "not with grant = %q in [%s]: one instance for every owner would make one person's login every owner's (use %q, a service identity)",
+				GrantAuthorizationCode, p.key("auth"), GrantClientCredentials)
+		}
 		if s.Auth != nil {
 			for h := range s.Headers {
 				if strings.EqualFold(h, "Authorization") {

@@ -27,17 +27,24 @@ const webLoginTTL = 10 * time.Minute
 // it: the state names the one pending login, and so the owner whose
 // token it becomes (state is random, unguessable, and good once).
 type WebLogins struct {
+	mu          sync.Mutex
 	redirectURL string
-
-	mu       sync.Mutex
-	byState  map[string]*pending
-	byClient map[*Client]*pending
+	byState     map[string]*pending
+	byClient    map[*Client]*pending
 }
 
 // NewWebLogins returns the logins of a server whose redirect URL (its
 // public URL followed by [CallbackPath]) is redirectURL.
 func NewWebLogins(redirectURL string) *WebLogins {
 	return &WebLogins{redirectURL: redirectURL, byState: map[string]*pending{}, byClient: map[*Client]*pending{}}
+}
+
+// SetRedirectURL sets where the redirects come back (known once the
+// server listens).
+func (w *WebLogins) SetRedirectURL(u string) {
+	w.mu.Lock()
+	w.redirectURL = u
+	w.mu.Unlock()
 }
 
 // url is the authorization URL of c's login: the one pending when it is
@@ -48,6 +55,9 @@ func (w *WebLogins) url(ctx context.Context, c *Client, earlier []string) (strin
 	w.expireLocked(c.opts.Now())
 	if p := w.byClient[c]; p != nil {
 		return p.authURL, nil
+	}
+	if w.redirectURL == "" {
+		return "", errors.New("the server has no URL for the redirect yet")
 	}
 	p, err := c.begin(ctx, w.redirectURL, earlier)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
@@ -26,8 +27,9 @@ type app struct {
 	log    *slog.Logger
 	def    agents.Identity
 	server *server.Server
-	proxy  *proxy.Proxy // the one proxy, or nil with pool
-	pool   *proxy.Pool  // with PerOwner: each owner's own proxy
+	proxy  *proxy.Proxy     // the one proxy, or nil with pool
+	pool   *proxy.Pool      // with PerOwner: each owner's own proxy
+	web    *oauth.WebLogins // with PerOwner: owners' OAuth logins through the server
 	agents *agents.Registry
 	events *budget.Events
 
@@ -85,7 +87,10 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events}); err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
-	authorize, err := oauthClients(cfg, log)
+	if opts.PerOwner && needsWebLogins(cfg) {
+		a.web = oauth.NewWebLogins("") // its redirect once the server listens
+	}
+	authorize, err := oauthClients(cfg, log, a.web)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}

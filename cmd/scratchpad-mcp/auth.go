@@ -1,30 +1,50 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
 
+// needsWebLogins reports whether some server's owners log in through the
+// server: authorization_code servers not shared.
+func needsWebLogins(cfg *config.Config) bool {
+	for _, sc := range cfg.Servers {
+		if sc.Auth != nil && sc.Auth.Grant == config.GrantAuthorizationCode && !sc.Shared {
+			return true
+		}
+	}
+	return false
+}
+
+// setRedirect tells web where the server is reached: [http] public_url,
+// else http:// and the address it listens on.
+func setRedirect(cfg *config.Config, web *oauth.WebLogins, ln net.Listener, log *slog.Logger) {
+	base := strings.TrimSuffix(cfg.HTTP.PublicURL, "/")
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+		if host, _, _ := net.SplitHostPort(ln.Addr().String()); host == "0.0.0.0" || host == "::" {
+			log.Warn("owners' OAuth logins come back to " + base + oauth.CallbackPath + ", which no browser can reach: set [http] public_url")
+		}
+	}
+	web.SetRedirectURL(base + oauth.CallbackPath)
+	log.Info("owners' OAuth logins come back to " + base + oauth.CallbackPath)
+}
+
 // oauthClients returns what the proxy wraps the transport of each server
-// with [mcp.servers.NAME.auth] in: its OAuth client, on the user's token
-// store. With bearer tokens a person's login would be every owner's, so
-// only client_credentials (a service acting for itself) is accepted
-// there until each owner can log in for themselves.
-func oauthClients(cfg *config.Config, log *slog.Logger) (func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper, error) {
+// with [mcp.servers.NAME.auth] in: its OAuth client for an owner, on the
+// user's token store (owners/{owner}/ for an owner of a bearer token, so
+// that no owner ever uses another's token). web, when not nil, is how
+// owners log in: through the server (the error of their call carries
+// the URL); without it the error names `auth login`.
+func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper, error) {
 	some := false
 	for _, sc := range cfg.Servers {
-		if sc.Auth == nil {
-			continue
-		}
-		some = true
-		if len(cfg.HTTP.Tokens) > 0 && sc.Auth.Grant != config.GrantClientCredentials {
-			return nil, fmt.Errorf("mcp.servers.%s.auth: grant %q with bearer tokens ([http]): every owner would call %s as the one person logged in; per-owner logins are not supported yet: use grant = %q (a service identity) or serve without bearer tokens",
-				sc.Name, sc.Auth.Grant, sc.Name, config.GrantClientCredentials)
-		}
+		some = some || sc.Auth != nil
 	}
 	if !some {
 		return nil, nil
@@ -39,7 +59,8 @@ func oauthClients(cfg *config.Config, log *slog.Logger) (func(owner string, sc c
 		}
 		c := newOAuthClient(cfg, sc, store, log)
 		if owner != "" {
-			c = oauth.New(oauth.Options{Server: sc, Store: store, Owner: owner, Logger: log, LoginCommand: loginCommand(cfg, sc.Name)})
+			c = oauth.New(oauth.Options{Server: sc, Store: store, Owner: owner, Web: web, Logger: log.With("owner", owner),
+				LoginCommand: loginCommand(cfg, sc.Name) + " (as the operator; owners log in through the server)"})
 		}
 		return c.Wrap
 	}, nil

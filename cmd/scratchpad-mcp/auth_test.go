@@ -5,7 +5,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,67 @@ func TestAuthConfigErrors(t *testing.T) {
 	code, out = runBin(t, nil, "auth", "login", "--config", cfgPath, "k8s")
 	if code != 2 || !strings.Contains(out, `server "k8s" has no [mcp.servers.k8s.auth] table`) {
 		t.Errorf("login to a server without auth: %d\n%s", code, out)
+	}
+}
+
+// TestAuthOwnersLogInThroughTheServer: with bearer tokens, two owners
+// call a tool of an OAuth server; each gets a login URL of its own in
+// the tool error, whose redirect comes back to the server's
+// /oauth/callback; after it, each calls as its own identity (the
+// authorization server registered one client per login), and neither
+// token is the other's or the operator's.
+func TestAuthOwnersLogInThroughTheServer(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{})
+	authDir := filepath.Join(t.TempDir(), "auth")
+	t.Setenv("SCRATCHPAD_MCP_AUTH_DIR", authDir)
+	cfgPath, _ := writeConfig(t, `
+[mcp.servers.remote]
+transport = "http_streamable"
+url = "`+srv.MCPURL()+`"
+
+[mcp.servers.remote.auth]
+type = "oauth"
+
+[[http.tokens]]
+owner = "alice"
+token = "alice-token-0123456789"
+
+[[http.tokens]]
+owner = "bob"
+token = "bob-token-0123456789ab"
+`)
+	base := startHTTP(t, "http", cfgPath)
+	loginURL := regexp.MustCompile(`open (http\S+) in a browser`)
+	who := map[string]string{}
+	tokens := map[string]string{"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"}
+	for _, owner := range []string{"alice", "bob"} {
+		c := httpClient(t, base+"/mcp", map[string]string{"Authorization": "Bearer " + tokens[owner]})
+		waitForTool(t, c, "echo")
+		res := callResult(t, c, "whoami")
+		m := loginURL.FindStringSubmatch(text(res))
+		if !res.IsError || m == nil || !strings.Contains(m[1], url.QueryEscape(base+"/oauth/callback")) {
+			t.Fatalf("%s: whoami before login: %q, want a tool error with a login URL coming back to the server", owner, text(res))
+		}
+		if err := testoauth.Follow(m[1]); err != nil {
+			t.Fatalf("%s: following the login URL: %v", owner, err)
+		}
+		var last string
+		if !testwait.Until(testwait.Timeout, func() bool {
+			res := callResult(t, c, "whoami")
+			last = text(res)
+			return !res.IsError && strings.HasPrefix(last, "hello dyn-")
+		}) {
+			t.Fatalf("%s: whoami after the login: %q", owner, last)
+		}
+		who[owner] = last
+		if _, err := os.Stat(filepath.Join(authDir, "owners", owner, "remote.json")); err != nil {
+			t.Errorf("%s's token file: %v", owner, err)
+		}
+	}
+	if who["alice"] == who["bob"] {
+		t.Errorf("alice and bob call as the same identity: %q", who["alice"])
+	}
+	if _, err := os.Stat(filepath.Join(authDir, "remote.json")); !os.IsNotExist(err) {
+		t.Errorf("the operator's record was written: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -136,6 +137,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if ln, err = a.listen(addr); err != nil {
 			fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 			return 1
+		}
+		if a.web != nil {
+			setRedirect(cfg, a.web, ln, log)
 		}
 	default:
 		fmt.Fprintf(stderr, "scratchpad-mcp: --transport %q: want stdio, http or sse\n", f.transport)
@@ -252,7 +256,20 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
 	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
-	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
+	handler := a.guard(mux)
+	if a.web != nil {
+		// The browser coming back from an owner's OAuth login has no
+		// bearer token: the login's state is its proof.
+		guarded := handler
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == oauth.CallbackPath && !server.ReboundHost(r) {
+				a.web.ServeHTTP(w, r)
+				return
+			}
+			guarded.ServeHTTP(w, r)
+		})
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 	go func() {
 		<-ctx.Done()
 		// Record every agent's usage while /events subscribers still

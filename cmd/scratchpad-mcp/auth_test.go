@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"

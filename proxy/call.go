@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -79,8 +82,14 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), false, nil
 		}
 		if le, ok := upstream.LoginError(err); ok {
-			// Only a person can fix it: say exactly what to run, not the
+			if lr := loginRequired(le); lr != nil && s != nil && s.Capabilities().ElicitationURL {
+				return nil, false, lr
+			}
+			// Only a person can fix it: say exactly what to do, not the
 			// transport's chain of wrappers.
+			if le.URL != "" {
+				return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to open that URL; the other servers' tools work meanwhile.", name, le)), false, nil
+			}
 			return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to run that command; the other servers' tools work meanwhile.", name, le)), false, nil
 		}
 		// The model reads what went wrong and may try again.
@@ -375,4 +384,47 @@ func (p *Proxy) AwaitingLogin() string {
 		}
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// LoginRequired is a call that can only succeed once the client's user
+// has opened URL (an OAuth login through the server, for the owner of a
+// bearer token). The server answers it with a URL elicitation (MCP
+// 2025-11-25, error -32042) to a client that supports them; others get
+// a tool error with the URL.
+type LoginRequired struct {
+	Server  string // the upstream that needs it
+	URL     string
+	Message string
+	// ID names the elicitation: the same login has the same id, however
+	// many calls met it.
+	ID string
+}
+
+func (e *LoginRequired) Error() string { return e.Message }
+
+func loginRequired(le *oauth.LoginError) *LoginRequired {
+	if le.URL == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(le.URL))
+	return &LoginRequired{
+		Server: le.Server, URL: le.URL, ID: "login-" + hex.EncodeToString(sum[:8]),
+		Message: fmt.Sprintf("Log in to %s (OAuth) to use its tools: open the URL, then call again.", le.Server),
+	}
+}
+
+// PendingLogins are the logins through the server that upstreams waiting
+// for one offer (see [LoginRequired]).
+func (p *Proxy) PendingLogins() []*LoginRequired {
+	var out []*LoginRequired
+	for _, u := range p.ups {
+		if _, err := u.State(); err != nil {
+			if le, ok := upstream.LoginError(err); ok {
+				if lr := loginRequired(le); lr != nil {
+					out = append(out, lr)
+				}
+			}
+		}
+	}
+	return out
 }

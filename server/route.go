@@ -113,7 +113,11 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if !px.HasTool(name) {
 				if msg := px.AwaitingLogin(); msg != "" && !se.ownTool(name) {
 					// Unknown, perhaps because its server waits for a
-					// login: the model can tell the user what to run.
+					// login: the client can show the login, or the model
+					// tell the user what to do.
+					if lr := px.PendingLogins(); len(lr) > 0 && se.Capabilities().ElicitationURL {
+						return nil, urlElicitation(lr)
+					}
 					return toolError(fmt.Sprintf("unknown tool %q; not listed yet: %s", name, msg)), nil
 				}
 				break // own tool, or unknown: go-sdk answers
@@ -274,6 +278,9 @@ func clientError(err error) error {
 	if errors.Is(err, proxy.ErrNotFound) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	if lr, ok := errors.AsType[*proxy.LoginRequired](err); ok {
+		return urlElicitation([]*proxy.LoginRequired{lr})
+	}
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
@@ -300,4 +307,14 @@ func recovering(log interface{ Error(string, ...any) }) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// urlElicitation is the URL elicitation error (-32042) that asks the
+// client's user to open each login's URL before calling again.
+func urlElicitation(logins []*proxy.LoginRequired) error {
+	el := make([]*mcp.ElicitParams, len(logins))
+	for i, lr := range logins {
+		el[i] = &mcp.ElicitParams{Mode: "url", URL: lr.URL, Message: lr.Message, ElicitationID: lr.ID}
+	}
+	return mcp.URLElicitationRequiredError(el)
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testoauth"
@@ -208,19 +212,68 @@ token = "bob-token-0123456789ab"
 	who := map[string]string{}
 	tokens := map[string]string{"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"}
 	for _, owner := range []string{"alice", "bob"} {
-		c := httpClient(t, base+"/mcp", map[string]string{"Authorization": "Bearer " + tokens[owner]})
-		waitForTool(t, c, "echo")
-		res := callResult(t, c, "whoami")
-		m := loginURL.FindStringSubmatch(text(res))
-		if !res.IsError || m == nil || !strings.Contains(m[1], url.QueryEscape(base+"/oauth/callback")) {
-			t.Fatalf("%s: whoami before login: %q, want a tool error with a login URL coming back to the server", owner, text(res))
+		var c *mcp.ClientSession
+		var login string
+		if owner == "alice" {
+			// A client without URL elicitation reads the URL in a tool error.
+			c = httpClient(t, base+"/mcp", map[string]string{"Authorization": "Bearer " + tokens[owner]})
+			waitForTool(t, c, "echo")
+			res := callResult(t, c, "whoami")
+			m := loginURL.FindStringSubmatch(text(res))
+			if !res.IsError || m == nil {
+				t.Fatalf("%s: whoami before login: %q, want a tool error with a login URL", owner, text(res))
+			}
+			login = m[1]
+		} else {
+			// One with URL elicitation is asked to open it (-32042).
+			hc := &http.Client{Transport: headerTransport{map[string]string{"Authorization": "Bearer " + tokens[owner]}, http.DefaultTransport}}
+			cl := mcp.NewClient(&mcp.Implementation{Name: "url-elicitation", Version: "1"}, &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "cancel"}, nil
+				},
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			var err error
+			c, err = cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			waitForTool(t, c, "echo")
+			ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+			_, err = c.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+			cancel()
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeURLElicitationRequired {
+				t.Fatalf("%s: whoami before login: %v, want a URL elicitation (-32042)", owner, err)
+			}
+			var data struct {
+				Elicitations []struct{ Mode, URL, ElicitationID string }
+			}
+			if json.Unmarshal(rpcErr.Data, &data) != nil || len(data.Elicitations) != 1 || data.Elicitations[0].Mode != "url" || data.Elicitations[0].ElicitationID == "" {
+				t.Fatalf("%s: elicitation data %s", owner, rpcErr.Data)
+			}
+			login = data.Elicitations[0].URL
 		}
-		if err := testoauth.Follow(m[1]); err != nil {
+		if !strings.Contains(login, url.QueryEscape(base+"/oauth/callback")) {
+			t.Fatalf("%s: the login URL does not come back to the server: %s", owner, login)
+		}
+		if err := testoauth.Follow(login); err != nil {
 			t.Fatalf("%s: following the login URL: %v", owner, err)
 		}
 		var last string
 		if !testwait.Until(testwait.Timeout, func() bool {
-			res := callResult(t, c, "whoami")
+			// Until the upstream has connected with the new token (it
+			// looks every 2 s), the call still asks for the login.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+			if err != nil {
+				last = err.Error()
+				return false
+			}
 			last = text(res)
 			return !res.IsError && strings.HasPrefix(last, "hello dyn-")
 		}) {

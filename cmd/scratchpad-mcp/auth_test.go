@@ -290,4 +290,17 @@ token = "bob-token-0123456789ab"
 	if _, err := os.Stat(filepath.Join(authDir, "remote.json")); !os.IsNotExist(err) {
 		t.Errorf("the operator's record was written: %v", err)
 	}
+	// The operator sees and removes an owner's login.
+	if code, out := runBin(t, nil, "auth", "status", "--config", cfgPath, "--owner", "alice"); code != 0 || !strings.Contains(out, "logged in") {
+		t.Errorf("auth status --owner alice: %d\n%s", code, out)
+	}
+	if code, out := runBin(t, nil, "auth", "logout", "--config", cfgPath, "--owner", "bob", "remote"); code != 0 || !strings.Contains(out, "logged out of remote") {
+		t.Errorf("auth logout --owner bob: %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(authDir, "owners", "bob", "remote.json")); !os.IsNotExist(err) {
+		t.Errorf("bob's token after logout: %v", err)
+	}
+	if code, out := runBin(t, nil, "auth", "status", "--config", cfgPath, "--owner", "../x"); code != 2 {
+		t.Errorf("auth status --owner ../x: %d\n%s", code, out)
+	}
 }

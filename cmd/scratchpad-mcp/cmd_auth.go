@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
@@ -30,10 +31,11 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file (TOML) whose [mcp.servers.NAME.auth] to use")
 	timeout := fs.Duration("timeout", 5*time.Minute, "login: how long to wait for the browser's redirect")
+	owner := fs.String("owner", "", "a bearer token's owner whose credentials these are (default: yours, the operator's)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: scratchpad-mcp auth login [--config F] NAME")
-		fmt.Fprintln(stderr, "       scratchpad-mcp auth status [--config F] [NAME...]")
-		fmt.Fprintln(stderr, "       scratchpad-mcp auth logout [--config F] NAME")
+		fmt.Fprintln(stderr, "usage: scratchpad-mcp auth login [--config F] [--owner O] NAME")
+		fmt.Fprintln(stderr, "       scratchpad-mcp auth status [--config F] [--owner O] [NAME...]")
+		fmt.Fprintln(stderr, "       scratchpad-mcp auth logout [--config F] [--owner O] NAME")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "login runs the OAuth authorization code flow for a server: it prints the authorization URL")
 		fmt.Fprintf(stderr, "and opens it with the command in $%s (the URL its last argument) or the system's\n", oauth.EnvBrowser)
@@ -43,7 +45,8 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			dir = err.Error()
 		}
-		fmt.Fprintf(stderr, "  %s (override: $%s)\n", dir, oauth.EnvAuthDir)
+		fmt.Fprintf(stderr, "  %s (override: $%s); an owner's under owners/OWNER/.\n", dir, oauth.EnvAuthDir)
+		fmt.Fprintln(stderr, "With bearer tokens, owners log in through the server itself (their call's error carries the URL).")
 		fs.PrintDefaults()
 	}
 	pos, code, ok := parseMixed(fs, args)
@@ -86,6 +89,18 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.DiscardHandler)
+	if *owner != "" {
+		if err := agents.CheckOwner(*owner); err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp auth %s: %v\n", sub, err)
+			return 2
+		}
+	}
+	client := func(sc config.Server) *oauth.Client {
+		if *owner == "" {
+			return newOAuthClient(cfg, sc, store, log)
+		}
+		return oauth.New(oauth.Options{Server: sc, Store: store, Owner: *owner, Logger: log, LoginCommand: loginCommand(cfg, sc.Name)})
+	}
 	switch sub {
 	case "login":
 		sc := servers[0]
@@ -93,7 +108,7 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		defer cancel()
 		ctx, cancelT := context.WithTimeout(ctx, *timeout)
 		defer cancelT()
-		c := newOAuthClient(cfg, sc, store, log)
+		c := client(sc)
 		if err := c.Login(ctx, oauth.LoginOptions{Out: stderr}); err != nil {
 			return fail("%v", err)
 		}
@@ -104,7 +119,7 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		sc := servers[0]
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		had, err := newOAuthClient(cfg, sc, store, log).Logout(ctx)
+		had, err := client(sc).Logout(ctx)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -118,7 +133,7 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tGRANT\tSTATE\tSCOPES\tEXPIRES")
 	for _, sc := range servers {
-		st, err := newOAuthClient(cfg, sc, store, log).Status()
+		st, err := client(sc).Status()
 		state := authState(st, err)
 		exp := "-"
 		if !st.Expiry.IsZero() {

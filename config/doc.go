@@ -120,7 +120,8 @@
 //	scopes                     array of strings, asked for besides what the server challenges for
 //	private_key_file           string    PEM key for private_key_jwt (client_credentials, with signing_algorithm)
 //	signing_algorithm          string    "RS256" | "RS384" | "RS512" | "ES256" | "ES384" | "ES512"
-//	                                     headers may not set Authorization alongside
+//	                                     headers may not set Authorization alongside; with shared = true
+//	                                     only client_credentials (one login would be every owner's)
 //
 //	[orchestration.worker.<name>]              every key optional; absent keys inherit [agent]
 //	model, provider, context_window
@@ -184,6 +185,8 @@
 //	                                     to this file; `scratchpad-mcp token add OWNER --config F` appends to it
 //	max_sessions               integer   2000, >= 1: live HTTP sessions in all; an initialize past it gets 429
 //	max_sessions_per_owner     integer   500, >= 1: live HTTP sessions of one token owner (429 past it)
+//	public_url                 string    http(s) URL of this server as browsers reach it: owners' OAuth
+//	                                     logins come back to its /oauth/callback; "": http://{addr}
 //	[[http.tokens]]            bearer tokens; none configured (here and in tokens_file): no authentication
 //	owner                      string, required: the token's owner, 1-64 of [A-Za-z0-9._-]; everything the
 //	                                     owner's sessions store lives under memory_dir/owners/<owner>/

@@ -69,9 +69,13 @@
 //     for is stored, the call fails with a LoginError, and the next login
 //     asks for it. client_credentials gets the new scope at once. Either
 //     way at most [maxStepUps] per request.
-//   - One owner only so far: [Options].Owner selects a store directory,
-//     but serve uses the user's; logging in per owner through the server
-//     (URL elicitation, /oauth/callback) is not built.
+//   - Owners of bearer tokens log in through the server ([WebLogins]):
+//     the state binds the redirect to the login begun for one owner and
+//     server; nothing checks that the browser completing it is that
+//     owner's (an owner who hands their URL to someone else gets that
+//     person's account). A login begun is handed out again for
+//     [webLoginTTL]; after it completes, the upstream connects at its
+//     next poll (up to 2 s), and a call meanwhile still asks for it.
 //   - Client ID Metadata Documents are used, not served: the document
 //     at client_metadata_url is the operator's to host.
 package oauth

@@ -105,7 +105,7 @@ func run() error {
 		fmt.Fprintf(&auth, "private_key_file = %q\nsigning_algorithm = %q\n", key, sc.SigningAlgorithm)
 	}
 	cfg := filepath.Join(dir, "scratchpad.toml")
-	toml := fmt.Sprintf("memory_dir = %q\n\n[mcp.servers.conformance]\ntransport = \"http_streamable\"\nurl = %q\ntimeout = \"20s\"\n\n[mcp.servers.conformance.auth]\n%s",
+	toml := fmt.Sprintf("memory_dir = %q\n\n[mcp.servers.conformance]\ntransport = \"http_streamable\"\nurl = %q\ntimeout = \"20s\"\nprefix = \"conformance\"\n\n[mcp.servers.conformance.auth]\n%s",
 		filepath.Join(dir, "mem"), serverURL, auth.String())
 	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
 		return err
@@ -145,8 +145,7 @@ func run() error {
 	}
 	called := 0
 	for _, t := range tools.Tools {
-		if strings.HasSuffix(t.Name, "_scratchpad") || t.Name == "head" || t.Name == "slice" || t.Name == "grep" || t.Name == "schema" ||
-			t.Name == "item_schema" || t.Name == "get_in" || t.Name == "iterate_over" || t.Name == "read" || strings.Contains(t.Name, "artifact") {
+		if !strings.HasPrefix(t.Name, "conformance__") {
 			continue // the proxy's own tools
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: t.Name, Arguments: map[string]any{}})

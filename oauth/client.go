@@ -174,6 +174,9 @@ func (c *Client) tokenLocked(ctx context.Context, refused string) (string, error
 	if rec == nil {
 		return "", c.loginError("not logged in")
 	}
+	if rec.Refused != "" {
+		return "", c.loginError("%s", rec.Refused)
+	}
 	if rec.Token.RefreshToken == "" {
 		if refused != "" {
 			return "", c.loginError("the server refused the token, and there is no refresh token")
@@ -197,7 +200,13 @@ func (c *Client) refreshLocked(ctx context.Context, rec *Record) (string, error)
 	var te *TokenError
 	if errors.As(err, &te) && (te.Code == "invalid_grant" || te.Code == "invalid_client" || te.Code == "unauthorized_client" || te.Status == http.StatusUnauthorized) {
 		c.log.Warn("the authorization server refused the refresh token; a new login is needed", "error", te.Code)
-		return "", c.loginError("the authorization server refused the refresh token: %v", te)
+		reason := fmt.Sprintf("the authorization server refused the refresh token: %v", te)
+		next := *rec
+		next.Token, next.Refused = Token{}, reason
+		if err := c.saveLocked(&next); err != nil {
+			c.log.Warn("could not record the refused refresh token", "error", err)
+		}
+		return "", c.loginError("%s", reason)
 	}
 	if err != nil {
 		return "", fmt.Errorf("refreshing the OAuth token of upstream %q at %s: %w", c.opts.Server.Name, rec.TokenEndpoint, err)

@@ -226,6 +226,23 @@ func TestRefresh(t *testing.T) {
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "auth login remote") {
 		t.Fatalf("after revocation: %v, want a LoginError naming `auth login remote`", err)
 	}
+	// The refused refresh token is dropped: later requests do not ask the
+	// authorization server again, and say why.
+	refreshes := srv.RefreshAttempts.Load()
+	if _, err := initialize(t, c); !errors.As(err, &le) || !strings.Contains(le.Reason, "refused the refresh token") {
+		t.Errorf("the next request: %v", err)
+	}
+	rec, _ := c.opts.Store.Load("", "remote")
+	if srv.RefreshAttempts.Load() != refreshes || rec.Token.RefreshToken != "" || rec.Token.AccessToken != "" {
+		t.Errorf("the refused grant was tried again (%d refreshes) or kept", srv.RefreshAttempts.Load()-refreshes)
+	}
+	if st, _ := c.Status(); st.LoggedIn {
+		t.Error("Status says logged in after the refresh token was refused")
+	}
+	login(t, c)
+	if code, err := initialize(t, c); err != nil || code != http.StatusOK {
+		t.Errorf("after a new login: %d, %v", code, err)
+	}
 }
 
 func TestStepUp(t *testing.T) {

@@ -58,6 +58,10 @@ type Record struct {
 	Scopes []string `json:"scopes,omitempty"`
 	Grant  string   `json:"grant"`
 	Token  Token    `json:"token"`
+	// Refused says why the tokens were dropped (the refresh token
+	// refused): the next login is needed, and asking the authorization
+	// server again before it would only be refused again.
+	Refused string `json:"refused,omitempty"`
 }
 
 // Identity is the client's identity at the authorization server.

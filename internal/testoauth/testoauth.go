@@ -87,6 +87,8 @@ type Server struct {
 
 	// Counters, for tests to say what happened.
 	Registrations, Authorizations, Refreshes, ClientCredentials, Unauthorized, Forbidden atomic.Int64
+	// RefreshAttempts counts refresh requests, refused ones included.
+	RefreshAttempts atomic.Int64
 	// LastAuthMethod is how the last token request authenticated.
 	LastAuthMethod atomic.Value
 }
@@ -378,6 +380,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		g = c
 	case "refresh_token":
+		s.RefreshAttempts.Add(1)
 		c, ok := s.refresh[f.Get("refresh_token")]
 		delete(s.refresh, f.Get("refresh_token")) // rotated
 		if !ok || c.client != id {

@@ -18,6 +18,8 @@ type Status struct {
 	Refreshable bool      // a refresh token is stored
 	Issuer      string
 	Registered  string // how the client identity came
+	// Refused says why the stored tokens were dropped ("" when not).
+	Refused string
 }
 
 // Status reads the stored record (no network). An unreadable record is
@@ -32,7 +34,7 @@ func (c *Client) Status() (Status, error) {
 	return Status{
 		LoggedIn: rec.Token.AccessToken != "", Grant: rec.Grant, Scope: rec.Token.Scope,
 		Expiry: rec.Token.Expiry, Expired: !rec.Token.Expiry.IsZero() && !c.opts.Now().Before(rec.Token.Expiry),
-		Refreshable: rec.Token.RefreshToken != "", Issuer: rec.Issuer, Registered: rec.Client.Registered,
+		Refreshable: rec.Token.RefreshToken != "", Issuer: rec.Issuer, Registered: rec.Client.Registered, Refused: rec.Refused,
 	}, nil
 }
 

@@ -188,6 +188,8 @@ func authState(st oauth.Status, err error) string {
 	switch {
 	case err != nil:
 		return "unreadable: " + err.Error()
+	case !st.LoggedIn && st.Refused != "":
+		return "NEEDS LOGIN (" + st.Refused + ")"
 	case !st.LoggedIn && st.Grant == config.GrantClientCredentials:
 		return "no token yet (got at the first call)"
 	case !st.LoggedIn:

@@ -56,10 +56,11 @@ type Client struct {
 	hc   *http.Client
 	log  *slog.Logger
 
-	mu     sync.Mutex
-	rec    *Record   // nil: none stored (or for another URL)
-	recMod time.Time // the file's modification time when rec was read
-	loaded bool
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced when a record is saved
+	rec     *Record       // nil: none stored (or for another URL)
+	recMod  time.Time     // the file's modification time when rec was read
+	loaded  bool
 }
 
 // New returns the client of opts.Server.
@@ -77,7 +78,7 @@ func New(opts Options) *Client {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	c := &Client{opts: opts, hc: hc, log: opts.Logger.With("server", opts.Server.Name)}
+	c := &Client{opts: opts, hc: hc, log: opts.Logger.With("server", opts.Server.Name), changed: make(chan struct{})}
 	if opts.Server.Auth != nil {
 		c.cfg = *opts.Server.Auth
 	}
@@ -116,7 +117,18 @@ func (c *Client) saveLocked(rec *Record) error {
 		return err
 	}
 	c.rec, c.recMod, c.loaded = rec, c.opts.Store.modTime(c.opts.Owner, c.opts.Server.Name), true
+	close(c.changed)
+	c.changed = make(chan struct{})
 	return nil
+}
+
+// Changed is closed when this client stores new credentials (a login, a
+// refresh); a record another process writes is not seen here, but at the
+// next request.
+func (c *Client) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
 }
 
 // maxSkew is how long before its expiry a token is refreshed: a request

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
@@ -79,13 +78,13 @@ func NewPool(opts PoolOptions) *Pool {
 		if !sc.Shared {
 			continue
 		}
-		var wrap func(http.RoundTripper) http.RoundTripper
+		var auth upstream.Authorizer
 		if opts.Proxy.Authorize != nil {
-			wrap = opts.Proxy.Authorize("", sc) // no one owner's: the operator's
+			auth = opts.Proxy.Authorize("", sc) // no one owner's: the operator's
 		}
 		pl.shared[sc.Name] = upstream.New(upstream.Options{
-			WrapTransport: wrap,
-			Server:        sc, Logger: opts.Proxy.Logger,
+			Auth:   auth,
+			Server: sc, Logger: opts.Proxy.Logger,
 			ClientName: "scratchpad-mcp", ClientVersion: opts.Proxy.Version,
 			OnNotify:      pl.sharedNotify,
 			OnRequest:     refuseShared,

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -53,11 +52,11 @@ type Options struct {
 	// them.
 	shared map[string]*upstream.Upstream
 
-	// Authorize, when set, gives the transport wrapper of a remote
-	// server for owner (see [upstream.Options].WrapTransport): OAuth for
-	// those with [mcp.servers.NAME.auth], with that owner's credentials.
-	// It returns nil for servers without.
-	Authorize func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper
+	// Authorize, when set, gives the authorizer of a remote server for
+	// owner (see [upstream.Options].Auth): OAuth for those with
+	// [mcp.servers.NAME.auth], with that owner's credentials. It returns
+	// nil for servers without.
+	Authorize func(owner string, sc config.Server) upstream.Authorizer
 	// Owner is the bearer token's owner this proxy serves ([Pool] sets
 	// it); "" without bearer tokens.
 	Owner string
@@ -125,13 +124,13 @@ func New(opts Options) *Proxy {
 			p.ups = append(p.ups, u)
 			continue
 		}
-		var wrap func(http.RoundTripper) http.RoundTripper
+		var auth upstream.Authorizer
 		if opts.Authorize != nil {
-			wrap = opts.Authorize(opts.Owner, sc)
+			auth = opts.Authorize(opts.Owner, sc)
 		}
 		u := upstream.New(upstream.Options{
-			WrapTransport: wrap,
-			Server:        sc, Logger: opts.Logger,
+			Auth:   auth,
+			Server: sc, Logger: opts.Logger,
 			ClientName: "scratchpad-mcp", ClientVersion: opts.Version,
 			OnNotify:      p.onNotify,
 			OnRequest:     p.onRequest,

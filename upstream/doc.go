@@ -62,11 +62,12 @@
 // upstream are served each on a goroutine of its own; the upstream's
 // notifications/cancelled ends the context of the one it names.
 //
-// A remote upstream behind OAuth gets [Options].WrapTransport (an
-// oauth.Client's Wrap): the token, its refresh and the retry of a request
+// A remote upstream behind OAuth gets an [Authorizer] ([Options].Auth,
+// an oauth.Client): the token, its refresh and the retry of a request
 // the server refused happen below the transport. An upstream without a
 // usable token is not a failure that backoff helps: it is tried again
-// every 2 s without counting against restart_max_attempts, and calls
+// every 2 s (at once when a login comes back through the server)
+// without counting against restart_max_attempts, and calls
 // fail at once with an error matching oauth.ErrLoginRequired
 // ([LoginError] gives its text: the command to run, or the login URL).
 //

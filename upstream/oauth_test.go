@@ -30,7 +30,7 @@ func TestOAuthUpstream(t *testing.T) {
 				Auth: &config.Auth{Type: config.AuthOAuth, Grant: config.GrantAuthorizationCode}}
 			oc := oauth.New(oauth.Options{Server: sc, Store: &oauth.Store{Dir: t.TempDir()}, Logger: quietLogger(),
 				LoginCommand: "scratchpad-mcp auth login --config x.toml remote"})
-			u := New(Options{Server: sc, Logger: quietLogger(), ClientName: "t", ClientVersion: "1", WrapTransport: oc.Wrap})
+			u := New(Options{Server: sc, Logger: quietLogger(), ClientName: "t", ClientVersion: "1", Auth: oc})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			u.Start(ctx, nil)

@@ -55,6 +55,24 @@ func (u *Upstream) backoff(n int) time.Duration {
 // again.
 const loginPoll = 2 * time.Second
 
+// awaitLogin waits loginPoll, or less when the credentials change (a
+// login through the server came back); false when ctx ended.
+func (u *Upstream) awaitLogin(ctx context.Context) bool {
+	var changed <-chan struct{}
+	if u.opts.Auth != nil {
+		changed = u.opts.Auth.Changed()
+	}
+	t := time.NewTimer(loginPoll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-changed:
+	}
+	return true
+}
+
 // lastError is the error of the last connection attempt.
 func (u *Upstream) lastError() error {
 	u.mu.Lock()
@@ -114,7 +132,7 @@ func (u *Upstream) supervise(ctx context.Context) {
 				u.log.Warn("upstream needs an OAuth login", "error", err)
 			}
 			u.setState(StateRestarting, err)
-			if !sleep(ctx, loginPoll) {
+			if !u.awaitLogin(ctx) {
 				u.setState(StateStopped, nil)
 				return
 			}
@@ -184,7 +202,7 @@ func (u *Upstream) dial(ctx context.Context, h handlers) (conn, error) {
 		argv := append(append([]string{}, u.cfg.Cmd...), u.cfg.Args...)
 		return startStdio(u.cfg.Name, argv, u.cfg.Env, u.cfg.Cwd, h, u.log)
 	case config.TransportSSE:
-		return dialSSE(ctx, u.cfg.Timeout, u.cfg.Name, u.cfg.URL, u.cfg.Headers, u.opts.WrapTransport, h, u.log)
+		return dialSSE(ctx, u.cfg.Timeout, u.cfg.Name, u.cfg.URL, u.cfg.Headers, u.wrap(), h, u.log)
 	case config.TransportHTTPStreamable:
 		return dialHTTP(ctx, u.hc, u.cfg.Name, u.cfg.URL, u.cfg.Headers, h, u.log)
 	}

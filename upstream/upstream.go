@@ -38,11 +38,20 @@ type Options struct {
 	// It runs on the supervisor's goroutine: a Call to the same upstream
 	// from it works, but the next re-listing waits for it.
 	OnListChanged func(u *Upstream)
-	// WrapTransport wraps the HTTP transport of a remote upstream
-	// (streamable HTTP and SSE): an [oauth.Client] adds its bearer token
-	// and refreshes it. Nil sends requests with the configured headers
-	// only.
-	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Auth authorizes the requests of a remote upstream (streamable HTTP
+	// and SSE): an [oauth.Client] adds its bearer token and refreshes it.
+	// Nil sends requests with the configured headers only.
+	Auth Authorizer
+}
+
+// Authorizer authorizes a remote upstream's requests: [oauth.Client] is
+// one.
+type Authorizer interface {
+	// Wrap wraps the upstream's HTTP transport.
+	Wrap(http.RoundTripper) http.RoundTripper
+	// Changed is closed when new credentials are stored (a login came
+	// back): an upstream waiting for a login tries again at once.
+	Changed() <-chan struct{}
 }
 
 // Item is a tool, resource, resource template or prompt exactly as the
@@ -147,7 +156,7 @@ func New(opts Options) *Upstream {
 		stopped: make(chan struct{}),
 	}
 	if u.cfg.Transport == config.TransportHTTPStreamable {
-		u.hc = newHTTPClient(opts.WrapTransport)
+		u.hc = newHTTPClient(u.wrap())
 	}
 	u.h.maxMessage = int(opts.Server.MaxResultBytes)
 	if u.h.maxMessage == 0 {
@@ -274,4 +283,12 @@ func (u *Upstream) setState(s string, err error) {
 func (u *Upstream) signalLocked() {
 	close(u.changed)
 	u.changed = make(chan struct{})
+}
+
+// wrap is the transport wrapper of [Options].Auth, nil without one.
+func (u *Upstream) wrap() func(http.RoundTripper) http.RoundTripper {
+	if u.opts.Auth == nil {
+		return nil
+	}
+	return u.opts.Auth.Wrap
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 // needsWebLogins reports whether some server's owners log in through the
@@ -41,7 +41,7 @@ func setRedirect(cfg *config.Config, web *oauth.WebLogins, ln net.Listener, log 
 // that no owner ever uses another's token). web, when not nil, is how
 // owners log in: through the server (the error of their call carries
 // the URL); without it the error names `auth login`.
-func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper, error) {
+func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (func(owner string, sc config.Server) upstream.Authorizer, error) {
 	some := false
 	for _, sc := range cfg.Servers {
 		some = some || sc.Auth != nil
@@ -53,7 +53,7 @@ func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (f
 	if err != nil {
 		return nil, err
 	}
-	return func(owner string, sc config.Server) func(http.RoundTripper) http.RoundTripper {
+	return func(owner string, sc config.Server) upstream.Authorizer {
 		if sc.Auth == nil {
 			return nil
 		}
@@ -62,7 +62,7 @@ func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (f
 			c = oauth.New(oauth.Options{Server: sc, Store: store, Owner: owner, Web: web, Logger: log.With("owner", owner),
 				LoginCommand: loginCommand(cfg, sc.Name) + " (as the operator; owners log in through the server)"})
 		}
-		return c.Wrap
+		return c
 	}, nil
 }
 

@@ -74,8 +74,9 @@
 //     server; nothing checks that the browser completing it is that
 //     owner's (an owner who hands their URL to someone else gets that
 //     person's account). A login begun is handed out again for
-//     [webLoginTTL]; after it completes, the upstream connects at its
-//     next poll (up to 2 s), and a call meanwhile still asks for it.
+//     [webLoginTTL]; once it completes, [Client.Changed] wakes the
+//     upstream waiting for it. notifications/elicitation/complete is
+//     not sent.
 //   - Client ID Metadata Documents are used, not served: the document
 //     at client_metadata_url is the operator's to host.
 package oauth

@@ -75,8 +75,8 @@
 //     owner's (an owner who hands their URL to someone else gets that
 //     person's account). A login begun is handed out again for
 //     [webLoginTTL]; once it completes, [Client.Changed] wakes the
-//     upstream waiting for it. notifications/elicitation/complete is
-//     not sent.
+//     upstream waiting for it, and [WebLogins].OnComplete lets the
+//     server tell the owner's clients (notifications/elicitation/complete).
 //   - Client ID Metadata Documents are used, not served: the document
 //     at client_metadata_url is the operator's to host.
 package oauth

@@ -27,6 +27,11 @@ const webLoginTTL = 10 * time.Minute
 // it: the state names the one pending login, and so the owner whose
 // token it becomes (state is random, unguessable, and good once).
 type WebLogins struct {
+	// OnComplete, when set (before the first login), is told of each
+	// login that came back and was stored: owner, server, and the URL
+	// that was handed out.
+	OnComplete func(owner, server, authURL string)
+
 	mu          sync.Mutex
 	redirectURL string
 	byState     map[string]*pending
@@ -108,6 +113,9 @@ func (w *WebLogins) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	p.c.log.Info("OAuth login through the server completed")
 	writeDone(rw, p.c.opts.Server.Name, "")
+	if w.OnComplete != nil {
+		w.OnComplete(p.c.opts.Owner, p.c.opts.Server.Name, p.authURL)
+	}
 }
 
 // withWebLogin gives a [LoginError] the URL of a login through the

@@ -406,11 +406,17 @@ func loginRequired(le *oauth.LoginError) *LoginRequired {
 	if le.URL == "" {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(le.URL))
 	return &LoginRequired{
-		Server: le.Server, URL: le.URL, ID: "login-" + hex.EncodeToString(sum[:8]),
+		Server: le.Server, URL: le.URL, ID: LoginElicitationID(le.URL),
 		Message: fmt.Sprintf("Log in to %s (OAuth) to use its tools: open the URL, then call again.", le.Server),
 	}
+}
+
+// LoginElicitationID is the elicitation id of the login at authURL: the
+// same for every call that met it, so that its completion names it.
+func LoginElicitationID(authURL string) string {
+	sum := sha256.Sum256([]byte(authURL))
+	return "login-" + hex.EncodeToString(sum[:8])
 }
 
 // PendingLogins are the logins through the server that upstreams waiting

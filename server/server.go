@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -115,6 +116,20 @@ func (s *Server) Changed(p *proxy.Proxy, kind proxy.Kind) {
 	for _, se := range s.live() {
 		if se.proxy() == p {
 			se.syncUpstream(kind)
+		}
+	}
+}
+
+// ElicitationComplete tells owner's sessions whose clients take URL
+// elicitations that the elicitation id (a login through the server) is
+// complete: a client waiting on it may call again.
+func (s *Server) ElicitationComplete(owner, id string) {
+	params, _ := json.Marshal(map[string]string{"elicitationId": id})
+	for _, se := range s.live() {
+		if se.owner == owner && se.Capabilities().ElicitationURL {
+			if err := se.Notify(context.Background(), "notifications/elicitation/complete", params); err != nil {
+				s.log.Debug("elicitation complete not sent", "session", se.id, "error", err)
+			}
 		}
 	}
 }

@@ -89,6 +89,11 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	}
 	if opts.PerOwner && needsWebLogins(cfg) {
 		a.web = oauth.NewWebLogins("") // its redirect once the server listens
+		a.web.OnComplete = func(owner, _, authURL string) {
+			if a.server != nil {
+				a.server.ElicitationComplete(owner, proxy.LoginElicitationID(authURL))
+			}
+		}
 	}
 	authorize, err := oauthClients(cfg, log, a.web)
 	if err != nil {

@@ -211,6 +211,8 @@ token = "bob-token-0123456789ab"
 	loginURL := regexp.MustCompile(`open (http\S+) in a browser`)
 	who := map[string]string{}
 	tokens := map[string]string{"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"}
+	completed := make(chan string, 1)
+	var elicitationID string
 	for _, owner := range []string{"alice", "bob"} {
 		var c *mcp.ClientSession
 		var login string
@@ -231,6 +233,12 @@ token = "bob-token-0123456789ab"
 				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
 				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "cancel"}, nil
+				},
+				ElicitationCompleteHandler: func(_ context.Context, r *mcp.ElicitationCompleteNotificationRequest) {
+					select {
+					case completed <- r.Params.ElicitationID:
+					default:
+					}
 				},
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -255,13 +263,23 @@ token = "bob-token-0123456789ab"
 			if json.Unmarshal(rpcErr.Data, &data) != nil || len(data.Elicitations) != 1 || data.Elicitations[0].Mode != "url" || data.Elicitations[0].ElicitationID == "" {
 				t.Fatalf("%s: elicitation data %s", owner, rpcErr.Data)
 			}
-			login = data.Elicitations[0].URL
+			login, elicitationID = data.Elicitations[0].URL, data.Elicitations[0].ElicitationID
 		}
 		if !strings.Contains(login, url.QueryEscape(base+"/oauth/callback")) {
 			t.Fatalf("%s: the login URL does not come back to the server: %s", owner, login)
 		}
 		if err := testoauth.Follow(login); err != nil {
 			t.Fatalf("%s: following the login URL: %v", owner, err)
+		}
+		if owner == "bob" {
+			select {
+			case id := <-completed:
+				if id != elicitationID {
+					t.Errorf("bob: elicitation %q completed, want %q", id, elicitationID)
+				}
+			case <-time.After(testwait.Timeout):
+				t.Errorf("bob: no notifications/elicitation/complete after the login")
+			}
 		}
 		var last string
 		if !testwait.Until(testwait.Timeout, func() bool {

@@ -24,10 +24,14 @@ func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs) *io.PipeRea
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReader(in)
+		version := "" // what the client's initialize asked for
 		for {
 			line, tooLong, err := readLine(br, max)
 			if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
-				answer, pass := admitLine(t, tooLong, ids)
+				if v := initializeVersion(t); v != "" {
+					version = v
+				}
+				answer, pass := admitLine(t, tooLong, ids, version)
 				if answer != nil {
 					if _, werr := out.Write(answer); werr != nil {
 						pr.CloseWithError(werr)
@@ -49,14 +53,39 @@ func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs) *io.PipeRea
 	return pr
 }
 
+// noBatches is the first protocol version without JSON-RPC batches.
+const noBatches = "2025-06-18"
+
+// initializeVersion is the protocolVersion an initialize request line
+// asks for, or "".
+func initializeVersion(line []byte) string {
+	if !bytes.Contains(line, []byte(`"initialize"`)) {
+		return "" // the common case, without decoding
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "initialize" {
+		return ""
+	}
+	return m.Params.ProtocolVersion
+}
+
 // admitLine returns the answer to a line go-sdk must not see, or the
 // lines to hand it instead.
-func admitLine(line []byte, tooLong bool, ids *callIDs) (answer, pass []byte) {
+func admitLine(line []byte, tooLong bool, ids *callIDs, version string) (answer, pass []byte) {
 	var in []inMsg
 	var batch *batchReply
 	switch {
 	case tooLong || !json.Valid(line):
 		return refuse(line, tooLong), nil
+	case line[0] == '[' && version >= noBatches:
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": jsonrpc.CodeInvalidRequest, "message": "Invalid Request: JSON-RPC batching is not supported in protocol " + noBatches + " and later (this session: " + version + "); send one message per line"}})
+		return append(b, '\n'), nil
 	case line[0] == '[':
 		if answer := refuseBatch(line); answer != nil {
 			return answer, nil

@@ -109,6 +109,28 @@ func TestDoctorMasksURLSecrets(t *testing.T) {
 // Batch lines that go-sdk cannot take ([], [1], [{"foo":1}]) are answered
 // with JSON-RPC errors over stdio, and the session goes on.
 func TestStdioBatchLinesAnswered(t *testing.T) {
+	// 2025-03-26 has batches: each is answered element by element; from
+	// 2025-06-18 on there are none: a batch line is refused whole. Either
+	// way the session goes on.
+	cases := map[string][]struct{ line, want string }{
+		"2025-03-26": {
+			{`[]`, `"code":-32600`},
+			{`[1]`, `[{"error":{"code":-32600`},
+			{`[{"foo":1}]`, `[{"error":{"code":-32600`},
+			{`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"foo":1}]`, `"id":7`},
+		},
+		"2025-11-25": {
+			{`[]`, `"code":-32600`},
+			{`[1]`, `batching is not supported in protocol 2025-06-18 and later`},
+			{`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, `batching is not supported`},
+		},
+	}
+	for version, batches := range cases {
+		t.Run(version, func(t *testing.T) { stdioBatchLines(t, version, batches) })
+	}
+}
+
+func stdioBatchLines(t *testing.T, version string, batches []struct{ line, want string }) {
 	cfg, _ := writeConfig(t, "")
 	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
 	in, _ := cmd.StdinPipe()
@@ -139,17 +161,12 @@ func TestStdioBatchLinesAnswered(t *testing.T) {
 			return ""
 		}
 	}
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if got := next(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, "protocolVersion") {
 		t.Fatalf("initialize: %s", got)
 	}
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for _, tc := range []struct{ line, want string }{
-		{`[]`, `"code":-32600`},
-		{`[1]`, `[{"error":{"code":-32600`},
-		{`[{"foo":1}]`, `[{"error":{"code":-32600`},
-		{`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"foo":1}]`, `"id":7`},
-	} {
+	for _, tc := range batches {
 		fmt.Fprintln(in, tc.line)
 		if got := next(); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: answered %s, want %s", tc.line, got, tc.want)

@@ -67,17 +67,26 @@ type stats struct {
 	mu      sync.Mutex
 	lat     []time.Duration
 	errs    map[string]int
+	first   map[string]string // the first message of each kind of error
 	calls   int
 	kills   int
 	started time.Time
 }
 
-func (s *stats) record(d time.Duration, kind string) {
+func (s *stats) record(d time.Duration, kind string) { s.recordMsg(d, kind, "") }
+
+func (s *stats) recordMsg(d time.Duration, kind, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
 	if kind != "" {
 		s.errs[kind]++
+		if s.first == nil {
+			s.first = map[string]string{}
+		}
+		if _, ok := s.first[kind]; !ok {
+			s.first[kind] = msg
+		}
 		return
 	}
 	s.lat = append(s.lat, d)
@@ -253,7 +262,11 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration, w
 		fmt.Println("errors: none")
 	}
 	for _, k := range kinds {
-		fmt.Printf("errors: %-28s %d\n", k, st.errs[k])
+		first := st.first[k]
+		if len(first) > 200 {
+			first = first[:200] + "…"
+		}
+		fmt.Printf("errors: %-28s %d (first: %s)\n", k, st.errs[k], first)
 	}
 	goroutineBound, heapBound, rssBound := maxGoroutineGrowth, maxHeapGrowthMiB, maxRSSGrowthMiB
 	if withHostile {
@@ -330,7 +343,7 @@ func call(ctx context.Context, s *mcp.ClientSession, st *stats, name string, arg
 		} else if strings.Contains(err.Error(), "exited") || strings.Contains(err.Error(), "lost") {
 			kind = "upstream died mid-call"
 		}
-		st.record(d, kind)
+		st.recordMsg(d, kind, name+": "+err.Error())
 		return ""
 	}
 	var b strings.Builder
@@ -346,7 +359,7 @@ func call(ctx context.Context, s *mcp.ClientSession, st *stats, name string, arg
 		} else if strings.Contains(b.String(), "exited") {
 			kind = "tool error: upstream died mid-call"
 		}
-		st.record(d, kind)
+		st.recordMsg(d, kind, name+": "+b.String())
 		return b.String()
 	}
 	st.record(d, "")

@@ -74,7 +74,9 @@ type Own struct {
 	// Acquire, when not nil, gives the proxy this session forwards to
 	// (its owner's: [proxy.Pool]), at the session's first request, and
 	// the function that gives it back when the session ends. nil means
-	// [Options].Proxy.
+	// [Options].Proxy. It is called under the session's lock, so that no
+	// request of the session sees it without its proxy: it must not call
+	// back into the server.
 	Acquire func() (p *proxy.Proxy, release func())
 	// Watch, when not nil, subscribes notify to changes of an own
 	// resource; it returns the function that ends the subscription.

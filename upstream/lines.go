@@ -75,7 +75,7 @@ type tooLong struct {
 
 // next returns the next line without its newline, which the caller owns,
 // or, for a line over max, what was seen of it. err is the reader's (io.EOF
-// at the end); a last line without newline is returned before it.
+// at the end); a last line without newline is returned with it.
 func (l *lineReader) next() (line []byte, skipped *tooLong, err error) {
 	l.last = nil
 	for {
@@ -110,10 +110,13 @@ func (l *lineReader) next() (line []byte, skipped *tooLong, err error) {
 		l.end += n
 		if rerr != nil && n == 0 {
 			if l.end > l.start {
+				// A last line without its newline comes with the error:
+				// the caller can tell it from a finished one (a process
+				// killed mid-write leaves half a message).
 				l.finish(l.end)
 				line = append([]byte(nil), l.buf[l.start:l.end]...)
 				l.start, l.scanned = l.end, l.end
-				return line, nil, nil
+				return line, nil, rerr
 			}
 			return nil, nil, rerr
 		}

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"encoding/json"
 	"bytes"
 	"context"
 	"fmt"
@@ -90,6 +91,13 @@ func (c *stdioConn) readLoop(out io.Reader) {
 		// No line-length limit but max_result_bytes: a 100 MB result is
 		// one line.
 		line, skipped, err := r.next()
+		if err != nil && skipped == nil && len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
+			// The process died mid-write (SIGKILL, a crash): an unfinished
+			// line is not an answer. Its call fails with how the process
+			// exited, not "invalid response".
+			c.log.Debug("upstream's output ended inside a message; the unfinished line is dropped", "server", c.name, "bytes", len(line))
+			line = nil
+		}
 		if skipped != nil {
 			c.skipped(skipped)
 		} else if len(bytes.TrimSpace(line)) > 0 {

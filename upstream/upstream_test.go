@@ -86,7 +86,13 @@ func stdioServer() {
 				} `json:"arguments"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
-			if p.Name == "crash" {
+			switch p.Name {
+			case "crash":
+				os.Exit(3)
+			case "crash_mid_answer":
+				// Killed while writing a big answer: half a line, then gone.
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s`, m.ID, strings.Repeat("x", 100000))
+				out.Flush()
 				os.Exit(3)
 			}
 			for i := 1; i <= p.Arguments.Count; i++ {
@@ -163,6 +169,19 @@ func TestStdioCrashAndRestart(t *testing.T) {
 	}
 	if text, err := callTool(t, u, "progress", map[string]any{"count": 1}, nil); err != nil || text != "sent 1" {
 		t.Fatalf("after the restart: %q %v", text, err)
+	}
+}
+
+// A process that dies in the middle of writing an answer (the soak's
+// SIGKILL) fails its call with how it exited, not "invalid response":
+// the unfinished line is no answer.
+func TestStdioCrashMidAnswer(t *testing.T) {
+	u := New(Options{Server: stdioConfig("crashy"), Logger: quietLogger()})
+	u.Start(context.Background(), nil)
+	defer u.Close()
+	_, err := callTool(t, u, "crash_mid_answer", nil, nil)
+	if !errors.Is(err, ErrUpstreamExited) || !strings.Contains(err.Error(), "exit status 3") || errors.Is(err, ErrInvalidResponse) {
+		t.Fatalf("call in flight: %v", err)
 	}
 }
 

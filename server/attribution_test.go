@@ -39,9 +39,9 @@ func TestServerRequestAttribution(t *testing.T) {
 			// c2's call asks for sampling only once c1's call, made
 			// later, is in flight: the most recent call is not its own.
 			asked := make(chan *mcp.CallToolResult, 1)
-			go func() { asked <- call(t, c2, "ask_sampling", map[string]any{"delay_ms": 1000}) }()
+			go func() { asked <- call(t, c2, "ask_sampling", map[string]any{"delay_ms": 2000}) }()
 			time.Sleep(300 * time.Millisecond)
-			call(t, c1, "slow", map[string]any{"steps": 2, "ms": 1500})
+			call(t, c1, "slow", map[string]any{"steps": 3, "ms": 1500})
 			res := <-asked
 			if n := len(busy.askedAll()); n != 0 {
 				t.Fatalf("the busy session was asked %d times: another session's request reached it", n)
@@ -70,7 +70,7 @@ func TestServerRequestAttributedByProgressToken(t *testing.T) {
 	waitTool(t, c2, "ask_sampling")
 	asked := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		p := &mcp.CallToolParams{Name: "ask_sampling", Arguments: map[string]any{"delay_ms": 1000, "meta": "progress"}}
+		p := &mcp.CallToolParams{Name: "ask_sampling", Arguments: map[string]any{"delay_ms": 2000, "meta": "progress"}}
 		p.SetProgressToken("mine")
 		res, err := c2.CallTool(context.Background(), p)
 		if err != nil {
@@ -79,7 +79,7 @@ func TestServerRequestAttributedByProgressToken(t *testing.T) {
 		asked <- res
 	}()
 	time.Sleep(300 * time.Millisecond)
-	call(t, c1, "slow", map[string]any{"steps": 2, "ms": 1500})
+	call(t, c1, "slow", map[string]any{"steps": 3, "ms": 1500})
 	res := <-asked
 	if res == nil || res.IsError || len(asker.askedAll()) != 1 || len(busy.askedAll()) != 0 {
 		t.Fatalf("asker asked %d, busy asked %d: %v", len(asker.askedAll()), len(busy.askedAll()), res)

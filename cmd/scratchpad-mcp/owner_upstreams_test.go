@@ -123,9 +123,10 @@ func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
 	// upstream: its sampling request cannot be attributed and is refused.
 	alice2 := connectOwner(t, base, tokens["alice"], "alice2's answer")
 	slowDone := make(chan string, 1)
-	go func() { slowDone <- callTextOf(t, alice.cs, "slow", map[string]any{"steps": 2, "ms": 1500}) }()
+	go func() { slowDone <- callTextOf(t, alice.cs, "slow", map[string]any{"steps": 2, "ms": 2000}) }()
 	time.Sleep(300 * time.Millisecond)
-	got = callTextOf(t, alice2.cs, "ask_sampling", nil)
+	// Asked 1.5 s into the call: alice's is in flight by then.
+	got = callTextOf(t, alice2.cs, "ask_sampling", map[string]any{"delay_ms": 1500})
 	if !strings.Contains(got, "rather than guess") || alice2.sampled.Load() != 0 || alice.sampled.Load() != 1 {
 		t.Fatalf("ambiguous sampling: result %q, alice asked %d, alice2 asked %d", got, alice.sampled.Load(), alice2.sampled.Load())
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // ErrOwnerFull is the error of a store refused because its owner holds
@@ -54,7 +56,7 @@ func (q *quotas) reserve(owner, base string, n int64) error {
 		u.bytes, u.counted = treeBytes(base), time.Now()
 	}
 	if u.bytes+n > q.max {
-		return fmt.Errorf("%w: this owner stores %s and its bound is %s ([retention] owner_max_bytes), so this output of %s was not stored; delete finished runs or wait for retention to sweep old outputs", ErrOwnerFull, sizeText(u.bytes), sizeText(q.max), sizeText(n))
+		return fmt.Errorf("%w: this owner stores %s and its bound is %s ([retention] owner_max_bytes), so this output of %s was not stored; delete finished runs or wait for retention to sweep old outputs", ErrOwnerFull, config.SizeText(u.bytes), config.SizeText(q.max), config.SizeText(n))
 	}
 	u.bytes += n
 	return nil
@@ -76,16 +78,4 @@ func treeBytes(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -250,7 +250,7 @@ type Pad struct {
 	// redis://[user:password@]host[:port][/db] or rediss://. It may hold a
 	// password: print [Pad.RedactedRedisURL] instead.
 	RedisURL    string
-	RedisPrefix string        // starts every Redis key; default "scratchpad"
+	RedisPrefix string        // starts every Redis key; default [DefaultRedisPrefix]
 	RedisTTL    time.Duration // an idle pad's keys expire this long after its last write; 0: never
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -221,4 +222,20 @@ func parseSize(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(b), true
+}
+
+// SizeText writes a byte count the way sizes are read back (binary
+// units, one decimal): "512 B", "1.5 MiB", "10.0 GiB". Every figure of
+// bytes the program prints uses it.
+func SizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

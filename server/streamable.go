@@ -210,14 +210,8 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "can't send Last-Event-ID for POST request", http.StatusBadRequest)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.limit))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "failed to read body", http.StatusBadRequest)
+	body, ok := readBody(w, r, h.limit)
+	if !ok {
 		return
 	}
 	in, batch, err := readMessages(body)
@@ -537,4 +531,20 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// readBody reads a POST's body up to limit bytes, or answers why it
+// cannot (413 past the limit, 400 otherwise) and reports false.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return nil, false
+		}
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
 }

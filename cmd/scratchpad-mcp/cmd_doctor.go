@@ -393,5 +393,5 @@ func sizeText(n int64) string {
 	if n == 0 {
 		return "off"
 	}
-	return human(n)
+	return config.SizeText(n)
 }

@@ -100,10 +100,10 @@ func printSweep(w io.Writer, rep *retention.Report, dry bool) {
 		if counts[k] == 0 && g.Files == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t\n", k, counts[k], human(bytes[k]), g.Files, human(g.Bytes))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t\n", k, counts[k], config.SizeText(bytes[k]), g.Files, config.SizeText(g.Bytes))
 		tf, tb, tg, tgb = tf+counts[k], tb+bytes[k], tg+g.Files, tgb+g.Bytes
 	}
-	fmt.Fprintf(tw, "total\t%d\t%s\t%d\t%s\t\n", tf, human(tb), tg, human(tgb))
+	fmt.Fprintf(tw, "total\t%d\t%s\t%d\t%s\t\n", tf, config.SizeText(tb), tg, config.SizeText(tgb))
 	tw.Flush()
 
 	byReason := map[string]retention.Tally{}
@@ -122,11 +122,11 @@ func printSweep(w io.Writer, rep *retention.Report, dry bool) {
 		slices.Sort(reasons)
 		for _, r := range reasons {
 			t := byReason[r]
-			fmt.Fprintf(w, "%-13s %d file(s), %s\n", r+":", t.Files, human(t.Bytes))
+			fmt.Fprintf(w, "%-13s %d file(s), %s\n", r+":", t.Files, config.SizeText(t.Bytes))
 		}
 	}
 	if !dry {
-		fmt.Fprintf(w, "\nremoved %d file(s), freed %s in %s", rep.Removed, human(rep.Freed), rep.Duration.Round(time.Millisecond))
+		fmt.Fprintf(w, "\nremoved %d file(s), freed %s in %s", rep.Removed, config.SizeText(rep.Freed), rep.Duration.Round(time.Millisecond))
 		if rep.Skipped > 0 {
 			fmt.Fprintf(w, "; kept %d in use since the scan", rep.Skipped)
 		}
@@ -136,7 +136,7 @@ func printSweep(w io.Writer, rep *retention.Report, dry bool) {
 		fmt.Fprintln(w, "stopped at the time bound: the rest waits for the next sweep")
 	}
 	if rep.Plan.Over > 0 {
-		fmt.Fprintf(w, "still %s over max_bytes: nothing else may go (pads, artifacts and live files are kept)\n", human(rep.Plan.Over))
+		fmt.Fprintf(w, "still %s over max_bytes: nothing else may go (pads, artifacts and live files are kept)\n", config.SizeText(rep.Plan.Over))
 	}
 	for _, err := range rep.Errors {
 		fmt.Fprintln(w, "error:", err)
@@ -144,19 +144,6 @@ func printSweep(w io.Writer, rep *retention.Report, dry bool) {
 }
 
 // human formats a byte count with binary units.
-func human(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
 // sweepOnce runs one sweep under [retention] with the live agents' guard
 // and logs what it did.
 func sweepOnce(ctx context.Context, log *slog.Logger, cfg *config.Config, g retention.Guard, why string) {

@@ -19,6 +19,13 @@ type Param struct {
 	Default  any    // the schema's default as JSON decodes it (numbers as float64); nil if none
 	Required bool
 	Enum     []any // allowed values; nil for any
+
+	// The schema's bounds, nil where it sets none: "minimum" and
+	// "maximum" of a number, "maxLength" of a string (in characters),
+	// "maxItems" of an array.
+	Minimum, Maximum *float64
+	MaxLength        *int
+	MaxItems         *int
 }
 
 // Params reads the arguments an object schema declares (its top-level
@@ -26,9 +33,13 @@ type Param struct {
 func Params(schema json.RawMessage) (map[string]Param, error) {
 	var s struct {
 		Properties map[string]struct {
-			Type    any   `json:"type"`
-			Default any   `json:"default"`
-			Enum    []any `json:"enum"`
+			Type      any      `json:"type"`
+			Default   any      `json:"default"`
+			Enum      []any    `json:"enum"`
+			Minimum   *float64 `json:"minimum"`
+			Maximum   *float64 `json:"maximum"`
+			MaxLength *int     `json:"maxLength"`
+			MaxItems  *int     `json:"maxItems"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
@@ -38,7 +49,8 @@ func Params(schema json.RawMessage) (map[string]Param, error) {
 	out := make(map[string]Param, len(s.Properties))
 	for name, p := range s.Properties {
 		t, _ := p.Type.(string) // a list of types is not checked
-		out[name] = Param{Type: t, Default: p.Default, Enum: p.Enum}
+		out[name] = Param{Type: t, Default: p.Default, Enum: p.Enum,
+			Minimum: p.Minimum, Maximum: p.Maximum, MaxLength: p.MaxLength, MaxItems: p.MaxItems}
 	}
 	for _, name := range s.Required {
 		p := out[name]

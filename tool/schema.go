@@ -25,6 +25,9 @@ func Max(n int) Option { return keyword("maximum", n) }
 // MaxLength sets "maxLength".
 func MaxLength(n int) Option { return keyword("maxLength", n) }
 
+// MaxItems sets "maxItems".
+func MaxItems(n int) Option { return keyword("maxItems", n) }
+
 // Default sets "default".
 func Default(v any) Option { return keyword("default", v) }
 

@@ -35,7 +35,10 @@ cross:
 
 # Soak (not in CI; loopback only, bounded): 8 HTTP clients, 3 upstreams,
 # one SIGKILLed every 30 s, next to a hostile mix (stalled readers, refused
-# sockets, a session flood to the cap, cancelled slow greps), for
+# sockets, a session flood to the cap, cancelled slow greps, greps whose
+# client hangs up, a grep context of 10^8 and a megabyte field list, and a
+# second proxy with bearer tokens where two owners call a shared upstream
+# while unauthenticated sockets flood max_connections), for
 # SOAK_DURATION (default 10m). Prints calls/s,
 # p50/p99, errors by kind, RSS and goroutines at start and end, and fails
 # when they grow beyond the bounds scripts/soak states.

@@ -47,6 +47,11 @@ const (
 	maxGoroutineGrowth = 50
 	maxHeapGrowthMiB   = 64 + 32 + 32
 	maxRSSGrowthMiB    = 2 * maxHeapGrowthMiB
+	// The owners' proxy holds little: two owners' sessions and upstreams.
+	maxOwnersRSSGrowthMiB = 64
+	// maxIdleCPUPercent bounds the proxy's CPU once every client has
+	// stopped: abandoned work still running would hold a core.
+	maxIdleCPUPercent = 10
 )
 
 func main() {
@@ -55,7 +60,7 @@ func main() {
 	dur := flag.Duration("duration", 10*time.Minute, "how long to call")
 	clients := flag.Int("clients", 8, "HTTP clients")
 	killEvery := flag.Duration("kill-every", 30*time.Second, "SIGKILL upstream c this often")
-	withHostile := flag.Bool("hostile", true, "run the hostile mix next to the clients (stalled readers, refused sockets, a session flood, cancelled greps)")
+	withHostile := flag.Bool("hostile", true, "run the hostile mix next to the clients (stalled readers, refused sockets, a session flood, cancelled and abandoned greps, huge arguments, two owners on a shared upstream beside an unauthenticated flood)")
 	flag.Parse()
 	if err := run(*bin, *dur, *clients, *killEvery, *withHostile); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -174,15 +179,28 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration, w
 	st.started = time.Now()
 	end := st.started.Add(dur)
 	hc := &hostileCounts{}
+	orc := &oneRequestCounts{}
+	oc := &ownersCounts{}
 	hctx, stopHostile := context.WithCancel(ctx)
 	defer stopHostile()
-	var hwg *sync.WaitGroup
+	var hwg, owg sync.WaitGroup
+	var ownersPID, ownersStartFDs int
+	var ownersStartRSS int64
 	if withHostile {
 		file := ""
 		if m := fileRe.FindStringSubmatch(call(ctx, sessions[0], &stats{errs: map[string]int{}}, "a__listing", map[string]any{"n": 400})); m != nil {
 			file = m[1]
 		}
-		hwg = hostile(hctx, base, end, file, hc)
+		hwg.Go(func() { hostile(hctx, base, end, file, hc).Wait() })
+		hwg.Go(func() { oneRequest(hctx, base, end, orc) })
+		op, obase, err := ownersProxy(ctx, bin, self, dir)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = op.Process.Signal(os.Interrupt); _ = op.Wait() }()
+		ownersPID = op.Process.Pid
+		ownersStartFDs, ownersStartRSS = openFDs(ownersPID), rssKiB(ownersPID)
+		owg.Go(func() { owners(hctx, obase, end, oc).Wait() })
 	}
 	var wg sync.WaitGroup
 	for i, s := range sessions {
@@ -226,10 +244,14 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration, w
 	wg.Wait()
 	elapsed := time.Since(st.started)
 	stopHostile()
-	if hwg != nil {
-		hwg.Wait()
-	}
+	hwg.Wait()
+	owg.Wait()
 	time.Sleep(2 * time.Second) // let the last answers' goroutines end
+	// Nothing abandoned may still be working: the proxy idles (its own
+	// timers only) once every client has stopped calling.
+	idleCPU := cpuSeconds(proxy.Process.Pid)
+	time.Sleep(3 * time.Second)
+	idleCPU = (cpuSeconds(proxy.Process.Pid) - idleCPU) / 3
 	endStats, err := proxyStats(base, proxy.Process.Pid)
 	if err != nil {
 		return err
@@ -282,9 +304,39 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration, w
 	fmt.Printf("proxy goroutines: %d at start, %d at end (bound: +%d)\n", startStats.Goroutines, endStats.Goroutines, goroutineBound)
 	endFDs := openFDs(proxy.Process.Pid)
 	fmt.Printf("proxy descriptors: %d at start, %d at end (bound: +%d)\n", startFDs, endFDs, maxFDGrowth)
+	fmt.Printf("proxy CPU when idle: %.0f%% of a core (bound: %d%%)\n", 100*idleCPU, maxIdleCPUPercent)
 	var fail []string
+	if idleCPU*100 > maxIdleCPUPercent {
+		fail = append(fail, "work still running after every client stopped")
+	}
 	if withHostile {
 		fmt.Printf("hostile: %s\n", hc)
+		fmt.Printf("one request: %s\n", orc)
+		fmt.Printf("owners: %s\n", oc)
+		ownersEndFDs, ownersEndRSS := openFDs(ownersPID), rssKiB(ownersPID)
+		fmt.Printf("owners' proxy: descriptors %d at start, %d at end (bound: +%d); RSS %d MiB at start, %d MiB at end (bound: +%d MiB)\n",
+			ownersStartFDs, ownersEndFDs, maxFDGrowth, ownersStartRSS>>10, ownersEndRSS>>10, maxOwnersRSSGrowthMiB)
+		if orc.hugeContextRefused.Load() != orc.hugeContext.Load() || orc.hugeFieldsRefused.Load() != orc.hugeFields.Load() || orc.hugeContext.Load() == 0 {
+			fail = append(fail, "a huge argument was not refused")
+		}
+		if orc.disconnected.Load() == 0 {
+			fail = append(fail, "no grep was abandoned")
+		}
+		if oc.sharedMissing.Load() > 0 || oc.sharedListed.Load() == 0 {
+			fail = append(fail, "an owner did not list the shared server's tools")
+		}
+		if oc.failed.Load() > 0 {
+			fail = append(fail, "an owner's call failed")
+		}
+		if n := oc.fresh.Load(); n == 0 || oc.freshOK.Load()*10 < n*9 {
+			fail = append(fail, "fresh authenticated connections were locked out by the flood")
+		}
+		if ownersEndFDs > ownersStartFDs+maxFDGrowth {
+			fail = append(fail, "the owners' proxy's descriptors grew")
+		}
+		if (ownersEndRSS-ownersStartRSS)>>10 > maxOwnersRSSGrowthMiB {
+			fail = append(fail, "the owners' proxy's RSS grew")
+		}
 		if hc.refusedOpen.Load() > 0 {
 			fail = append(fail, "refused sockets left open")
 		}
@@ -396,15 +448,45 @@ func proxyStats(base string, pid int) (procStats, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
 		return ps, err
 	}
+	ps.rssKiB = rssKiB(pid)
+	return ps, nil
+}
+
+// rssKiB is a process's resident set, from /proc.
+func rssKiB(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-				ps.rssKiB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
-			}
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return n
 		}
 	}
-	return ps, nil
+	return -1
+}
+
+// cpuSeconds is a process's user and system CPU time, from /proc (clock
+// ticks of 1/100 s, as Linux reports them to user space).
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which may hold spaces: state is
+	// field 3, utime 14 and stime 15.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	k, _ := strconv.ParseFloat(f[12], 64)
+	return (u + k) / 100
 }
 
 type header map[string]string

@@ -92,6 +92,24 @@ type webLogin struct {
 	// cookie; proved says there is one.
 	binding [sha256.Size]byte
 	proved  bool
+	// refused counts refused proofs and redirects: the first is a
+	// warning, the rest debug lines (someone holding the URL cannot
+	// fill the log).
+	refused int
+}
+
+// noteRefused logs a refused proof or redirect of l.
+func (w *WebLogins) noteRefused(l *webLogin, msg string, args ...any) {
+	w.mu.Lock()
+	l.refused++
+	n := l.refused
+	w.mu.Unlock()
+	args = append(args, "refused", n)
+	if n == 1 {
+		l.c.log.Warn(msg, args...)
+		return
+	}
+	l.c.log.Debug(msg, args...)
 }
 
 func (l *webLogin) owner() string  { return l.c.opts.Owner }
@@ -264,7 +282,7 @@ func (w *WebLogins) prove(rw http.ResponseWriter, r *http.Request) {
 		owner, ok = w.TokenOwner(r.PostForm.Get(BeginTokenField))
 	}
 	if !ok || owner != l.owner() {
-		l.c.log.Warn("OAuth login through the server: the begin page's proof was refused (not the owner's bearer token)", "remote", r.RemoteAddr)
+		w.noteRefused(l, "OAuth login through the server: the begin page's proof was refused (not the owner's bearer token)", "remote", r.RemoteAddr)
 		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>That is not the bearer token of %s: only %[1]s can complete this login.</p>", html.EscapeString(l.owner())))
 		return
 	}
@@ -347,7 +365,7 @@ func (w *WebLogins) callback(rw http.ResponseWriter, r *http.Request) {
 	}
 	if !bound {
 		// Not consumed: the owner's own browser may still come back.
-		l.c.log.Warn("OAuth login through the server: a redirect came back to a browser that did not begin it; refused", "error", ErrWebLoginUnbound, "remote", r.RemoteAddr)
+		w.noteRefused(l, "OAuth login through the server: a redirect came back to a browser that did not begin it; refused", "error", ErrWebLoginUnbound, "remote", r.RemoteAddr)
 		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>Login to %s refused: %s. Open the login URL your client was given, in the browser you log in with, and prove you are %s there.</p>",
 			html.EscapeString(l.server()), html.EscapeString(ErrWebLoginUnbound.Error()), html.EscapeString(l.owner())))
 		return

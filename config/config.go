@@ -295,8 +295,9 @@ type Explore struct {
 type HTTP struct {
 	Addr string // default 127.0.0.1:8931
 	// PublicURL is public_url: the server's URL as owners' browsers reach
-	// it (behind a proxy, TLS), where their OAuth logins come back
-	// (/oauth/callback). "": http:// and the listening address.
+	// it (behind a proxy, TLS), where their OAuth logins begin
+	// (/oauth/begin) and come back (/oauth/callback); with https the
+	// login cookie is Secure. "": http:// and the listening address.
 	PublicURL      string
 	AllowedOrigins []string // extra Origins accepted besides loopback
 	Tokens         []Token  // bearer tokens, [[http.tokens]] then the tokens file's; none: no authentication

@@ -312,18 +312,29 @@ func (d *decoder) url(p keyPath, v any) (string, bool) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		d.fail(p, "invalid url %q: %v", s, err)
+		// Neither the URL nor url.Parse's error (which quotes it) is
+		// shown: a secret in it would be printed.
+		d.fail(p, "invalid url: %v", err)
 		return "", false
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		d.fail(p, "invalid url %q: want an http:// or https:// URL", s)
+		d.fail(p, "invalid url %q: want an http:// or https:// URL", shownURL(s, u))
 		return "", false
 	}
 	if u.Host == "" {
-		d.fail(p, "invalid url %q: no host", s)
+		d.fail(p, "invalid url %q: no host", shownURL(s, u))
 		return "", false
 	}
 	return s, true
+}
+
+// shownURL is s as an error shows it: as written unless [RedactURL]
+// masks something of it.
+func shownURL(s string, u *url.URL) string {
+	if r := RedactURL(s); r != u.String() {
+		return r
+	}
+	return s
 }
 
 // patterns decodes mcp_filter. An invalid pattern's error points at the

@@ -186,7 +186,7 @@
 //	max_sessions               integer   2000, >= 1: live HTTP sessions in all; an initialize past it gets 429
 //	max_sessions_per_owner     integer   500, >= 1: live HTTP sessions of one token owner (429 past it)
 //	public_url                 string    http(s) URL of this server as browsers reach it: owners' OAuth
-//	                                     logins come back to its /oauth/callback; "": http://{addr}
+//	                                     logins begin at its /oauth/begin and come back to /oauth/callback; "": http://{addr}
 //	[[http.tokens]]            bearer tokens; none configured (here and in tokens_file): no authentication
 //	owner                      string, required: the token's owner, 1-64 of [A-Za-z0-9._-]; everything the
 //	                                     owner's sessions store lives under memory_dir/owners/<owner>/

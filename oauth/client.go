@@ -221,7 +221,7 @@ func (c *Client) refreshLocked(ctx context.Context, rec *Record) (string, error)
 		return "", c.loginError("%s", reason)
 	}
 	if err != nil {
-		return "", fmt.Errorf("refreshing the OAuth token of upstream %q at %s: %w", c.opts.Server.Name, rec.TokenEndpoint, err)
+		return "", fmt.Errorf("refreshing the OAuth token of upstream %q at %s: %w", c.opts.Server.Name, config.RedactURL(rec.TokenEndpoint), err)
 	}
 	if tok.RefreshToken == "" {
 		tok.RefreshToken = rec.Token.RefreshToken // not rotated: still valid
@@ -290,7 +290,7 @@ func (c *Client) clientCredentialsLocked(ctx context.Context, rec *Record) (stri
 	}
 	tok, err := tokenRequest(ctx, c.hc, rec.TokenEndpoint, form, rec.Client, sign, c.opts.Now())
 	if err != nil {
-		return "", fmt.Errorf("upstream %q: client_credentials token request to %s: %w", c.opts.Server.Name, rec.TokenEndpoint, err)
+		return "", fmt.Errorf("upstream %q: client_credentials token request to %s: %w", c.opts.Server.Name, config.RedactURL(rec.TokenEndpoint), err)
 	}
 	next := *rec
 	next.Token = *tok

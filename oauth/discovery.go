@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // ResourceMetadata is a server's OAuth 2.0 Protected Resource Metadata
@@ -100,13 +102,13 @@ var errNotFound = errors.New("no metadata there")
 func getJSON(ctx context.Context, hc *http.Client, rawURL string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return err
+		return config.RedactURLError(err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("MCP-Protocol-Version", ProtocolVersion)
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return config.RedactURLError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
@@ -153,21 +155,21 @@ func discover(ctx context.Context, hc *http.Client, mcpURL string, ch Challenge)
 		var prm ResourceMetadata
 		err := getJSON(ctx, hc, u, &prm)
 		if errors.Is(err, errNotFound) {
-			tried = append(tried, u+" ("+err.Error()+")")
+			tried = append(tried, config.RedactURL(u)+" ("+err.Error()+")")
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: protected resource metadata %s: %v", ErrDiscovery, u, err)
+			return nil, fmt.Errorf("%w: protected resource metadata %s: %v", ErrDiscovery, config.RedactURL(u), err)
 		}
 		if len(prm.AuthorizationServers) == 0 {
-			return nil, fmt.Errorf("%w: protected resource metadata %s names no authorization_servers", ErrDiscovery, u)
+			return nil, fmt.Errorf("%w: protected resource metadata %s names no authorization_servers", ErrDiscovery, config.RedactURL(u))
 		}
 		if prm.Resource != "" {
 			// RFC 9728 §3.3: the metadata must be this resource's. A
 			// resource above the endpoint (the origin, a parent path)
 			// covers it; the token is then asked for that resource.
 			if !covers(prm.Resource, mcpURL) {
-				return nil, fmt.Errorf("%w: protected resource metadata %s is for %q, not %q", ErrDiscovery, u, prm.Resource, mcpURL)
+				return nil, fmt.Errorf("%w: protected resource metadata %s is for %q, not %q", ErrDiscovery, config.RedactURL(u), config.RedactURL(prm.Resource), config.RedactURL(mcpURL))
 			}
 			d.Resource = canonicalResource(prm.Resource)
 		}
@@ -218,28 +220,28 @@ func discover(ctx context.Context, hc *http.Client, mcpURL string, ch Challenge)
 func serverMetadata(ctx context.Context, hc *http.Client, issuer string, strict bool) (*ServerMetadata, error) {
 	urls, err := serverMetadataURLs(issuer)
 	if err != nil {
-		return nil, fmt.Errorf("authorization server %q: %v", issuer, err)
+		return nil, fmt.Errorf("authorization server %q: %v", config.RedactURL(issuer), err)
 	}
 	var tried []string
 	for _, u := range urls {
 		var md ServerMetadata
 		err := getJSON(ctx, hc, u, &md)
 		if errors.Is(err, errNotFound) {
-			tried = append(tried, u+" ("+err.Error()+")")
+			tried = append(tried, config.RedactURL(u)+" ("+err.Error()+")")
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("authorization server metadata %s: %v", u, err)
+			return nil, fmt.Errorf("authorization server metadata %s: %v", config.RedactURL(u), err)
 		}
 		if strict && strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
-			return nil, fmt.Errorf("authorization server metadata %s is for issuer %q, not %q", u, md.Issuer, issuer)
+			return nil, fmt.Errorf("authorization server metadata %s is for issuer %q, not %q", config.RedactURL(u), config.RedactURL(md.Issuer), config.RedactURL(issuer))
 		}
 		if md.TokenEndpoint == "" {
-			return nil, fmt.Errorf("authorization server metadata %s has no token_endpoint", u)
+			return nil, fmt.Errorf("authorization server metadata %s has no token_endpoint", config.RedactURL(u))
 		}
 		return &md, nil
 	}
-	return nil, fmt.Errorf("%w: no authorization server metadata for %q: %s", errNotFound, issuer, strings.Join(tried, "; "))
+	return nil, fmt.Errorf("%w: no authorization server metadata for %q: %s", errNotFound, config.RedactURL(issuer), strings.Join(tried, "; "))
 }
 
 // supportsS256 reports whether the authorization server says it does PKCE

@@ -69,13 +69,19 @@
 //     for is stored, the call fails with a LoginError, and the next login
 //     asks for it. client_credentials gets the new scope at once. Either
 //     way at most [maxStepUps] per request.
-//   - Owners of bearer tokens log in through the server ([WebLogins]):
-//     the state binds the redirect to the login begun for one owner and
-//     server; nothing checks that the browser completing it is that
-//     owner's (an owner who hands their URL to someone else gets that
-//     person's account). A login begun is handed out again for
-//     [webLoginTTL]; once it completes, [Client.Changed] wakes the
-//     upstream waiting for it, and [WebLogins].OnComplete lets the
+//   - Owners of bearer tokens log in through the server ([WebLogins]).
+//     The URL handed out is the server's own begin page, which names the
+//     owner and the upstream and goes on to the authorization server
+//     only once the browser proves it is the owner's (the owner's
+//     scratchpad-mcp bearer token, posted in its form); the redirect
+//     back completes only in that browser (a cookie whose hash the login
+//     keeps). Whoever holds just the URL — the model, its provider, a log
+//     — cannot complete the login. What it does not stop: a person who
+//     has the owner's bearer token is the owner, and an owner who
+//     proves and then lets someone else log in at the authorization
+//     server gets that person's account. A login begun is handed out
+//     again for [webLoginTTL]; once it completes, [Client.Changed] wakes
+//     the upstream waiting for it, and [WebLogins].OnComplete lets the
 //     server tell the owner's clients (notifications/elicitation/complete).
 //   - Client ID Metadata Documents are used, not served: the document
 //     at client_metadata_url is the operator's to host.

@@ -36,13 +36,15 @@ type LoginError struct {
 	Reason  string // "not logged in", "the refresh token was refused: …"
 	Command string // "scratchpad-mcp auth login linear"
 	// URL, when set, is a login through the server (an owner of a bearer
-	// token): open it, then call again. It replaces Command.
+	// token): its begin page ([BeginPath]), which only the owner can get
+	// past; open it, then call again. It replaces Command. It holds no
+	// state or other secret.
 	URL string
 }
 
 func (e *LoginError) Error() string {
 	if e.URL != "" {
-		return fmt.Sprintf("upstream %q needs an OAuth login (%s): open %s in a browser to log in, then call again", e.Server, e.Reason, e.URL)
+		return fmt.Sprintf("upstream %q needs an OAuth login (%s): open %s in a browser to log in (the page asks for the owner's scratchpad-mcp bearer token), then call again", e.Server, e.Reason, e.URL)
 	}
 	return fmt.Sprintf("upstream %q needs an OAuth login (%s): run `%s`", e.Server, e.Reason, e.Command)
 }

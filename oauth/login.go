@@ -54,10 +54,10 @@ func (c *Client) begin(ctx context.Context, redirectURI string, earlier []string
 	}
 	if !d.AS.supportsS256() {
 		return nil, fmt.Errorf("upstream %q: %w: authorization server %s does not list S256 in code_challenge_methods_supported, and the MCP specification forbids authorizing without PKCE",
-			c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
+			c.opts.Server.Name, ErrDiscovery, config.RedactURL(d.AS.Issuer))
 	}
 	if d.AS.AuthorizationEndpoint == "" {
-		return nil, fmt.Errorf("upstream %q: %w: authorization server %s has no authorization_endpoint", c.opts.Server.Name, ErrDiscovery, d.AS.Issuer)
+		return nil, fmt.Errorf("upstream %q: %w: authorization server %s has no authorization_endpoint", c.opts.Server.Name, ErrDiscovery, config.RedactURL(d.AS.Issuer))
 	}
 	scopes := selectScopes(ch, d.PRM, c.cfg.Scopes, earlier)
 	client, err := identify(ctx, c.hc, &c.cfg, &d.AS, redirectURI, scopes)
@@ -97,7 +97,7 @@ func (p *pending) complete(ctx context.Context, qv url.Values) error {
 	// RFC 9207: when the server says who it is, it must be the one
 	// asked (a mix-up attack sends another server's code).
 	if iss := qv.Get("iss"); iss != "" && iss != p.d.AS.Issuer || iss == "" && p.d.AS.AuthorizationResponseIssSupported {
-		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, iss, p.d.AS.Issuer)
+		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, config.RedactURL(iss), config.RedactURL(p.d.AS.Issuer))
 	}
 	code := qv.Get("code")
 	if code == "" {
@@ -112,7 +112,7 @@ func (p *pending) complete(ctx context.Context, qv url.Values) error {
 	}
 	tok, err := tokenRequest(ctx, c.hc, p.d.AS.TokenEndpoint, form, p.client, nil, c.opts.Now())
 	if err != nil {
-		return fmt.Errorf("upstream %q: exchanging the code at %s: %w", c.opts.Server.Name, p.d.AS.TokenEndpoint, err)
+		return fmt.Errorf("upstream %q: exchanging the code at %s: %w", c.opts.Server.Name, config.RedactURL(p.d.AS.TokenEndpoint), err)
 	}
 	if tok.Scope == "" {
 		tok.Scope = strings.Join(p.scopes, " ")
@@ -231,7 +231,7 @@ func withQuery(endpoint string, q url.Values) (string, error) {
 		return "", err
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return "", fmt.Errorf("%q is not an http(s) URL", endpoint)
+		return "", fmt.Errorf("%q is not an http(s) URL", config.RedactURL(endpoint))
 	}
 	all := u.Query()
 	for k, vs := range q {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -400,5 +401,37 @@ func TestBrowserCommand(t *testing.T) {
 	}
 	if st, _ := c.Status(); !st.LoggedIn {
 		t.Error("not logged in")
+	}
+}
+
+// A discovery that fails names the URLs it tried, with a secret path
+// segment of the server's URL masked (issue 39, item 8): the error
+// reaches the log and, as a tool error, the model.
+func TestDiscoveryErrorMasksURLSecrets(t *testing.T) {
+	const secret = "PATHSECRET123"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The MCP endpoint wants a token; no metadata is found anywhere,
+		// and the error pages quote what was asked.
+		if strings.HasPrefix(r.URL.Path, "/mcp/") {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource/mcp/`+secret+`"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, "no "+r.URL.Path, http.StatusNotFound)
+	}))
+	defer srv.Close()
+	c := New(Options{
+		Server: config.Server{Name: "remote", Transport: config.TransportHTTPStreamable, URL: srv.URL + "/mcp/" + secret,
+			Auth: &config.Auth{Type: config.AuthOAuth, Grant: config.GrantAuthorizationCode}},
+		Store: &Store{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := c.Login(ctx, LoginOptions{Open: func(string) error { return nil }})
+	if !errors.Is(err, ErrDiscovery) {
+		t.Fatalf("Login = %v, want ErrDiscovery", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, secret) || !strings.Contains(msg, "/mcp/xxxxx") {
+		t.Errorf("the discovery error shows the secret, or not the URL: %s", msg)
 	}
 }

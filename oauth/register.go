@@ -45,7 +45,7 @@ func identify(ctx context.Context, hc *http.Client, cfg *config.Auth, as *Server
 	}
 	why = append(why, "it has no registration_endpoint")
 	return Identity{}, fmt.Errorf("%w: authorization server %s: %s; set client_id (and client_secret) of a client registered there",
-		ErrRegistration, as.Issuer, strings.Join(why, ", "))
+		ErrRegistration, config.RedactURL(as.Issuer), strings.Join(why, ", "))
 }
 
 // registerDynamic registers a client (RFC 7591): a public client with the
@@ -70,13 +70,13 @@ func registerDynamic(ctx context.Context, hc *http.Client, as *ServerMetadata, r
 	b, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.RegistrationEndpoint, bytes.NewReader(b))
 	if err != nil {
-		return Identity{}, fmt.Errorf("%w: %v", ErrRegistration, err)
+		return Identity{}, fmt.Errorf("%w: %v", ErrRegistration, config.RedactURLError(err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Identity{}, fmt.Errorf("%w: %v", ErrRegistration, err)
+		return Identity{}, fmt.Errorf("%w: %v", ErrRegistration, config.RedactURLError(err))
 	}
 	defer resp.Body.Close()
 	rb, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
@@ -86,7 +86,7 @@ func registerDynamic(ctx context.Context, hc *http.Client, as *ServerMetadata, r
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
 		te := &TokenError{Status: resp.StatusCode}
 		_ = json.Unmarshal(rb, te)
-		return Identity{}, fmt.Errorf("%w: %s: %w", ErrRegistration, as.RegistrationEndpoint, te)
+		return Identity{}, fmt.Errorf("%w: %s: %w", ErrRegistration, config.RedactURL(as.RegistrationEndpoint), te)
 	}
 	var got struct {
 		ClientID     string `json:"client_id"`
@@ -94,7 +94,7 @@ func registerDynamic(ctx context.Context, hc *http.Client, as *ServerMetadata, r
 		AuthMethod   string `json:"token_endpoint_auth_method"`
 	}
 	if err := json.Unmarshal(rb, &got); err != nil || got.ClientID == "" {
-		return Identity{}, fmt.Errorf("%w: %s answered without a client_id", ErrRegistration, as.RegistrationEndpoint)
+		return Identity{}, fmt.Errorf("%w: %s answered without a client_id", ErrRegistration, config.RedactURL(as.RegistrationEndpoint))
 	}
 	c := Identity{ID: got.ClientID, Secret: got.ClientSecret, AuthMethod: got.AuthMethod, Registered: "dynamic"}
 	if c.AuthMethod == "" {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // Token endpoint authentication methods (RFC 7591 §2, RFC 7523).
@@ -69,14 +71,14 @@ func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, form ur
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, err
+		return nil, config.RedactURLError(err)
 	}
 	req.Header = header
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, config.RedactURLError(err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument))

@@ -2,15 +2,36 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
+	"fmt"
+	"html"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
 
-// CallbackPath is where [WebLogins] wants the redirects: the path of its
-// RedirectURL on the server's own HTTP listener.
-const CallbackPath = "/oauth/callback"
+// The paths [WebLogins] serves on the server's own listener, under its
+// public URL, without a bearer token (a browser has none).
+const (
+	// BeginPath is the page a login URL handed out opens: it shows
+	// which owner and which upstream are being logged in, and asks for
+	// proof of being that owner before sending the browser on to the
+	// authorization server.
+	BeginPath = "/oauth/begin"
+	// CallbackPath is where the authorization server redirects back.
+	CallbackPath = "/oauth/callback"
+)
+
+// The begin page's form fields: the login's id (also in the URL handed
+// out) and the owner's scratchpad-mcp bearer token.
+const (
+	BeginLoginField = "login"
+	BeginTokenField = "token"
+)
 
 // webLoginTTL is how long a login begun through the server waits for its
 // redirect, and how long the same URL is handed out again to the calls
@@ -18,104 +39,365 @@ const CallbackPath = "/oauth/callback"
 // call.
 const webLoginTTL = 10 * time.Minute
 
+// maxProofBytes bounds the begin page's form: an id and a token.
+const maxProofBytes = 16 << 10
+
+// ErrWebLoginUnbound is why [WebLogins] refuses a redirect that comes back
+// to a browser which did not prove, on the begin page, that it is the
+// owner's: a person holding only the login URL (it passes through the
+// model, its provider, logs) cannot make their login the owner's.
+var ErrWebLoginUnbound = errors.New("this browser did not prove it is the owner's")
+
 // WebLogins are logins through the server itself, for owners of bearer
 // tokens: they cannot run `auth login` on the server's machine, and the
 // redirect cannot reach a loopback listener there. A [Client] with
-// [Options].Web, lacking a token, begins a login whose redirect is
-// RedirectURL (the server's /oauth/callback) and puts its URL in the
-// [LoginError]; the owner opens it, and [WebLogins.ServeHTTP] completes
-// it: the state names the one pending login, and so the owner whose
-// token it becomes (state is random, unguessable, and good once).
+// [Options].Web, lacking a token, begins a login and puts the URL of its
+// begin page ({base}[BeginPath]?login=ID) in the [LoginError].
+//
+// A login is bound to its owner, not to whoever holds its URL: the begin
+// page names the owner and the upstream and asks for the owner's
+// scratchpad-mcp bearer token ([WebLogins].TokenOwner checks it; a POST,
+// cross-origin requests refused). Proven, the browser gets a cookie
+// (HttpOnly, SameSite=Lax, Secure with an https base) holding a random
+// secret whose SHA-256 the login keeps, and is sent to the authorization
+// server; the redirect back ([CallbackPath]) completes the login only
+// with that cookie. The OAuth state (random, good once) still names the
+// one pending login; neither it, the code, the cookie nor the token is
+// ever logged or put in an error, and the authorization URL (which holds
+// the state) is only ever sent to the proven browser.
 type WebLogins struct {
 	// OnComplete, when set (before the first login), is told of each
 	// login that came back and was stored: owner, server, and the URL
 	// that was handed out.
-	OnComplete func(owner, server, authURL string)
+	OnComplete func(owner, server, loginURL string)
+	// TokenOwner names the owner of a scratchpad-mcp bearer token, ok
+	// false when no owner has it: the begin page's proof. It must
+	// compare in constant time and log nothing of the token. nil refuses
+	// every proof.
+	TokenOwner func(token string) (owner string, ok bool)
 
-	mu          sync.Mutex
-	redirectURL string
-	byState     map[string]*pending
-	byClient    map[*Client]*pending
+	mu       sync.Mutex
+	base     *url.URL // the server's public URL; nil until known
+	byState  map[string]*webLogin
+	byID     map[string]*webLogin
+	byClient map[*Client]*webLogin
 }
 
-// NewWebLogins returns the logins of a server whose redirect URL (its
-// public URL followed by [CallbackPath]) is redirectURL.
-func NewWebLogins(redirectURL string) *WebLogins {
-	return &WebLogins{redirectURL: redirectURL, byState: map[string]*pending{}, byClient: map[*Client]*pending{}}
+// webLogin is one login begun through the server.
+type webLogin struct {
+	*pending
+	id  string // names it on the begin page; not a secret
+	url string // handed out: base + BeginPath + ?login=id
+	// binding is the SHA-256 of the secret in the proven browser's
+	// cookie; proved says there is one.
+	binding [sha256.Size]byte
+	proved  bool
+	// refused counts refused proofs and redirects: the first is a
+	// warning, the rest debug lines (someone holding the URL cannot
+	// fill the log).
+	refused int
 }
 
-// SetRedirectURL sets where the redirects come back (known once the
-// server listens).
-func (w *WebLogins) SetRedirectURL(u string) {
+// noteRefused logs a refused proof or redirect of l.
+func (w *WebLogins) noteRefused(l *webLogin, msg string, args ...any) {
 	w.mu.Lock()
-	w.redirectURL = u
+	l.refused++
+	n := l.refused
 	w.mu.Unlock()
+	args = append(args, "refused", n)
+	if n == 1 {
+		l.c.log.Warn(msg, args...)
+		return
+	}
+	l.c.log.Debug(msg, args...)
 }
 
-// url is the authorization URL of c's login: the one pending when it is
+func (l *webLogin) owner() string  { return l.c.opts.Owner }
+func (l *webLogin) server() string { return l.c.opts.Server.Name }
+
+// NewWebLogins returns the logins of a server reached (by owners'
+// browsers) at base: its public URL, or "" until it is known
+// ([WebLogins.SetBaseURL]).
+func NewWebLogins(base string) *WebLogins {
+	w := &WebLogins{byState: map[string]*webLogin{}, byID: map[string]*webLogin{}, byClient: map[*Client]*webLogin{}}
+	if base != "" {
+		_ = w.SetBaseURL(base)
+	}
+	return w
+}
+
+// SetBaseURL sets the server's URL as owners' browsers reach it (known
+// once the server listens): logins are begun at base + [BeginPath] and
+// come back to base + [CallbackPath].
+func (w *WebLogins) SetBaseURL(base string) error {
+	u, err := url.Parse(strings.TrimSuffix(base, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("the server's URL %q is not an http(s) URL", base)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	w.mu.Lock()
+	w.base = u
+	w.mu.Unlock()
+	return nil
+}
+
+// RedirectURL is where the authorization server sends the browser back:
+// base + [CallbackPath]; "" until the base is known.
+func (w *WebLogins) RedirectURL() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.urlLocked(CallbackPath)
+}
+
+func (w *WebLogins) urlLocked(path string) string {
+	if w.base == nil {
+		return ""
+	}
+	return w.base.String() + path
+}
+
+// url is the URL handed out for c's login: the one pending when it is
 // young, else a new one.
 func (w *WebLogins) url(ctx context.Context, c *Client, earlier []string) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.expireLocked(c.opts.Now())
-	if p := w.byClient[c]; p != nil {
-		return p.authURL, nil
+	if l := w.byClient[c]; l != nil {
+		return l.url, nil
 	}
-	if w.redirectURL == "" {
+	if w.base == nil {
 		return "", errors.New("the server has no URL for the redirect yet")
 	}
-	p, err := c.begin(ctx, w.redirectURL, earlier)
+	p, err := c.begin(ctx, w.urlLocked(CallbackPath), earlier)
 	if err != nil {
 		return "", err
 	}
-	w.byState[p.state], w.byClient[c] = p, p
-	return p.authURL, nil
+	l := &webLogin{pending: p, id: randomString(18)}
+	l.url = w.urlLocked(BeginPath) + "?" + url.Values{BeginLoginField: {l.id}}.Encode()
+	w.byState[p.state], w.byID[l.id], w.byClient[c] = l, l, l
+	return l.url, nil
 }
 
 func (w *WebLogins) expireLocked(now time.Time) {
-	for s, p := range w.byState {
-		if now.Sub(p.started) > webLoginTTL {
-			delete(w.byState, s)
-			delete(w.byClient, p.c)
+	for s, l := range w.byState {
+		if now.Sub(l.started) > webLoginTTL {
+			w.dropLocked(s, l)
 		}
 	}
 }
 
-// ServeHTTP is the redirect's landing ([CallbackPath]): it completes the
-// login the state names and stores its token for that login's owner. It
-// needs no bearer token (a browser has none): the state is the proof.
+func (w *WebLogins) dropLocked(state string, l *webLogin) {
+	delete(w.byState, state)
+	delete(w.byID, l.id)
+	delete(w.byClient, l.c)
+}
+
+// ServeHTTP serves [BeginPath] and [CallbackPath]. Neither needs a
+// bearer token: the begin page asks for it in its form, and the redirect
+// back is proven by the cookie the begin page set.
 func (w *WebLogins) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	state := r.URL.Query().Get("state")
-	w.mu.Lock()
-	p := w.byState[state]
-	if p != nil {
-		delete(w.byState, state)
-		delete(w.byClient, p.c)
+	rw.Header().Set("Cache-Control", "no-store")
+	rw.Header().Set("Referrer-Policy", "no-referrer")
+	rw.Header().Set("X-Frame-Options", "DENY")
+	rw.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'")
+	switch r.URL.Path {
+	case BeginPath:
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			w.beginPage(rw, r)
+		case http.MethodPost:
+			w.prove(rw, r)
+		default:
+			rw.Header().Set("Allow", "GET, POST")
+			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+		}
+	case CallbackPath:
+		w.callback(rw, r)
+	default:
+		http.NotFound(rw, r)
 	}
-	w.mu.Unlock()
-	if p == nil || state == "" {
-		http.Error(rw, "unknown or expired login: call the tool again for a new login URL", http.StatusBadRequest)
+}
+
+// lookup is the live login named id, or nil.
+func (w *WebLogins) lookup(id string, now time.Time) *webLogin {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.expireLocked(now)
+	if id == "" {
+		return nil
+	}
+	return w.byID[id]
+}
+
+const unknownLogin = "unknown or expired login: call the tool again for a new login URL"
+
+// beginPage shows who is being logged in where, and the form that proves
+// it is that owner.
+func (w *WebLogins) beginPage(rw http.ResponseWriter, r *http.Request) {
+	l := w.lookup(r.URL.Query().Get(BeginLoginField), time.Now())
+	if l == nil {
+		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
 		return
 	}
+	w.mu.Lock()
+	action := w.urlLocked(BeginPath)
+	w.mu.Unlock()
+	as := l.d.AS.Issuer
+	if u, err := url.Parse(as); err == nil && u.Host != "" {
+		as = u.Host
+	}
+	body := fmt.Sprintf(`<h1>Log in to %[1]s for owner %[2]s</h1>
+<p>scratchpad-mcp asks you to log in to the upstream server <b>%[1]s</b> at <b>%[3]s</b>. What you authorize there is used for the calls of the scratchpad-mcp owner <b>%[2]s</b>, and only theirs.</p>
+<p>Only %[2]s can continue: paste %[2]s's scratchpad-mcp bearer token (the one their MCP client sends). If you are not %[2]s, or did not ask for this login, close this tab: whoever completes it decides whose account %[2]s's calls use.</p>
+<form method="post" action="%[4]s">
+<input type="hidden" name="%[5]s" value="%[6]s">
+<p><label>Bearer token of %[2]s: <input type="password" name="%[7]s" autocomplete="off" required></label></p>
+<p><button type="submit">Continue to %[3]s</button></p>
+</form>`, html.EscapeString(l.server()), html.EscapeString(l.owner()), html.EscapeString(as),
+		html.EscapeString(action), BeginLoginField, html.EscapeString(l.id), BeginTokenField)
+	writePage(rw, http.StatusOK, "Log in to "+l.server(), body)
+}
+
+// prove checks the begin form's token against the login's owner; proven,
+// it binds the login to a new cookie and sends the browser on to the
+// authorization server.
+func (w *WebLogins) prove(rw http.ResponseWriter, r *http.Request) {
+	if err := w.crossOrigin().Check(r); err != nil {
+		writePage(rw, http.StatusForbidden, "Refused", "<p>Cross-origin request refused: open the login URL itself.</p>")
+		return
+	}
+	r.Body = http.MaxBytesReader(rw, r.Body, maxProofBytes)
+	if err := r.ParseForm(); err != nil {
+		writePage(rw, http.StatusBadRequest, "Refused", "<p>The form could not be read.</p>")
+		return
+	}
+	now := time.Now()
+	l := w.lookup(r.PostForm.Get(BeginLoginField), now)
+	if l == nil {
+		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
+		return
+	}
+	owner, ok := "", false
+	if w.TokenOwner != nil {
+		owner, ok = w.TokenOwner(r.PostForm.Get(BeginTokenField))
+	}
+	if !ok || owner != l.owner() {
+		w.noteRefused(l, "OAuth login through the server: the begin page's proof was refused (not the owner's bearer token)", "remote", r.RemoteAddr)
+		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>That is not the bearer token of %s: only %[1]s can complete this login.</p>", html.EscapeString(l.owner())))
+		return
+	}
+	secret := randomString(32)
+	w.mu.Lock()
+	if w.byID[l.id] != l {
+		w.mu.Unlock()
+		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
+		return
+	}
+	// A second proof (another tab, another browser of the owner's)
+	// replaces the first: the last proven browser completes it.
+	l.binding, l.proved = sha256.Sum256([]byte(secret)), true
+	ck := w.cookieLocked(l)
+	w.mu.Unlock()
+	ck.Value = secret
+	ck.MaxAge = max(1, int((webLoginTTL - now.Sub(l.started)).Seconds()))
+	http.SetCookie(rw, ck)
+	l.c.log.Info("OAuth login through the server: the owner proved who they are; sent to the authorization server")
+	http.Redirect(rw, r, l.authURL, http.StatusSeeOther)
+}
+
+// crossOrigin refuses cross-origin form posts: those the browser marks
+// (Sec-Fetch-Site) or whose Origin is neither the request's host nor
+// the server's public URL.
+func (w *WebLogins) crossOrigin() *http.CrossOriginProtection {
+	cop := http.NewCrossOriginProtection()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.base != nil {
+		_ = cop.AddTrustedOrigin(w.base.Scheme + "://" + w.base.Host)
+	}
+	return cop
+}
+
+// cookieLocked is the cookie that binds l to the proven browser, without
+// its value: its own name (two logins at once do not meet), HttpOnly,
+// SameSite=Lax (the redirect back is a top-level navigation from the
+// authorization server), Secure and __Host- with an https base, else
+// limited to the callback's path.
+func (w *WebLogins) cookieLocked(l *webLogin) *http.Cookie {
+	ck := &http.Cookie{Name: "spm-login-" + l.id, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	switch {
+	case w.base != nil && w.base.Scheme == "https":
+		ck.Name, ck.Path, ck.Secure = "__Host-"+ck.Name, "/", true
+	case w.base != nil:
+		ck.Path = w.base.Path + CallbackPath
+	default:
+		ck.Path = CallbackPath
+	}
+	return ck
+}
+
+// callback is the redirect's landing: it completes the login the state
+// names, when the browser holds that login's cookie, and stores the
+// token for the login's owner.
+func (w *WebLogins) callback(rw http.ResponseWriter, r *http.Request) {
+	qv := r.URL.Query()
+	state := qv.Get("state")
+	w.mu.Lock()
+	w.expireLocked(time.Now())
+	l := w.byState[state]
+	var ck *http.Cookie
+	bound := false
+	if l != nil && state != "" {
+		ck = w.cookieLocked(l)
+		if got, err := r.Cookie(ck.Name); err == nil && l.proved {
+			sum := sha256.Sum256([]byte(got.Value))
+			bound = subtle.ConstantTimeCompare(sum[:], l.binding[:]) == 1
+		}
+		if bound {
+			// Good once: the state and the binding go together.
+			w.dropLocked(state, l)
+		}
+	}
+	w.mu.Unlock()
+	if l == nil || state == "" {
+		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
+		return
+	}
+	if !bound {
+		// Not consumed: the owner's own browser may still come back.
+		w.noteRefused(l, "OAuth login through the server: a redirect came back to a browser that did not begin it; refused", "error", ErrWebLoginUnbound, "remote", r.RemoteAddr)
+		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>Login to %s refused: %s. Open the login URL your client was given, in the browser you log in with, and prove you are %s there.</p>",
+			html.EscapeString(l.server()), html.EscapeString(ErrWebLoginUnbound.Error()), html.EscapeString(l.owner())))
+		return
+	}
+	ck.MaxAge = -1 // spent
+	http.SetCookie(rw, ck)
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	if err := p.complete(ctx, r.URL.Query()); err != nil {
-		p.c.log.Warn("OAuth login through the server failed", "error", err)
-		code := r.URL.Query().Get("error")
+	if err := l.complete(ctx, qv); err != nil {
+		l.c.log.Warn("OAuth login through the server failed", "error", err)
+		code := qv.Get("error")
 		if code == "" {
 			code = "the code could not be exchanged"
 			if errors.Is(err, ErrAuthorization) {
 				code = "the redirect did not match the login"
 			}
 		}
-		writeDone(rw, p.c.opts.Server.Name, code)
+		writeDone(rw, l.server(), code)
 		return
 	}
-	p.c.log.Info("OAuth login through the server completed")
-	writeDone(rw, p.c.opts.Server.Name, "")
+	l.c.log.Info("OAuth login through the server completed")
+	writeDone(rw, l.server(), "")
 	if w.OnComplete != nil {
-		w.OnComplete(p.c.opts.Owner, p.c.opts.Server.Name, p.authURL)
+		w.OnComplete(l.owner(), l.server(), l.url)
 	}
+}
+
+// writePage writes a small HTML page.
+func writePage(rw http.ResponseWriter, status int, title, body string) {
+	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	rw.WriteHeader(status)
+	fmt.Fprintf(rw, "<!doctype html><meta charset=\"utf-8\"><title>scratchpad-mcp: %s</title>\n%s\n", html.EscapeString(title), body)
 }
 
 // withWebLogin gives a [LoginError] the URL of a login through the

@@ -88,7 +88,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 			// Only a person can fix it: say exactly what to do, not the
 			// transport's chain of wrappers.
 			if le.URL != "" {
-				return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to open that URL; the other servers' tools work meanwhile.", name, le)), false, nil
+				return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to open that URL in their own browser (the page asks them, not you, for their bearer token: only they can complete the login); the other servers' tools work meanwhile.", name, le)), false, nil
 			}
 			return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to run that command; the other servers' tools work meanwhile.", name, le)), false, nil
 		}
@@ -408,7 +408,7 @@ func loginRequired(le *oauth.LoginError) *LoginRequired {
 	}
 	return &LoginRequired{
 		Server: le.Server, URL: le.URL, ID: LoginElicitationID(le.URL),
-		Message: fmt.Sprintf("Log in to %s (OAuth) to use its tools: open the URL, then call again.", le.Server),
+		Message: fmt.Sprintf("Log in to %s (OAuth) to use its tools: open the URL (the page asks for your scratchpad-mcp bearer token, so that only you can complete the login), then call again.", le.Server),
 	}
 }
 

@@ -97,6 +97,11 @@ type snapshot struct {
 // unless they collide: the later one is exposed as "<server>+<uri>", and
 // reads, subscriptions and resources/updated are mapped back and forth.
 type catalogue struct {
+	// building serializes rebuilds: each reads the upstreams' listings
+	// under it, so the last one stored is built from the latest
+	// listings (a shared upstream's and the owner's own upstreams'
+	// rebuilds run on different goroutines).
+	building               sync.Mutex
 	mu                     sync.RWMutex
 	snap                   snapshot
 	ownTools, ownResources map[string]bool
@@ -124,6 +129,8 @@ func (c *catalogue) snapshot() snapshot {
 // rebuild recomputes the catalogue from every upstream's last listing and
 // reports which kinds changed.
 func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
+	c.building.Lock()
+	defer c.building.Unlock()
 	var s snapshot
 	for _, u := range ups {
 		cfg := u.Config()

@@ -40,7 +40,9 @@ type PoolOptions struct {
 // has had none for [PoolOptions].Idle.
 //
 // A server configured with shared = true is the exception: one instance
-// serves every owner's proxy. Its requests to clients are refused (no
+// serves every owner's proxy, and every owner's proxy lists its tools
+// (built from its last listing when the proxy is made, rebuilt at each
+// of its listings, whose list_changed goes to every owner's sessions). Its requests to clients are refused (no
 // owner can be told apart from another), its log messages are dropped,
 // its progress goes to the caller that asked for it, and its resource
 // updates to the subscribers of each owner.
@@ -106,7 +108,8 @@ func (pl *Pool) Acquire(owner string) (p *Proxy, release func()) {
 	})
 	pl.mu.Lock()
 	o := pl.owners[owner]
-	if o == nil {
+	fresh := o == nil
+	if fresh {
 		opts := pl.opts.Proxy
 		opts.shared = pl.shared
 		opts.Logger = opts.Logger.With("owner", owner)
@@ -133,6 +136,14 @@ func (pl *Pool) Acquire(owner string) (p *Proxy, release func()) {
 	if closed {
 		o.px.Close()
 		return o.px, func() {}
+	}
+	if fresh {
+		// The shared upstreams may have listed before this proxy was
+		// registered (and so before [Pool.each] could reach it): build
+		// its catalogue from their listings now. A listing after the
+		// registration above reaches it through each. No session holds
+		// it yet, so there is no one to tell.
+		o.px.cat.rebuild(o.px.ups, o.px.log)
 	}
 	o.px.Start(pl.opts.Start, nil)
 	var once sync.Once

@@ -116,3 +116,28 @@ func TestPoolKeepsAHeldOwner(t *testing.T) {
 	callText(t, p.Upstreams()[0], "pid")
 	release2()
 }
+
+// An owner whose proxy has no upstream of its own lists a shared
+// upstream's tools when it comes after the shared upstream listed
+// (issue 39, item 5): before, its catalogue was built only when one of
+// its upstreams listed, so it stayed empty.
+func TestPoolListsSharedToolsForALaterOwner(t *testing.T) {
+	pl := NewPool(PoolOptions{Proxy: Options{Logger: quiet(), Servers: []config.Server{stdioServer(t, "common", true)}}, Idle: time.Hour})
+	defer pl.Close()
+	hasPid := func(p *Proxy) bool {
+		for _, tl := range p.Tools() {
+			if tl.Name == "pid" {
+				return true
+			}
+		}
+		return false
+	}
+	a, releaseA := pl.Acquire("alice")
+	defer releaseA()
+	testwait.For(t, "alice's listing of the shared server", func() bool { return hasPid(a) })
+	b, releaseB := pl.Acquire("bob")
+	defer releaseB()
+	if !hasPid(b) {
+		t.Fatalf("bob, acquired after the shared server listed, lists %v", b.Tools())
+	}
+}

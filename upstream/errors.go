@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
 
@@ -155,6 +156,10 @@ func httpStatusError(resp *http.Response) error {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 201))
 	msg := truncate(strings.TrimSpace(string(b)), 200)
+	if resp.Request != nil && resp.Request.URL != nil {
+		// An error page may quote the path it was asked for.
+		msg = config.RedactURLIn(msg, resp.Request.URL.String())
+	}
 	if msg == "" {
 		return &statusError{resp.StatusCode, "HTTP " + resp.Status}
 	}

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
@@ -93,10 +94,11 @@ func (c *httpConn) spawn(f func()) bool {
 func dialHTTP(ctx context.Context, hc *http.Client, name, rawURL string, headers map[string]string, h handlers, log *slog.Logger) (*httpConn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
+		// url.Parse's error quotes the whole URL, secrets and all.
+		return nil, fmt.Errorf("upstream %q: url does not parse", name)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, RedactURL(rawURL))
+		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, config.RedactURL(rawURL))
 	}
 	c := &httpConn{url: rawURL, headers: headers, hc: hc}
 	c.peer = newPeer(name, h, log, c.send)
@@ -161,7 +163,7 @@ func (c *httpConn) expire(what, session string) error {
 // returns the error saying so: the supervisor reconnects, and calls wait
 // for it instead of each failing on its own.
 func (c *httpConn) lost(what string, err error) error {
-	err = fmt.Errorf("upstream %q: %s %s: %w", c.name, what, RedactURL(c.url), err)
+	err = fmt.Errorf("upstream %q: %s %s: %w", c.name, what, config.RedactURL(c.url), err)
 	c.fail(fmt.Errorf("%w: %w", ErrUpstreamExited, err))
 	c.cancel(err)
 	return err
@@ -219,7 +221,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		}
 		// One request's connection failed (a pooled one the server
 		// closed, a reset): this call fails, the others go on.
-		return fmt.Errorf("upstream %q: POST %s: %w", c.name, RedactURL(c.url), err)
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, config.RedactURL(c.url), err)
 	}
 	if resp.StatusCode == http.StatusNotFound && session != "" {
 		resp.Body.Close()
@@ -229,7 +231,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	if err := httpStatusError(resp); err != nil {
 		resp.Body.Close()
 		end()
-		return fmt.Errorf("upstream %q: POST %s: %w", c.name, RedactURL(c.url), err)
+		return fmt.Errorf("upstream %q: POST %s: %w", c.name, config.RedactURL(c.url), err)
 	}
 	if head.Method == "initialize" {
 		c.mu.Lock()

@@ -11,27 +11,13 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
-func TestRedactURL(t *testing.T) {
-	for raw, want := range map[string]string{
-		"http://user:PASS@host:8080/mcp?api_key=SECRET&v=1": "http://user:xxxxx@host:8080/mcp?api_key=xxxxx&v=xxxxx",
-		"https://host/sse":                      "https://host/sse",
-		"https://token@host/mcp":                "https://token@host/mcp",
-		"https://host/mcp?token=a&token=b#frag": "https://host/mcp?token=xxxxx&token=xxxxx",
-		"http://[::1]:99/x?k=%2Fsecret":         "http://[::1]:99/x?k=xxxxx",
-		"http://host/%zz":                       "(an unparseable URL)",
-	} {
-		if got := RedactURL(raw); got != want {
-			t.Errorf("RedactURL(%q) = %q, want %q", raw, got, want)
-		}
-	}
-}
-
 // An upstream that cannot be reached fails with an error naming its URL
-// without the password or the query's secrets, on both HTTP transports.
+// without the password, the query's secrets or a secret path segment, on
+// both HTTP transports.
 func TestUpstreamErrorsMaskURLSecrets(t *testing.T) {
 	for _, tr := range []string{config.TransportHTTPStreamable, config.TransportSSE} {
 		u := New(Options{Server: config.Server{Name: "remote", Transport: tr,
-			URL:     "http://alice:PASS-1234@127.0.0.1:1/mcp?api_key=SECRET-5678",
+			URL:     "http://alice:PASS-1234@127.0.0.1:1/mcp/PATHSECRET123?api_key=SECRET-5678",
 			Timeout: 2 * time.Second, RestartMaxAttempts: config.NeverRestart}})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		u.Start(ctx, nil)
@@ -41,7 +27,7 @@ func TestUpstreamErrorsMaskURLSecrets(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: reached a closed port", tr)
 		}
-		if msg := err.Error(); strings.Contains(msg, "PASS-1234") || strings.Contains(msg, "SECRET-5678") {
+		if msg := err.Error(); strings.Contains(msg, "PASS-1234") || strings.Contains(msg, "SECRET-5678") || strings.Contains(msg, "PATHSECRET123") || !strings.Contains(msg, "/mcp/xxxxx") {
 			t.Errorf("%s: the error shows a secret: %s", tr, msg)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // sseConn speaks the legacy MCP SSE transport (protocol 2024-11-05): a GET
@@ -51,10 +53,11 @@ var (
 func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, headers map[string]string, wrap func(http.RoundTripper) http.RoundTripper, h handlers, log *slog.Logger) (*sseConn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("upstream %q: url: %w", name, err)
+		// url.Parse's error quotes the whole URL, secrets and all.
+		return nil, fmt.Errorf("upstream %q: url does not parse", name)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, RedactURL(rawURL))
+		return nil, fmt.Errorf("upstream %q: url %s: want http or https", name, config.RedactURL(rawURL))
 	}
 	// A client of its own, so Close can drop its idle connections:
 	// nothing of the connection outlives it.
@@ -79,7 +82,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 		}
 		c.cancel(err)
 		c.hc.CloseIdleConnections()
-		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, RedactURL(rawURL), err)
+		return nil, fmt.Errorf("upstream %q: connect %s: %w", name, config.RedactURL(rawURL), err)
 	}
 	if timeout > 0 {
 		timer = time.AfterFunc(timeout, func() { c.cancel(fmt.Errorf("no endpoint event within %s", timeout)) })
@@ -128,7 +131,7 @@ func dialSSE(ctx context.Context, timeout time.Duration, name, rawURL string, he
 	case <-c.done:
 	}
 	_ = c.Close()
-	return nil, fmt.Errorf("upstream %q: connect %s: %w", name, RedactURL(rawURL), c.endErr)
+	return nil, fmt.Errorf("upstream %q: connect %s: %w", name, config.RedactURL(rawURL), c.endErr)
 }
 
 // read consumes the event stream until it ends, then fails the connection

@@ -88,10 +88,14 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	if opts.PerOwner && needsWebLogins(cfg) {
-		a.web = oauth.NewWebLogins("") // its redirect once the server listens
-		a.web.OnComplete = func(owner, _, authURL string) {
+		a.web = oauth.NewWebLogins("") // its URL once the server listens
+		a.web.TokenOwner = func(tok string) (string, bool) {
+			owner := ownerOfToken(cfg.HTTP.Tokens, tok)
+			return owner, owner != ""
+		}
+		a.web.OnComplete = func(owner, _, loginURL string) {
 			if a.server != nil {
-				a.server.ElicitationComplete(owner, proxy.LoginElicitationID(authURL))
+				a.server.ElicitationComplete(owner, proxy.LoginElicitationID(loginURL))
 			}
 		}
 	}

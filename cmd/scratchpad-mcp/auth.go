@@ -31,8 +31,11 @@ func setRedirect(cfg *config.Config, web *oauth.WebLogins, ln net.Listener, log 
 			log.Warn("owners' OAuth logins come back to " + base + oauth.CallbackPath + ", which no browser can reach: set [http] public_url")
 		}
 	}
-	web.SetRedirectURL(base + oauth.CallbackPath)
-	log.Info("owners' OAuth logins come back to " + base + oauth.CallbackPath)
+	if err := web.SetBaseURL(base); err != nil {
+		log.Error("owners cannot log in through the server", "error", err)
+		return
+	}
+	log.Info("owners' OAuth logins begin at " + base + oauth.BeginPath + " and come back to " + base + oauth.CallbackPath)
 }
 
 // oauthClients returns what the proxy wraps the transport of each server

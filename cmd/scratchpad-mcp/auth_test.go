@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testoauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 )
 
 // runBin runs the binary with env added to this process's and returns
@@ -265,11 +267,15 @@ token = "bob-token-0123456789ab"
 			}
 			login, elicitationID = data.Elicitations[0].URL, data.Elicitations[0].ElicitationID
 		}
-		if !strings.Contains(login, url.QueryEscape(base+"/oauth/callback")) {
-			t.Fatalf("%s: the login URL does not come back to the server: %s", owner, login)
+		if !strings.HasPrefix(login, base+oauth.BeginPath+"?") {
+			t.Fatalf("%s: the login URL is not the server's begin page: %s", owner, login)
 		}
-		if err := testoauth.Follow(login); err != nil {
-			t.Fatalf("%s: following the login URL: %v", owner, err)
+		browser := srv.Browser(owner + "-person")
+		if code, body := proveLogin(t, browser, login, tokens[owner]); code != http.StatusOK {
+			t.Fatalf("%s: the login: HTTP %d %s", owner, code, body)
+		}
+		if v := browser.Visited(); len(v) < 2 || !strings.Contains(v[0], "redirect_uri="+url.QueryEscape(base+oauth.CallbackPath)) {
+			t.Fatalf("%s: the login does not come back to the server: %v", owner, v)
 		}
 		if owner == "bob" {
 			select {
@@ -293,7 +299,7 @@ token = "bob-token-0123456789ab"
 				return false
 			}
 			last = text(res)
-			return !res.IsError && strings.HasPrefix(last, "hello dyn-")
+			return !res.IsError && strings.HasPrefix(last, "hello dyn-") && strings.HasSuffix(last, " as "+owner+"-person")
 		}) {
 			t.Fatalf("%s: whoami after the login: %q", owner, last)
 		}
@@ -320,5 +326,136 @@ token = "bob-token-0123456789ab"
 	}
 	if code, out := runBin(t, nil, "auth", "status", "--config", cfgPath, "--owner", "../x"); code != 2 {
 		t.Errorf("auth status --owner ../x: %d\n%s", code, out)
+	}
+}
+
+// proveLogin is an owner's browser b on the login URL handed out: the
+// begin page's form posted with token, the redirects followed (to the
+// authorization server and back). It returns the last status and body.
+func proveLogin(t *testing.T, b *testoauth.Browser, loginURL, token string) (int, string) {
+	t.Helper()
+	u, err := url.Parse(loginURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{oauth.BeginLoginField: {u.Query().Get(oauth.BeginLoginField)}, oauth.BeginTokenField: {token}}
+	resp, err := b.PostForm(u.Scheme+"://"+u.Host+oauth.BeginPath, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// A login through the server is the owner's, not the URL holder's (issue
+// 39, item 6): bob's login URL (which the model and its provider read in
+// the tool error) opened in mallory's browser shows whose login it is
+// and goes no further without bob's bearer token (mallory's own is
+// refused); bob's calls still ask for the login. Bob's own browser with
+// his token completes it, and his calls run as him. The server's log
+// holds no state, code, login cookie or bearer token.
+func TestAuthWebLoginIsTheOwners(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{})
+	t.Setenv("SCRATCHPAD_MCP_AUTH_DIR", filepath.Join(t.TempDir(), "auth"))
+	tokens := map[string]string{"bob": "bob-token-0123456789ab", "mallory": "mallory-token-012345678"}
+	cfgPath, _ := writeConfig(t, `
+[mcp.servers.remote]
+transport = "http_streamable"
+url = "`+srv.MCPURL()+`"
+
+[mcp.servers.remote.auth]
+type = "oauth"
+
+[[http.tokens]]
+owner = "bob"
+token = "`+tokens["bob"]+`"
+
+[[http.tokens]]
+owner = "mallory"
+token = "`+tokens["mallory"]+`"
+`)
+	log := &serverLog{}
+	base := startHTTPLogged(t, "http", cfgPath, log)
+	bob := httpClient(t, base+"/mcp", map[string]string{"Authorization": "Bearer " + tokens["bob"]})
+	waitForTool(t, bob, "echo")
+	res := callResult(t, bob, "whoami")
+	m := regexp.MustCompile(`open (http\S+) in a browser`).FindStringSubmatch(text(res))
+	if !res.IsError || m == nil {
+		t.Fatalf("whoami before login: %q, want a tool error with a login URL", text(res))
+	}
+	login := m[1]
+	if strings.Contains(login, "state=") {
+		t.Fatalf("the URL handed to the model carries the OAuth state: %s", login)
+	}
+
+	// Mallory opens it: a page naming bob; her own token is refused.
+	before := srv.Authorizations.Load()
+	mallory := srv.Browser("mallory-person")
+	resp, err := mallory.Get(login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "owner bob") {
+		t.Fatalf("mallory opening bob's login URL: HTTP %d %s", resp.StatusCode, page)
+	}
+	if code, _ := proveLogin(t, mallory, login, tokens["mallory"]); code != http.StatusForbidden {
+		t.Fatalf("mallory's token on bob's login: HTTP %d, want 403", code)
+	}
+	if n := srv.Authorizations.Load(); n != before {
+		t.Fatalf("mallory's browser reached the authorization server for bob's login (%d authorizations)", n-before)
+	}
+	if res := callResult(t, bob, "whoami"); !res.IsError || !strings.Contains(text(res), "needs an OAuth login") {
+		t.Fatalf("bob's whoami after mallory's attempt: %q", text(res))
+	}
+
+	// Bob, with his token.
+	browser := srv.Browser("bob-person")
+	if code, body := proveLogin(t, browser, login, tokens["bob"]); code != http.StatusOK {
+		t.Fatalf("bob's login: HTTP %d %s", code, body)
+	}
+	var last string
+	if !testwait.Until(testwait.Timeout, func() bool {
+		res := callResult(t, bob, "whoami")
+		last = text(res)
+		return !res.IsError && strings.HasPrefix(last, "hello dyn-")
+	}) {
+		t.Fatalf("bob's whoami after his login: %q", last)
+	}
+	if !strings.HasSuffix(last, " as bob-person") {
+		t.Fatalf("bob's calls run as %q, want bob-person", last)
+	}
+
+	// What must never be logged.
+	secrets := map[string]string{}
+	for o, tok := range tokens {
+		secrets[o+"'s bearer token"] = tok
+	}
+	for _, v := range browser.Visited() {
+		u, _ := url.Parse(v)
+		for _, k := range []string{"state", "code"} {
+			if s := u.Query().Get(k); s != "" {
+				secrets[k+" in "+u.Path] = s
+			}
+		}
+	}
+	for _, sc := range browser.SetCookies() {
+		if name, val, _ := strings.Cut(strings.SplitN(sc, ";", 2)[0], "="); strings.Contains(name, "login") && val != "" {
+			secrets["the login cookie"] = val
+		}
+	}
+	if secrets["state in /authorize"] == "" || secrets["code in "+oauth.CallbackPath] == "" || secrets["the login cookie"] == "" {
+		t.Fatalf("the test did not see the login's secrets: %v", secrets)
+	}
+	logged := log.String()
+	for what, s := range secrets {
+		if strings.Contains(logged, s) {
+			t.Errorf("the server's log holds %s", what)
+		}
+	}
+	if !strings.Contains(logged, "needs an OAuth login") {
+		t.Errorf("the log was not captured:\n%s", logged)
 	}
 }

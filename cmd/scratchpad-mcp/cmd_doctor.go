@@ -216,7 +216,7 @@ func describeTarget(sc *config.Server) string {
 		}
 		return s
 	}
-	return sc.Transport + " " + upstream.RedactURL(sc.URL)
+	return sc.Transport + " " + config.RedactURL(sc.URL)
 }
 
 func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {

@@ -258,11 +258,12 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
 	handler := a.guard(mux)
 	if a.web != nil {
-		// The browser coming back from an owner's OAuth login has no
-		// bearer token: the login's state is its proof.
+		// An owner's browser logging in to an upstream has no bearer
+		// header: the begin page asks for the token in its form, and the
+		// redirect back is proven by the cookie it set (oauth.WebLogins).
 		guarded := handler
 		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == oauth.CallbackPath && !server.ReboundHost(r) {
+			if (r.URL.Path == oauth.BeginPath || r.URL.Path == oauth.CallbackPath) && !server.ReboundHost(r) {
 				a.web.ServeHTTP(w, r)
 				return
 			}
@@ -318,6 +319,23 @@ func tokenOwner(ctx context.Context) string {
 	return s
 }
 
+// ownerOfToken is the owner of the bearer token tok, "" when none has it.
+// Only hashes are kept; every entry is compared, in constant time,
+// whichever matches.
+func ownerOfToken(tokens []config.Token, tok string) string {
+	if tok == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(tok))
+	owner := ""
+	for _, t := range tokens {
+		if subtle.ConstantTimeCompare(sum[:], t.SHA256[:]) == 1 {
+			owner = t.Owner
+		}
+	}
+	return owner
+}
+
 // guard checks, before any MCP handling: the bearer token (when tokens
 // are configured), the Origin (against DNS rebinding: loopback origins
 // and [http] allowed_origins only), and the identity headers.
@@ -336,15 +354,8 @@ func (a *app) guard(next http.Handler) http.Handler {
 		}
 		owner := ""
 		if len(a.cfg.HTTP.Tokens) > 0 {
-			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
-				// Only hashes are kept. Every entry is compared, in
-				// constant time, whichever matches.
-				sum := sha256.Sum256([]byte(tok))
-				for _, t := range a.cfg.HTTP.Tokens {
-					if subtle.ConstantTimeCompare(sum[:], t.SHA256[:]) == 1 {
-						owner = t.Owner
-					}
-				}
+			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+				owner = ownerOfToken(a.cfg.HTTP.Tokens, tok)
 			}
 			if owner == "" {
 				a.refusals.note(a.log, r)

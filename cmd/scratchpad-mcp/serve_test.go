@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,6 +226,32 @@ func TestServeStdioEndToEnd(t *testing.T) {
 // returns its base URL.
 func startHTTP(t *testing.T, kind, cfg string, extra ...string) string {
 	t.Helper()
+	return startHTTPLogged(t, kind, cfg, nil, extra...)
+}
+
+// serverLog is what a server started by [startHTTPLogged] wrote to its
+// log (stderr) so far.
+type serverLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *serverLog) add(line string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, line)
+	l.mu.Unlock()
+}
+
+func (l *serverLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// startHTTPLogged is [startHTTP] recording the server's log in log (when
+// not nil).
+func startHTTPLogged(t *testing.T, kind, cfg string, log *serverLog, extra ...string) string {
+	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "--config", cfg, "--transport", kind, "--addr", "127.0.0.1:0"}, extra...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -245,6 +272,9 @@ func startHTTP(t *testing.T, kind, cfg string, extra ...string) string {
 	found := make(chan string, 1)
 	go func() {
 		for sc.Scan() {
+			if log != nil {
+				log.add(sc.Text())
+			}
 			if m := addrRe.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 			}

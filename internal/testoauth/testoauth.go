@@ -7,7 +7,8 @@
 // /mcp and legacy SSE at /sse) that wants its bearer token.
 //
 // The "person" is whoever follows the authorization URL: a test's
-// browser command (curl -L) or [Follow].
+// browser command (curl -L), [Follow], or a [Browser] logged in to the
+// authorization server as a named person (whoami then says who).
 package testoauth
 
 import (
@@ -19,10 +20,12 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -101,6 +104,7 @@ type client struct {
 // grant is what a code or token stands for.
 type grant struct {
 	client, scope, resource string
+	person                  string    // who authorized it: [Browser].Person
 	challenge, redirect     string    // codes
 	expiry                  time.Time // access tokens
 }
@@ -166,6 +170,9 @@ func newMCPServer() *mcp.Server {
 			who := "?"
 			if req.Extra != nil && req.Extra.Header != nil {
 				who = req.Extra.Header.Get("X-Test-Client")
+				if p := req.Extra.Header.Get("X-Test-Person"); p != "" {
+					who += " as " + p
+				}
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + who}}}, nil
 		})
@@ -198,6 +205,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			}
 		}
 		r.Header.Set("X-Test-Client", g.client)
+		r.Header.Set("X-Test-Person", g.person)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -300,7 +308,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	s.Authorizations.Add(1)
 	code := random()
 	s.mu.Lock()
-	s.codes[code] = grant{client: q.Get("client_id"), scope: q.Get("scope"), resource: q.Get("resource"), challenge: q.Get("code_challenge"), redirect: redirect}
+	person := ""
+	if ck, err := r.Cookie(personCookie); err == nil {
+		person = ck.Value
+	}
+	s.codes[code] = grant{client: q.Get("client_id"), scope: q.Get("scope"), resource: q.Get("resource"), challenge: q.Get("code_challenge"), redirect: redirect, person: person}
 	s.mu.Unlock()
 	u, _ := url.Parse(redirect)
 	rq := u.Query()
@@ -428,6 +440,69 @@ func Follow(authURL string) error {
 		return fmt.Errorf("the redirect ended with HTTP %d", resp.StatusCode)
 	}
 	return nil
+}
+
+// personCookie is the authorization server's own session: who is logged
+// in to it in a [Browser].
+const personCookie = "testoauth_person"
+
+// Browser is one person's browser: logged in to the authorization server
+// as Person (what a code it authorizes is bound to, and whoami says),
+// keeping every cookie it is set (a client's own pages' too) and
+// following redirects, each of which it records in Visited; the
+// Set-Cookie headers it is sent are recorded in SetCookies.
+type Browser struct {
+	*http.Client
+	Person string
+
+	mu         sync.Mutex
+	visited    []string
+	setCookies []string
+}
+
+// recorder records the Set-Cookie headers of a [Browser]'s responses.
+type recorder struct{ b *Browser }
+
+func (rt recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil {
+		rt.b.mu.Lock()
+		rt.b.setCookies = append(rt.b.setCookies, resp.Header.Values("Set-Cookie")...)
+		rt.b.mu.Unlock()
+	}
+	return resp, err
+}
+
+// SetCookies are the Set-Cookie headers the browser was sent, in order.
+func (b *Browser) SetCookies() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.setCookies...)
+}
+
+// Browser returns person's browser, logged in to s.
+func (s *Server) Browser(person string) *Browser {
+	jar, _ := cookiejar.New(nil)
+	u, _ := url.Parse(s.URL)
+	jar.SetCookies(u, []*http.Cookie{{Name: personCookie, Value: person, Path: "/"}})
+	b := &Browser{Person: person}
+	b.Client = &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: recorder{b}, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		b.mu.Lock()
+		b.visited = append(b.visited, req.URL.String())
+		b.mu.Unlock()
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}}
+	return b
+}
+
+// Visited are the URLs the browser was redirected to, in order.
+func (b *Browser) Visited() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.visited...)
 }
 
 // verifyES256 checks a client assertion (RFC 7523): signature, iss and sub

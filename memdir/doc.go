@@ -3,8 +3,13 @@
 // through an [os.Root] opened on memory_dir, so that "..", absolute names
 // and symbolic links (to folders or to files, planted anywhere on the path,
 // the final name included) cannot make a write land outside it. Such a
-// name fails with [ErrOutside] and nothing is written. A symbolic link
-// that stays inside memory_dir is followed, as [os.Root] follows it.
+// name fails with [ErrOutside] and nothing is written.
+//
+// Confinement has two levels. The folder an operation works in (a pad, a
+// run's artifacts) is reached from memory_dir's root: a link on the way to
+// it is followed only while it stays inside memory_dir. What the operation
+// names inside the folder (pad.md, .history/…, a lock) is reached from a
+// root opened on the folder itself, so it cannot leave the folder.
 //
 // # Basics
 //
@@ -44,10 +49,10 @@
 //
 // # Caveats
 //
-//   - Confinement is to the top, not to an owner's tree: a symbolic link
-//     from one owner's folder into another's, inside memory_dir, is
-//     followed. Only someone with the server's own access to the disk can
-//     plant one.
+//   - The way to a folder is confined to the top, not to an owner's tree:
+//     a symbolic link planted in one owner's tree leading to another's
+//     folder, inside memory_dir, is followed. Only someone with the
+//     server's own access to the disk can plant one.
 //   - A Dir's top is resolved by path on every operation; if memory_dir
 //     itself is a symbolic link, that link is followed (it is the
 //     operator's choice, like memory_dir itself).

@@ -82,19 +82,29 @@ func (d Dir) Rel(path string) (string, error) {
 	return rel, nil
 }
 
-// name is the path of name relative to the top; "" and "." name d itself.
-func (d Dir) name(name string) (string, error) {
+// local checks a name given to one of d's methods: "" and "." name d
+// itself, anything else must be local.
+func (d Dir) local(name string) (string, error) {
 	switch {
 	case d.err != nil:
 		return "", d.err
 	case d.top == "":
 		return "", errors.New("memdir: zero Dir")
 	case name == "" || name == ".":
-		return d.rel, nil
+		return ".", nil
 	case !filepath.IsLocal(name):
 		return "", &fs.PathError{Op: "open", Path: name, Err: ErrOutside}
 	}
-	return filepath.Join(d.rel, name), nil
+	return filepath.Clean(name), nil
+}
+
+// name is the path of name (local to d) relative to the top.
+func (d Dir) name(name string) (string, error) {
+	n, err := d.local(name)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d.rel, n), nil
 }
 
 // open opens the root on the top; with create, a missing top is created
@@ -109,14 +119,36 @@ func (d Dir) open(create bool) (*os.Root, error) {
 	return r, err
 }
 
-// do runs fn with the root and name's path in it, and maps what escapes
-// to [ErrOutside].
+// folder opens a root on the folder itself, reached from the top's root
+// (a link on the way is followed only while it stays inside the top);
+// with create, the folder is made first ([Dir.Make]). What is then done
+// in it cannot leave the folder.
+func (d Dir) folder(create bool) (*os.Root, error) {
+	if _, err := d.local(""); err != nil {
+		return nil, err
+	}
+	top, err := d.open(create)
+	if err != nil || d.rel == "." {
+		return top, err
+	}
+	defer top.Close()
+	if create {
+		if err := makeAll(top, d.rel); err != nil {
+			return nil, confined(err)
+		}
+	}
+	r, err := top.OpenRoot(d.rel)
+	return r, confined(err)
+}
+
+// do runs fn with a root on the folder and name's path in it, and maps
+// what escapes to [ErrOutside].
 func (d Dir) do(name string, create bool, fn func(r *os.Root, p string) error) error {
-	p, err := d.name(name)
+	p, err := d.local(name)
 	if err != nil {
 		return err
 	}
-	r, err := d.open(create)
+	r, err := d.folder(create)
 	if err != nil {
 		return err
 	}
@@ -144,7 +176,7 @@ func confined(err error) error {
 // Make creates the folder (0700) and its parents below the top, and
 // tightens any of them found looser than 0700 to its owner's bits.
 func (d Dir) Make() error {
-	return d.do("", true, makeAll)
+	return d.do("", true, func(*os.Root, string) error { return nil })
 }
 
 // makeAll is [Dir.Make] of the folder rel in r. The usual case, the folder
@@ -222,18 +254,15 @@ var tempSuffix = func() string {
 // file's name, relative to d, for [Dir.Commit]; on any error it is
 // removed. fill must not close the file.
 func (d Dir) WriteTemp(name string, fill func(f *os.File) error) (tmp string, err error) {
-	err = d.do(name, true, func(r *os.Root, p string) error {
-		t, err := writeTemp(r, p, fill)
-		if err == nil {
-			tmp, err = d.Rel(filepath.Join(d.top, t))
-		}
+	err = d.do(name, true, func(r *os.Root, p string) (err error) {
+		tmp, err = writeTemp(r, p, fill)
 		return err
 	})
 	return tmp, err
 }
 
 // writeTemp is [Dir.WriteTemp] in r for the file p; it returns the
-// temporary file's path in r.
+// temporary file's name in r.
 func writeTemp(r *os.Root, p string, fill func(f *os.File) error) (string, error) {
 	dir, base := filepath.Split(p)
 	if err := makeAll(r, filepath.Clean(dir)); err != nil {
@@ -271,7 +300,7 @@ func writeTemp(r *os.Root, p string, fill func(f *os.File) error) (string, error
 // in one rename, then syncs the folder, so the rename survives a crash. On
 // error tmp is removed and name is untouched.
 func (d Dir) Commit(tmp, name string) error {
-	t, err := d.name(tmp)
+	t, err := d.local(tmp)
 	if err != nil {
 		return err
 	}
@@ -392,21 +421,32 @@ func (d Dir) Remove(name string) error {
 	return d.do(name, false, func(r *os.Root, p string) error { return r.Remove(p) })
 }
 
-// RemoveAll removes name in d ("" for d itself) and everything in it,
-// never through a link. It refuses to remove the top.
+// RemoveAll removes name in d, or d itself for "", and everything in it,
+// never through a link (a link is removed, not what it leads to). It
+// refuses to remove the top.
 func (d Dir) RemoveAll(name string) error {
-	return d.do(name, false, func(r *os.Root, p string) error {
-		if p == "." {
-			return &fs.PathError{Op: "removeall", Path: p, Err: ErrOutside}
-		}
-		return r.RemoveAll(p)
-	})
+	p, err := d.local(name)
+	if err != nil {
+		return err
+	}
+	if p != "." {
+		return d.do(p, false, func(r *os.Root, p string) error { return r.RemoveAll(p) })
+	}
+	if d.rel == "." {
+		return &fs.PathError{Op: "removeall", Path: ".", Err: ErrOutside}
+	}
+	top, err := d.open(false)
+	if err != nil {
+		return err
+	}
+	defer top.Close()
+	return confined(top.RemoveAll(d.rel))
 }
 
 // Rename renames oldname to newname, both in d, in one rename; a link at
 // newname is replaced, not followed.
 func (d Dir) Rename(oldname, newname string) error {
-	o, err := d.name(oldname)
+	o, err := d.local(oldname)
 	if err != nil {
 		return err
 	}
@@ -419,12 +459,11 @@ func (d Dir) Chtimes(name string, atime, mtime time.Time) error {
 }
 
 // OpenRoot opens an [os.Root] on the folder itself, reached through the
-// top's, for a reader that keeps one (the exploration tools' read root) or
-// a batch of operations (a sweep); the caller closes it.
+// top's (a link on the way is followed only while it stays inside the
+// top), for a reader that keeps one (the exploration tools' read root, an
+// artifacts listing) or a batch of operations (a sweep); the caller
+// closes it. What is reached through it cannot leave the folder.
 func (d Dir) OpenRoot() (root *os.Root, err error) {
-	err = d.do("", false, func(r *os.Root, p string) error {
-		root, err = r.OpenRoot(p)
-		return err
-	})
+	root, err = d.folder(false)
 	return root, err
 }

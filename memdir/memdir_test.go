@@ -363,3 +363,33 @@ func TestWriteTempFailure(t *testing.T) {
 		t.Errorf("RemoveAll of the top: %v", err)
 	}
 }
+
+// Inside memory_dir, a link on the way to a folder is followed, but what
+// is named inside the folder cannot leave the folder, even for another
+// place in memory_dir: one pad's .history cannot be another pad's.
+func TestLinksInsideTheTop(t *testing.T) {
+	tr := newTree(t)
+	other := tr.dir(t, "agents/other/pad")
+	if err := other.WriteFile(".history/1.md", []byte("other's")); err != nil {
+		t.Fatal(err)
+	}
+	tr.link(t, "agents/alias", "other")
+	alias := tr.dir(t, "agents/alias/pad")
+	if data, err := alias.ReadFile(".history/1.md"); err != nil || string(data) != "other's" {
+		t.Fatalf("through a link on the way inside the top: %q %v", data, err)
+	}
+	tr.link(t, "agents/x/pad/.history", "../../other/pad/.history")
+	x := tr.dir(t, "agents/x/pad")
+	if err := x.WriteFile(".history/2.md", []byte("x's")); !errors.Is(err, ErrOutside) {
+		t.Errorf("a folder's link to another folder: %v, want ErrOutside", err)
+	}
+	if entries, _ := other.ReadDir(".history"); len(entries) != 1 {
+		t.Errorf("written into another pad's history: %v", entries)
+	}
+	if err := x.RemoveAll(""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Stat(".history/1.md"); err != nil {
+		t.Errorf("RemoveAll went through a link: %v", err)
+	}
+}

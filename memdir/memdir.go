@@ -20,8 +20,9 @@ import (
 // link planted on the path (to a folder or a file) pointing out of
 // memory_dir, an absolute name or a ".." element. Nothing was written,
 // created or removed outside. Errors wrap it in an *fs.PathError (or an
-// *os.LinkError for a rename) whose path is relative to the top, so the
-// message names neither where memory_dir is nor where the link points.
+// *os.LinkError for a rename) whose path is relative to the top or to the
+// folder, so the message names neither where memory_dir is nor where the
+// link points.
 var ErrOutside = errors.New("refused: a symbolic link or name leads outside memory_dir")
 
 // Modes of what this package creates.

@@ -57,10 +57,7 @@ type Result struct {
 // call.
 func Open(dir string, opts Options) (*Pad, error) {
 	if dir == "" {
-		if _, err := opts.normalize(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: empty pad directory", ErrOptions)
+		return OpenIn(memdir.Dir{}, opts)
 	}
 	return OpenIn(memdir.At(dir), opts)
 }
@@ -71,6 +68,12 @@ func Open(dir string, opts Options) (*Pad, error) {
 // d's tree (memory_dir) fails the call with an error wrapping
 // [memdir.ErrOutside], and nothing is written there.
 func OpenIn(d memdir.Dir, opts Options) (*Pad, error) {
+	if d.Top() == "" {
+		if _, err := opts.normalize(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: empty pad directory", ErrOptions)
+	}
 	return openStore(opts, func(file, ext string) store {
 		return &fileStore{d: d, file: file, ext: ext}
 	})

@@ -19,7 +19,11 @@
 // without bearer tokens, {memory_dir}/owners/{owner}/ with one) and from it
 // its stored-outputs folder, read root and pad; package layout owns every
 // name, and this package builds none. A run's agents share the run's
-// folder as read root, each iteration its own stored-outputs folder.
+// folder as read root, each iteration its own stored-outputs folder. Each
+// of them is opened through memory_dir's os.Root (package memdir): a
+// symbolic link planted on the way that leads out of memory_dir refuses
+// the agent, its pad or its artifacts with an error wrapping
+// [memdir.ErrOutside], and nothing is read or written there.
 //
 // With [pad] backend = "redis" the pads live on a Redis server instead, so
 // agents of a run served on different hosts share one ([layout.PadID]),

@@ -14,6 +14,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
 )
 
@@ -34,7 +35,7 @@ func TestRegistryGuard(t *testing.T) {
 	}
 	mem := cfg.MemoryDir
 	run := filepath.Join(mem, "r1")
-	st, err := divert.Save(a.ScratchpadDir, "k8s", "list", []byte(`{"a":1}`))
+	st, err := divert.Save(memdir.At(a.ScratchpadDir), "k8s", "list", []byte(`{"a":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +90,13 @@ func TestRegistryGuard(t *testing.T) {
 // divert.Save of an output already stored makes it young again.
 func TestReuseTouches(t *testing.T) {
 	dir := t.TempDir()
-	st, err := divert.Save(dir, "s", "t", []byte("hello"))
+	st, err := divert.Save(memdir.At(dir), "s", "t", []byte("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-48 * time.Hour)
 	os.Chtimes(st.Path, old, old)
-	st2, err := divert.Save(dir, "s", "t", []byte("hello"))
+	st2, err := divert.Save(memdir.At(dir), "s", "t", []byte("hello"))
 	if err != nil || !st2.Reused {
 		t.Fatal(err, st2.Reused)
 	}
@@ -149,7 +150,7 @@ func guardOwners(t *testing.T, backend, redisURL string) {
 				t.Fatal(err)
 			}
 		} else {
-			st, err := divert.Save(a.ScratchpadDir, "k8s", "list", []byte(`{"items":["`+note+`"]}`))
+			st, err := divert.Save(memdir.At(a.ScratchpadDir), "k8s", "list", []byte(`{"items":["`+note+`"]}`))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -257,13 +258,22 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 	} else {
 		a.PadDir = a.Layout.Pad(id.PadRun(cfg.Pad.Scope), id.Agent)
 	}
-	if err := os.MkdirAll(a.ScratchpadDir, 0o700); err != nil {
+	// Both through memory_dir's root: a link planted on the way to them
+	// that leads out of memory_dir refuses the agent (memdir.ErrOutside).
+	out, err := memdir.In(cfg.MemoryDir, a.ScratchpadDir)
+	if err == nil {
+		err = out.Make()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
 	}
-	if err := divert.CleanTemp(a.ScratchpadDir); err != nil {
+	if err := divert.CleanTemp(out); err != nil {
 		r.log.Warn("cleaning temporary files failed", "dir", a.ScratchpadDir, "error", err)
 	}
-	a.root, err = os.OpenRoot(a.ReadRoot)
+	readRoot, err := memdir.In(cfg.MemoryDir, a.ReadRoot)
+	if err == nil {
+		a.root, err = readRoot.OpenRoot()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: open read root: %w", id.Agent, err)
 	}
@@ -293,6 +303,7 @@ func (a *Agent) Divert() *divert.Agent {
 	return &divert.Agent{
 		Enabled:     a.Settings.Scratchpad.Enabled,
 		Dir:         a.ScratchpadDir,
+		Top:         a.reg.opts.Config.MemoryDir,
 		Counter:     a.Counter,
 		OnIntercept: a.Budget.AddIntercepted,
 		OnStore:     a.point,
@@ -338,14 +349,18 @@ func (r *Registry) openArtifacts(l layout.Tree, id Identity) (*artifacts.Store, 
 		return nil, fmt.Errorf("%w: run %q", artifacts.ErrInvalidRunID, id.Run)
 	}
 	cfg := r.opts.Config
+	dir, err := memdir.In(cfg.MemoryDir, l.Artifacts(id.Run))
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Pad.Backend != config.BackendRedis {
-		return artifacts.Open(l.Artifacts(id.Run))
+		return artifacts.Open(dir)
 	}
 	rd, err := r.padRedis()
 	if err != nil {
 		return nil, err
 	}
-	st, err := artifacts.OpenRedis(rd.Client(), layout.ArtifactsKey(rd.Prefix(), id.Owner, id.Run), l.Artifacts(id.Run))
+	st, err := artifacts.OpenRedis(rd.Client(), layout.ArtifactsKey(rd.Prefix(), id.Owner, id.Run), dir)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +412,10 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 		}
 		p, err = rd.Open(a.PadID, opts)
 	} else {
-		p, err = pad.Open(a.PadDir, opts)
+		var d memdir.Dir
+		if d, err = memdir.In(r.opts.Config.MemoryDir, a.PadDir); err == nil {
+			p, err = pad.OpenIn(d, opts)
+		}
 	}
 	if err != nil {
 		return nil, err

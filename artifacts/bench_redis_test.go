@@ -14,6 +14,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // BenchmarkReadArtifact measures read_artifact (the tool's handler,
@@ -32,9 +33,9 @@ func BenchmarkReadArtifact(b *testing.B) {
 				var s *Store
 				var err error
 				if backend == "file" {
-					s, err = Open(b.TempDir())
+					s, err = Open(memdir.At(b.TempDir()))
 				} else {
-					s, err = OpenRedis(c, layout.ArtifactsKey("bench", "", sizeName(size)), filepath.Join(b.TempDir(), layout.ArtifactsDir))
+					s, err = OpenRedis(c, layout.ArtifactsKey("bench", "", sizeName(size)), memdir.At(filepath.Join(b.TempDir(), layout.ArtifactsDir)))
 				}
 				if err != nil {
 					b.Fatal(err)

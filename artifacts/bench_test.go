@@ -3,12 +3,14 @@ package artifacts
 import (
 	"strings"
 	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // BenchmarkWrite measures one atomic artifact write of 64 KiB (temp file,
 // fsync, rename, directory fsync).
 func BenchmarkWrite(b *testing.B) {
-	s, err := Open(b.TempDir())
+	s, err := Open(memdir.At(b.TempDir()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func BenchmarkWrite(b *testing.B) {
 // BenchmarkReadNotFound measures the not-found answer over 1,000
 // artifacts: a directory listing, sort and cap.
 func BenchmarkReadNotFound(b *testing.B) {
-	s, err := Open(b.TempDir())
+	s, err := Open(memdir.At(b.TempDir()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,15 +6,20 @@
 //
 // A [Store] is one run's artifacts directory:
 //
-//	s, _ := artifacts.Open(layout.For(memoryDir, owner).Artifacts(runID))
+//	d, _ := memdir.In(memoryDir, layout.For(memoryDir, owner).Artifacts(runID))
+//	s, _ := artifacts.Open(d)
 //	res, err := s.Write("../../plan.md", text) // res.Filename == "coordinator-plan.md"
 //	got, err := s.Read("plan.md", 0)           // finds coordinator-plan.md
 //	list, err := s.List(counter)
 //
-// Writes are named by [StoredName] and atomic (temp file, fsync, rename,
-// directory fsync; files 0600, directory 0700). Reads and listings go
-// through an [os.Root] on the directory: absolute paths, ".." and links
-// leading out fail with [ErrOutsideArtifacts], whose message names no
+// Writes are named by [StoredName] and atomic (package memdir's write:
+// temp file, fsync, rename, directory fsync; files 0600, directory 0700).
+// The folder is reached through memory_dir's [os.Root], and what is in it
+// through a root on the folder: a link planted at the run's folder or its
+// artifacts/ that leads out of memory_dir fails a write with an error
+// wrapping memdir.ErrOutside, a read or listing with
+// [ErrOutsideArtifacts], and absolute paths, ".." and links leading out
+// of the folder fail with [ErrOutsideArtifacts] too; no message names an
 // outside path. A name that is not there is not an error: [ReadResult]
 // lists up to [MaxAvailable] names that are.
 //

@@ -42,12 +42,12 @@ func (s *Store) List(count Counter) ([]Entry, error) {
 	if s.kv != nil {
 		return s.kv.list(count)
 	}
-	root, err := os.OpenRoot(s.dir)
+	root, err := s.d.OpenRoot()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("artifacts: %w", err)
+		return nil, classify(layout.ArtifactsDir, err)
 	}
 	defer root.Close()
 	entries, err := s.list(root)

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // ReadResult is the outcome of [Store.Read].
@@ -44,12 +44,12 @@ func (s *Store) Read(filename string, maxBytes int64) (ReadResult, error) {
 	if s.kv != nil {
 		return s.kv.read(res, names, maxBytes)
 	}
-	root, err := os.OpenRoot(s.dir)
+	root, err := s.d.OpenRoot()
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil // no artifacts yet: nothing available
 	}
 	if err != nil {
-		return res, fmt.Errorf("artifacts: %w", err)
+		return res, classify(layout.ArtifactsDir, err)
 	}
 	defer root.Close()
 	for _, name := range names {
@@ -154,7 +154,7 @@ func candidates(filename string) ([]string, error) {
 // unexported error whose text is fixed; the path it names is ours, never
 // the link's target.
 func classify(name string, err error) error {
-	if strings.Contains(err.Error(), "path escapes from parent") {
+	if errors.Is(err, memdir.ErrOutside) || strings.Contains(err.Error(), "path escapes from parent") {
 		return fmt.Errorf("artifacts: %q: %w", name, ErrOutsideArtifacts)
 	}
 	return fmt.Errorf("artifacts: %s: %w", name, err)

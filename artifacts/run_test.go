@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // openRun opens run's store under memoryDir as the agents registry does
@@ -14,7 +15,11 @@ func openRun(memoryDir, run string) (*Store, error) {
 	if err := checkRunID(run); err != nil {
 		return nil, err
 	}
-	return Open(layout.For(memoryDir, "").Artifacts(run))
+	d, err := memdir.In(memoryDir, layout.For(memoryDir, "").Artifacts(run))
+	if err != nil {
+		return nil, err
+	}
+	return Open(d)
 }
 
 // runOpener is [Env].OpenRun over memoryDir.

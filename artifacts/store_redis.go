@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // redisTimeout bounds one operation of a Redis store.
@@ -36,11 +38,11 @@ func (s *Store) ExpireAfter(ttl time.Duration) {
 // them. cacheDir is this host's folder where an artifact too large to
 // return is copied for the exploration tools to read in place ([Store.Local]);
 // it is also what [Store.Dir] returns.
-func OpenRedis(c redis.UniversalClient, key, cacheDir string) (*Store, error) {
-	if c == nil || key == "" || cacheDir == "" {
+func OpenRedis(c redis.UniversalClient, key string, cacheDir memdir.Dir) (*Store, error) {
+	if c == nil || key == "" || cacheDir.Top() == "" {
 		return nil, errors.New("artifacts: OpenRedis needs a client, a key and a cache directory")
 	}
-	return &Store{dir: cacheDir, kv: &redisKV{c: c, key: key}}, nil
+	return &Store{d: cacheDir, kv: &redisKV{c: c, key: key}}, nil
 }
 
 func (kv *redisKV) ctx() (context.Context, context.CancelFunc) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // The behaviour of a directory store holds for a Redis store: names,
@@ -22,12 +23,12 @@ func TestRedisStore(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
 	defer c.Close()
 	cache := filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir)
-	s, err := OpenRedis(c, "t:{artifacts:run:run-1}", cache)
+	s, err := OpenRedis(c, "t:{artifacts:run:run-1}", memdir.At(cache))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another host's handle on the same key.
-	other, _ := OpenRedis(c, "t:{artifacts:run:run-1}", filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir))
+	other, _ := OpenRedis(c, "t:{artifacts:run:run-1}", memdir.At(filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir)))
 	for _, st := range []struct {
 		filename, content string
 		want              WriteResult

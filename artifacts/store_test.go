@@ -11,12 +11,18 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 func newStore(t *testing.T) (*Store, string) {
 	t.Helper()
-	runDir := filepath.Join(t.TempDir(), "run-1")
-	s, err := Open(filepath.Join(runDir, layout.ArtifactsDir))
+	mem := t.TempDir()
+	runDir := filepath.Join(mem, "run-1")
+	d, err := memdir.In(mem, filepath.Join(runDir, layout.ArtifactsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,12 +262,17 @@ func TestListTokens(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run-1", layout.ArtifactsDir)
-	s, err := Open(dir)
+	mem := t.TempDir()
+	dir := filepath.Join(mem, "run-1", layout.ArtifactsDir)
+	d, err := memdir.In(mem, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(d)
 	if err != nil || s.Dir() != dir {
 		t.Fatalf("Open = %v, %v", s, err)
 	}
-	if _, err := Open(""); err == nil {
+	if _, err := Open(memdir.Dir{}); err == nil {
 		t.Error("Open(\"\") succeeded")
 	}
 	// Open touches nothing on disk.

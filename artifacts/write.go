@@ -1,15 +1,10 @@
 package artifacts
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"unicode/utf8"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // WriteResult is the answer of write_artifact.
@@ -39,7 +34,7 @@ func (s *Store) Write(filename, content string) (WriteResult, error) {
 		replaced, err = s.kv.write(name, content)
 		if err == nil {
 			// This host's copy for exploring is stale now.
-			_ = os.Remove(filepath.Join(s.dir, name))
+			_ = s.d.Remove(name)
 		}
 	} else {
 		replaced, err = s.write(name, content)
@@ -51,47 +46,19 @@ func (s *Store) Write(filename, content string) (WriteResult, error) {
 	return WriteResult{Written: true, Filename: name, Replaced: replaced, Chars: utf8.RuneCountInString(content)}, nil
 }
 
+// write stores content as name in the folder through memdir's atomic
+// write (0600, the folder 0700), reporting whether name existed.
 func (s *Store) write(name, content string) (replaced bool, err error) {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return false, err
-	}
-	root, err := os.OpenRoot(s.dir)
+	tmp, err := s.d.WriteTemp(name, func(f *os.File) error {
+		_, err := io.WriteString(f, content)
+		return err
+	})
 	if err != nil {
 		return false, err
 	}
-	defer root.Close()
-
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:]) // never fails (crypto/rand panics instead)
-	tmp := layout.TempName(name, hex.EncodeToString(rnd[:]))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	_, statErr := s.d.Lstat(name)
+	if err := s.d.Commit(tmp, name); err != nil {
 		return false, err
 	}
-	defer func() {
-		if err != nil {
-			_ = root.Remove(tmp)
-		}
-	}()
-	_, err = io.WriteString(f, content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return false, err
-	}
-	_, statErr := root.Lstat(name)
-	replaced = statErr == nil
-	if err = root.Rename(tmp, name); err != nil {
-		return false, err
-	}
-	// The rename is durable only once the directory is synced.
-	if d, derr := root.Open("."); derr == nil {
-		err = d.Sync()
-		_ = d.Close()
-	}
-	return replaced, err
+	return statErr == nil, nil
 }

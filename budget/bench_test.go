@@ -19,7 +19,7 @@ func BenchmarkTryChargeParallel(b *testing.B) {
 // BenchmarkFinish measures appending one usage record (open, write,
 // fsync, close) with one subscriber.
 func BenchmarkFinish(b *testing.B) {
-	e := NewEvents(usageIn(filepath.Join(b.TempDir(), "mem")))
+	e := NewEvents(filepath.Join(b.TempDir(), "mem"))
 	ch, cancel := e.Subscribe()
 	defer cancel()
 	go func() {

@@ -22,8 +22,9 @@
 // [Agent.ObserveUsage] raises the used count to it (never lowers it).
 //
 // When the agent finishes, [Events.Finish] appends one scratchpad_usage
-// record ([Usage]) to its owner's usage.jsonl and streams it to GET
-// /events subscribers ([Events.ServeSSE]). [ReadUsage] and [FormatTable]
+// record ([Usage]) to its owner's usage.jsonl (0600, written through
+// memory_dir's root: see package memdir) and streams it to GET /events
+// subscribers ([Events.ServeSSE]). [ReadUsage] and [FormatTable]
 // back the `scratchpad-mcp usage` command.
 //
 // # Caveats

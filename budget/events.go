@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // subscriberBuffer is how many records a slow SSE subscriber may lag
@@ -24,9 +26,9 @@ const keepAlive = 15 * time.Second
 // in-process subscriber (the GET /events stream). It is safe for
 // concurrent use.
 type Events struct {
-	// pathFor names the usage.jsonl of an owner's records ("" without
-	// one); nil when records are not persisted.
-	pathFor func(owner string) string
+	// memoryDir holds each owner's usage.jsonl (package layout names
+	// it); "" when records are not persisted.
+	memoryDir string
 
 	mu     sync.Mutex
 	subs   map[int]chan Usage
@@ -34,16 +36,18 @@ type Events struct {
 	closed bool
 }
 
-// NewEvents returns an Events that appends each record to the file
-// pathFor(record.Owner) names (package layout's usage.jsonl of the owner's
-// tree), creating its folder (0700) on the first record. A nil pathFor
-// means records only go to subscribers.
-func NewEvents(pathFor func(owner string) string) *Events {
-	return &Events{subs: map[int]chan Usage{}, pathFor: pathFor}
+// NewEvents returns an Events that appends each record to the
+// usage.jsonl of its owner's tree in memoryDir (package layout names it),
+// creating the file 0600 and its folder 0700 on the first record, through
+// memory_dir's root (package memdir: a link planted there leading out of
+// memory_dir is refused, never written through). A memoryDir of "" means
+// records only go to subscribers.
+func NewEvents(memoryDir string) *Events {
+	return &Events{subs: map[int]chan Usage{}, memoryDir: memoryDir}
 }
 
 // Persisted reports whether records are appended to a file.
-func (e *Events) Persisted() bool { return e.pathFor != nil }
+func (e *Events) Persisted() bool { return e.memoryDir != "" }
 
 // Finish reports that agent a is done (stdio EOF, HTTP session deleted or
 // idle past its TTL, server shutdown). The first call for an agent decides:
@@ -76,19 +80,19 @@ func (e *Events) Finish(a *Agent) error {
 }
 
 func (e *Events) appendRecord(u Usage) error {
-	if e.pathFor == nil {
+	if e.memoryDir == "" {
 		return nil
 	}
-	path := e.pathFor(u.Owner)
 	line, err := json.Marshal(u)
 	if err != nil {
 		return fmt.Errorf("budget: encode usage: %w", err)
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	tree, err := memdir.In(e.memoryDir, layout.For(e.memoryDir, u.Owner).Base)
+	if err != nil {
 		return fmt.Errorf("budget: append usage: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := tree.OpenFile(layout.UsageFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("budget: append usage: %w", err)
 	}
@@ -100,7 +104,7 @@ func (e *Events) appendRecord(u Usage) error {
 		werr = cerr
 	}
 	if werr != nil {
-		return fmt.Errorf("budget: append usage %s: %w", path, werr)
+		return fmt.Errorf("budget: append usage %s: %w", layout.UsageFile, werr)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func busyAgent(name string) *Agent {
 
 func TestFinishWritesOnceAndSkipsIdle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mem") // created by the first record
-	e := NewEvents(usageIn(dir))
+	e := NewEvents(dir)
 
 	idle := NewAgent(Identity{AgentName: "idle"}, 1000, 500)
 	idle.CountCall() // calls alone do not make an agent worth reporting
@@ -105,7 +105,7 @@ func TestUsageJSONFieldNames(t *testing.T) {
 // usage.jsonl at once; every line must stay a whole record.
 func TestFinishAcrossProcesses(t *testing.T) {
 	if dir := os.Getenv("BUDGET_TEST_APPEND_DIR"); dir != "" {
-		e := NewEvents(usageIn(dir))
+		e := NewEvents(dir)
 		for i := range 200 {
 			if err := e.Finish(busyAgent(fmt.Sprintf("p%s-%d", os.Getenv("BUDGET_TEST_PROC"), i))); err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -152,7 +152,7 @@ func TestFinishAcrossProcesses(t *testing.T) {
 }
 
 func TestFinishWithoutMemoryDirOnlyPublishes(t *testing.T) {
-	e := NewEvents(nil)
+	e := NewEvents("")
 	ch, cancel := e.Subscribe()
 	defer cancel()
 	if err := e.Finish(busyAgent("w")); err != nil {
@@ -167,7 +167,7 @@ func TestFinishWithoutMemoryDirOnlyPublishes(t *testing.T) {
 }
 
 func TestSubscribeCancelAndClose(t *testing.T) {
-	e := NewEvents(nil)
+	e := NewEvents("")
 	ch1, cancel1 := e.Subscribe()
 	ch2, cancel2 := e.Subscribe()
 	defer cancel2()
@@ -191,7 +191,7 @@ func TestSubscribeCancelAndClose(t *testing.T) {
 }
 
 func TestSlowSubscriberDoesNotBlockFinish(t *testing.T) {
-	e := NewEvents(nil)
+	e := NewEvents("")
 	_, cancel := e.Subscribe() // never read
 	defer cancel()
 	for i := range subscriberBuffer * 3 {
@@ -204,7 +204,7 @@ func TestSlowSubscriberDoesNotBlockFinish(t *testing.T) {
 // TestServeSSE runs the handler behind a real HTTP server and reads the
 // stream with net/http's client, the way an orchestrator would.
 func TestServeSSE(t *testing.T) {
-	e := NewEvents(usageIn(t.TempDir()))
+	e := NewEvents(t.TempDir())
 	srv := httptest.NewServer(http.HandlerFunc(e.ServeSSE))
 	defer srv.Close()
 
@@ -280,7 +280,7 @@ func readEvent(t *testing.T, br *bufio.Reader) (event, data string) {
 }
 
 func TestServeSSERejectsPost(t *testing.T) {
-	e := NewEvents(nil)
+	e := NewEvents("")
 	rec := httptest.NewRecorder()
 	e.ServeSSE(rec, httptest.NewRequest(http.MethodPost, "/events", nil))
 	if rec.Code != http.StatusMethodNotAllowed {
@@ -298,7 +298,7 @@ func ownedAgent(name, owner string) *Agent {
 // /events streams.
 func TestEventsPerOwner(t *testing.T) {
 	mem := t.TempDir()
-	e := NewEvents(usageIn(mem))
+	e := NewEvents(mem)
 	srv := httptest.NewServer(e.Handler(func(r *http.Request) string { return r.URL.Query().Get("owner") }))
 	defer srv.Close()
 	open := func(owner string) (*bufio.Reader, func()) {
@@ -357,9 +357,4 @@ func TestEventsPerOwner(t *testing.T) {
 			t.Errorf("owner %q's stream carried more: %s", o, rest)
 		}
 	}
-}
-
-// usageIn names usage.jsonl in memoryDir's trees, as the server does.
-func usageIn(memoryDir string) func(owner string) string {
-	return func(owner string) string { return layout.For(memoryDir, owner).Usage() }
 }

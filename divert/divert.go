@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // Counter counts tokens; *tokens.Counter satisfies it.
@@ -17,8 +19,12 @@ type Counter interface {
 
 // Agent is what diverting needs to know about the calling agent.
 type Agent struct {
-	Enabled bool    // [agent.scratchpad] enabled: false passes every result through
-	Dir     string  // where this agent's diverted outputs are stored
+	Enabled bool   // [agent.scratchpad] enabled: false passes every result through
+	Dir     string // where this agent's diverted outputs are stored
+	// Top is the tree Dir is in (memory_dir): nothing is written outside
+	// it, whatever links are planted on the way to Dir (see package
+	// memdir). "" means Dir itself.
+	Top     string
 	Counter Counter // the agent's model's tokens
 	// OnIntercept is called once per diverted output with its exact token
 	// count, possibly after the pointer was returned (large outputs are
@@ -200,7 +206,11 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		}
 	}
 	stage("writing file")
-	st, err := Save(a.Dir, c.Server, c.Tool, payload)
+	d, err := memdir.In(a.Top, a.Dir)
+	var st Stored
+	if err == nil {
+		st, err = Save(d, c.Server, c.Tool, payload)
+	}
 	if err != nil {
 		log.Error("diverting output failed", "server", c.Server, "tool", c.Tool, "error", err)
 		msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be saved to the scratchpad, so it was not returned either: %v. Free disk space or fix memory_dir, then call the tool again.",

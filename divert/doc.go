@@ -8,7 +8,9 @@
 // [Agent]: below the tool's threshold (counted with the agent's model's
 // tokens, stopping as soon as the threshold is reached) the bytes are
 // returned untouched; at or above it, [Save] writes the output atomically
-// under the agent's scratchpad directory and the result becomes a short
+// (package memdir's write: 0600, the folder 0700, never through a link
+// leading out of [Agent].Top, memory_dir) under the agent's scratchpad
+// directory and the result becomes a short
 // [Pointer]: file, format, size, a sketch of the shape, and ready-to-run
 // exploration calls built from the real data.
 //

@@ -3,7 +3,6 @@ package divert
 import (
 	"bytes"
 	"io"
-	"os"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
@@ -40,7 +39,7 @@ func (st Stored) open() (io.ReadCloser, bool) {
 	if !s.ok {
 		return nil, false
 	}
-	f, err := os.Open(st.Path)
+	f, err := st.dir.Open(st.Name)
 	if err != nil {
 		return nil, false
 	}

@@ -11,13 +11,14 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // readBack saves data and reads it back through the stored file, failing
 // the test if what is read differs from data. It returns whether it could.
 func readBack(t testing.TB, dir string, data []byte) (jsonLayout, bool) {
 	t.Helper()
-	st, err := Save(dir, "s", "t", data)
+	st, err := Save(memdir.At(dir), "s", "t", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestSavedReadsBack(t *testing.T) {
 // TestSavedReadsBackAfterRemoval: the count reads a file that retention
 // may remove meanwhile; the open file still reads.
 func TestSavedReadsBackAfterRemoval(t *testing.T) {
-	st, err := Save(t.TempDir(), "s", "t", []byte(`{"a":[1,2,3]}`))
+	st, err := Save(memdir.At(t.TempDir()), "s", "t", []byte(`{"a":[1,2,3]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func FuzzSavedReadsBack(f *testing.F) {
 		readBack(t, dir, []byte(s))
 		// Stored as JSON exactly when it is JSON (the indenter runs
 		// before validation ends, on whatever it is given).
-		st, err := Save(dir, "s", "t", []byte(s))
+		st, err := Save(memdir.At(dir), "s", "t", []byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,13 +10,13 @@ import (
 	"hash"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // Formats a stored output is detected as. The file extension follows.
@@ -39,6 +39,7 @@ type Stored struct {
 	lengths arrayLengths  // array lengths found while writing JSON, for the sketch
 	ends    containerEnds // where its containers end, likewise
 	src     source        // how to read back what was saved
+	dir     memdir.Dir    // the folder it is in
 }
 
 // DetectFormat tells how data should be stored and explored. JSON is a
@@ -138,7 +139,9 @@ func safeName(s string) string {
 	return out
 }
 
-// Save stores an output in dir (created 0700 if missing) and describes it:
+// Save stores an output in the folder d (created 0700 if missing; the file
+// is 0600; a link planted on the way that leads out of memory_dir fails it
+// with an error wrapping [memdir.ErrOutside]) and describes it:
 // JSON pretty-printed with a two-space indent (one value per line, so line
 // tools work on it), everything else as it is, with a trailing newline.
 // The file is written as it is formatted, hashed and counted on the way
@@ -146,8 +149,8 @@ func safeName(s string) string {
 // file that is synced and renamed into place: a crash or a full disk
 // leaves either the complete file or nothing, never a partial one, and
 // never touches other files.
-func Save(dir, server, tool string, data []byte) (Stored, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
+	if err := d.Make(); err != nil {
 		return Stored{}, fmt.Errorf("create scratchpad dir: %w", bareErr(err))
 	}
 	t := bytes.TrimSpace(data)
@@ -158,7 +161,7 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		src     source
 		tw      *tally
 	)
-	pattern := layout.TempPattern(safeName(server) + "-" + safeName(tool))
+	base := safeName(server) + "-" + safeName(tool) // the temporary file's, before the hash names it
 	// asJSON pretty-prints t; asIs writes data as it is.
 	asJSON := func(f *os.File) error {
 		format, lengths, ends, src = FormatJSON, arrayLengths{}, containerEnds{}, source{ok: true, size: len(data)}
@@ -203,38 +206,35 @@ func Save(dir, server, tool string, data []byte) (Stored, error) {
 		// nonsense for the rest), it is written again as it is.
 		valid := make(chan bool, 1)
 		go func() { valid <- jsonscan.Valid(t) }()
-		tmp, err = writeTemp(dir, pattern, asJSON)
+		tmp, err = writeTemp(d, base, asJSON)
 		if !<-valid {
 			if err == nil {
-				_ = os.Remove(tmp)
+				_ = d.Remove(tmp)
 			}
-			tmp, err = writeTemp(dir, pattern, asIs)
+			tmp, err = writeTemp(d, base, asIs)
 		}
 	} else {
-		tmp, err = writeTemp(dir, pattern, asIs)
+		tmp, err = writeTemp(d, base, asIs)
 	}
 	if err != nil {
 		return Stored{}, err
 	}
 	name := fileName(server, tool, format, tw.h.Sum(nil))
-	path := filepath.Join(dir, name)
-	st := Stored{Name: name, Path: path, Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends, src: src}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == tw.n {
+	st := Stored{Name: name, Path: d.Join(name), Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends, src: src, dir: d}
+	if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() && fi.Size() == tw.n {
 		// Pointed to again: it is as young as a new file for retention
 		// (max_age, and a sweep that planned to remove it keeps it). Gone
 		// meanwhile (a sweep): the new copy takes its place below.
 		now := time.Now()
-		if os.Chtimes(path, now, now) == nil {
-			_ = os.Remove(tmp)
+		if d.Chtimes(name, now, now) == nil {
+			_ = d.Remove(tmp)
 			st.Reused = true
 			return st, nil
 		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
+	if err := d.Commit(tmp, name); err != nil {
 		return Stored{}, fmt.Errorf("rename %s: %w", name, bareErr(err))
 	}
-	syncDir(dir)
 	return st, nil
 }
 
@@ -253,85 +253,21 @@ func (t *tally) Write(p []byte) (int, error) {
 	return t.f.Write(p)
 }
 
-// writeTemp creates a temporary file in dir named after pattern, has
-// write fill it, syncs and closes it, and returns its path; on any error
-// it is removed.
-func writeTemp(dir, pattern string, write func(f *os.File) error) (tmp string, err error) {
-	f, err := os.CreateTemp(dir, pattern)
+// writeTemp has write fill a temporary file for base in d (memdir's
+// half of the atomic write: created exclusively, 0600, synced, closed)
+// and returns its name; on any error it is removed.
+func writeTemp(d memdir.Dir, base string, write func(f *os.File) error) (string, error) {
+	tmp, err := d.WriteTemp(base, write)
 	if err != nil {
 		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))
 	}
-	name := f.Name() // the returns below set tmp to "": remove by this
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(name)
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))
-	}
-	if err = write(f); err != nil {
-		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))
-	}
-	if err = f.Sync(); err != nil {
-		return "", fmt.Errorf("sync: %w", bareErr(err))
-	}
-	if err = f.Close(); err != nil {
-		return "", fmt.Errorf("close: %w", bareErr(err))
-	}
-	return name, nil
+	return tmp, nil
 }
 
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory: write, fsync, rename over path, fsync the directory. On any
-// error the temporary file is removed and path is untouched.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, layout.TempPattern(filepath.Base(path)))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), bareErr(err))
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Base(path), bareErr(err))
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", filepath.Base(path), bareErr(err))
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s: %w", filepath.Base(path), bareErr(err))
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
-// CleanTemp removes temporary files a crash left in dir. Missing dir is
-// not an error.
-func CleanTemp(dir string) error {
-	entries, err := os.ReadDir(dir)
+// CleanTemp removes temporary files a crash left in the folder d. A
+// missing folder is not an error.
+func CleanTemp(d memdir.Dir) error {
+	entries, err := d.ReadDir("")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -340,7 +276,7 @@ func CleanTemp(dir string) error {
 	}
 	for _, e := range entries {
 		if layout.IsTemp(e.Name()) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+			_ = d.Remove(e.Name())
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkSave20MB(b *testing.B) {
 	b.SetBytes(int64(len(listing20MB)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		st, err := Save(dir, "k8s", "list_pods", listing20MB)
+		st, err := Save(memdir.At(dir), "k8s", "list_pods", listing20MB)
 		if err != nil {
 			b.Fatal(err)
 		}

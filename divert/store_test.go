@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 func TestSaveIsAtomicAndDeterministic(t *testing.T) {
 	dir := t.TempDir()
-	a, err := Save(dir, "srv", "fs/read", []byte(`[{"a":1},{"a":2}]`))
+	a, err := Save(memdir.At(dir), "srv", "fs/read", []byte(`[{"a":1},{"a":2}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Save(dir, "srv", "fs/read", []byte(`[{"a":1},{"a":2}]`))
+	b, err := Save(memdir.At(dir), "srv", "fs/read", []byte(`[{"a":1},{"a":2}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,11 @@ func TestSaveIntoAFileLeavesItAlone(t *testing.T) {
 	if err := os.WriteFile(dir, []byte("in the way"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Save(dir, "up", "words", []byte("some words")); err == nil {
+	d, err := memdir.In(filepath.Dir(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Save(d, "up", "words", []byte("some words")); err == nil {
 		t.Fatal("save into a file succeeded")
 	}
 	if b, _ := os.ReadFile(dir); string(b) != "in the way" {
@@ -77,7 +84,7 @@ func TestSaveJSONOnFullDisk(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
 	compact, _, _ := layouts(t, 20000) // megabytes, pretty-printed more
-	_, err := Save(dir, "s", "t", compact)
+	_, err := Save(memdir.At(dir), "s", "t", compact)
 	if err == nil || !strings.Contains(err.Error(), "no space left") {
 		t.Fatalf("err = %v, want no space left", err)
 	}

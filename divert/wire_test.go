@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
 
@@ -145,7 +146,7 @@ func TestViewReadsWhatTheModelSees(t *testing.T) {
 func TestSaveWritesWhatItDescribes(t *testing.T) {
 	dir := t.TempDir()
 	for _, data := range []string{string(testupstream.Listing(100)), testupstream.NDJSON(20), testupstream.Words(500), "# T\n\n## U\n```\nx\n```\n", `{"broken":`} {
-		st, err := Save(dir, "s", "t/x", []byte(data))
+		st, err := Save(memdir.At(dir), "s", "t/x", []byte(data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +161,7 @@ func TestSaveWritesWhatItDescribes(t *testing.T) {
 				t.Fatal("stored JSON is not json.Indent's")
 			}
 		}
-		again, err := Save(dir, "s", "t/x", []byte(data))
+		again, err := Save(memdir.At(dir), "s", "t/x", []byte(data))
 		if err != nil || !again.Reused || again.Name != st.Name {
 			t.Fatalf("second save: %+v, %v", again, err)
 		}
@@ -181,7 +182,7 @@ func TestPointerFromSaveIsPointerFromScratch(t *testing.T) {
 		`[{"id":1,"name":"a"},{"id":2,"name":"b"}]`,
 		`{"k":"v","n":1}`,
 	} {
-		st, err := Save(dir, "s", "t", []byte(data))
+		st, err := Save(memdir.At(dir), "s", "t", []byte(data))
 		if err != nil {
 			t.Fatal(err)
 		}

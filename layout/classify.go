@@ -1,7 +1,7 @@
 package layout
 
 import (
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -112,18 +112,20 @@ func IsUsageRotation(name string) bool {
 // UsageRotationName is the name of rotation n of usage.jsonl.
 func UsageRotationName(n int) string { return UsageFile + "." + strconv.Itoa(n) }
 
-// Scopes returns the bases of the trees in memoryDir: memoryDir itself
-// and, with bearer tokens, each owners/{owner}/ in it. A sweep walks each
-// as a tree of its own, and the owners/ folder never as a run.
-func Scopes(memoryDir string) []string {
-	out := []string{filepath.Clean(memoryDir)}
-	entries, err := os.ReadDir(filepath.Join(memoryDir, OwnersDir))
+// Scopes returns the trees in a memory_dir, as names in fsys (an fs.FS of
+// memory_dir, such as its [os.Root]'s): "." and, with bearer tokens, each
+// owners/{owner} in it (slash-separated). A sweep walks each as a tree of
+// its own, and the owners/ folder never as a run. A symbolic link in
+// owners/ is not a tree.
+func Scopes(fsys fs.FS) []string {
+	out := []string{"."}
+	entries, err := fs.ReadDir(fsys, OwnersDir)
 	if err != nil {
 		return out
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			out = append(out, For(memoryDir, e.Name()).Base)
+			out = append(out, OwnersDir+"/"+e.Name())
 		}
 	}
 	return out

@@ -39,5 +39,7 @@
 // package does not validate them: package agents does, once, and a run
 // may not take a [Reserved] name. The functions here take plain strings
 // and never touch the disk, except [Scopes], which lists the owners'
-// trees present in a memory_dir.
+// trees present in a memory_dir's fs.FS. Opening, writing and removing
+// what these names name is package memdir's, through an os.Root on
+// memory_dir.
 package layout

@@ -138,8 +138,9 @@ func TestScopes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(m, "owners", "stray"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := Scopes(m)
-	want := []string{m, For(m, "alice").Base, For(m, "bob").Base}
+	_ = os.Symlink("..", filepath.Join(m, "owners", "link")) // a link is no tree (where links can be made)
+	got := Scopes(os.DirFS(m))
+	want := []string{".", "owners/alice", "owners/bob"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Scopes = %v, want %v", got, want)
 	}

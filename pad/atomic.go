@@ -4,77 +4,49 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // beforeRename, when set by a test, runs after the temp file is written and
 // synced and before it is renamed into place: the crash window.
 var beforeRename func(tmp string) error
 
-// writeAtomic replaces path with data: temp file in the same directory,
-// fsync, rename, fsync the directory. A crash at any point leaves either the
-// old file or the new one, never a mix.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, layout.TempPattern(filepath.Base(path)))
-	if err != nil {
-		return fmt.Errorf("pad: create temp: %w", err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(tmp)
+// writeAtomic replaces name in d with data through memdir's atomic write
+// (temp file in the same folder, fsync, rename, fsync of the folder): a
+// crash at any point leaves either the old file or the new one, never a
+// mix, and nothing is written outside memory_dir.
+func writeAtomic(d memdir.Dir, name string, data []byte) error {
+	if beforeRename == nil {
+		if err := d.WriteFile(name, data); err != nil {
+			return fmt.Errorf("pad: write %s: %w", name, err)
 		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("pad: write temp: %w", err)
+		return nil
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("pad: fsync temp: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("pad: close temp: %w", err)
-	}
-	if beforeRename != nil {
-		if err := beforeRename(tmp); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("pad: rename: %w", err)
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	tmp, err := d.WriteTemp(name, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("pad: open dir for fsync: %w", err)
+		return fmt.Errorf("pad: write %s: %w", name, err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !isUnsupportedSync(err) {
-		return fmt.Errorf("pad: fsync dir: %w", err)
+	if err := beforeRename(d.Join(tmp)); err != nil {
+		_ = d.Remove(tmp)
+		return err
+	}
+	if err := d.Commit(tmp, name); err != nil {
+		return fmt.Errorf("pad: write %s: %w", name, err)
 	}
 	return nil
 }
 
-// isUnsupportedSync tolerates file systems that cannot fsync a directory.
-func isUnsupportedSync(err error) bool {
-	return strings.Contains(err.Error(), "invalid argument") || strings.Contains(err.Error(), "not supported")
-}
-
 // removeTemps deletes temp files left by a crash. The caller holds the pad
 // lock, so no live writer owns one of them.
-func removeTemps(dir string) (int, error) {
+func removeTemps(d memdir.Dir) (int, error) {
 	n := 0
-	for _, sub := range []string{dir, filepath.Join(dir, historyDir), filepath.Join(dir, snapshotDir)} {
-		entries, err := os.ReadDir(sub)
+	for _, sub := range []string{"", historyDir, snapshotDir} {
+		entries, err := d.ReadDir(sub)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue
@@ -83,7 +55,7 @@ func removeTemps(dir string) (int, error) {
 		}
 		for _, e := range entries {
 			if layout.IsTemp(e.Name()) && !e.IsDir() {
-				if err := os.Remove(filepath.Join(sub, e.Name())); err == nil {
+				if err := d.Remove(filepath.Join(sub, e.Name())); err == nil {
 					n++
 				}
 			}

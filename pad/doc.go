@@ -7,8 +7,16 @@
 // A pad is a directory, {memory_dir}/pad for one agent or
 // {memory_dir}/{run_id}/pad when a run's agents share it, or a set of keys
 // on a Redis server when the agents run on several hosts (see Backends).
-// [Open] returns a [*Pad] for a directory; nothing is created until the
-// first write.
+// [Open] returns a [*Pad] for a directory, [OpenIn] for a folder of
+// memory_dir's tree (package memdir); nothing is created until the first
+// write. Every file of a pad (the document, the ledger, the locks, the
+// notice, .history, .snapshots, keys.json, quarantined copies) is reached
+// through an os.Root, so a symbolic link planted on the way or at a
+// file's name that leads out of memory_dir (or out of the pad's folder)
+// fails the call with an error wrapping [memdir.ErrOutside]
+// ("outside_memory_dir" for the model) and nothing is written there.
+// Folders are created 0700 and files 0600; a pad an older version made
+// 0755, with 0644 locks and ledger, is tightened by its next write.
 //
 //	p, err := pad.Open(dir, pad.Options{}) // six default sections
 //	res, err := p.Update([]pad.Patch{
@@ -115,7 +123,8 @@
 //
 // On a directory, every save holds the pad lock (.pad.lock) across read-modify-write,
 // writes a temp file in the same directory, fsyncs it, renames it over the
-// pad file and fsyncs the directory. Each saved version, and a hand edit
+// pad file and fsyncs the directory (memdir's atomic write, the one every
+// writer under memory_dir uses). Each saved version, and a hand edit
 // found at save time, goes to .history/ ([Options.History] versions, 20 by
 // default); [Pad.Diff] and [Pad.Restore] work on it. Nothing is cached
 // between calls, so a hand edit is seen on the next one.

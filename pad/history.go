@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 const historyDir = ".history"
@@ -25,8 +26,8 @@ type Version struct {
 
 // listHistory returns the saved versions, newest first. File names are the
 // save time in Unix nanoseconds, zero-padded so they also sort by name.
-func listHistory(dir, ext string) ([]Version, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, historyDir))
+func listHistory(d memdir.Dir, ext string) ([]Version, error) {
+	entries, err := d.ReadDir(historyDir)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
@@ -51,7 +52,7 @@ func listHistory(dir, ext string) ([]Version, error) {
 		if err != nil {
 			continue
 		}
-		items = append(items, item{seq, Version{Time: time.Unix(0, seq).UTC(), Size: info.Size(), Path: filepath.Join(dir, historyDir, name)}})
+		items = append(items, item{seq, Version{Time: time.Unix(0, seq).UTC(), Size: info.Size(), Path: d.Join(filepath.Join(historyDir, name))}})
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].seq > items[j].seq })
 	out := make([]Version, len(items))
@@ -64,12 +65,8 @@ func listHistory(dir, ext string) ([]Version, error) {
 
 // addHistory saves data as the newest version and prunes to keep versions.
 // The caller holds the pad lock.
-func addHistory(dir, ext string, data []byte, keep int, now time.Time) error {
-	hdir := filepath.Join(dir, historyDir)
-	if err := os.MkdirAll(hdir, 0o755); err != nil {
-		return fmt.Errorf("pad: create history: %w", err)
-	}
-	versions, err := listHistory(dir, ext)
+func addHistory(d memdir.Dir, ext string, data []byte, keep int, now time.Time) error {
+	versions, err := listHistory(d, ext)
 	if err != nil {
 		return err
 	}
@@ -80,7 +77,8 @@ func addHistory(dir, ext string, data []byte, keep int, now time.Time) error {
 			seq = last + 1
 		}
 	}
-	if err := writeAtomic(filepath.Join(hdir, fmt.Sprintf("%020d%s", seq, ext)), data); err != nil {
+	// The write creates .history (0700) if missing.
+	if err := writeAtomic(d, historyName(fmt.Sprintf("%020d%s", seq, ext)), data); err != nil {
 		return err
 	}
 	// versions excludes the one just written, so keep-1 of them survive.
@@ -88,7 +86,10 @@ func addHistory(dir, ext string, data []byte, keep int, now time.Time) error {
 		if i < 0 {
 			continue
 		}
-		os.Remove(versions[i].Path)
+		_ = d.Remove(historyName(filepath.Base(versions[i].Path)))
 	}
 	return nil
 }
+
+// historyName is the name in the pad directory of the version file base.
+func historyName(base string) string { return filepath.Join(historyDir, base) }

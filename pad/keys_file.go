@@ -10,15 +10,14 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // snapshotDir holds a directory pad's snapshots, one <name>.json each.
 const snapshotDir = ".snapshots"
 
-func (s *fileStore) keysPath() string { return filepath.Join(s.path, keysFile) }
-
 func (s *fileStore) readKeys() ([]byte, bool, error) {
-	data, err := os.ReadFile(s.keysPath())
+	data, err := s.d.ReadFile(keysFile)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, false, nil
@@ -37,33 +36,38 @@ const keysHistExt = ".keys.json"
 // commit does the document); the change counter inside it (rev) is what
 // the stamp looks at.
 func (s *fileStore) writeKeys(_ heldLock, data []byte, hist *histPush) error {
-	if err := writeAtomic(s.keysPath(), data); err != nil {
+	if hist != nil {
+		if err := s.d.Sub(historyDir).Make(); err != nil { // as commit: refused before anything is written
+			return fmt.Errorf("pad: history: %w", err)
+		}
+	}
+	if err := writeAtomic(s.d, keysFile, data); err != nil {
 		return err
 	}
 	if hist != nil {
-		return addHistory(s.path, keysHistExt, data, hist.keep, hist.now)
+		return addHistory(s.d, keysHistExt, data, hist.keep, hist.now)
 	}
 	return nil
 }
 
 func (s *fileStore) keysHistory(limit int) ([]histItem, error) {
-	vs, err := listHistory(s.path, keysHistExt)
+	vs, err := listHistory(s.d, keysHistExt)
 	if err != nil {
 		return nil, err
 	}
-	return fileHistItems(vs, limit), nil
+	return fileHistItems(s.d, vs, limit), nil
 }
 
-// fileHistItems are history items reading the version files.
-func fileHistItems(vs []Version, limit int) []histItem {
+// fileHistItems are history items reading the version files in d.
+func fileHistItems(d memdir.Dir, vs []Version, limit int) []histItem {
 	if limit > 0 && len(vs) > limit {
 		vs = vs[:limit]
 	}
 	out := make([]histItem, len(vs))
 	for i, v := range vs {
-		path := v.Path
+		name := historyName(filepath.Base(v.Path))
 		out[i] = histItem{Version: v, read: func() ([]byte, error) {
-			data, err := os.ReadFile(path)
+			data, err := d.ReadFile(name)
 			if err != nil {
 				return nil, fmt.Errorf("pad: read version: %w", err)
 			}
@@ -76,7 +80,7 @@ func fileHistItems(vs []Version, limit int) []histItem {
 // keysRev is the keys' change counter for the stamp: a sliding renewal
 // rewrites keys.json without changing it.
 func (s *fileStore) keysRev() string {
-	data, err := os.ReadFile(s.keysPath())
+	data, err := s.d.ReadFile(keysFile)
 	if err != nil {
 		return "-"
 	}
@@ -90,7 +94,7 @@ func (s *fileStore) keysRev() string {
 }
 
 func (s *fileStore) readSnapshot(name string) ([]byte, bool, error) {
-	data, err := os.ReadFile(filepath.Join(s.path, snapshotDir, name+".json"))
+	data, err := s.d.ReadFile(snapshotFile(name))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, false, nil
@@ -100,16 +104,17 @@ func (s *fileStore) readSnapshot(name string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
+// writeSnapshot saves a snapshot; the write creates .snapshots (0700) if
+// missing.
 func (s *fileStore) writeSnapshot(_ heldLock, name string, data []byte) error {
-	dir := filepath.Join(s.path, snapshotDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("pad: create snapshots: %w", err)
-	}
-	return writeAtomic(filepath.Join(dir, name+".json"), data)
+	return writeAtomic(s.d, snapshotFile(name), data)
 }
 
+// snapshotFile is the file of snapshot name in the pad directory.
+func snapshotFile(name string) string { return filepath.Join(snapshotDir, name+".json") }
+
 func (s *fileStore) listSnapshots() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(s.path, snapshotDir))
+	entries, err := s.d.ReadDir(snapshotDir)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
@@ -131,12 +136,9 @@ func (s *fileStore) listSnapshots() ([]string, error) {
 }
 
 func (s *fileStore) quarantineKeys(_ heldLock, now time.Time) (string, error) {
-	broken := fmt.Sprintf("%s.broken-%d", s.keysPath(), now.Unix())
-	for i := 2; fileExists(broken); i++ {
-		broken = fmt.Sprintf("%s.broken-%d-%d", s.keysPath(), now.Unix(), i)
-	}
-	if err := os.Rename(s.keysPath(), broken); err != nil {
+	broken := s.brokenName(keysFile, now)
+	if err := s.d.Rename(keysFile, broken); err != nil {
 		return "", fmt.Errorf("pad: quarantine %s: %w", keysFile, err)
 	}
-	return broken, nil
+	return s.d.Join(broken), nil
 }

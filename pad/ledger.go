@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 const (
@@ -75,16 +75,14 @@ func resolveMarks(entries []Entry) (visible, clears []Entry) {
 // appendEntry writes one entry as a single O_APPEND write under the ledger
 // lock. The lock makes appends from goroutines and processes take turns;
 // the single write keeps a line whole even where the lock is not honoured.
-func appendEntry(dir string, e Entry) error {
+func appendEntry(d memdir.Dir, e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("pad: encode entry: %w", err)
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("pad: create pad dir: %w", err)
-	}
-	lk, err := lockFile(filepath.Join(dir, ledgerLockFile))
+	// Opening the lock creates the pad directory (0700) if missing.
+	lk, err := lockFile(d, ledgerLockFile)
 	if err != nil {
 		return err
 	}
@@ -92,7 +90,7 @@ func appendEntry(dir string, e Entry) error {
 	// Open under the lock: a compaction may have renamed a new file into
 	// place, and a descriptor opened before it would write to the old one.
 	// Read-write, not write-only: the torn-line check below reads a byte.
-	f, err := os.OpenFile(filepath.Join(dir, ledgerFile), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := d.OpenFile(ledgerFile, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("pad: open ledger: %w", err)
 	}
@@ -113,8 +111,8 @@ func appendEntry(dir string, e Entry) error {
 
 // readLedger returns all entries in file order and the number of lines that
 // did not decode (torn or hand-mangled), which are skipped.
-func readLedger(dir string) ([]Entry, int, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ledgerFile))
+func readLedger(d memdir.Dir) ([]Entry, int, error) {
+	data, err := d.ReadFile(ledgerFile)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, 0, nil
@@ -150,25 +148,19 @@ func decodeLedger(data []byte) ([]Entry, int, error) {
 
 // compactLedger rewrites the ledger without entries older than cutoff and
 // returns how many were dropped. Unreadable lines are dropped too.
-func compactLedger(dir string, cutoff time.Time) (int, error) {
-	path := filepath.Join(dir, ledgerFile)
-	if _, err := os.Stat(path); err != nil {
+func compactLedger(d memdir.Dir, cutoff time.Time) (int, error) {
+	if _, err := d.Stat(ledgerFile); err != nil {
 		if os.IsNotExist(err) {
 			return 0, nil
 		}
 		return 0, fmt.Errorf("pad: stat ledger: %w", err)
 	}
-	lk, err := lockFile(filepath.Join(dir, ledgerLockFile))
+	lk, err := lockFile(d, ledgerLockFile)
 	if err != nil {
 		return 0, err
 	}
 	defer lk.unlock()
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, fmt.Errorf("pad: open ledger: %w", err)
-	}
-	data, err := io.ReadAll(f)
-	f.Close()
+	data, err := d.ReadFile(ledgerFile)
 	if err != nil {
 		return 0, fmt.Errorf("pad: read ledger: %w", err)
 	}
@@ -187,7 +179,7 @@ func compactLedger(dir string, cutoff time.Time) (int, error) {
 	if dropped == 0 {
 		return 0, nil
 	}
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
+	if err := writeAtomic(d, ledgerFile, buf.Bytes()); err != nil {
 		return 0, err
 	}
 	return dropped, nil

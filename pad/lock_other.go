@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // Without flock the lock only excludes goroutines of this process; pads
@@ -14,13 +16,15 @@ var processLocks sync.Map // path → *sync.Mutex
 
 type fileLock struct{ mu *sync.Mutex }
 
-func lockFile(path string) (*fileLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// lockFile locks the sidecar file name in d (created 0600, never through a
+// link leading out of memory_dir).
+func lockFile(d memdir.Dir, name string) (*fileLock, error) {
+	f, err := d.OpenFile(name, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("pad: open lock: %w", err)
 	}
 	f.Close()
-	v, _ := processLocks.LoadOrStore(path, &sync.Mutex{})
+	v, _ := processLocks.LoadOrStore(d.Join(name), &sync.Mutex{})
 	mu := v.(*sync.Mutex)
 	mu.Lock()
 	return &fileLock{mu: mu}, nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // fileLock is an exclusive advisory lock on a sidecar file. flock locks
@@ -13,8 +15,10 @@ import (
 // that each open the file exclude each other just as two processes do.
 type fileLock struct{ f *os.File }
 
-func lockFile(path string) (*fileLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// lockFile locks the sidecar file name in d (created 0600, never through a
+// link leading out of memory_dir).
+func lockFile(d memdir.Dir, name string) (*fileLock, error) {
+	f, err := d.OpenFile(name, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("pad: open lock: %w", err)
 	}
@@ -26,7 +30,7 @@ func lockFile(path string) (*fileLock, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("pad: flock %s: %w", path, err)
+		return nil, fmt.Errorf("pad: flock %s: %w", name, err)
 	}
 	return &fileLock{f: f}, nil
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // File names inside a pad directory.
@@ -47,19 +48,34 @@ type Result struct {
 	Info []string
 }
 
-// Open returns the pad stored in dir. Nothing is created until the first
-// write. If dir exists, temp files left by a crash are removed, which takes
-// both locks and a directory scan: open a pad once (at start, or on a
-// session's first call) and share the *Pad rather than opening per call.
+// Open returns the pad stored in dir, which is its own tree: nothing of it
+// is read or written outside dir, through a link planted in it or
+// otherwise ([OpenIn] with [memdir.At]). Nothing is created until the
+// first write. If dir exists, temp files left by a crash are removed,
+// which takes both locks and a directory scan: open a pad once (at start,
+// or on a session's first call) and share the *Pad rather than opening per
+// call.
 func Open(dir string, opts Options) (*Pad, error) {
 	if dir == "" {
+		return OpenIn(memdir.Dir{}, opts)
+	}
+	return OpenIn(memdir.At(dir), opts)
+}
+
+// OpenIn returns the pad stored in the folder d, as [Open] does. Every
+// file of it is reached through d, so a link planted on the way (at the
+// pad's folder, a parent, .history, or a file's name) that leads out of
+// d's tree (memory_dir) fails the call with an error wrapping
+// [memdir.ErrOutside], and nothing is written there.
+func OpenIn(d memdir.Dir, opts Options) (*Pad, error) {
+	if d.Top() == "" {
 		if _, err := opts.normalize(); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: empty pad directory", ErrOptions)
 	}
 	return openStore(opts, func(file, ext string) store {
-		return &fileStore{path: dir, file: file, ext: ext}
+		return &fileStore{d: d, file: file, ext: ext}
 	})
 }
 
@@ -254,11 +270,6 @@ func lineSuffix(e *ParseError) string {
 		return fmt.Sprintf(", line %d", e.Line)
 	}
 	return ""
-}
-
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // notices returns queued notes; consume removes them, so each is shown once.

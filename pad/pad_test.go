@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 func newPad(t *testing.T, opts Options) *Pad {
@@ -565,7 +567,7 @@ func TestFiftyTurnSessionStaysUnderCaps(t *testing.T) {
 			t.Fatalf("turn %d: warnings remain: %q", turn, v.Warnings)
 		}
 	}
-	entries, _, _ := readLedger(p.Dir())
+	entries, _, _ := readLedger(memdir.At(p.Dir()))
 	if len(entries) != 50 {
 		t.Fatalf("ledger has %d entries, want 50", len(entries))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // The tests below re-run this test binary as a child process: the child
@@ -228,7 +229,7 @@ func TestCompactionDuringAppendsLosesNothing(t *testing.T) {
 	}()
 	dropped := 0
 	for i := 0; i < 20; i++ {
-		n, err := compactLedger(p.Dir(), time.Now().Add(-time.Hour))
+		n, err := compactLedger(memdir.At(p.Dir()), time.Now().Add(-time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +238,7 @@ func TestCompactionDuringAppendsLosesNothing(t *testing.T) {
 	if err := <-appended; err != nil {
 		t.Fatal(err)
 	}
-	entries, bad, _ := readLedger(p.Dir())
+	entries, bad, _ := readLedger(memdir.At(p.Dir()))
 	if len(entries) != 1+workers*each || bad != 0 || dropped != 1 {
 		t.Fatalf("%d entries, %d bad, %d dropped; want %d, 0, 1", len(entries), bad, dropped, 1+workers*each)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 func TestRenderModesParse(t *testing.T) {
@@ -108,7 +110,7 @@ func TestLedgerTagsTTLAndCompaction(t *testing.T) {
 	if _, err := p.Append("fresh", []string{"db"}); err != nil {
 		t.Fatal(err)
 	}
-	before, _, _ := readLedger(p.Dir())
+	before, _, _ := readLedger(memdir.At(p.Dir()))
 	if len(before) != 5 {
 		t.Fatalf("ledger has %d entries", len(before))
 	}
@@ -120,7 +122,7 @@ func TestLedgerTagsTTLAndCompaction(t *testing.T) {
 		t.Fatalf("entries = %+v", v.Entries)
 	}
 	// 4 of 5 expired: the read compacted the file.
-	after, _, _ := readLedger(p.Dir())
+	after, _, _ := readLedger(memdir.At(p.Dir()))
 	if len(after) != 1 {
 		t.Fatalf("after compaction the ledger has %d entries", len(after))
 	}

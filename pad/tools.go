@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -214,6 +215,10 @@ func failure(p *Pad, err error) tool.Result {
 		code = "bad_arguments"
 	case errors.Is(err, ErrOutcomeUnknown):
 		code = "outcome_unknown"
+	case errors.Is(err, memdir.ErrOutside):
+		// A symbolic link planted in memory_dir leads out of it: nothing
+		// was written there, and retrying will not help until it is gone.
+		code = codeOutside
 	case errors.Is(err, ErrLocked), errors.Is(err, ErrLockLost):
 		// Another writer held the pad too long, or this one outlived its
 		// lease: nothing was written and the same call may be retried.
@@ -232,6 +237,10 @@ func failure(p *Pad, err error) tool.Result {
 }
 
 var errBadArguments = errors.New("bad arguments")
+
+// codeOutside is the error code of a pad reached through a link planted
+// in memory_dir that leads out of it ([memdir.ErrOutside]).
+const codeOutside = "outside_memory_dir"
 
 // handlers are the pad tools' handlers.
 type handlers struct {
@@ -253,7 +262,11 @@ func (h *handlers) pad(ctx context.Context) (*Pad, *tool.Result) {
 		if err == nil {
 			err = errors.New("no scratchpad for this session")
 		}
-		res := errorResult("no_pad", err.Error(), nil)
+		code := "no_pad"
+		if errors.Is(err, memdir.ErrOutside) {
+			code = codeOutside
+		}
+		res := errorResult(code, err.Error(), nil)
 		res.IsError = true
 		return nil, &res
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -122,4 +123,10 @@ func TestReadOnlyAndTemplate(t *testing.T) {
 			t.Fatalf("template %q: %v", o.Template, err)
 		}
 	}
+}
+
+// fileExists reports whether something (a link too) is at path.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // File is one stored file.
@@ -46,21 +48,33 @@ func (inv *Inventory) Counts() map[string]int {
 }
 
 // Scan lists every regular file (and symbolic link, by its own size) under
-// memoryDir, classified by the layout. A missing memoryDir is empty. When
-// ctx ends the scan stops and the inventory is not Complete.
+// memoryDir, classified by the layout. It walks memory_dir's [os.Root]
+// (package memdir), so nothing outside memory_dir is listed, through a
+// link planted anywhere in it or otherwise. A missing memoryDir is empty.
+// When ctx ends the scan stops and the inventory is not Complete.
 func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 	inv := &Inventory{Root: memoryDir, Complete: true}
+	root, err := memdir.At(memoryDir).OpenRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return inv, nil // no memory_dir yet
+	}
+	if err != nil {
+		return inv, err
+	}
+	defer root.Close()
+	fsys := root.FS()
 	runs := map[string]string{} // interned run paths
-	for i, scope := range layout.Scopes(memoryDir) {
-		err := filepath.WalkDir(scope, func(p string, d fs.DirEntry, err error) error {
+	for i, scope := range layout.Scopes(fsys) {
+		base := filepath.Join(memoryDir, filepath.FromSlash(scope)) // the tree's layout.Tree.Base
+		err := fs.WalkDir(fsys, scope, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					return nil // removed meanwhile, or no memory_dir yet
+					return nil // removed meanwhile
 				}
 				return err
 			}
 			if d.IsDir() {
-				if p == filepath.Join(scope, layout.OwnersDir) && i == 0 {
+				if p == layout.OwnersDir && i == 0 {
 					return fs.SkipDir // each owner is a scope of its own
 				}
 				if len(inv.Files)%1024 == 0 && ctx.Err() != nil {
@@ -69,9 +83,9 @@ func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 				}
 				return nil
 			}
-			rel, err := filepath.Rel(scope, p)
-			if err != nil {
-				return err
+			rel := p
+			if scope != "." {
+				rel = p[len(scope)+1:]
 			}
 			if rel == layout.LockFile {
 				return nil
@@ -83,7 +97,7 @@ func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 				}
 				return err
 			}
-			c := layout.Classify(scope, rel)
+			c := layout.Classify(base, rel)
 			if c.Run != "" {
 				if r, ok := runs[c.Run]; ok {
 					c.Run = r
@@ -91,7 +105,7 @@ func Scan(ctx context.Context, memoryDir string) (*Inventory, error) {
 					runs[c.Run] = c.Run
 				}
 			}
-			inv.Files = append(inv.Files, File{Path: p, Class: c, Size: fi.Size(), ModTime: fi.ModTime()})
+			inv.Files = append(inv.Files, File{Path: filepath.Join(memoryDir, filepath.FromSlash(path.Clean(p))), Class: c, Size: fi.Size(), ModTime: fi.ModTime()})
 			if len(inv.Files)%4096 == 0 && ctx.Err() != nil {
 				inv.Complete = false
 				return fs.SkipAll

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // ErrBusy is returned by [Sweep] when another sweep (in this process or
@@ -38,33 +39,46 @@ type Report struct {
 
 // Execute carries out plan's actions in order until ctx ends. Before each
 // removal g is asked again, and a single file whose modification time
-// changed since the scan (pointed to again) is kept.
+// changed since the scan (pointed to again) is kept. Every removal and
+// rename goes through one [os.Root] on root (memory_dir, see package
+// memdir): a link planted anywhere in memory_dir, before the scan or
+// since, is removed itself, never followed out of it.
 func Execute(ctx context.Context, root string, plan *Result, p Policy, g Guard) *Report {
 	if g == nil {
 		g = NoGuard{}
 	}
 	rep := &Report{Plan: plan}
+	top := memdir.At(root)
+	r, err := top.OpenRoot()
+	if err != nil {
+		if len(plan.Actions) > 0 && !errors.Is(err, fs.ErrNotExist) {
+			rep.Errors = append(rep.Errors, fmt.Errorf("retention: %w", err))
+		}
+		return rep
+	}
+	defer r.Close()
 	for _, a := range plan.Actions {
 		if ctx.Err() != nil {
 			rep.Stopped = true
 			break
 		}
-		var err error
 		var files int
 		var freed int64
-		switch a.Reason {
-		case ReasonRun:
+		name, err := top.Rel(a.Path)
+		switch {
+		case err != nil:
+		case a.Reason == ReasonRun:
 			if g.LiveRun(a.Path) {
 				rep.Skipped++
 				continue
 			}
-			files, freed, err = removeRun(ctx, root, a.Path)
-		case ReasonTrash:
-			files, freed, err = removeTree(ctx, a.Path)
-		case ReasonRotate:
-			freed, err = rotate(a.Path, max(p.UsageKeep, 1), p.UsageMaxBytes)
+			files, freed, err = removeRun(ctx, r, name)
+		case a.Reason == ReasonTrash:
+			files, freed, err = removeTree(ctx, r, name)
+		case a.Reason == ReasonRotate:
+			freed, err = rotate(r, name, max(p.UsageKeep, 1), p.UsageMaxBytes)
 		default:
-			fi, serr := os.Lstat(a.Path)
+			fi, serr := r.Lstat(name)
 			if errors.Is(serr, fs.ErrNotExist) {
 				continue // gone meanwhile (another sweep)
 			}
@@ -72,7 +86,7 @@ func Execute(ctx context.Context, root string, plan *Result, p Policy, g Guard) 
 				rep.Skipped++
 				continue
 			}
-			if err = os.Remove(a.Path); err == nil {
+			if err = r.Remove(name); err == nil {
 				files, freed = 1, fi.Size()
 			} else if errors.Is(err, fs.ErrNotExist) {
 				err = nil
@@ -93,36 +107,52 @@ func Execute(ctx context.Context, root string, plan *Result, p Policy, g Guard) 
 	return rep
 }
 
-// removeRun moves a run directory into the trash with one rename, then
-// empties the trash directory. Killed at any point, the run is whole under
-// its name or in the trash, never half there.
-func removeRun(ctx context.Context, root, dir string) (int, int64, error) {
+// removeRun moves a run directory (name, in r) into the trash with one
+// rename, then empties the trash directory. Killed at any point, the run
+// is whole under its name or in the trash, never half there.
+func removeRun(ctx context.Context, r *os.Root, name string) (int, int64, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	trash := filepath.Join(filepath.Dir(dir), layout.TrashName(filepath.Base(dir), hex.EncodeToString(rnd[:])))
-	if err := os.Rename(dir, trash); err != nil {
+	trash := filepath.Join(filepath.Dir(name), layout.TrashName(filepath.Base(name), hex.EncodeToString(rnd[:])))
+	if err := r.Rename(name, trash); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, 0, nil
 		}
-		return 0, 0, fmt.Errorf("retention: move run %s to the trash: %w", filepath.Base(dir), err)
+		return 0, 0, fmt.Errorf("retention: move run %s to the trash: %w", filepath.Base(name), err)
 	}
-	syncDir(filepath.Dir(dir))
-	return removeTree(ctx, trash)
+	syncDir(r, filepath.Dir(name))
+	return removeTree(ctx, r, trash)
 }
 
-// removeTree removes dir's files one by one (each whole or gone), then its
-// directories, until ctx ends.
-func removeTree(ctx context.Context, dir string) (int, int64, error) {
+// removeTree removes the directory name's files one by one (each whole or
+// gone), then its directories, until ctx ends. A link is removed, never
+// descended into, and so is name itself if it is not a directory.
+func removeTree(ctx context.Context, r *os.Root, name string) (int, int64, error) {
 	var files int
 	var freed int64
 	var dirs []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	if fi, err := r.Lstat(name); err != nil || !fi.IsDir() {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, 0, nil
+		}
+		if err == nil {
+			if err = r.Remove(name); err == nil {
+				files, freed = 1, fi.Size()
+			}
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return files, freed, fmt.Errorf("retention: remove %s: %w", filepath.Base(name), err)
+		}
+		return files, freed, nil
+	}
+	err := fs.WalkDir(r.FS(), filepath.ToSlash(name), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
 		}
+		p = filepath.FromSlash(p)
 		if d.IsDir() {
 			dirs = append(dirs, p)
 			return nil
@@ -134,7 +164,7 @@ func removeTree(ctx context.Context, dir string) (int, int64, error) {
 		if fi, err := d.Info(); err == nil {
 			size = fi.Size()
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := r.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		files++
@@ -142,10 +172,10 @@ func removeTree(ctx context.Context, dir string) (int, int64, error) {
 		return nil
 	})
 	if err != nil {
-		return files, freed, fmt.Errorf("retention: remove %s: %w", filepath.Base(dir), err)
+		return files, freed, fmt.Errorf("retention: remove %s: %w", filepath.Base(name), err)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := os.Remove(dirs[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := r.Remove(dirs[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files, freed, fmt.Errorf("retention: remove %s: %w", filepath.Base(dirs[i]), err)
 		}
 	}
@@ -153,33 +183,35 @@ func removeTree(ctx context.Context, dir string) (int, int64, error) {
 }
 
 // rotate renames usage.jsonl.{k} to .{k+1} for k = keep-1 … 1 and
-// usage.jsonl to .1, each one rename (an appender holding the old file
-// writes its line into the rotation). It returns the size of the rotation
-// the renames overwrote.
-func rotate(path string, keep int, maxBytes int64) (int64, error) {
-	fi, err := os.Stat(path)
+// usage.jsonl (name, in r) to .1, each one rename (an appender holding the
+// old file writes its line into the rotation). It returns the size of the
+// rotation the renames overwrote.
+func rotate(r *os.Root, name string, keep int, maxBytes int64) (int64, error) {
+	fi, err := r.Stat(name)
 	if err != nil || fi.Size() <= maxBytes {
 		return 0, nil // rotated meanwhile (another process)
 	}
 	var dropped int64
-	if fi, err := os.Stat(path + "." + strconv.Itoa(keep)); err == nil {
+	if fi, err := r.Stat(name + "." + strconv.Itoa(keep)); err == nil {
 		dropped = fi.Size()
 	}
 	for k := keep - 1; k >= 1; k-- {
-		from := path + "." + strconv.Itoa(k)
-		if err := os.Rename(from, path+"."+strconv.Itoa(k+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		from := name + "." + strconv.Itoa(k)
+		if err := r.Rename(from, name+"."+strconv.Itoa(k+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return 0, fmt.Errorf("retention: rotate %s: %w", filepath.Base(from), err)
 		}
 	}
-	if err := os.Rename(path, path+".1"); err != nil {
-		return 0, fmt.Errorf("retention: rotate %s: %w", filepath.Base(path), err)
+	if err := r.Rename(name, name+".1"); err != nil {
+		return 0, fmt.Errorf("retention: rotate %s: %w", filepath.Base(name), err)
 	}
-	syncDir(filepath.Dir(path))
+	syncDir(r, filepath.Dir(name))
 	return dropped, nil
 }
 
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+// syncDir fsyncs the folder name in r, best effort: the renames in it are
+// done, this makes them durable sooner.
+func syncDir(r *os.Root, name string) {
+	if d, err := r.Open(name); err == nil {
 		_ = d.Sync()
 		_ = d.Close()
 	}
@@ -231,28 +263,29 @@ func Sweep(ctx context.Context, memoryDir string, opts Options) (*Report, error)
 	return rep, nil
 }
 
-// lock takes memoryDir's sweep lock: a file created exclusively, taken
-// over when older than staleLock (its sweep was killed).
+// lock takes memoryDir's sweep lock: a file created exclusively (through
+// memory_dir's root: a link at its name is not followed), taken over when
+// older than staleLock (its sweep was killed).
 func lock(memoryDir string) (func(), error) {
-	if _, err := os.Stat(memoryDir); errors.Is(err, fs.ErrNotExist) {
+	d := memdir.At(memoryDir)
+	if _, err := d.Stat(""); errors.Is(err, fs.ErrNotExist) {
 		return func() {}, nil // nothing to sweep
 	}
-	p := filepath.Join(memoryDir, layout.LockFile)
 	for range 2 {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := d.OpenFile(layout.LockFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 		if err == nil {
 			fmt.Fprintf(f, "%d\n", os.Getpid())
 			_ = f.Close()
-			return func() { _ = os.Remove(p) }, nil
+			return func() { _ = d.Remove(layout.LockFile) }, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("retention: lock: %w", err)
 		}
-		fi, serr := os.Stat(p)
+		fi, serr := d.Lstat(layout.LockFile)
 		if serr != nil || time.Since(fi.ModTime()) < staleLock {
 			return nil, ErrBusy
 		}
-		_ = os.Remove(p)
+		_ = d.Remove(layout.LockFile)
 	}
 	return nil, ErrBusy
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
-	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
@@ -69,11 +68,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
-	var usagePath func(owner string) string
-	if cfg.MemoryDir != "" {
-		usagePath = func(owner string) string { return layout.For(cfg.MemoryDir, owner).Usage() }
-	}
-	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(usagePath)}
+	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.

@@ -16,6 +16,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -86,6 +87,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := pad.Options{Format: *format, Render: *render}
 	var p *pad.Pad
+	top := "" // the tree the pad's folder is in: memory_dir with --config, the folder itself with --dir
 	switch {
 	case *dir != "" && *cfgPath != "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: give --dir or --config, not both")
@@ -127,16 +129,20 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 		*dir = layout.For(cfg.MemoryDir, id.Owner).Pad(id.Run, id.Agent)
+		top = cfg.MemoryDir
 	case *dir == "":
 		fmt.Fprintln(stderr, "scratchpad-mcp pad: --dir or --config is required")
 		return 2
 	}
 	if sub == "delete" {
-		return deleteDir("pad", *dir, *yes, stdout, stderr)
+		return deleteDir("pad", top, *dir, *yes, stdout, stderr)
 	}
 	if p == nil {
-		var err error
-		if p, err = pad.Open(*dir, opts); err != nil {
+		d, err := memdir.In(top, *dir)
+		if err == nil {
+			p, err = pad.OpenIn(d, opts)
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 			return 2
 		}
@@ -182,21 +188,35 @@ func deletePadKeys(rd *pad.Redis, id string, yes bool, stdout, stderr io.Writer)
 
 // deleteDir removes a folder and everything in it; without yes it says
 // what it would remove and removes nothing. what names the command
-// ("pad", "run") in messages.
-func deleteDir(what, dir string, yes bool, stdout, stderr io.Writer) int {
+// ("pad", "run") in messages. The folder is reached through an os.Root on
+// top (memory_dir; "" for the folder's parent, a --dir given by hand), so
+// a link planted on the way that leads out of memory_dir removes nothing
+// there, and links inside are removed, not followed.
+func deleteDir(what, top, dir string, yes bool, stdout, stderr io.Writer) int {
+	if top == "" {
+		top = filepath.Dir(filepath.Clean(dir))
+	}
+	d, err := memdir.In(top, dir)
 	files, size := 0, int64(0)
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			files++
-			if fi, err := d.Info(); err == nil {
-				size += fi.Size()
+	var root *os.Root
+	if err == nil {
+		root, err = d.OpenRoot()
+	}
+	if err == nil {
+		err = fs.WalkDir(root.FS(), ".", func(_ string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
 			}
-		}
-		return nil
-	})
+			if !e.IsDir() {
+				files++
+				if fi, err := e.Info(); err == nil {
+					size += fi.Size()
+				}
+			}
+			return nil
+		})
+		root.Close()
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stdout, "nothing to delete: %s does not exist\n", dir)
@@ -208,7 +228,7 @@ func deleteDir(what, dir string, yes bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "would delete %s (%d files, %d bytes) (run again with --yes)\n", dir, files, size)
 		return 0
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := d.RemoveAll(""); err != nil {
 		fmt.Fprintf(stderr, "scratchpad-mcp %s delete: %v\n", what, err)
 		return 1
 	}

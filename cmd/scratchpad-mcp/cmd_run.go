@@ -51,7 +51,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scratchpad-mcp run delete: %v\n", err)
 		return 2
 	}
-	code = deleteDir("run", layout.For(cfg.MemoryDir, id.Owner).Run(id.Run), *yes, stdout, stderr)
+	code = deleteDir("run", cfg.MemoryDir, layout.For(cfg.MemoryDir, id.Owner).Run(id.Run), *yes, stdout, stderr)
 	if cfg.Pad.Backend == config.BackendRedis {
 		rd, err := agents.PadRedis(cfg.Pad)
 		if err != nil {

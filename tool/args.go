@@ -312,6 +312,14 @@ func (p Param) Problem(x any) string {
 		}
 		return "must be one of " + strings.Join(vals, ", ")
 	}
+	return p.Bounds(x)
+}
+
+// Bounds says which of p's bounds x, a value as encoding/json decodes it
+// into an any, is past ("must be at most 1000"), or "": [Param.Problem]
+// without the type and enum, for a caller that reads lenient forms of a
+// value itself (the explore subcommand's key=value strings).
+func (p Param) Bounds(x any) string {
 	switch v := x.(type) {
 	case float64:
 		switch {

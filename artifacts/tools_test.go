@@ -187,8 +187,9 @@ func TestArgumentsCheckedBySchema(t *testing.T) {
 }
 
 func TestEnvErrorIsAnErrorResult(t *testing.T) {
+	args := map[string]string{ToolWrite: `{"filename":"x.md","content":"x"}`, ToolRead: `{"filename":"x.md"}`, ToolList: `{}`}
 	for _, d := range Tools(func(context.Context) (*Env, error) { return nil, errors.New("no session") }) {
-		if res := d.Handler(context.Background(), json.RawMessage(`{"filename":"x.md","content":"x"}`)); !res.IsError || !strings.Contains(res.Text, "no session") {
+		if res := d.Handler(context.Background(), json.RawMessage(args[d.Name])); !res.IsError || !strings.Contains(res.Text, "no session") {
 			t.Errorf("%s: %+v", d.Name, res)
 		}
 	}

@@ -13,7 +13,7 @@ const defaultTop = 20
 
 func runCountBy(c *call) *tool.Result {
 	p := c.args.str("path")
-	pattern := c.args.str("pattern")
+	pattern := c.args.pattern("pattern")
 	groupArg := c.args.str("group_by")
 	distinctArg := c.args.str("distinct")
 	top, _ := c.args.int("top")

@@ -29,7 +29,7 @@ func (c *call) queryArgs(withSort bool) itemQuery {
 		case "desc", "descending":
 			q.desc = true
 		default:
-			c.args.errs = append(c.args.errs, fmt.Sprintf("order must be asc or desc, got %q", q.orderText))
+			c.args.errs = append(c.args.errs, fmt.Sprintf("order must be asc or desc, got %q", tool.Clip(q.orderText, 40)))
 		}
 		if q.orderText != "" && strings.TrimSpace(q.sortText) == "" {
 			c.args.errs = append(c.args.errs, "order needs sort_by (the field to order by)")

@@ -1,0 +1,198 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// liftBound removes the schema's maximum of a tool's argument for the
+// test: what the code does with an argument past it, were the schema's
+// check skipped.
+func liftBound(t *testing.T, toolName, arg string) {
+	t.Helper()
+	old, ok := specs[toolName][arg]
+	if !ok || old.Maximum == nil {
+		t.Fatalf("%s has no maximum for %s", toolName, arg)
+	}
+	p := old
+	p.Maximum = nil
+	specs[toolName][arg] = p
+	t.Cleanup(func() { specs[toolName][arg] = old })
+}
+
+// allocated is how many bytes f allocates, as the runtime counts them.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestGrepContextBounded: grep's context has a maximum in the schema and,
+// independently of it, a bound in the code: with the schema's maximum
+// lifted, a context of a million lines around one match allocates for the
+// lines shown, not for the context asked (contextLines allocated a map of
+// hits × (2·context+1) lines up front, so 100,000,000 ran the process out
+// of memory). A window that does not fit the per-call cap is refused as
+// too large with its size measured, having shown no more than the cap.
+func TestGrepContextBounded(t *testing.T) {
+	dir := t.TempDir()
+	var small, big strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&small, "line %d\n", i)
+	}
+	small.WriteString("NEEDLE here\n")
+	for i := 1; i <= 200_000; i++ {
+		fmt.Fprintf(&big, "line %d of the big one\n", i)
+		if i == 100_000 {
+			big.WriteString("NEEDLE here\n")
+		}
+	}
+	writeFile(t, filepath.Join(dir, "small.log"), small.String())
+	writeFile(t, filepath.Join(dir, "big.log"), big.String())
+	env := dirEnv(t, dir)
+	env.Cache = NewCache(64 << 20)
+
+	// The schema's bound, as argReader enforces it.
+	got := run(t, env, "grep", map[string]any{"file": "small.log", "pattern": "NEEDLE", "context": 100_000_000})
+	if errCode(got) != "invalid_arguments" || !strings.Contains(got, "context must be at most 1000") {
+		t.Fatalf("context 100,000,000: %s", got)
+	}
+
+	liftBound(t, ToolGrep, "context")
+	for _, f := range []string{"small.log", "big.log"} {
+		run(t, env, "grep", map[string]any{"file": f, "pattern": "NEEDLE", "context": 0}) // loads and caches the file
+	}
+	for _, tc := range []struct {
+		name, file string
+		context    int
+		tooLarge   bool
+		maxAlloc   uint64
+	}{
+		// The whole small file is the window: it fits, shown whole.
+		{"million lines of context, small file", "small.log", 1_000_000, false, 2 << 20},
+		// The window is the whole 5 MB file: refused as too large after
+		// showing at most the cap's bytes (suggestions probed included).
+		{"million lines of context, big file", "big.log", 1_000_000, true, 8 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			n := allocated(func() {
+				got = run(t, env, "grep", map[string]any{"file": tc.file, "pattern": "NEEDLE", "context": tc.context, "max_matches": 1})
+			})
+			t.Logf("allocated %d KB", n>>10)
+			if n > tc.maxAlloc {
+				t.Errorf("grep with context %d allocated %d MB, more than %d MB", tc.context, n>>20, tc.maxAlloc>>20)
+			}
+			if !tc.tooLarge {
+				if errCode(got) != "" || !strings.Contains(got, "> 2001: NEEDLE here") || !strings.Contains(got, "  1: line 1\n") || !strings.Contains(got, "2000: line 2000\n") {
+					t.Fatalf("answer: %.300s", got)
+				}
+				return
+			}
+			var e struct {
+				Error     string `json:"error"`
+				Estimated int    `json:"estimated_tokens"`
+			}
+			if err := json.Unmarshal([]byte(got), &e); err != nil || e.Error != "grep_too_large" {
+				t.Fatalf("answer: %.300s", got)
+			}
+			// The whole file, numbered: about a quarter of its bytes.
+			if size := big.Len() + 200_001*9; e.Estimated < size/4*9/10 || e.Estimated > size/4*11/10 {
+				t.Errorf("estimated %d tokens, want about %d", e.Estimated, size/4)
+			}
+		})
+	}
+}
+
+// TestEveryArgumentBounded: every numeric argument of every exploration
+// tool has a maximum in its schema and every string one a maxLength (or
+// an enum); past them argReader answers invalid_arguments naming the
+// bound, whether the call came through the schema (a handler) or not
+// (Call, as the explore subcommand calls); at them the call runs.
+func TestEveryArgumentBounded(t *testing.T) {
+	env := fixtureEnv(t)
+	base := map[string]map[string]any{
+		ToolHead:        {"file": "app.log"},
+		ToolSlice:       {"file": "app.log", "start": 1, "end": 2},
+		ToolGrep:        {"file": "app.log", "pattern": "ERROR"},
+		ToolSchema:      {"file": "pods.json"},
+		ToolItemSchema:  {"file": "pods.json", "path": "items"},
+		ToolGetIn:       {"file": "pods.json", "path": "items", "limit": 1},
+		ToolIterateOver: {"file": "pods.json", "path": "items", "fields": "kind", "limit": 1},
+		ToolCountBy:     {"file": "pods.json", "path": "items", "group_by": "kind"},
+		ToolRead:        {"file": "app.log"},
+	}
+	handlerOf := map[string]func(context.Context, json.RawMessage) tool.Result{}
+	for _, d := range Tools(func(context.Context) (*Env, error) { return env, nil }) {
+		handlerOf[d.Name] = d.Handler
+	}
+	for _, d := range definitions {
+		for name, p := range tool.MustParams(d.InputSchema) {
+			var over, at any
+			var want string
+			switch {
+			case p.Type == "integer" || p.Type == "number":
+				if p.Maximum == nil {
+					t.Errorf("%s.%s has no maximum", d.Name, name)
+					continue
+				}
+				over, at = int(*p.Maximum)+1, int(*p.Maximum)
+				want = fmt.Sprintf("%s must be at most %d", name, int(*p.Maximum))
+			case p.Type == "string" && p.Enum != nil:
+				continue
+			case p.Type == "string":
+				if p.MaxLength == nil {
+					t.Errorf("%s.%s has no maxLength", d.Name, name)
+					continue
+				}
+				over = strings.Repeat("é", *p.MaxLength+1) // characters, not bytes
+				want = fmt.Sprintf("%s must be at most %d characters, not %d", name, *p.MaxLength, *p.MaxLength+1)
+			default:
+				continue
+			}
+			args := func(v any) map[string]any {
+				a := map[string]any{}
+				for k, x := range base[d.Name] {
+					a[k] = x
+				}
+				if name == "pattern" && d.Name == ToolCountBy {
+					delete(a, "path")
+					delete(a, "group_by")
+				}
+				a[name] = v
+				return a
+			}
+			if name == "pattern" {
+				// grep's and count_by's own check, in bytes, answers
+				// pattern_too_long with the sizes.
+				if got := run(t, env, d.Name, args(over)); errCode(got) != "pattern_too_long" {
+					t.Errorf("%s %s past its bound: %.200s", d.Name, name, got)
+				}
+				continue
+			}
+			got := run(t, env, d.Name, args(over))
+			if errCode(got) != "invalid_arguments" || !strings.Contains(got, want) {
+				t.Errorf("%s %s past its bound (Call): %.300s, want %q", d.Name, name, got, want)
+			}
+			raw, _ := json.Marshal(args(over))
+			if got := handlerOf[d.Name](context.Background(), raw).Text; errCode(got) != "invalid_arguments" || !strings.Contains(got, want) {
+				t.Errorf("%s %s past its bound (handler): %.300s, want %q", d.Name, name, got, want)
+			}
+			if at != nil {
+				if got := run(t, env, d.Name, args(at)); errCode(got) == "invalid_arguments" {
+					t.Errorf("%s %s at its bound: %.300s", d.Name, name, got)
+				}
+			}
+		}
+	}
+}

@@ -83,12 +83,16 @@ func TestGrepContextBounded(t *testing.T) {
 		// The window is the whole 5 MB file: refused as too large after
 		// showing at most the cap's bytes (suggestions probed included).
 		{"million lines of context, big file", "big.log", 1_000_000, true, 8 << 20},
+		// Without a file: every file's window, each walked once.
+		{"million lines of context, every file", "", 1_000_000, true, 8 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
-			n := allocated(func() {
-				got = run(t, env, "grep", map[string]any{"file": tc.file, "pattern": "NEEDLE", "context": tc.context, "max_matches": 1})
-			})
+			args := map[string]any{"pattern": "NEEDLE", "context": tc.context, "max_matches": 1}
+			if tc.file != "" {
+				args["file"] = tc.file
+			}
+			n := allocated(func() { got = run(t, env, "grep", args) })
 			t.Logf("allocated %d KB", n>>10)
 			if n > tc.maxAlloc {
 				t.Errorf("grep with context %d allocated %d MB, more than %d MB", tc.context, n>>20, tc.maxAlloc>>20)
@@ -107,7 +111,10 @@ func TestGrepContextBounded(t *testing.T) {
 				t.Fatalf("answer: %.300s", got)
 			}
 			// The whole file, numbered: about a quarter of its bytes.
-			if size := big.Len() + 200_001*9; e.Estimated < size/4*9/10 || e.Estimated > size/4*11/10 {
+			if size := big.Len() + small.Len() + 202_002*9; tc.file == "" && (e.Estimated < size/4*9/10 || e.Estimated > size/4*11/10) {
+				t.Errorf("estimated %d tokens, want about %d", e.Estimated, size/4)
+			}
+			if size := big.Len() + 200_001*9; tc.file == "big.log" && e.Estimated < size/4*9/10 || e.Estimated > size/4*11/10 {
 				t.Errorf("estimated %d tokens, want about %d", e.Estimated, size/4)
 			}
 		})

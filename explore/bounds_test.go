@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
@@ -35,6 +39,40 @@ func allocated(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// peakHeap is how far the heap's live objects grew above where they were
+// while f ran: sampled, with the collector run often, so that garbage does
+// not pass for what f holds.
+func peakHeap(f func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	start := read()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-sampled
+	if p := peak.Load(); p > start {
+		return p - start
+	}
+	return 0
 }
 
 // TestGrepContextBounded: grep's context has a maximum in the schema and,
@@ -201,5 +239,114 @@ func TestEveryArgumentBounded(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFieldParsingLinear: fields, sort_by, group_by and distinct were
+// parsed a byte at a time onto a growing string (128 KiB took 2.9 s,
+// 3 MiB over 9 minutes). Past the schema's maxLength they are refused
+// before any parsing; up to it the parser's work grows linearly, counted
+// in bytes allocated (not timed): twice the field, about twice the bytes.
+func TestFieldParsingLinear(t *testing.T) {
+	env := fixtureEnv(t)
+	for _, size := range []int{512 << 10, 3 << 20} {
+		long := strings.Repeat("a", size)
+		for _, tc := range []struct {
+			tool, arg string
+			args      map[string]any
+		}{
+			{ToolIterateOver, "fields", map[string]any{"file": "pods.json", "path": "items", "fields": long}},
+			{ToolIterateOver, "sort_by", map[string]any{"file": "pods.json", "path": "items", "fields": "kind", "sort_by": long}},
+			{ToolCountBy, "group_by", map[string]any{"file": "pods.json", "path": "items", "group_by": long}},
+			{ToolCountBy, "distinct", map[string]any{"file": "pods.json", "path": "items", "distinct": long}},
+		} {
+			var got string
+			n := allocated(func() { got = run(t, env, tc.tool, tc.args) })
+			want := fmt.Sprintf("%s must be at most %d characters, not %d", tc.arg, maxPathChars, size)
+			if errCode(got) != "invalid_arguments" || !strings.Contains(got, want) || len(got) > 1000 {
+				t.Errorf("%s %s of %d KiB: %.300s", tc.tool, tc.arg, size>>10, got)
+			}
+			if n > 1<<20 {
+				t.Errorf("%s %s of %d KiB allocated %d KB refusing it", tc.tool, tc.arg, size>>10, n>>10)
+			}
+		}
+	}
+
+	// Linear: the bytes a parse allocates, for a field (and a filter
+	// path) of n and of 2n bytes, up to the longest allowed.
+	parses := map[string]func(n int) func(){
+		"field": func(n int) func() { s := strings.Repeat("a", n); return func() { _, _ = parseField(s) } },
+		"filter": func(n int) func() {
+			s := "?(@." + strings.Repeat("a", n-10) + " == 1)"
+			return func() { _, _ = parseFilter(s) }
+		},
+		"regex flags": func(n int) func() {
+			s := "?(@.a =~ /x/" + strings.Repeat("i", n-20) + ")"
+			return func() { _, _ = parseFilter(s) }
+		},
+	}
+	for name, parse := range parses {
+		half, full := allocated(parse(maxFieldLen/2)), allocated(parse(maxFieldLen))
+		t.Logf("%s: %d bytes for %d, %d for %d", name, half, maxFieldLen/2, full, maxFieldLen)
+		if full > 3*half+4096 || full > 64<<10 {
+			t.Errorf("%s parse is not linear: %d bytes allocated for %d bytes, %d for %d", name, full, maxFieldLen, half, maxFieldLen/2)
+		}
+	}
+
+	// The number of fields and of a field's segments are bounded too.
+	many := strings.TrimSuffix(strings.Repeat("a,", maxFields+1), ",")
+	if got := run(t, env, ToolIterateOver, map[string]any{"file": "pods.json", "path": "items", "fields": many}); errCode(got) != "invalid_arguments" || !strings.Contains(got, "at most 64") {
+		t.Errorf("%d fields: %.300s", maxFields+1, got)
+	}
+	deep := func(n int) string { return strings.TrimSuffix(strings.Repeat("a.", n), ".") }
+	if _, err := parseField(deep(maxQuerySegments)); err != nil {
+		t.Errorf("%d segments: %v", maxQuerySegments, err)
+	}
+	if _, err := parseField(deep(maxQuerySegments + 1)); err == nil || !strings.Contains(err.Error(), "more than 1024 segments") {
+		t.Errorf("%d segments: %v", maxQuerySegments+1, err)
+	}
+}
+
+// TestWindowsBounded: a window as large as the schema allows (limit
+// 10^9) over a big array is refused as too large having copied no more
+// than the per-call cap's bytes: get_in copied the window's items, and
+// pretty-printed them, before finding it too large; iterate_over wrote
+// every row.
+func TestWindowsBounded(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"items":[`)
+	for i := range 200_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"item number %d","ok":true}`, i, i)
+	}
+	b.WriteString(`]}`)
+	writeFile(t, filepath.Join(dir, "big.json"), b.String())
+	env := dirEnv(t, dir)
+	env.Cache = NewCache(256 << 20)
+	run(t, env, ToolGetIn, map[string]any{"file": "big.json", "path": "items[0]"}) // loads, indexes and caches it
+	run(t, env, ToolGetIn, map[string]any{"file": "big.json", "path": "items", "filter": "?(@.ok)", "limit": 1})
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"get_in window", ToolGetIn, map[string]any{"file": "big.json", "path": "items", "offset": 0, "limit": maxPosition}},
+		{"get_in filtered window", ToolGetIn, map[string]any{"file": "big.json", "path": "items", "filter": "?(@.ok)", "limit": maxPosition}},
+		{"iterate_over window", ToolIterateOver, map[string]any{"file": "big.json", "path": "items", "fields": "id,name", "limit": maxPosition}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			n := peakHeap(func() { got = run(t, env, tc.tool, tc.args) })
+			t.Logf("heap grew %d KB: %.120s", n>>10, got)
+			if code := errCode(got); code != tc.tool+"_too_large" {
+				t.Fatalf("answer: %.300s", got)
+			}
+			if n > 12<<20 {
+				t.Errorf("%s grew the heap by %d MB refusing a window of a %d MB array", tc.name, n>>20, b.Len()>>20)
+			}
+		})
 	}
 }

@@ -52,7 +52,11 @@ func runCountBy(c *call) *tool.Result {
 	}
 	var spec aggSpec
 	var names []string
-	for _, g := range splitFields(groupArg) {
+	groups, res := c.fieldList("group_by", groupArg)
+	if res != nil {
+		return res
+	}
+	for _, g := range groups {
 		fq, err := parseField(g)
 		if err != nil {
 			return c.badField("group_by", g, err)
@@ -214,6 +218,17 @@ func runCountBy(c *call) *tool.Result {
 
 // splitFields splits a comma-separated field list, keeping commas inside
 // brackets and quotes (metadata.labels['a,b']).
+// fieldList splits a list of fields (fields, group_by), at most
+// maxFields of them.
+func (c *call) fieldList(arg, text string) ([]string, *tool.Result) {
+	fields := splitFields(text)
+	if len(fields) > maxFields {
+		return nil, errorResult("invalid_arguments", fmt.Sprintf("%s names %d fields; at most %d fit one call.", arg, len(fields), maxFields),
+			kv{"max_fields", maxFields})
+	}
+	return fields, nil
+}
+
 func splitFields(s string) []string {
 	var out []string
 	depth, start := 0, 0

@@ -56,12 +56,16 @@ const (
 	// limit gets it too, so that the "limit: 1000000" models write to
 	// mean "all of it" keeps working.
 	maxPosition = 1_000_000_000
-	// maxWindow bounds how many lines, matches or groups one answer asks
-	// for (head's lines, grep's max_matches, count_by's top): the default
-	// per-call cap of 10,000 tokens holds about 5,000 numbered lines;
-	// 100,000 is twenty times that, for caps configured far past the
-	// default. grep keeps at most this many hits per file.
+	// maxWindow bounds how many lines or groups one answer asks for
+	// (head's lines, count_by's top): the default per-call cap of 10,000
+	// tokens holds about 5,000 numbered lines; 100,000 is twenty times
+	// that, for caps configured far past the default.
 	maxWindow = 100_000
+	// maxMatches bounds grep's max_matches, the hits it keeps of a file
+	// (of each of the 50 it shows without a file: 24 bytes a hit, 12 MB
+	// at most): about 2,000 matching lines fit the default per-call cap,
+	// and the footer counts every match whatever the bound.
+	maxMatches = 10_000
 	// maxContext bounds grep's context lines on each side of a match:
 	// 2,001 lines around one match are past the default per-call cap
 	// already; slice reads longer stretches.
@@ -139,7 +143,7 @@ var definitions = []tool.Def{
 			tool.String("pattern", "", tool.Required(), tool.MaxLength(MaxPatternBytes)),
 			tool.Integer("context", "Lines around each match.", tool.Default(3), tool.Min(0), tool.Max(maxContext)),
 			tool.Boolean("ignore_case", "", tool.Default(false)),
-			tool.Integer("max_matches", "", tool.Default(20), tool.Min(1), tool.Max(maxWindow)))},
+			tool.Integer("max_matches", "", tool.Default(20), tool.Min(1), tool.Max(maxMatches)))},
 	{Name: ToolSchema,
 		Description: "Shape of a stored output, not its content: JSON key tree with types, array lengths and line ranges; NDJSON record keys; Markdown headings; CSV/TSV columns; text line shapes.",
 		InputSchema: tool.Object(fileArg(),

@@ -350,3 +350,40 @@ func TestWindowsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingFieldCancels: the scan for a field no item has (every item,
+// a segment at a time) stops when the call is cancelled, instead of
+// answering key_path_not_found after the whole array.
+func TestMissingFieldCancels(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`[`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d}`, i)
+	}
+	b.WriteString(`]`)
+	writeFile(t, filepath.Join(dir, "a.json"), b.String())
+	env := dirEnv(t, dir)
+	env.Cache = NewCache(64 << 20)
+	args := map[string]any{"file": "a.json", "path": "$", "group_by": "no.such.field"}
+	if got := run(t, env, ToolCountBy, args); errCode(got) != "key_path_not_found" {
+		t.Fatalf("not cancelled: %.200s", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{ToolCountBy, args},
+		{ToolCountBy, map[string]any{"file": "a.json", "path": "$", "distinct": "no.such"}},
+		{ToolIterateOver, map[string]any{"file": "a.json", "path": "$", "fields": "id", "sort_by": "no.such"}},
+	} {
+		if got := text(Call(ctx, env, tc.tool, tc.args)); errCode(got) != "cancelled" {
+			t.Errorf("%s %v cancelled: %.200s", tc.tool, tc.args, got)
+		}
+	}
+}

@@ -94,12 +94,12 @@ func runCountBy(c *call) *tool.Result {
 	spec.filter = q.f
 	it := d.itemsOf(n)
 	for i, g := range spec.groups {
-		if m := missingField(d, it, g); m != nil {
+		if m := missingField(c.ctx, d, it, g); m != nil {
 			return c.missingFieldError("group_by", names[i], m, canon, retry)
 		}
 	}
 	if spec.distinct != nil {
-		if m := missingField(d, it, spec.distinct); m != nil {
+		if m := missingField(c.ctx, d, it, spec.distinct); m != nil {
 			return c.missingFieldError("distinct", distinctName, m, canon, retry)
 		}
 	}
@@ -109,9 +109,12 @@ func runCountBy(c *call) *tool.Result {
 	}
 	if r.matched == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
-			if m := missingField(d, it, rq); m != nil {
+			if m := missingField(c.ctx, d, it, rq); m != nil {
 				return c.missingFieldError("filter", q.filterText, m, canon, retry)
 			}
+		}
+		if err := c.ctx.Err(); err != nil {
+			return c.cancelled(err)
 		}
 	}
 	rows := r.sortedGroups()

@@ -40,6 +40,18 @@ type Budget interface {
 	TryCharge(n int) (left int, ok bool)
 }
 
+// The bounds of the tools' string arguments, in their schemas (checked
+// by tool.Checked before a handler runs): a filename is a path, as long
+// as Linux's PATH_MAX at most (only its last element is kept, cut to
+// maxBaseBytes); a run id is 1-64 characters (agents' identity rules).
+// An artifact's content has none: a call's size is bounded by the
+// transport (4 MiB over HTTP, 16 MiB a line over stdio), and a file
+// written by a coordinator is read back through the per-call cap.
+const (
+	maxFilenameChars = 4096
+	maxRunIDChars    = 64
+)
+
 // Env is what one session's artifact tools work with. The server builds
 // it from the session's identity; nothing in it comes from the model.
 type Env struct {
@@ -85,7 +97,7 @@ func Tools(envFor EnvFunc) []tool.Def {
 				"filename instead of pasting large content into their task. Stored with the prefix " +
 				"coordinator- (an unusual extension gets .txt); the same name again replaces it.",
 			InputSchema: tool.Object(
-				tool.String("filename", "e.g. findings.md", tool.Required()),
+				tool.String("filename", "e.g. findings.md", tool.Required(), tool.MaxLength(maxFilenameChars)),
 				tool.String("content", "", tool.Required())),
 			Annotations: tool.Annotations{
 				ReadOnly:    tool.Bool(false),
@@ -98,8 +110,8 @@ func Tools(envFor EnvFunc) []tool.Def {
 			Description: "Read one of this run's artifacts: whole if it fits the per-call cap and your " +
 				"context budget, else its path for the exploration tools. An unknown name lists the available ones.",
 			InputSchema: tool.Object(
-				tool.String("filename", "As written or listed by list_artifacts.", tool.Required()),
-				tool.String("run_id", "Another run's id; omit for this run.")),
+				tool.String("filename", "As written or listed by list_artifacts.", tool.Required(), tool.MaxLength(maxFilenameChars)),
+				tool.String("run_id", "Another run's id; omit for this run.", tool.MaxLength(maxRunIDChars))),
 			Annotations: tool.ReadOnly(),
 			Handler:     h.read},
 		{Name: ToolList,

@@ -106,8 +106,8 @@ func TestToolListingByRole(t *testing.T) {
 
 func TestToolSchemas(t *testing.T) {
 	want := map[string]string{
-		ToolWrite: `{"properties":{"content":{"type":"string"},"filename":{"description":"e.g. findings.md","type":"string"}},"required":["filename","content"],"type":"object"}`,
-		ToolRead:  `{"properties":{"filename":{"description":"As written or listed by list_artifacts.","type":"string"},"run_id":{"description":"Another run's id; omit for this run.","type":"string"}},"required":["filename"],"type":"object"}`,
+		ToolWrite: `{"properties":{"content":{"type":"string"},"filename":{"description":"e.g. findings.md","maxLength":4096,"type":"string"}},"required":["filename","content"],"type":"object"}`,
+		ToolRead:  `{"properties":{"filename":{"description":"As written or listed by list_artifacts.","maxLength":4096,"type":"string"},"run_id":{"description":"Another run's id; omit for this run.","maxLength":64,"type":"string"}},"required":["filename"],"type":"object"}`,
 		ToolList:  `{"properties":{},"required":[],"type":"object"}`,
 	}
 	for _, d := range Tools(nil) {
@@ -173,6 +173,12 @@ func TestArgumentsCheckedBySchema(t *testing.T) {
 		{ToolWrite, `{"filename":3,"content":"x"}`, "filename must be a string, not an integer."},
 		{ToolRead, `[1]`, "the arguments must be one JSON object."},
 		{ToolRead, `{"filename":"a.md","run_id":true}`, "run_id must be a string, not a boolean."},
+		// Bounds, and arguments no schema declares (they used to pass).
+		{ToolWrite, `{"filename":"` + strings.Repeat("é", 4097) + `","content":"x"}`, "filename must be at most 4096 characters, not 4097."},
+		{ToolRead, `{"filename":"a.md","run_id":"` + strings.Repeat("r", 65) + `"}`, "run_id must be at most 64 characters, not 65."},
+		{ToolRead, `{"filename":"a.md","FileName":"b.md"}`, `"FileName" is not an argument (names are case-sensitive): did you mean filename?.`},
+		{ToolList, `{"run_id":"r1"}`, `unknown argument(s) "run_id" (this tool takes: no arguments).`},
+		{ToolWrite, `{"filename":"a.md","content":"x","overwrite":false}`, `unknown argument(s) "overwrite" (this tool takes: content, filename).`},
 	} {
 		for _, d := range defs {
 			if d.Name != tc.tool {
@@ -187,8 +193,9 @@ func TestArgumentsCheckedBySchema(t *testing.T) {
 }
 
 func TestEnvErrorIsAnErrorResult(t *testing.T) {
+	args := map[string]string{ToolWrite: `{"filename":"x.md","content":"x"}`, ToolRead: `{"filename":"x.md"}`, ToolList: `{}`}
 	for _, d := range Tools(func(context.Context) (*Env, error) { return nil, errors.New("no session") }) {
-		if res := d.Handler(context.Background(), json.RawMessage(`{"filename":"x.md","content":"x"}`)); !res.IsError || !strings.Contains(res.Text, "no session") {
+		if res := d.Handler(context.Background(), json.RawMessage(args[d.Name])); !res.IsError || !strings.Contains(res.Text, "no session") {
 			t.Errorf("%s: %+v", d.Name, res)
 		}
 	}

@@ -4,52 +4,42 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// argSpec is one argument as its tool's input schema declares it.
-type argSpec struct {
-	def      any // the schema's "default" (numbers as float64), nil if none
-	required bool
-}
-
 // specs are every tool's arguments by name, read from [definitions] by
-// [tool.Params]: the schema is the one declaration of a default and of
-// being required, for explore as for the pad and artifact tools.
-var specs = func() map[string]map[string]argSpec {
-	out := map[string]map[string]argSpec{}
+// [tool.Params]: the schema is the one declaration of a default, of a
+// bound and of being required, for explore as for the pad and artifact
+// tools.
+var specs = func() map[string]map[string]tool.Param {
+	out := map[string]map[string]tool.Param{}
 	for _, d := range definitions {
-		m := map[string]argSpec{}
-		for name, p := range tool.MustParams(d.InputSchema) {
-			m[name] = argSpec{def: p.Default, required: p.Required}
-		}
-		out[d.Name] = m
+		out[d.Name] = tool.MustParams(d.InputSchema)
 	}
 	return out
 }()
 
 // argReader reads tool arguments as JSON decodes them (numbers as float64)
-// and as the explore subcommand passes them (strings), with the defaults
-// and required arguments of the tool's schema, collecting every problem so
-// the model can fix them all in one retry.
+// and as the explore subcommand passes them (strings), with the defaults,
+// bounds and required arguments of the tool's schema, collecting every
+// problem so the model can fix them all in one retry.
 type argReader struct {
 	args map[string]any
-	spec map[string]argSpec
+	spec map[string]tool.Param
 	errs []string
 }
 
-func newArgReader(args map[string]any, spec map[string]argSpec) *argReader {
+func newArgReader(args map[string]any, spec map[string]tool.Param) *argReader {
 	return &argReader{args: args, spec: spec}
 }
 
 // arg is the spec of the argument name, which the tool's schema must
 // declare: a handler reading one it does not is a programming error
 // (every handler's test finds it; [Call] recovers it as internal_error).
-func (a *argReader) arg(name string) argSpec {
+func (a *argReader) arg(name string) tool.Param {
 	s, ok := a.spec[name]
 	if !ok {
 		panic(fmt.Sprintf("explore: argument %q is not in the tool's schema", name))
@@ -57,31 +47,63 @@ func (a *argReader) arg(name string) argSpec {
 	return s
 }
 
+// bound records a problem when v is past a bound of the argument's
+// schema, and reports whether v is within them.
+func (a *argReader) bound(name string, spec tool.Param, v any) bool {
+	if msg := spec.Bounds(v); msg != "" {
+		a.errs = append(a.errs, name+" "+msg)
+		return false
+	}
+	return true
+}
+
+// echo is a value as a problem repeats it: cut short, since it may be
+// megabytes.
+func echo(v any) string { return tool.Clip(fmt.Sprint(v), 40) }
+
+// str returns the argument ("" when absent or out of its bounds).
 func (a *argReader) str(name string) string {
-	required := a.arg(name).required
+	return a.string(name, true)
+}
+
+// pattern returns the regex argument name without its schema's length
+// bound: grep and count_by check it in bytes (a bound at least as tight)
+// and answer pattern_too_long with the sizes.
+func (a *argReader) pattern(name string) string {
+	return a.string(name, false)
+}
+
+func (a *argReader) string(name string, bounded bool) string {
+	spec := a.arg(name)
 	v, ok := a.args[name]
 	if !ok || v == nil {
-		if required {
+		if spec.Required {
 			a.errs = append(a.errs, fmt.Sprintf("%s is required", name))
 		}
 		return ""
 	}
-	switch s := v.(type) {
+	var s string
+	switch x := v.(type) {
 	case string:
-		return s
+		s = x
 	case float64, int, int64, json.Number, bool:
-		return fmt.Sprint(s)
+		s = fmt.Sprint(x)
+	default:
+		a.errs = append(a.errs, fmt.Sprintf("%s must be a string", name))
+		return ""
 	}
-	a.errs = append(a.errs, fmt.Sprintf("%s must be a string", name))
-	return ""
+	if bounded && !a.bound(name, spec, s) {
+		return ""
+	}
+	return s
 }
 
-// int returns the argument, the schema's default when absent, and whether
-// it was given.
+// int returns the argument, the schema's default when absent or out of
+// its bounds, and whether it was given.
 func (a *argReader) int(name string) (int, bool) {
 	spec := a.arg(name)
-	def, required := 0, spec.required
-	if f, ok := spec.def.(float64); ok {
+	def, required := 0, spec.Required
+	if f, ok := spec.Default.(float64); ok {
 		def = int(f)
 	}
 	v, ok := a.args[name]
@@ -92,38 +114,44 @@ func (a *argReader) int(name string) (int, bool) {
 		return def, false
 	}
 	bad := func() (int, bool) {
-		a.errs = append(a.errs, fmt.Sprintf("%s must be an integer, got %v", name, v))
+		a.errs = append(a.errs, fmt.Sprintf("%s must be an integer, got %s", name, echo(v)))
 		return def, false
 	}
-	switch n := v.(type) {
+	var n int
+	switch x := v.(type) {
 	case float64:
-		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+		if x != math.Trunc(x) || math.Abs(x) > tool.MaxSafeInteger {
 			return bad()
 		}
-		return int(n), true
+		n = int(x)
 	case int:
-		return n, true
+		n = x
 	case int64:
-		return int(n), true
+		n = int(x)
 	case json.Number:
-		i, err := n.Int64()
+		i, err := x.Int64()
 		if err != nil {
 			return bad()
 		}
-		return int(i), true
+		n = int(i)
 	case string:
-		i, err := strconv.Atoi(strings.TrimSpace(n))
+		i, err := strconv.Atoi(strings.TrimSpace(x))
 		if err != nil {
 			return bad()
 		}
-		return i, true
+		n = i
+	default:
+		return bad()
 	}
-	return bad()
+	if !a.bound(name, spec, float64(n)) {
+		return def, false
+	}
+	return n, true
 }
 
 // bool returns the argument, the schema's default when absent.
 func (a *argReader) bool(name string) bool {
-	def, _ := a.arg(name).def.(bool)
+	def, _ := a.arg(name).Default.(bool)
 	v, ok := a.args[name]
 	if !ok || v == nil {
 		return def
@@ -136,7 +164,7 @@ func (a *argReader) bool(name string) bool {
 			return p
 		}
 	}
-	a.errs = append(a.errs, fmt.Sprintf("%s must be true or false, got %v", name, v))
+	a.errs = append(a.errs, fmt.Sprintf("%s must be true or false, got %s", name, echo(v)))
 	return def
 }
 
@@ -148,15 +176,9 @@ func (a *argReader) check() string {
 			unknown = append(unknown, k)
 		}
 	}
-	sort.Strings(unknown)
 	errs := a.errs
 	if len(unknown) > 0 {
-		known := make([]string, 0, len(a.spec))
-		for k := range a.spec {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		errs = append(errs, fmt.Sprintf("unknown argument(s) %s (this tool takes: %s)", strings.Join(unknown, ", "), strings.Join(known, ", ")))
+		errs = append(errs, tool.Undeclared(unknown, a.spec))
 	}
 	return strings.Join(errs, "; ")
 }

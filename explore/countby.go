@@ -13,7 +13,7 @@ const defaultTop = 20
 
 func runCountBy(c *call) *tool.Result {
 	p := c.args.str("path")
-	pattern := c.args.str("pattern")
+	pattern := c.args.pattern("pattern")
 	groupArg := c.args.str("group_by")
 	distinctArg := c.args.str("distinct")
 	top, _ := c.args.int("top")
@@ -52,7 +52,11 @@ func runCountBy(c *call) *tool.Result {
 	}
 	var spec aggSpec
 	var names []string
-	for _, g := range splitFields(groupArg) {
+	groups, res := c.fieldList("group_by", groupArg)
+	if res != nil {
+		return res
+	}
+	for _, g := range groups {
 		fq, err := parseField(g)
 		if err != nil {
 			return c.badField("group_by", g, err)
@@ -90,12 +94,12 @@ func runCountBy(c *call) *tool.Result {
 	spec.filter = q.f
 	it := d.itemsOf(n)
 	for i, g := range spec.groups {
-		if m := missingField(d, it, g); m != nil {
+		if m := missingField(c.ctx, d, it, g); m != nil {
 			return c.missingFieldError("group_by", names[i], m, canon, retry)
 		}
 	}
 	if spec.distinct != nil {
-		if m := missingField(d, it, spec.distinct); m != nil {
+		if m := missingField(c.ctx, d, it, spec.distinct); m != nil {
 			return c.missingFieldError("distinct", distinctName, m, canon, retry)
 		}
 	}
@@ -105,9 +109,12 @@ func runCountBy(c *call) *tool.Result {
 	}
 	if r.matched == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
-			if m := missingField(d, it, rq); m != nil {
+			if m := missingField(c.ctx, d, it, rq); m != nil {
 				return c.missingFieldError("filter", q.filterText, m, canon, retry)
 			}
+		}
+		if err := c.ctx.Err(); err != nil {
+			return c.cancelled(err)
 		}
 	}
 	rows := r.sortedGroups()
@@ -214,6 +221,17 @@ func runCountBy(c *call) *tool.Result {
 
 // splitFields splits a comma-separated field list, keeping commas inside
 // brackets and quotes (metadata.labels['a,b']).
+// fieldList splits a list of fields (fields, group_by), at most
+// maxFields of them.
+func (c *call) fieldList(arg, text string) ([]string, *tool.Result) {
+	fields := splitFields(text)
+	if len(fields) > maxFields {
+		return nil, errorResult("invalid_arguments", fmt.Sprintf("%s names %d fields; at most %d fit one call.", arg, len(fields), maxFields),
+			kv{"max_fields", maxFields})
+	}
+	return fields, nil
+}
+
 func splitFields(s string) []string {
 	var out []string
 	depth, start := 0, 0

@@ -132,9 +132,12 @@ func runCountMatches(c *call, p string, q itemQuery) *tool.Result {
 	}
 	if r.matched == 0 {
 		for _, rq := range relQueries(q.f.root, nil) {
-			if m := missingField(d, it, rq); m != nil {
+			if m := missingField(c.ctx, d, it, rq); m != nil {
 				return c.missingFieldError("filter", q.filterText, m, canon, retry)
 			}
+		}
+		if err := c.ctx.Err(); err != nil {
+			return c.cancelled(err)
 		}
 	}
 	body := fmt.Sprintf("[\n  {\"count\": %d}\n]", r.matched)

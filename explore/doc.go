@@ -162,4 +162,14 @@
 //     sort_by or count_by ("scanned" counts the valid ones).
 //   - A file is held whole in memory while in use; the cache bounds how many
 //     are kept between calls, not the size of one.
+//   - Every argument has a bound in its schema, which [Call] enforces too
+//     (invalid_arguments naming it): line numbers, offset and limit at most
+//     10^9, lines and top 100,000, max_matches 10,000, context 1,000,
+//     max_depth 10,000; file, path, filter and field lists 4,096 characters
+//     (their parsers: 4,096 bytes, in linear time), at most 64 fields and
+//     1,024 segments a field; pattern 1,024 bytes (pattern_too_long). No
+//     argument sizes what a call allocates: grep walks only the context
+//     lines it shows, and windows (grep's lines, get_in's items,
+//     iterate_over's rows) are copied only up to the per-call cap's bytes,
+//     then measured for the too-large answer.
 package explore

@@ -241,13 +241,13 @@ func TestPagination(t *testing.T) {
 		{0, 3, "items [0..3) of 10 total", 3},
 		{nil, nil, "(10 items,", 10},
 		{7, 3, "items [7..10) of 10 total", 3},
-		{8, 5, "items [8..10) of 10 total", 2},        // limit overflow
-		{10, 5, "items [10..10) of 10 total", 0},      // offset == len
-		{25, 5, "items [10..10) of 10 total", 0},      // offset > len
-		{0, 1 << 40, "items [0..10) of 10 total", 10}, // huge limit
-		{4, nil, "items [4..10) of 10 total", 6},      // offset only
-		{nil, 2, "items [0..2) of 10 total", 2},       // limit only
-		{3, 0, "items [3..3) of 10 total", 0},         // zero limit
+		{8, 5, "items [8..10) of 10 total", 2},            // limit overflow
+		{10, 5, "items [10..10) of 10 total", 0},          // offset == len
+		{25, 5, "items [10..10) of 10 total", 0},          // offset > len
+		{0, maxPosition, "items [0..10) of 10 total", 10}, // the largest limit
+		{4, nil, "items [4..10) of 10 total", 6},          // offset only
+		{nil, 2, "items [0..2) of 10 total", 2},           // limit only
+		{3, 0, "items [3..3) of 10 total", 0},             // zero limit
 	}
 	for _, tc := range tests {
 		args := map[string]any{"file": "l.json", "path": "items", "fields": "id"}
@@ -286,7 +286,7 @@ func TestPagination(t *testing.T) {
 	if !strings.HasPrefix(got, "--- get_in: $.text (string, lines [4..4) of 4 total)") {
 		t.Errorf("string window past end: %s", got)
 	}
-	for _, bad := range []map[string]any{{"offset": -1}, {"limit": -2}, {"offset": 1.5}, {"limit": "x"}} {
+	for _, bad := range []map[string]any{{"offset": -1}, {"limit": -2}, {"offset": 1.5}, {"limit": "x"}, {"limit": 1 << 40}, {"offset": maxPosition + 1}} {
 		args := map[string]any{"file": "l.json", "path": "items", "fields": "id"}
 		for k, v := range bad {
 			args[k] = v
@@ -313,8 +313,8 @@ func TestDeepNesting(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"schema", map[string]any{"file": "arr.json", "max_depth": 100000}},
-		{"schema", map[string]any{"file": "obj.json", "max_depth": 100000}},
+		{"schema", map[string]any{"file": "arr.json", "max_depth": maxDepthArg}},
+		{"schema", map[string]any{"file": "obj.json", "max_depth": maxDepthArg}},
 		{"schema", map[string]any{"file": "deep.ndjson"}},
 		{"get_in", map[string]any{"file": "arr.json", "path": "$"}},
 		{"get_in", map[string]any{"file": "obj.json", "path": deepPath}},
@@ -817,25 +817,33 @@ func hitLines(d *doc, hits []hit) []int {
 }
 
 // TestGrepContextLines: context lines walked from the hits equal the lines
-// of the index, at the start and end of the file and with CRLF endings.
+// of the index, at the start and end of the file and with CRLF endings,
+// each once, in order, with a gap where windows do not touch.
 func TestGrepContextLines(t *testing.T) {
-	for _, data := range []string{"a\nb\nhit\nc\nd\n", "hit\nx\nhit", "x\r\nhit\r\ny\r\n", "hit", "\n\nhit\n\n"} {
+	for _, data := range []string{"a\nb\nhit\nc\nd\n", "hit\nx\nhit", "x\r\nhit\r\ny\r\n", "hit", "\n\nhit\n\n", "hit\na\nb\nc\nd\ne\nf\nhit\n"} {
 		d := newDoc("t.txt", "t.txt", []byte(data))
 		m, _, _ := compileGrep("hit", false, nil)
 		hits, _, _ := grepLines(context.Background(), d, m, 10)
-		for ctx := range 4 {
-			got := d.contextLines(hits, ctx)
-			for n, l := range got {
-				if n < 1 || n > d.lineCount() || string(l) != string(d.line(n)) {
-					t.Errorf("%q ctx %d: line %d = %q, want %q", data, ctx, n, l, d.line(max(1, min(n, d.lineCount()))))
-				}
-			}
+		for ctx := range 5 {
+			want := map[int]bool{}
 			for _, h := range hits {
 				for n := max(1, h.line-ctx); n <= min(d.lineCount(), h.line+ctx); n++ {
-					if _, ok := got[n]; !ok {
-						t.Errorf("%q ctx %d: line %d missing", data, ctx, n)
-					}
+					want[n] = true
 				}
+			}
+			last := 0
+			err := d.contextWalk(context.Background(), hits, ctx, func(n int, l []byte, match, gap bool) {
+				if n <= last || !want[n] || string(l) != string(d.line(n)) {
+					t.Errorf("%q ctx %d: line %d = %q after line %d, want %q", data, ctx, n, l, last, d.line(max(1, min(n, d.lineCount()))))
+				}
+				if isHit := strings.HasPrefix(string(l), "hit"); match != isHit || gap != (last > 0 && n > last+1) {
+					t.Errorf("%q ctx %d: line %d match %v gap %v", data, ctx, n, match, gap)
+				}
+				delete(want, n)
+				last = n
+			})
+			if err != nil || len(want) > 0 {
+				t.Errorf("%q ctx %d: %v; lines not walked: %v", data, ctx, err, want)
 			}
 		}
 		if d.countLines() != d.lineCount() {

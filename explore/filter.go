@@ -14,10 +14,19 @@ import (
 // The evaluator (eval.go) runs them on raw bytes.
 
 // maxFilterLen and maxFilterDepth bound the work a hostile filter causes;
-// the parser recurses on the filter's nesting, never on the data's.
+// the parser recurses on the filter's nesting, never on the data's, and
+// runs in time linear in the filter's length. maxFieldLen,
+// maxQuerySegments and maxFields do the same for fields (fields, sort_by,
+// group_by, distinct): 4,096 bytes, the schema's maxLength (in
+// characters); 1,024 segments a path (4,096 bytes hold 2,048 at most;
+// stored JSON is nested that deep in a hostile file, not in one a field is
+// asked of); 64 fields a list (a row or a group of more is no summary).
 const (
-	maxFilterLen   = 4096
-	maxFilterDepth = 64
+	maxFilterLen     = 4096
+	maxFilterDepth   = 64
+	maxFieldLen      = 4096
+	maxQuerySegments = 1024
+	maxFields        = 64
 )
 
 // filterError is a parse error at a byte offset of the filter text.
@@ -415,11 +424,11 @@ func (p *fparser) regexLit() (*regexp.Regexp, error) {
 		return nil, &filterError{src: p.src, off: start, msg: "unterminated /regex/"}
 	}
 	p.pos++
-	flags := ""
+	fstart := p.pos
 	for p.pos < p.end && strings.IndexByte("ims", p.src[p.pos]) >= 0 {
-		flags += p.src[p.pos : p.pos+1]
 		p.pos++
 	}
+	flags := p.src[fstart:p.pos]
 	expr := b.String()
 	if flags != "" {
 		expr = "(?" + flags + ")" + expr
@@ -636,11 +645,14 @@ func isIdentStart(c byte) bool {
 
 func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '-' }
 
-// query parses @ or $ followed by segments.
+// query parses @ or $ followed by at most maxQuerySegments segments.
 func (p *fparser) query() (*fquery, error) {
 	q := &fquery{abs: p.src[p.pos] == '$', singular: true}
 	p.pos++
 	for p.pos < p.end {
+		if len(q.segs) >= maxQuerySegments {
+			return nil, p.errf("more than %d segments in one path", maxQuerySegments)
+		}
 		desc := false
 		switch {
 		case p.peek(".."):
@@ -661,11 +673,11 @@ func (p *fparser) query() (*fquery, error) {
 				q.singular = false
 				continue
 			}
-			name := ""
+			start := p.pos // sliced, not grown a byte at a time: linear in the name
 			for p.pos < p.end && isIdent(p.src[p.pos]) {
-				name += p.src[p.pos : p.pos+1]
 				p.pos++
 			}
+			name := p.src[start:p.pos]
 			if name == "" {
 				return nil, p.unexpected("a field name after '.' (quote odd names: @['a.b'])")
 			}
@@ -739,6 +751,9 @@ func (p *fparser) query() (*fquery, error) {
 // "status.phase", "spec.containers[*].image", "@.a" or a get_in-style path
 // such as items.3.name or $["a.b"].
 func parseField(s string) (*fquery, error) {
+	if len(s) > maxFieldLen {
+		return nil, &filterError{src: s, off: maxFieldLen, msg: fmt.Sprintf("field longer than %d bytes", maxFieldLen)}
+	}
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return nil, &filterError{src: s, msg: "empty field"}
@@ -758,7 +773,7 @@ func parseField(s string) (*fquery, error) {
 		return q, nil
 	}
 	// The get_in path syntax (a\.b escapes, .3 indexes) as a fallback.
-	if segs, perr := parsePath(t); perr == nil {
+	if segs, perr := parsePath(t); perr == nil && len(segs) <= maxQuerySegments {
 		q := &fquery{singular: true}
 		for _, sg := range segs {
 			k := qKey

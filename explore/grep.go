@@ -344,7 +344,7 @@ func requiredLiteral(re *syntax.Regexp) (lit []byte, fold, complete bool) {
 }
 
 func runGrep(c *call) *tool.Result {
-	pattern := c.args.str("pattern")
+	pattern := c.args.pattern("pattern")
 	ctxLines, _ := c.args.int("context")
 	ic := c.args.bool("ignore_case")
 	maxM, hasM := c.args.int("max_matches")
@@ -387,40 +387,35 @@ func runGrep(c *call) *tool.Result {
 	for i, h := range hits {
 		matches[i] = h.line
 	}
-	shown := d.contextLines(hits, ctxLines)
 
+	// The lines are written up to the size past which an answer cannot
+	// fit the per-call cap whatever they hold (bytesPerTokenBound); past
+	// it they are only measured, for the too-large answer.
+	limit := c.env.maxTokens()
+	capBytes := limit * bytesPerTokenBound
 	var b strings.Builder
+	over := 0 // bytes measured and not written
 	if len(matches) > 0 {
-		w := len(strconv.Itoa(min(matches[len(matches)-1]+ctxLines, nLines)))
-		isMatch := map[int]bool{}
-		for _, n := range matches {
-			isMatch[n] = true
-		}
-		prevEnd := 0
-		for i := 0; i < len(matches); {
-			lo := max(1, matches[i]-ctxLines)
-			hi := min(nLines, matches[i]+ctxLines)
-			j := i + 1
-			for j < len(matches) && matches[j]-ctxLines <= hi+1 {
-				hi = min(nLines, matches[j]+ctxLines)
-				j++
+		w := len(strconv.Itoa(min(matches[len(matches)-1]+min(ctxLines, nLines), nLines)))
+		err := d.contextWalk(c.ctx, hits, ctxLines, func(n int, l []byte, match, gap bool) {
+			if over > 0 || b.Len() > capBytes {
+				over += shownCost(len(l), w)
+				return
 			}
-			if prevEnd > 0 && ctxLines > 0 {
+			if gap && ctxLines > 0 {
 				b.WriteString("--\n")
 			}
-			for n := lo; n <= hi; n++ {
-				l := shown[n]
-				if len(l) > maxShownLine {
-					pos := 0
-					if isMatch[n] {
-						pos = locate(l)
-					}
-					l = clipAround(l, pos, maxShownLine)
+			if len(l) > maxShownLine {
+				pos := 0
+				if match {
+					pos = locate(l)
 				}
-				writeLine(&b, n, w, l, isMatch[n])
+				l = clipAround(l, pos, maxShownLine)
 			}
-			prevEnd = hi
-			i = j
+			writeLine(&b, n, w, l, match)
+		})
+		if err != nil {
+			return c.cancelled(err)
 		}
 	}
 	q := "/" + pattern + "/"
@@ -438,7 +433,7 @@ func runGrep(c *call) *tool.Result {
 	if lit {
 		what += fmt.Sprintf(" [invalid regex (%s): searched as literal text]", reErr)
 	}
-	return c.finish(b.String(), what, func() []suggestion {
+	sugg := func() []suggestion {
 		s := []suggestion{}
 		if ctxLines > 0 {
 			s = append(s, suggest("grep", "matching lines only, no context", kv{"file", c.file}, kv{"pattern", pattern}, kv{"context", 0}, kv{"ignore_case", ic}, kv{"max_matches", len(matches)}))
@@ -450,7 +445,11 @@ func runGrep(c *call) *tool.Result {
 			s = append(s, suggest("slice", "the first match with a little context", kv{"file", c.file}, kv{"start", max(1, matches[0]-2)}, kv{"end", matches[0] + 2}))
 		}
 		return s
-	})
+	}
+	if over > 0 {
+		return c.tooLarge((b.Len()+over)/4, kv{"per_call_limit", limit}, sugg)
+	}
+	return c.finish(b.String(), what, sugg)
 }
 
 // hit is a matching line: its 1-based number and byte span (no newline).
@@ -487,34 +486,72 @@ func grepLines(ctx context.Context, d *doc, m matcher, maxM int) ([]hit, int, er
 	return out, total, nil
 }
 
-// contextLines returns the text of each hit's line and of up to ctx lines
-// before and after it, by line number, walking from the hit's bytes.
-func (d *doc) contextLines(hits []hit, ctx int) map[int][]byte {
-	out := make(map[int][]byte, len(hits)*(2*ctx+1))
-	trim := func(b []byte) []byte { return bytes.TrimSuffix(b, []byte{'\r'}) }
-	for _, h := range hits {
-		out[h.line] = trim(d.data[h.start:h.end])
-		p := h.start
-		for k := 1; k <= ctx && p > 0; k++ {
-			e := p - 1 // the '\n' ending the previous line
-			s := bytes.LastIndexByte(d.data[:e], '\n') + 1
-			out[h.line-k] = trim(d.data[s:e])
-			p = s
+// contextWalk calls line for every line grep shows of d, in order and
+// each once: the line of each hit and up to around lines before and after
+// it. gap is set on the first line of a window that does not continue the
+// line before it. It walks from the hits' bytes over the lines it shows
+// and no others, so its work is bounded by those lines (at most the
+// file's), never by around, and it holds none of them.
+func (d *doc) contextWalk(ctx context.Context, hits []hit, around int, line func(n int, text []byte, match, gap bool)) error {
+	data := d.data
+	around = min(around, len(data)+1) // more lines than the file has cannot be shown
+	last := 0                         // the last line walked
+	steps := 0
+	step := func() error {
+		if steps++; steps&4095 == 0 {
+			return ctx.Err()
 		}
-		q := h.end
-		for k := 1; k <= ctx && q+1 < len(d.data); k++ {
-			s := q + 1
-			e := bytes.IndexByte(d.data[s:], '\n')
-			if e < 0 {
-				e = len(d.data)
-			} else {
-				e += s
+		return nil
+	}
+	for i := 0; i < len(hits); {
+		h := hits[i]
+		// Back to the window's first line: around lines before the hit,
+		// never back over a line already walked.
+		lo, p := h.line, h.start
+		for lo > 1 && lo > h.line-around && lo > last+1 {
+			p = bytes.LastIndexByte(data[:p-1], '\n') + 1
+			lo--
+			if err := step(); err != nil {
+				return err
 			}
-			out[h.line+k] = trim(d.data[s:e])
-			q = e
+		}
+		gap := last > 0 && lo > last+1
+		// Forward to around lines past the window's last hit.
+		hi := h.line + around
+		for n := lo; n <= hi && p < len(data); n++ {
+			e := bytes.IndexByte(data[p:], '\n')
+			if e < 0 {
+				e = len(data)
+			} else {
+				e += p
+			}
+			match := i < len(hits) && hits[i].line == n
+			if match {
+				hi = max(hi, n+around)
+				i++
+			}
+			line(n, bytes.TrimSuffix(data[p:e], []byte{'\r'}), match, gap && n == lo)
+			last, p = n, e+1
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		// A hit past the end of the file cannot be; skip rather than loop.
+		for i < len(hits) && hits[i].line <= last {
+			i++
 		}
 	}
-	return out
+	return ctx.Err()
+}
+
+// shownCost is how many bytes writeLine writes for a line of n bytes
+// numbered in a column width wide: what a grep answer that is not written
+// in full would have been.
+func shownCost(n, width int) int {
+	if n > maxShownLine {
+		n = maxShownLine + 40 // the cut, said in the line
+	}
+	return width + 5 + n
 }
 
 // maxShownLine is the longest line grep shows whole; longer lines (minified

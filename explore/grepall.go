@@ -77,13 +77,23 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 		m, lit, msg := compileGrep(pattern, ic, data[:min(len(data), 256<<10)])
 		literal, reErr = lit, msg
 		d := &doc{data: data}
-		hits, total, gerr := grepLines(c.ctx, d, m, maxM)
+		// Past the files shown, only the counts are kept: not their
+		// bytes, nor their hits.
+		shown, keep := len(files) < grepAllShowFiles, maxM
+		if !shown {
+			keep = 0
+		}
+		hits, total, gerr := grepLines(c.ctx, d, m, keep)
 		if gerr != nil {
 			firstErr = gerr
 			return gerr
 		}
 		if total > 0 {
-			files = append(files, grepFile{name: relFrom(c.env.Dir, p), total: total, hits: hits, data: data})
+			f := grepFile{name: relFrom(c.env.Dir, p), total: total}
+			if shown {
+				f.hits, f.data = hits, data
+			}
+			files = append(files, f)
 			totalLines += total
 		}
 		return nil
@@ -92,35 +102,37 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 		return c.cancelled(c.ctx.Err())
 	}
 	locate := locator(pattern, ic, literal)
+	// Written up to the size no answer under the per-call cap can have,
+	// then only measured (as grep does).
+	limit := c.env.maxTokens()
+	capBytes := limit * bytesPerTokenBound
 	var b strings.Builder
+	over := 0
 	shownFiles := files[:min(len(files), grepAllShowFiles)]
 	for _, f := range shownFiles {
-		fmt.Fprintf(&b, "%s: %s\n", f.name, plural(f.total, "matching line"))
-		d := &doc{data: f.data}
-		shown := d.contextLines(f.hits, ctxLines)
-		last := f.hits[len(f.hits)-1].line + ctxLines
-		w := len(strconv.Itoa(last))
-		isMatch := map[int]bool{}
-		for _, h := range f.hits {
-			isMatch[h.line] = true
+		if over > 0 || b.Len() > capBytes {
+			over += len(f.name) + 30
+		} else {
+			fmt.Fprintf(&b, "%s: %s\n", f.name, plural(f.total, "matching line"))
 		}
-		prev := 0
-		for _, h := range f.hits {
-			for n := max(h.line-ctxLines, prev+1, 1); n <= h.line+ctxLines; n++ {
-				l, ok := shown[n]
-				if !ok {
-					continue
-				}
-				if len(l) > maxShownLine {
-					pos := 0
-					if isMatch[n] {
-						pos = locate(l)
-					}
-					l = clipAround(l, pos, maxShownLine)
-				}
-				writeLine(&b, n, w, l, isMatch[n])
-				prev = n
+		d := &doc{data: f.data}
+		w := len(strconv.Itoa(f.hits[len(f.hits)-1].line + ctxLines))
+		err := d.contextWalk(c.ctx, f.hits, ctxLines, func(n int, l []byte, match, _ bool) {
+			if over > 0 || b.Len() > capBytes {
+				over += shownCost(len(l), w)
+				return
 			}
+			if len(l) > maxShownLine {
+				pos := 0
+				if match {
+					pos = locate(l)
+				}
+				l = clipAround(l, pos, maxShownLine)
+			}
+			writeLine(&b, n, w, l, match)
+		})
+		if err != nil {
+			return c.cancelled(err)
 		}
 	}
 	if len(files) > len(shownFiles) {
@@ -146,7 +158,7 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 	if literal {
 		what += fmt.Sprintf(" [invalid regex (%s): searched as literal text]", reErr)
 	}
-	return c.finish(b.String(), what, func() []suggestion {
+	sugg := func() []suggestion {
 		s := []suggestion{}
 		if maxM > 1 || ctxLines > 0 {
 			s = append(s, suggest("grep", "one line per file", kv{"pattern", pattern}, kv{"ignore_case", ic}, kv{"max_matches", 1}, kv{"context", 0}))
@@ -155,7 +167,11 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 			s = append(s, suggest("grep", "the matches in the first file", kv{"file", files[0].name}, kv{"pattern", pattern}, kv{"ignore_case", ic}, kv{"context", 0}, kv{"max_matches", 20}))
 		}
 		return s
-	})
+	}
+	if over > 0 {
+		return c.tooLarge((b.Len()+over)/4, kv{"per_call_limit", limit}, sugg)
+	}
+	return c.finish(b.String(), what, sugg)
 }
 
 // cachedOrRead returns the bytes of p (relative to the root): from the

@@ -87,6 +87,17 @@ func runGetIn(c *call) *tool.Result {
 		ln := d.length(n)
 		lo, hi := window(ln, off, lim, hasLim)
 		cur = [2]int{lo, hi}
+		if hi > lo {
+			// Decided from the window's bytes before they are copied (a
+			// limit of 10^9 over a gigabyte array would copy it twice).
+			first := d.elem(n, lo).v.start
+			if t == "object" {
+				first = d.members(n)[lo].key.start
+			}
+			if size := d.elem(n, hi-1).v.end - first; size > c.env.maxTokens()*bytesPerTokenBound {
+				return c.tooLarge(size/4, kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+			}
+		}
 		var raw bytes.Buffer
 		open, close := byte('['), byte(']')
 		if t == "object" {
@@ -208,7 +219,11 @@ func runIterateOver(c *call) *tool.Result {
 	var names []string
 	var fsegs [][]segment
 	var fqs []*fquery // fields with [*], .. or [?…]: every node they select, as an array
-	for _, f := range splitFields(fieldsArg) {
+	fieldList, res := c.fieldList("fields", fieldsArg)
+	if res != nil {
+		return res
+	}
+	for _, f := range fieldList {
 		segs, err := parsePath(f)
 		var fq *fquery
 		if err != nil {
@@ -252,51 +267,68 @@ func runIterateOver(c *call) *tool.Result {
 	}
 	var b bytes.Buffer
 	var e *evaluator
+	// Rows are written up to the size no answer under the per-call cap
+	// can have (bytesPerTokenBound); past it each row is only measured,
+	// in a buffer it reuses, for the too-large answer.
+	capBytes := c.env.maxTokens() * bytesPerTokenBound
+	var spill bytes.Buffer
+	over := 0
 	if lo == hi {
 		b.WriteString("[]")
 	} else {
 		b.WriteString("[\n")
 		for j := lo; j < hi; j++ {
+			if j&1023 == 1023 && c.ctx.Err() != nil {
+				return c.cancelled(c.ctx.Err())
+			}
+			w := &b
+			if b.Len() > capBytes {
+				spill.Reset()
+				w = &spill
+			}
 			i := j
 			if idx != nil {
 				i = idx[j]
 			}
-			b.WriteString(`  {"_index":`)
-			b.WriteString(strconv.Itoa(i))
+			w.WriteString(`  {"_index":`)
+			w.WriteString(strconv.Itoa(i))
 			if n.records && d.badRecord(i) {
-				fmt.Fprintf(&b, `,"_error":"record on line %d is not valid JSON"`, d.lineOf(d.records[i].start))
+				fmt.Fprintf(w, `,"_error":"record on line %d is not valid JSON"`, d.lineOf(d.records[i].start))
 			} else {
 				item := d.elem(n, i)
 				for j, segs := range fsegs {
-					b.WriteByte(',')
-					b.Write(qnames[j])
-					b.WriteByte(':')
+					w.WriteByte(',')
+					w.Write(qnames[j])
+					w.WriteByte(':')
 					if fqs[j] != nil {
 						if e == nil {
 							e = newEvaluator(d)
 						}
-						b.WriteByte('[')
+						w.WriteByte('[')
 						k := 0
 						e.nodes(fqs[j], item.v, func(s span) bool {
 							if k++; k > 1 {
-								b.WriteByte(',')
+								w.WriteByte(',')
 							}
-							b.Write(compact(d.data, s))
+							w.Write(compact(d.data, s))
 							return true
 						})
-						b.WriteByte(']')
+						w.WriteByte(']')
 					} else if v, ok := d.resolveRel(item, segs); ok {
-						b.Write(compact(d.data, v.v))
+						w.Write(compact(d.data, v.v))
 					} else {
-						b.WriteString("null")
+						w.WriteString("null")
 					}
 				}
 			}
-			b.WriteByte('}')
+			w.WriteByte('}')
 			if j < hi-1 {
-				b.WriteByte(',')
+				w.WriteByte(',')
 			}
-			b.WriteByte('\n')
+			w.WriteByte('\n')
+			if w == &spill {
+				over += spill.Len()
+			}
 		}
 		b.WriteString("]")
 	}
@@ -306,7 +338,7 @@ func runIterateOver(c *call) *tool.Result {
 		win = matchesText(lo, hi, total, scanned, q.f != nil) + q.describe()
 	}
 	what := fmt.Sprintf("%s (%s, fields: [%s])", canon, win, strings.Join(names, ","))
-	return c.finish(b.String(), what, func() []suggestion {
+	sugg := func() []suggestion {
 		f := kv{"file", c.file}
 		half := max(1, (hi-lo)/2)
 		qa := q.kvs()
@@ -325,7 +357,11 @@ func runIterateOver(c *call) *tool.Result {
 			s = append(s, suggest("grep", "find items by a field's text", f, kv{"pattern", `"` + fs[len(fs)-1].key + `"`}, kv{"context", 0}, kv{"max_matches", 20}))
 		}
 		return s
-	})
+	}
+	if over > 0 {
+		return c.tooLarge((b.Len()+over+1)/4, kv{"per_call_limit", c.env.maxTokens()}, sugg)
+	}
+	return c.finish(b.String(), what, sugg)
 }
 
 // article prefixes a JSON type name with "a" or "an".
@@ -351,10 +387,8 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 		return res
 	}
 	lo, hi := window(len(idx), off, lim, hasLim)
-	raw := joinRaw(d, d.itemsOf(n), idx[lo:hi])
-	body := string(prettyJSON(raw, span{0, len(raw)}))
 	what := fmt.Sprintf("%s (%s)", canon, matchesText(lo, hi, len(idx), scanned, true))
-	return c.finish(body, what, func() []suggestion {
+	sugg := func() []suggestion {
 		f := kv{"file", c.file}
 		s := []suggestion{suggest("get_in", "half the matches; continue with the next offset", f, kv{"path", canon}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving()}
 		if hi > lo {
@@ -364,7 +398,21 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 			s = append(s, suggest("get_in", "one match whole", f, kv{"path", canon + renderIndex(idx[lo])}))
 		}
 		return s
-	})
+	}
+	// Decided from the matches' bytes before they are copied.
+	it := d.itemsOf(n)
+	size := 0
+	for _, i := range idx[lo:hi] {
+		if s, ok := it.at(i); ok {
+			size += s.end - s.start + 1
+		}
+	}
+	if size > c.env.maxTokens()*bytesPerTokenBound {
+		return c.tooLarge(size/4, kv{"per_call_limit", c.env.maxTokens()}, sugg)
+	}
+	raw := joinRaw(d, it, idx[lo:hi])
+	body := string(prettyJSON(raw, span{0, len(raw)}))
+	return c.finish(body, what, sugg)
 }
 
 // itemsOfAt is item i of the array at n (the zero span for a broken

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -29,7 +30,7 @@ func (c *call) queryArgs(withSort bool) itemQuery {
 		case "desc", "descending":
 			q.desc = true
 		default:
-			c.args.errs = append(c.args.errs, fmt.Sprintf("order must be asc or desc, got %q", q.orderText))
+			c.args.errs = append(c.args.errs, fmt.Sprintf("order must be asc or desc, got %q", tool.Clip(q.orderText, 40)))
 		}
 		if q.orderText != "" && strings.TrimSpace(q.sortText) == "" {
 			c.args.errs = append(c.args.errs, "order needs sort_by (the field to order by)")
@@ -331,8 +332,9 @@ type fieldMiss struct {
 }
 
 // missingField reports whether no item has q's singular prefix, and where
-// the items that get deepest stop.
-func missingField(d *doc, it items, q *fquery) *fieldMiss {
+// the items that get deepest stop. Cancelled, it reports nothing: the
+// caller's own work then sees ctx.
+func missingField(ctx context.Context, d *doc, it items, q *fquery) *fieldMiss {
 	p := singularPrefix(q)
 	if len(p.segs) == 0 {
 		return nil
@@ -340,6 +342,9 @@ func missingField(d *doc, it items, q *fquery) *fieldMiss {
 	e := newEvaluator(d)
 	bestDepth, bestItem := -1, span{}
 	for i := 0; i < it.len(); i++ {
+		if i&1023 == 1023 && ctx.Err() != nil {
+			return nil
+		}
 		s, ok := it.at(i)
 		if !ok {
 			continue
@@ -420,13 +425,16 @@ func (c *call) selectQuery(d *doc, n node, canon string, q *itemQuery, retry ret
 	}
 	if len(idx) == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
-			if m := missingField(d, it, rq); m != nil {
+			if m := missingField(c.ctx, d, it, rq); m != nil {
 				return nil, 0, c.missingFieldError("filter", q.filterText, m, canon, retry)
 			}
 		}
+		if err := c.ctx.Err(); err != nil {
+			return nil, 0, c.cancelled(err)
+		}
 	}
 	if q.sortQ != nil {
-		if m := missingField(d, it, q.sortQ); m != nil {
+		if m := missingField(c.ctx, d, it, q.sortQ); m != nil {
 			return nil, 0, c.missingFieldError("sort_by", q.sortText, m, canon, retry)
 		}
 		if idx, err = sortItems(c.ctx, it, idx, q.sortQ, q.desc); err != nil {

@@ -22,6 +22,9 @@ var (
 	ErrEmptyNote = errors.New("empty note")
 	// ErrNoteTooLong reports a ledger note over the per-entry bound.
 	ErrNoteTooLong = errors.New("note too long")
+	// ErrBadTags reports a ledger entry with more tags, or longer ones,
+	// than an entry may have.
+	ErrBadTags = errors.New("bad tags")
 	// ErrMalformed reports a pad file that does not parse. The pad quarantines
 	// such a file on the next read or write; see [Pad.View].
 	ErrMalformed = errors.New("malformed pad")

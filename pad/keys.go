@@ -50,8 +50,22 @@ const (
 	maxKeyName    = 128
 	maxValueBytes = 16 << 10
 	maxKeys       = 1000
-	maxKeyTags    = 16
+	maxKeyTags    = 16 // tags of a key, and of a ledger entry
+	// maxTTLSeconds bounds a key's ttl: 365 days, longer than any run
+	// (0 is no expiry). A ttl past what a time.Duration holds (~292
+	// years) used to wrap around to an expiry in 1734.
+	maxTTLSeconds = 365 * 24 * 3600
 )
+
+// ttlDuration is a TTL in seconds as a time.Duration, saturating where a
+// Duration ends instead of wrapping around: a record stored before ttl
+// was bounded still expires in the future.
+func ttlDuration(seconds float64) time.Duration {
+	if d := seconds * float64(time.Second); d < float64(math.MaxInt64) {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
+}
 
 // KeyOp is one change to the keyed values. TTL is in seconds: nil means
 // [Options.DefaultTTL], 0 no expiry. Sliding renews the TTL each time
@@ -229,7 +243,7 @@ func validateKeyOps(ops []KeyOp, index func(int) int) error {
 		switch op.Op {
 		case OpSet, OpDelete:
 			if msg := checkKeyName(op.Key); msg != "" {
-				return fail("%s: %q", msg, op.Key)
+				return fail("%s: %s", msg, quoteArg(op.Key))
 			}
 		case OpSnapshot, OpRestore:
 			if len(ops) != 1 || index(0) != 0 {
@@ -240,7 +254,7 @@ func validateKeyOps(ops []KeyOp, index func(int) int) error {
 			}
 			continue
 		default:
-			return &PatchError{Index: index(i), Patch: Patch{Op: op.Op}, Err: fmt.Errorf("%w %q (ops: %s)", ErrUnknownOp, op.Op, strings.Join(allOps(), ", "))}
+			return &PatchError{Index: index(i), Patch: Patch{Op: op.Op}, Err: fmt.Errorf("%w %s (ops: %s)", ErrUnknownOp, quoteArg(op.Op), strings.Join(allOps(), ", "))}
 		}
 		if op.Op == OpDelete {
 			continue
@@ -258,6 +272,9 @@ func validateKeyOps(ops []KeyOp, index func(int) int) error {
 		if op.TTL != nil && (*op.TTL < 0 || math.IsNaN(*op.TTL) || math.IsInf(*op.TTL, 0)) {
 			return fail("ttl is seconds, 0 or more (0: no expiry)")
 		}
+		if op.TTL != nil && *op.TTL > maxTTLSeconds {
+			return fail("ttl is at most %d seconds (365 days); 0 is no expiry", maxTTLSeconds)
+		}
 		if op.Sliding && op.TTL != nil && *op.TTL == 0 {
 			return fail("sliding needs a ttl")
 		}
@@ -267,6 +284,9 @@ func validateKeyOps(ops []KeyOp, index func(int) int) error {
 		for _, t := range op.Tags {
 			if strings.TrimSpace(t) == "" || strings.ContainsAny(t, ",\n") {
 				return fail("tags are non-empty words without commas or newlines")
+			}
+			if utf8.RuneCountInString(t) > maxTagChars {
+				return fail("tags are at most %d characters", maxTagChars)
 			}
 		}
 	}
@@ -306,7 +326,7 @@ func (p *Pad) applyKeyOps(ks *keySet, ops []KeyOp, by string, now time.Time) ([]
 			}
 			if ttl > 0 {
 				r.TTL = ttl
-				exp := now.Add(time.Duration(ttl * float64(time.Second))).UTC()
+				exp := now.Add(ttlDuration(ttl)).UTC()
 				r.Expires = &exp
 			} else {
 				r.Sliding = false
@@ -603,7 +623,7 @@ func (p *Pad) liveKeys(f KeyFilter, renew bool) ([]KeyView, string, error) {
 		}
 		if r.Sliding && r.TTL > 0 {
 			sliding = append(sliding, name)
-			exp := now.Add(time.Duration(r.TTL * float64(time.Second))).UTC()
+			exp := now.Add(ttlDuration(r.TTL)).UTC()
 			if renew {
 				r.Expires = &exp
 			}
@@ -621,7 +641,7 @@ func (p *Pad) liveKeys(f KeyFilter, renew bool) ([]KeyView, string, error) {
 func keyView(name string, r *keyRecord) KeyView {
 	v := KeyView{Name: name, Value: r.Value, Tags: r.Tags, Sliding: r.Sliding, Created: r.Created, Updated: r.Updated, By: r.By}
 	if r.Expires != nil {
-		v.TTL = time.Duration(r.TTL * float64(time.Second))
+		v.TTL = ttlDuration(r.TTL)
 		v.Expires = *r.Expires
 	}
 	return v
@@ -647,7 +667,7 @@ func (p *Pad) renew(names []string) error {
 		if !ok || r.expired(now) || !r.Sliding || r.TTL <= 0 {
 			continue
 		}
-		exp := now.Add(time.Duration(r.TTL * float64(time.Second))).UTC()
+		exp := now.Add(ttlDuration(r.TTL)).UTC()
 		r.Expires = &exp
 		changed = true
 	}

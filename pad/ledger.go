@@ -201,6 +201,12 @@ func cleanNote(note string, tags []string) (string, []string, error) {
 		if t == "" || seen[t] {
 			continue
 		}
+		if utf8.RuneCountInString(t) > maxTagChars {
+			return "", nil, fmt.Errorf("%w: a tag is at most %d characters", ErrBadTags, maxTagChars)
+		}
+		if len(clean) == maxKeyTags {
+			return "", nil, fmt.Errorf("%w: at most %d tags a finding", ErrBadTags, maxKeyTags)
+		}
 		seen[t] = true
 		clean = append(clean, t)
 	}

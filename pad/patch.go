@@ -82,7 +82,7 @@ func validatePatches(patches []Patch, sections []Section) error {
 		}
 		idx := sectionIndex(sections, p.Section)
 		if idx < 0 {
-			return &PatchError{Index: i, Patch: p, Err: fmt.Errorf("%w %q (sections: %s)", ErrUnknownSection, p.Section, sectionNames(sections))}
+			return &PatchError{Index: i, Patch: p, Err: fmt.Errorf("%w %s (sections: %s)", ErrUnknownSection, quoteArg(p.Section), sectionNames(sections))}
 		}
 		s := sections[idx]
 		switch p.Op {
@@ -101,7 +101,7 @@ func validatePatches(patches []Patch, sections []Section) error {
 				return fail(ErrBadPatch, "check applies to numbered sections only; %q is not numbered", s.Name)
 			}
 			if _, err := itemNumber(p.Content); err != nil {
-				return fail(ErrBadPatch, "check needs the item number in content, e.g. \"2\"; got %q", p.Content)
+				return fail(ErrBadPatch, "check needs the item number in content, e.g. \"2\"; got %s", quoteArg(p.Content))
 			}
 		case OpRemove:
 			if strings.TrimSpace(p.Content) == "" {
@@ -112,7 +112,7 @@ func validatePatches(patches []Patch, sections []Section) error {
 			}
 		case OpClear:
 		default:
-			return &PatchError{Index: i, Patch: p, Err: fmt.Errorf("%w %q (ops: %s)", ErrUnknownOp, p.Op, strings.Join(allOps(), ", "))}
+			return &PatchError{Index: i, Patch: p, Err: fmt.Errorf("%w %s (ops: %s)", ErrUnknownOp, quoteArg(p.Op), strings.Join(allOps(), ", "))}
 		}
 	}
 	return nil
@@ -123,7 +123,7 @@ func itemNumber(s string) (int, error) {
 	s = strings.TrimSuffix(s, ".")
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("not an item number: %q", s)
+		return 0, fmt.Errorf("not an item number: %s", quoteArg(s))
 	}
 	return n, nil
 }
@@ -168,7 +168,7 @@ func applyPatches(d *document, patches []Patch) ([]string, error) {
 				kept = append(kept, line)
 			}
 			if removed == 0 {
-				warnings = append(warnings, fmt.Sprintf("remove: no line in %q contains %q; nothing removed", s.Name, p.Content))
+				warnings = append(warnings, fmt.Sprintf("remove: no line in %q contains %s; nothing removed", s.Name, quoteArg(p.Content)))
 			}
 			d.bodies[i] = trimBlankLines(kept)
 		case OpClear:

@@ -23,7 +23,7 @@ var snapshotName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`)
 // `pad restore NAME` (a snapshot) never collide.
 func checkSnapshotName(name string) string {
 	if !snapshotName.MatchString(name) {
-		return fmt.Sprintf("snapshot names are a letter then up to 63 of A-Z a-z 0-9 . _ - (content); got %q", name)
+		return fmt.Sprintf("snapshot names are a letter then up to 63 of A-Z a-z 0-9 . _ - (content); got %s", quoteArg(name))
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
@@ -44,7 +45,12 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 	defs := []tool.Def{
 		{Name: ToolRead,
 			Description: "Read your working-memory scratchpad: sections (with cap and purpose), keys, findings ledger (newest last), warnings. Read it at the start of every turn; it survives context resets.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Only ledger entries and keys with one of these tags."},"keys":{"type":"array","items":{"type":"string"},"description":"Only these keys (\"ns:\" = a namespace), nothing else."},"format":{"type":"string","enum":["markdown","xml","json","kv"]},"max_tokens":{"type":"integer","minimum":1}}}`),
+			InputSchema: tool.MustJSON(map[string]any{"type": "object", "properties": map[string]any{
+				"tags":       tagsProp("Only ledger entries and keys with one of these tags."),
+				"keys":       map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": maxKeyArg}, "maxItems": maxKeys, "description": `Only these keys ("ns:" = a namespace), nothing else.`},
+				"format":     map[string]any{"type": "string", "enum": RenderModes},
+				"max_tokens": map[string]any{"type": "integer", "minimum": 1, "maximum": maxReadTokens},
+			}}),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(true), OpenWorld: tool.Bool(false)},
 			Handler:     h.read},
 		{Name: ToolUpdate,
@@ -58,7 +64,10 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 			Handler: h.update},
 		{Name: ToolAppend,
 			Description: "Append one finding to the scratchpad's ledger, safe with concurrent writers: facts as you learn them; the sections are for the summary.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"The finding, with where it came from."},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"]}`),
+			InputSchema: tool.MustJSON(map[string]any{"type": "object", "properties": map[string]any{
+				"note": map[string]any{"type": "string", "maxLength": maxNoteChars, "description": "The finding, with where it came from."},
+				"tags": tagsProp(""),
+			}, "required": []string{"note"}}),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(false), OpenWorld: tool.Bool(false)},
 			Handler:     h.append},
 	}
@@ -91,13 +100,39 @@ func updateDescription(o Options) string {
 	return `Patch scratchpad sections, all or none. Ops: append (content: items, one per line; numbered sections get "N. [ ] item"), replace (the whole section; the only op that drops text), check (content: item number to tick), remove (lines containing content), clear. Returns the diff and warnings; condense a section over its cap.` + keysHelp
 }
 
+// The bounds of the pad tools' arguments, in their schemas: the checker
+// (tool.Checked) enforces them on the top-level arguments and on array
+// items; what lies inside a patch (key, ttl, tags) is checked where the
+// patch is validated, against the same constants. Section content and
+// whole-pad content have none: a section's cap is a warning to condense,
+// not a refusal, and the transport bounds a call's size.
+const (
+	// maxTagChars bounds a tag (of a key or a finding): a word or two.
+	maxTagChars = 64
+	// maxKeyArg bounds a key read_scratchpad names: a key name, or a
+	// namespace ("ns:") or prefix ("ns*") of one.
+	maxKeyArg = maxKeyName + 2
+	// maxReadTokens bounds read_scratchpad's max_tokens: past any pad's
+	// rendering (the configured bound is a ceiling anyway).
+	maxReadTokens = 1_000_000
+)
+
+// tagsProp is a list of tags: at most maxKeyTags of at most maxTagChars.
+func tagsProp(desc string) map[string]any {
+	p := map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": maxTagChars}, "maxItems": maxKeyTags}
+	if desc != "" {
+		p["description"] = desc
+	}
+	return p
+}
+
 // keyPatchProps are the properties a patch item has for key operations.
 func keyPatchProps(props map[string]any) map[string]any {
-	props["key"] = map[string]any{"type": "string"}
+	props["key"] = map[string]any{"type": "string", "maxLength": maxKeyName}
 	props["value"] = map[string]any{}
-	props["ttl"] = map[string]any{"type": "number", "minimum": 0}
+	props["ttl"] = map[string]any{"type": "number", "minimum": 0, "maximum": maxTTLSeconds}
 	props["sliding"] = map[string]any{"type": "boolean"}
-	props["tags"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+	props["tags"] = tagsProp("")
 	return props
 }
 
@@ -203,6 +238,8 @@ func failure(p *Pad, err error) tool.Result {
 		code = "empty_note"
 	case errors.Is(err, ErrNoteTooLong):
 		code = "note_too_long"
+	case errors.Is(err, ErrBadTags):
+		code = "bad_arguments"
 	case errors.Is(err, ErrSchema):
 		code = "schema_violation"
 		extra["state_unchanged"] = true
@@ -241,6 +278,14 @@ var errBadArguments = errors.New("bad arguments")
 // codeOutside is the error code of a pad reached through a link planted
 // in memory_dir that leads out of it ([memdir.ErrOutside]).
 const codeOutside = "outside_memory_dir"
+
+// echoBytes bounds how much of a value the model sent an error repeats:
+// a key, op or snapshot name is short when it is right, and may be
+// megabytes when it is not.
+const echoBytes = 80
+
+// quoteArg is s quoted as an error repeats it, cut to echoBytes.
+func quoteArg(s string) string { return strconv.Quote(tool.Clip(s, echoBytes)) }
 
 // handlers are the pad tools' handlers.
 type handlers struct {

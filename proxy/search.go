@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 )
 
@@ -18,11 +20,23 @@ const (
 	CallToolName   = "call_tool"
 )
 
+// The bounds of their string arguments, stated in the schemas below and
+// enforced by the handlers: a query is a sentence (toolsearch counts its
+// first MaxQueryWords words, well under 1,000 characters); a name is an
+// exposed tool name (a prefix of at most 64 characters, "__", and MCP's
+// 128 for the upstream's own name). An answer repeats at most echoChars
+// of either: what the model sent can be megabytes.
+const (
+	maxQueryChars = 1000
+	maxNameChars  = 256
+	echoChars     = 80
+)
+
 // searchDefs are their definitions as listed: short, since they are in
 // the context every turn in place of the whole catalogue.
 var searchDefs = []json.RawMessage{
-	json.RawMessage(`{"name":"search_tools","description":"Find the upstream tools for a task: most are not listed. Answers the best matches as name(arguments) - description (? marks optional); run one with call_tool. Give describe a tool's name for its full input schema.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, in your own words"},"limit":{"type":"integer","minimum":1,"maximum":50,"default":5},"describe":{"type":"string","description":"a tool name: answer its full input schema"}}},"annotations":{"readOnlyHint":true}}`),
-	json.RawMessage(`{"name":"call_tool","description":"Run an upstream tool found with search_tools. Its result is treated as if the tool were listed (large results are stored and pointed to).","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"the tool's name as search_tools gave it"},"arguments":{"type":"object","description":"the tool's arguments"}},"required":["name"]}}`),
+	json.RawMessage(`{"name":"search_tools","description":"Find the upstream tools for a task: most are not listed. Answers the best matches as name(arguments) - description (? marks optional); run one with call_tool. Give describe a tool's name for its full input schema.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, in your own words","maxLength":1000},"limit":{"type":"integer","minimum":1,"maximum":50,"default":5},"describe":{"type":"string","description":"a tool name: answer its full input schema","maxLength":256}}},"annotations":{"readOnlyHint":true}}`),
+	json.RawMessage(`{"name":"call_tool","description":"Run an upstream tool found with search_tools. Its result is treated as if the tool were listed (large results are stored and pointed to).","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"the tool's name as search_tools gave it","maxLength":256},"arguments":{"type":"object","description":"the tool's arguments"}},"required":["name"]}}`),
 }
 
 // Searching reports whether the proxy is in search mode: the client is
@@ -70,6 +84,9 @@ func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
 			return ToolError(`search_tools: the arguments must be {"query": string, "limit": integer} or {"describe": "<tool name>"}: ` + err.Error()), nil
 		}
 	}
+	if msg := tooLong("query", a.Query, maxQueryChars) + tooLong("describe", a.Describe, maxNameChars); msg != "" {
+		return ToolError("search_tools: " + strings.TrimSpace(msg)), nil
+	}
 	s := p.cat.snapshot()
 	ix := s.index
 	if ix == nil || ix.Len() == 0 {
@@ -92,10 +109,10 @@ func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
 	}
 	hits := ix.Search(q, min(limit, toolsearch.MaxLimit))
 	if len(hits) == 0 {
-		return textResult(fmt.Sprintf("no tool matches %q among %d tools; try other words (what the tool does, or the service: %s)", q, ix.Len(), strings.Join(servers(ix), ", "))), nil
+		return textResult(fmt.Sprintf("no tool matches %q among %d tools; try other words (what the tool does, or the service: %s)", tool.Clip(q, echoChars), ix.Len(), strings.Join(servers(ix), ", "))), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d tools for %q; run one with call_tool {\"name\": ..., \"arguments\": {...}}:\n", len(hits), ix.Len(), q)
+	fmt.Fprintf(&b, "%d of %d tools for %q; run one with call_tool {\"name\": ..., \"arguments\": {...}}:\n", len(hits), ix.Len(), tool.Clip(q, echoChars))
 	b.WriteString(ix.Format(hits))
 	found := make([]string, len(hits))
 	for i, h := range hits {
@@ -115,12 +132,14 @@ func (p *Proxy) CallToolTarget(ctx context.Context, args json.RawMessage) (name 
 	}
 	if err := json.Unmarshal(args, &a); err != nil || a.Name == "" {
 		errRes = ToolError(`call_tool: the arguments must be {"name": "<tool name from search_tools>", "arguments": {...}}`)
+	} else if msg := tooLong("name", a.Name, maxNameChars); msg != "" {
+		errRes = ToolError("call_tool: " + strings.TrimSpace(msg))
 	} else if t := strings.TrimSpace(string(a.Arguments)); t != "" && t != "null" && !strings.HasPrefix(t, "{") {
-		errRes = ToolError(fmt.Sprintf("call_tool: arguments must be a JSON object (the tool's arguments), not %s", truncateBytes(t, 80)))
+		errRes = ToolError(fmt.Sprintf("call_tool: arguments must be a JSON object (the tool's arguments), not %s", tool.Clip(t, echoChars)))
 	} else if !p.HasTool(a.Name) {
 		s := p.cat.snapshot()
 		if s.index == nil {
-			errRes = ToolError(fmt.Sprintf("call_tool: no upstream tool %q (no upstream tools are available yet)", a.Name))
+			errRes = ToolError(fmt.Sprintf("call_tool: no upstream tool %q (no upstream tools are available yet)", tool.Clip(a.Name, echoChars)))
 		} else {
 			errRes = p.unknown(s.index, a.Name, "call_tool")
 		}
@@ -139,7 +158,7 @@ func (p *Proxy) CallToolTarget(ctx context.Context, args json.RawMessage) (name 
 // closest names, each as a line ready to call.
 func (p *Proxy) unknown(ix *toolsearch.Index, name, what string) json.RawMessage {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: no tool %q.", what, name)
+	fmt.Fprintf(&b, "%s: no tool %q.", what, tool.Clip(name, echoChars))
 	if close := ix.Closest(name, 3); len(close) > 0 {
 		b.WriteString(" Closest, ready to run with call_tool:")
 		for _, c := range close {
@@ -183,9 +202,15 @@ func textResult(s string) json.RawMessage {
 	return b
 }
 
-func truncateBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
+// tooLong says that the argument name is longer than max characters,
+// or "" when it is not; a value of n bytes has at most n characters, so
+// only a long one is counted.
+func tooLong(name, v string, max int) string {
+	if len(v) <= max {
+		return ""
 	}
-	return s[:n] + "…"
+	if n := utf8.RuneCountInString(v); n > max {
+		return fmt.Sprintf("%s must be at most %d characters, not %d. ", name, max, n)
+	}
+	return ""
 }

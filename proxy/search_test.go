@@ -76,10 +76,19 @@ func TestSearchTools(t *testing.T) {
 		{"no query", `{}`, true, []string{"give a query"}, nil},
 		{"bad arguments", `{"query":3}`, true, []string{"the arguments must be"}, nil},
 		{"nothing matches", `{"query":"zebra xylophone"}`, false, []string{"no tool matches", "k8s, misc"}, nil},
+		// What the model sent is repeated at most in part (it echoed a
+		// whole 3 MB query), and past the schema's bound refused.
+		{"long query, echoed in part", `{"query":"` + strings.Repeat("zebra ", 160) + `"}`, false, []string{`no tool matches "` + strings.Repeat("zebra ", 13) + `ze…"`}, nil},
+		{"query past its bound", `{"query":"` + strings.Repeat("zebra ", 3<<20/6) + `"}`, true, []string{"query must be at most 1000 characters, not 3145728."}, nil},
+		{"describe past its bound", `{"describe":"` + strings.Repeat("k", 200_000) + `"}`, true, []string{"describe must be at most 256 characters, not 200000."}, nil},
+		{"describe echoed in part", `{"describe":"` + strings.Repeat("k", 250) + `"}`, true, []string{`no tool "` + strings.Repeat("k", 80) + `…"`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, found := p.SearchTools(context.Background(), json.RawMessage(tc.args))
 			text, isErr := resultText(t, raw)
+			if len(text) > 2000 {
+				t.Errorf("answer of %d bytes: %.200s", len(text), text)
+			}
 			if isErr != tc.isError {
 				t.Fatalf("isError %v: %s", isErr, text)
 			}
@@ -107,6 +116,9 @@ func TestCallToolTarget(t *testing.T) {
 		{"misspelt", `{"name":"k8s__lsting"}`, "", "Closest, ready to run with call_tool:\nk8s__listing(n: number)"},
 		{"no name", `{"arguments":{}}`, "", "the arguments must be"},
 		{"arguments not an object", `{"name":"k8s__pid","arguments":[1]}`, "", "arguments must be a JSON object"},
+		{"name past its bound", `{"name":"` + strings.Repeat("k", 200_000) + `"}`, "", "call_tool: name must be at most 256 characters, not 200000."},
+		{"name echoed in part", `{"name":"` + strings.Repeat("k", 256) + `"}`, "", `no tool "` + strings.Repeat("k", 80) + `…"`},
+		{"arguments echoed in part", `{"name":"k8s__pid","arguments":"` + strings.Repeat("x", 200_000) + `"}`, "", `not "` + strings.Repeat("x", 79) + `…`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name, args, errRes := p.CallToolTarget(context.Background(), json.RawMessage(tc.args))
@@ -123,6 +135,9 @@ func TestCallToolTarget(t *testing.T) {
 				return
 			}
 			text, isErr := resultText(t, errRes)
+			if len(text) > 2000 {
+				t.Errorf("answer of %d bytes: %.200s", len(text), text)
+			}
 			if !isErr || !strings.Contains(text, tc.want) {
 				t.Fatalf("error %v %q, want %q", isErr, text, tc.want)
 			}

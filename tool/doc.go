@@ -13,6 +13,14 @@
 // encoding/json encodes maps: keys sorted, so a definition's bytes are
 // stable and snapshot tests can pin them.
 //
+// A schema is also the one declaration its handler's arguments are
+// checked by: [Checked] runs [Schema.Check] before the handler, which
+// enforces types, enums, minimum, maximum, maxLength (in characters) and
+// maxItems, refuses arguments the schema does not declare (unless its
+// additionalProperties allows them) and any that differ from a declared
+// name only in case, and hands the handler the checked object
+// re-encoded, so that what it decodes is exactly what was checked.
+//
 //	def := tool.Def{
 //		Name:        "head",
 //		Description: "First lines of a stored output.",

@@ -21,6 +21,7 @@ func (ix *Index) Closest(name string, n int) []string {
 	if n <= 0 {
 		return nil
 	}
+	name = head(name)
 	q := strings.ToLower(strings.TrimSpace(name))
 	q = q[:min(len(q), maxEditLen*2)] // names are short; a long one is compared on its start
 	qBare := bare(q)

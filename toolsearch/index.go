@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	// gjson: see signature.go.
 	"github.com/tidwall/gjson"
@@ -40,6 +41,24 @@ type Hit struct {
 // MaxQueryWords is how many words of a query count (stop words aside): a
 // request is a sentence, and the words past these would only cost time.
 const MaxQueryWords = 64
+
+// MaxQueryBytes is how much of a query [Index.Search] and of a name
+// [Index.Closest] read: more than MaxQueryWords words of any length a
+// request has, so that a megabyte of query is not split into words to
+// find that only the first ones count.
+const MaxQueryBytes = 4096
+
+// head is s cut to at most MaxQueryBytes bytes, at a character boundary.
+func head(s string) string {
+	if len(s) <= MaxQueryBytes {
+		return s
+	}
+	n := MaxQueryBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 // DefaultLimit is the number of hits [Index.Search] answers for a limit of
 // zero or less.
@@ -281,8 +300,9 @@ func (ix *Index) Lookup(name string) (int, bool) {
 // Tools that match no word of the query are never answered, so an empty
 // or all-stop-word query answers nothing, and neither are those scoring
 // under 30% of the best: an answer may hold fewer than limit hits. Only the first [MaxQueryWords]
-// words count.
+// words of its first [MaxQueryBytes] bytes count.
 func (ix *Index) Search(query string, limit int) []Hit {
+	query = head(query)
 	if limit <= 0 {
 		limit = DefaultLimit
 	}

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -211,4 +212,30 @@ func manyProps(n int) string {
 		parts = append(parts, `"a_fairly_long_argument_`+string(rune('0'+i/10))+string(rune('0'+i%10))+`":{"type":"string"}`)
 	}
 	return strings.Join(parts, ",")
+}
+
+// TestLongQueryReadOnlyItsHead: a 3 MB query (or name) is read for its
+// first MaxQueryBytes bytes, where its counting words are, not split
+// whole into words; it answers what its head answers.
+func TestLongQueryReadOnlyItsHead(t *testing.T) {
+	tools, _ := loadCatalogue(t)
+	ix := NewIndex(tools)
+	q := "list open issues " + strings.Repeat("zebra ", 3<<20/6)
+	want := ix.Search("list open issues", 5)
+	ix.Search(q, 5) // the scratch buffers, once
+	name := "github__list_issue" + strings.Repeat("s", 3<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := ix.Search(q, 5)
+	close := ix.Closest(name, 3)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<10 {
+		t.Errorf("a 3 MB query and a 3 MB name allocated %d KB", n>>10)
+	}
+	if len(got) == 0 || got[0].Name != want[0].Name {
+		t.Errorf("Search(3 MB query) = %v, want %v first", got, want[0].Name)
+	}
+	if len(close) == 0 {
+		t.Errorf("Closest(3 MB name) = none")
+	}
 }

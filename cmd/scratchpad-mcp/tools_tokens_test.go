@@ -20,12 +20,14 @@ import (
 // 3,875 claude-sonnet-4 tokens here (3,574 / 3,836 by the script; a
 // worker's 14 tools 3,388 / 3,636) to 2,440 / 2,579 (script 2,436 / 2,584;
 // worker 2,311 / 2,451): shorter descriptions and shared argument wording,
-// no additionalProperties:false, no destructiveHint on read-only tools. The
-// bounds are the issue's 2,500 o200k and claude's figure + 2%.
+// no additionalProperties:false, no destructiveHint on read-only tools.
+// Issue 39 gave every argument its bound (maximum, maxLength, and maxItems
+// for the pad's lists; no descriptions): 2,440 / 2,579 became 2,722 /
+// 2,857. The bounds are those figures + 2%.
 func TestToolsListTokens(t *testing.T) {
 	n, no, nc := listTokens(t, "")
-	if n != 15 || no > 2500 || nc > 2630 {
-		t.Fatalf("tools/list has %d tools, %d o200k and %d claude-sonnet-4 tokens; the bound is 15 tools, 2,500 o200k and 2,630 claude-sonnet-4 tokens", n, no, nc)
+	if n != 15 || no > 2776 || nc > 2914 {
+		t.Fatalf("tools/list has %d tools, %d o200k and %d claude-sonnet-4 tokens; the bound is 15 tools, 2,776 o200k and 2,914 claude-sonnet-4 tokens", n, no, nc)
 	}
 	// Search mode adds search_tools and call_tool: at most 600 tokens
 	// (issue 28), in place of every upstream tool.

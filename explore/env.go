@@ -1,6 +1,9 @@
 package explore
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // DefaultMaxExtractionTokens is the per-call cap used when
 // [Env.MaxExtractionTokens] is zero.
@@ -46,6 +49,11 @@ type Env struct {
 	// core. The server makes one per agent of [DefaultConcurrency]; nil
 	// (the explore subcommand) means no bound.
 	Slots chan struct{}
+	// OwnerSlots, when not nil, bounds in the same way the exploration
+	// calls of every Env of the agent's owner together (the server
+	// shares one among an owner's agents), so that an owner with many
+	// sessions cannot run each one's Slots at once. nil: no such bound.
+	OwnerSlots chan struct{}
 
 	// probing marks the Env of a suggestion being tried out (fit.go): its
 	// too-large answers make no suggestions of their own, and docs holds
@@ -58,17 +66,44 @@ type Env struct {
 // on a server.
 const DefaultConcurrency = 4
 
-// acquire takes one of the Env's call slots; ok is false when all are
-// taken. release gives it back.
-func (e *Env) acquire() (release func(), ok bool) {
-	if e.Slots == nil {
-		return func() {}, true
+// DefaultOwnerConcurrency is the exploration calls one owner's agents
+// may run at once, together, on a server: two agents' worth. An
+// exploration call is CPU-bound while it runs (a grep takes a core), so
+// on the 2–8 core machines a server usually runs on, one owner can keep
+// every core busy but cannot queue hundreds of calls on them (500
+// sessions × 4 calls each), and another owner's calls still get their
+// share of the scheduler.
+const DefaultOwnerConcurrency = 8
+
+// acquire takes one of the Env's call slots and one of its owner's; when
+// either bound is full it takes neither and full is the full one's
+// channel (Slots or OwnerSlots). release gives them back.
+func (e *Env) acquire() (release func(), full chan struct{}) {
+	own, err := take(e.Slots)
+	if err != nil {
+		return nil, e.Slots
+	}
+	owner, err := take(e.OwnerSlots)
+	if err != nil {
+		own()
+		return nil, e.OwnerSlots
+	}
+	return func() { owner(); own() }, nil
+}
+
+// errFull is take's answer for a full channel.
+var errFull = errors.New("full")
+
+// take takes one place of slots (none when nil), or fails at once.
+func take(slots chan struct{}) (release func(), err error) {
+	if slots == nil {
+		return func() {}, nil
 	}
 	select {
-	case e.Slots <- struct{}{}:
-		return func() { <-e.Slots }, true
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
 	default:
-		return nil, false
+		return nil, errFull
 	}
 }
 

@@ -272,8 +272,10 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 	go func() {
 		<-ctx.Done()
-		// Record every agent's usage while /events subscribers still
-		// listen, then end their streams so Shutdown need not wait.
+		// The sessions' calls stop and their streams end; then record
+		// every agent's usage while /events subscribers still listen,
+		// and end their streams, so Shutdown need not wait.
+		a.server.Shutdown()
 		a.agents.FinishAll()
 		a.events.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

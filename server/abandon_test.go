@@ -305,3 +305,68 @@ func TestCallTimeBound(t *testing.T) {
 		})
 	}
 }
+
+// A client whose stream broke and that resumes it (Last-Event-ID) within
+// the resumption window keeps its call: MCP says a disconnection is not a
+// cancellation. The call is held well past the window after the resume,
+// then answers.
+func TestResumedCallGoesOn(t *testing.T) {
+	const window = time.Second
+	release := make(chan struct{})
+	wait := tool.Def{Name: "wait", InputSchema: tool.Object(), Handler: func(ctx context.Context, _ json.RawMessage) tool.Result {
+		select {
+		case <-release:
+			return tool.Text("released")
+		case <-ctx.Done():
+			return tool.Error(fmt.Sprintf("cancelled: %v", context.Cause(ctx)))
+		}
+	}}
+	e := startEnvWith(t, envOptions{own: &server.Own{Tools: []tool.Def{wait}}, http: server.StreamableHTTPOptions{ResumeWindow: window}})
+	sid := rawSession(t, e.url)
+	req, _ := http.NewRequest(http.MethodPost, e.url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", protocol)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The prime event gives the id to resume from; then the client's
+	// connection breaks.
+	var last string
+	buf := make([]byte, 4096)
+	for got := ""; last == ""; {
+		n, err := resp.Body.Read(buf)
+		got += string(buf[:n])
+		if i := strings.Index(got, "id: "); i >= 0 && strings.Contains(got[i:], "\n") {
+			last = strings.TrimSpace(strings.SplitN(got[i+4:], "\n", 2)[0])
+		}
+		if err != nil && last == "" {
+			t.Fatalf("no prime event: %v %q", err, got)
+		}
+	}
+	resp.Body.Close()
+	get, _ := http.NewRequest(http.MethodGet, e.url, nil)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", sid)
+	get.Header.Set("Mcp-Protocol-Version", protocol)
+	get.Header.Set("Last-Event-ID", last)
+	answered := make(chan string, 1)
+	go func() {
+		// Its headers come with the first event: the answer.
+		resumed, err := http.DefaultClient.Do(get)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resumed.Body.Close()
+		b, err := io.ReadAll(resumed.Body)
+		answered <- fmt.Sprintf("HTTP %d %s %v", resumed.StatusCode, b, err)
+	}()
+	time.Sleep(3 * window) // a call cancelled at the window's end would answer now
+	close(release)
+	if got := <-answered; !strings.Contains(got, "HTTP 200") || !strings.Contains(got, "released") {
+		t.Fatalf("the resumed call answered %q", got)
+	}
+}

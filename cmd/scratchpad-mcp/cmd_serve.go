@@ -269,7 +269,11 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 			guarded.ServeHTTP(w, r)
 		})
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
+	// With tokens, connections no request has proven with a valid token
+	// hold a bounded share of max_connections: a flood of silent sockets
+	// cannot lock owners out (the guard proves a connection).
+	limited := server.LimitConnections(ln, server.ConnLimit{Max: a.cfg.HTTP.MaxConnections, Proving: len(a.cfg.HTTP.Tokens) > 0}, a.log)
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, ConnContext: limited.ConnContext}
 	go func() {
 		<-ctx.Done()
 		// The sessions' calls stop and their streams end; then record
@@ -282,7 +286,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.Serve(server.LimitConnections(ln, a.cfg.HTTP.MaxConnections, a.log)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(limited); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -354,6 +358,8 @@ func (a *app) guard(next http.Handler) http.Handler {
 				refuse("missing or invalid bearer token", http.StatusUnauthorized)
 				return
 			}
+			// The connection is a client's, not a flood's.
+			server.ProveConnection(r.Context())
 			r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner))
 		}
 		if o := r.Header.Get("Origin"); o != "" && !a.originAllowed(o) {

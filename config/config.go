@@ -291,7 +291,7 @@ type Explore struct {
 	CacheBytes int64 // cache_mb × 2^20; default 256 MiB; 0 disables the cache
 	// MaxCallsPerOwner is max_calls_per_owner: the exploration calls one
 	// token owner's agents may run at once, together (each agent may run
-	// 4). 0: the server's default (8).
+	// 4). 0: the server's default (4).
 	MaxCallsPerOwner int
 	// CallTimeout is call_timeout: the time bound of one call of the
 	// server's own tools (exploration, pad, artifacts); a forwarded

@@ -162,7 +162,7 @@
 //
 //	[explore]
 //	cache_mb                   integer   256; 0 disables the parsed-file cache
-//	max_calls_per_owner        integer   8, in [1, 100000]: exploration calls one token owner's agents run at
+//	max_calls_per_owner        integer   4, in [1, 100000]: exploration calls one token owner's agents run at
 //	                                     once, together (each agent at most 4); one more answers busy
 //	call_timeout               duration  "1m", in (0, 1h]: bound on one call of the server's own tools
 //	                                     (exploration, pad, artifacts); past it the call stops and answers

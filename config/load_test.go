@@ -100,7 +100,7 @@ func TestLoadExample(t *testing.T) {
 	if len(c.Pad.Sections) != 3 || !c.Pad.Sections[1].Numbered {
 		t.Errorf("sections: %+v", c.Pad.Sections)
 	}
-	if c.Explore.MaxCallsPerOwner != 8 || c.Explore.CallTimeout != time.Minute {
+	if c.Explore.MaxCallsPerOwner != 4 || c.Explore.CallTimeout != time.Minute {
 		t.Errorf("explore: %+v", c.Explore)
 	}
 	if got := c.AgentFor("researcher"); got.Model != "gpt-4.1-mini" || got.Scratchpad.MaxExtractionTokens != 4000 || !got.Scratchpad.Enabled {

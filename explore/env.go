@@ -67,13 +67,17 @@ type Env struct {
 const DefaultConcurrency = 4
 
 // DefaultOwnerConcurrency is the exploration calls one owner's agents
-// may run at once, together, on a server: two agents' worth. An
-// exploration call is CPU-bound while it runs (a grep takes a core), so
-// on the 2–8 core machines a server usually runs on, one owner can keep
-// every core busy but cannot queue hundreds of calls on them (500
-// sessions × 4 calls each), and another owner's calls still get their
-// share of the scheduler.
-const DefaultOwnerConcurrency = 8
+// may run at once, together, on a server: one agent's worth, so an owner
+// with one agent loses nothing, and one with 500 sessions runs 4 calls,
+// not 2,000. An exploration call is CPU-bound while it runs (a slow grep
+// takes a core), and calls beyond the cores only slow everyone down:
+// measured on 2 cores, another owner's ping took 0.9 ms with none
+// running, 0.7 ms with 2, 81 ms with 4, 162 ms with 8 and 323 ms with
+// 16. So on 4 to 8 cores one owner at its bound leaves the others
+// unhindered, and on 2 it costs them tens of milliseconds, not hundreds.
+// A server on more cores, or one owner's orchestration of many workers,
+// may raise it ([explore] max_calls_per_owner).
+const DefaultOwnerConcurrency = 4
 
 // acquire takes one of the Env's call slots and one of its owner's; when
 // either bound is full it takes neither and full is the full one's

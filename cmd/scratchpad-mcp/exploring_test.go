@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -91,5 +94,40 @@ func deleteSession(t *testing.T, base, token, id string) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE: HTTP %d", resp.StatusCode)
+	}
+}
+
+// What one owner's running exploration calls cost another owner's
+// requests: bob's ping times while alice runs 0, 2, 4, 8 and 16 slow
+// greps at once (the figures behind explore.DefaultOwnerConcurrency). A
+// measurement, not a check: SCRATCHPAD_LATENCY=1 runs it.
+func TestOtherOwnersLatencyUnderExploration(t *testing.T) {
+	if os.Getenv("SCRATCHPAD_LATENCY") == "" {
+		t.Skip("a measurement: SCRATCHPAD_LATENCY=1 runs it")
+	}
+	cfg, mem, tok := tenancyConfig(t, "\n[explore]\nmax_calls_per_owner = 64\n", "alice", "bob")
+	addr, a := serveInProcess(t, cfg)
+	base := "http://" + addr
+	writeSlowLog(t, mem, "alice")
+	bob := ownerClient(t, base, tok["bob"], nil)
+	running := 0
+	for _, n := range []int{0, 2, 4, 8, 16} {
+		for ; running < n; running++ {
+			c := ownerClient(t, base, tok["alice"], nil)
+			go func() { _, _ = c.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: slowGrepArgs}) }()
+		}
+		testwait.For(t, "alice's greps to run", func() bool { return a.agents.Exploring("alice") == n })
+		var took []time.Duration
+		for range 40 {
+			start := time.Now()
+			if err := bob.Ping(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			took = append(took, time.Since(start))
+			time.Sleep(20 * time.Millisecond)
+		}
+		slices.Sort(took)
+		t.Logf("%d cores, alice running %2d greps: bob's ping median %v, p90 %v, max %v", runtime.NumCPU(), n,
+			took[len(took)/2].Round(10*time.Microsecond), took[len(took)*9/10].Round(10*time.Microsecond), took[len(took)-1].Round(10*time.Microsecond))
 	}
 }

@@ -114,7 +114,9 @@ func TestOtherOwnersLatencyUnderExploration(t *testing.T) {
 	for _, n := range []int{0, 2, 4, 8, 16} {
 		for ; running < n; running++ {
 			c := ownerClient(t, base, tok["alice"], nil)
-			go func() { _, _ = c.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: slowGrepArgs}) }()
+			go func() {
+				_, _ = c.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: slowGrepArgs})
+			}()
 		}
 		testwait.For(t, "alice's greps to run", func() bool { return a.agents.Exploring("alice") == n })
 		var took []time.Duration

@@ -110,10 +110,16 @@ func TestOtherOwnersLatencyUnderExploration(t *testing.T) {
 	base := "http://" + addr
 	writeSlowLog(t, mem, "alice")
 	bob := ownerClient(t, base, tok["bob"], nil)
-	running := 0
+	var running []*mcp.ClientSession
+	defer func() {
+		for _, c := range running {
+			deleteSession(t, base, tok["alice"], c.ID()) // its grep stops
+		}
+	}()
 	for _, n := range []int{0, 2, 4, 8, 16} {
-		for ; running < n; running++ {
+		for len(running) < n {
 			c := ownerClient(t, base, tok["alice"], nil)
+			running = append(running, c)
 			go func() {
 				_, _ = c.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: slowGrepArgs})
 			}()

@@ -52,7 +52,7 @@
 //
 // # Calls end with their client
 //
-// Every request is handled under a context ([session.callContext], in
+// Every request is handled under a context (callContext, session.go, in
 // the receiving middleware every request passes) that ends when the
 // client cancels it, when its client is gone (its streamable HTTP
 // stream not resumed within [StreamableHTTPOptions].ResumeWindow, its

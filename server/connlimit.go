@@ -95,8 +95,8 @@ const (
 	stateGone // closed, its place given back
 )
 
-// minUnprovenAge is how long a connection keeps its place before a
-// newcomer may take it, proven or not: time for a client to send its
+// minUnprovenAge is how long an unproven connection keeps its place
+// before a newcomer may take it: time for a client to send its
 // first request, which it does as it connects (microseconds on a local
 // link, a round trip at most on a slow one). It also paces a flood that
 // reopens every socket it loses: the unproven share turns over once per
@@ -112,7 +112,7 @@ func (l *ConnListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		lc := &limitConn{Conn: c, l: l, since: time.Now()}
+		lc := &limitConn{Conn: c, l: l}
 		var evict *limitConn
 		ok := false
 		for {
@@ -176,6 +176,7 @@ func (l *ConnListener) admit(c *limitConn, now time.Time) (evict *limitConn, ok 
 		l.release(evict)
 	}
 	l.open++
+	c.since = now // its time to prove itself starts when it has its place
 	switch {
 	case l.maxUnproven == l.max:
 		c.state = stateProven // nothing to prove
@@ -262,7 +263,7 @@ type limitConn struct {
 	l *ConnListener
 
 	spoke, proven atomic.Bool // fast paths; the state is under l.mu
-	since         time.Time   // accepted
+	since         time.Time   // given its place
 
 	state      connState // under l.mu
 	prev, next *limitConn

@@ -56,6 +56,13 @@ type Registry struct {
 
 	quotas *quotas // [retention] owner_max_bytes
 
+	// exploring bounds each owner's exploration calls at once, all its
+	// agents together ([explore] max_calls_per_owner): one channel per
+	// owner, kept for the registry's life (owners are the configured
+	// tokens' owners, a few).
+	exploringMu sync.Mutex
+	exploring   map[string]chan struct{}
+
 	padMu sync.Mutex
 	pads  map[string]*pad.Pad // by location (directory or Redis pad id): agents of a run share one
 	redis *pad.Redis          // [pad] backend = "redis": one client for every pad, made on first use
@@ -78,7 +85,8 @@ func NewRegistry(opts Options) (*Registry, error) {
 	}
 	r := &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
 		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{},
-		quotas: &quotas{max: opts.Config.Retention.OwnerMaxBytes, by: map[string]*ownerUse{}}}
+		quotas:    &quotas{max: opts.Config.Retention.OwnerMaxBytes, by: map[string]*ownerUse{}},
+		exploring: map[string]chan struct{}{}}
 	r.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
 		ag, err := r.Resolve(ctx)
 		if err != nil {
@@ -285,8 +293,34 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 		Budget:              a.Budget,
 		Cache:               r.opts.Cache,
 		Slots:               make(chan struct{}, explore.DefaultConcurrency),
+		OwnerSlots:          r.ownerSlots(id.Owner),
 	}
 	return a, nil
+}
+
+// ownerSlots is owner's bound of exploration calls at once, shared by its
+// agents.
+func (r *Registry) ownerSlots(owner string) chan struct{} {
+	r.exploringMu.Lock()
+	defer r.exploringMu.Unlock()
+	ch := r.exploring[owner]
+	if ch == nil {
+		n := r.opts.Config.Explore.MaxCallsPerOwner
+		if n <= 0 {
+			n = explore.DefaultOwnerConcurrency
+		}
+		ch = make(chan struct{}, n)
+		r.exploring[owner] = ch
+	}
+	return ch
+}
+
+// Exploring is the exploration calls owner's agents are running now
+// ("" without tokens: every agent's).
+func (r *Registry) Exploring(owner string) int {
+	r.exploringMu.Lock()
+	defer r.exploringMu.Unlock()
+	return len(r.exploring[owner])
 }
 
 func (a *Agent) close() {

@@ -289,6 +289,15 @@ const (
 // Explore is [explore].
 type Explore struct {
 	CacheBytes int64 // cache_mb × 2^20; default 256 MiB; 0 disables the cache
+	// MaxCallsPerOwner is max_calls_per_owner: the exploration calls one
+	// token owner's agents may run at once, together (each agent may run
+	// 4). 0: the server's default (4).
+	MaxCallsPerOwner int
+	// CallTimeout is call_timeout: the time bound of one call of the
+	// server's own tools (exploration, pad, artifacts); a forwarded
+	// call has its server's timeout instead. 0: the server's default
+	// (1 minute).
+	CallTimeout time.Duration
 }
 
 // HTTP is [http]: settings for serving over streamable HTTP and SSE.

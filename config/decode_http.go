@@ -13,20 +13,32 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
+
+// maxCallTimeout bounds [explore] call_timeout: a call of the server's
+// own tools running for more than an hour is runaway work, whatever the
+// setting meant.
+const maxCallTimeout = time.Hour
 
 func (d *decoder) explore(p keyPath, v any, e *Explore) {
 	m, ok := d.table(p, v)
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "cache_mb")
+	d.checkKeys(p, m, "cache_mb", "max_calls_per_owner", "call_timeout")
 	if v, ok := m["cache_mb"]; ok {
 		if n, ok := d.integer(p.key("cache_mb"), v, 0, 1<<20); ok {
 			e.CacheBytes = int64(n) << 20
 		}
+	}
+	if v, ok := m["max_calls_per_owner"]; ok {
+		e.MaxCallsPerOwner, _ = d.integer(p.key("max_calls_per_owner"), v, 1, 100_000)
+	}
+	if v, ok := m["call_timeout"]; ok {
+		e.CallTimeout, _ = d.durationUpTo(p.key("call_timeout"), v, false, maxCallTimeout)
 	}
 }
 

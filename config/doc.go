@@ -162,6 +162,11 @@
 //
 //	[explore]
 //	cache_mb                   integer   256; 0 disables the parsed-file cache
+//	max_calls_per_owner        integer   4, in [1, 100000]: exploration calls one token owner's agents run at
+//	                                     once, together (each agent at most 4); one more answers busy
+//	call_timeout               duration  "1m", in (0, 1h]: bound on one call of the server's own tools
+//	                                     (exploration, pad, artifacts); past it the call stops and answers
+//	                                     cancelled. A forwarded call has its server's timeout instead
 //
 //	[retention]                what sweeps of memory_dir keep (serve: at start and every interval; gc on demand)
 //	enabled                    boolean   true: serve sweeps

@@ -100,6 +100,9 @@ func TestLoadExample(t *testing.T) {
 	if len(c.Pad.Sections) != 3 || !c.Pad.Sections[1].Numbered {
 		t.Errorf("sections: %+v", c.Pad.Sections)
 	}
+	if c.Explore.MaxCallsPerOwner != 4 || c.Explore.CallTimeout != time.Minute {
+		t.Errorf("explore: %+v", c.Explore)
+	}
 	if got := c.AgentFor("researcher"); got.Model != "gpt-4.1-mini" || got.Scratchpad.MaxExtractionTokens != 4000 || !got.Scratchpad.Enabled {
 		t.Errorf("researcher: %+v", got)
 	}
@@ -252,7 +255,13 @@ func TestParseEdgeCases(t *testing.T) {
 		{"fraction type", "[agent.scratchpad]\ncontext_safety_margin = \"0.2\"", "want a number, got string"},
 		{"mcp not a table", "mcp = 1", "1:1: mcp: want a table, got integer"},
 		{"explore not a table", "explore = []", "explore: want a table, got array"},
-		{"no suggestion", "[explore]\nzzzzzz = 1", `unknown key "zzzzzz" (known keys: cache_mb)`},
+		{"no suggestion", "[explore]\nzzzzzz = 1", `unknown key "zzzzzz" (known keys: cache_mb, max_calls_per_owner, call_timeout)`},
+		{"explore bounds", "[explore]\nmax_calls_per_owner = 2\ncall_timeout = \"30s\"", ""},
+		{"owner calls zero", "[explore]\nmax_calls_per_owner = 0", "t.toml:2:1: explore.max_calls_per_owner: 0 out of range [1, 100000]"},
+		{"owner calls type", "[explore]\nmax_calls_per_owner = \"8\"", "2:1: explore.max_calls_per_owner: want an integer, got string"},
+		{"call timeout zero", "[explore]\ncall_timeout = 0", "t.toml:2:1: explore.call_timeout: must be greater than zero"},
+		{"call timeout too long", "[explore]\ncall_timeout = \"2h\"", "t.toml:2:1: explore.call_timeout: duration 2h0m0s out of range [0s, 1h0m0s]"},
+		{"call timeout bad", "[explore]\ncall_timeout = \"soon\"", "explore.call_timeout: invalid duration \"soon\""},
 		{"long server name", "[mcp.servers." + strings.Repeat("a", 65) + "]\ncmd='x'", "longer than 64"},
 		{"dot-first server name", "[mcp.servers.\".a\"]\ncmd='x'", "use only"},
 		{"long prefix", "[mcp.servers.a]\ncmd='x'\nprefix = \"" + strings.Repeat("p", 65) + "\"", "prefix longer than 64"},

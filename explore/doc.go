@@ -32,7 +32,7 @@
 // fix (key_path_not_found, bad_filter, invalid_path, not_json, invalid_json,
 // not_an_array, invalid_range, invalid_arguments, file_not_found,
 // file_outside_root, pattern_too_long, io_error, cancelled, busy: see
-// [Env].Slots) have the same
+// [Env].Slots and [Env].OwnerSlots) have the same
 // shape. They are successful tool results, not protocol errors, and are not
 // charged.
 //

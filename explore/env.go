@@ -1,6 +1,9 @@
 package explore
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // DefaultMaxExtractionTokens is the per-call cap used when
 // [Env.MaxExtractionTokens] is zero.
@@ -46,6 +49,11 @@ type Env struct {
 	// core. The server makes one per agent of [DefaultConcurrency]; nil
 	// (the explore subcommand) means no bound.
 	Slots chan struct{}
+	// OwnerSlots, when not nil, bounds in the same way the exploration
+	// calls of every Env of the agent's owner together (the server
+	// shares one among an owner's agents), so that an owner with many
+	// sessions cannot run each one's Slots at once. nil: no such bound.
+	OwnerSlots chan struct{}
 
 	// probing marks the Env of a suggestion being tried out (fit.go): its
 	// too-large answers make no suggestions of their own, and docs holds
@@ -58,17 +66,48 @@ type Env struct {
 // on a server.
 const DefaultConcurrency = 4
 
-// acquire takes one of the Env's call slots; ok is false when all are
-// taken. release gives it back.
-func (e *Env) acquire() (release func(), ok bool) {
-	if e.Slots == nil {
-		return func() {}, true
+// DefaultOwnerConcurrency is the exploration calls one owner's agents
+// may run at once, together, on a server: one agent's worth, so an owner
+// with one agent loses nothing, and one with 500 sessions runs 4 calls,
+// not 2,000. An exploration call is CPU-bound while it runs (a slow grep
+// takes a core), and calls beyond the cores only slow everyone down:
+// measured on 2 cores, another owner's ping took 0.9 ms with none
+// running, 0.7 ms with 2, 81 ms with 4, 162 ms with 8 and 323 ms with
+// 16. So on 4 to 8 cores one owner at its bound leaves the others
+// unhindered, and on 2 it costs them tens of milliseconds, not hundreds.
+// A server on more cores, or one owner's orchestration of many workers,
+// may raise it ([explore] max_calls_per_owner).
+const DefaultOwnerConcurrency = 4
+
+// acquire takes one of the Env's call slots and one of its owner's; when
+// either bound is full it takes neither and full is the full one's
+// channel (Slots or OwnerSlots). release gives them back.
+func (e *Env) acquire() (release func(), full chan struct{}) {
+	own, err := take(e.Slots)
+	if err != nil {
+		return nil, e.Slots
+	}
+	owner, err := take(e.OwnerSlots)
+	if err != nil {
+		own()
+		return nil, e.OwnerSlots
+	}
+	return func() { owner(); own() }, nil
+}
+
+// errFull is take's answer for a full channel.
+var errFull = errors.New("full")
+
+// take takes one place of slots (none when nil), or fails at once.
+func take(slots chan struct{}) (release func(), err error) {
+	if slots == nil {
+		return func() {}, nil
 	}
 	select {
-	case e.Slots <- struct{}{}:
-		return func() { <-e.Slots }, true
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
 	default:
-		return nil, false
+		return nil, errFull
 	}
 }
 

@@ -175,8 +175,13 @@ func (c *call) invalidJSON(d *doc, where string, line int) *tool.Result {
 		}})
 }
 
-// cancelled is the result when the client gave up while a scan ran.
+// cancelled is the result when the client gave up while a scan ran, or
+// the call's context ended for another reason, which its cause says (the
+// server's time bound of one call).
 func (c *call) cancelled(err error) *tool.Result {
+	if cause := context.Cause(c.ctx); cause != nil {
+		err = cause
+	}
 	return errorResult("cancelled", fmt.Sprintf("%s stopped before finishing: %v.", c.tool, err))
 }
 

@@ -189,9 +189,13 @@ func handler(name string, envFor func(ctx context.Context) (*Env, error)) tool.H
 				return *errorResult("invalid_arguments", "the arguments must be one JSON object.")
 			}
 		}
-		release, ok := env.acquire()
-		if !ok {
+		release, full := env.acquire()
+		switch {
+		case full == nil:
+		case full == env.Slots:
 			return *errorResult("busy", fmt.Sprintf("this agent already has %d exploration calls running, the most it may run at once; retry once one of them has answered.", cap(env.Slots)))
+		default:
+			return *errorResult("busy", fmt.Sprintf("this agent's owner already has %d exploration calls running, all its agents together, the most it may run at once; retry once one of them has answered.", cap(env.OwnerSlots)))
 		}
 		defer release()
 		return Call(ctx, env, name, args)

@@ -50,6 +50,27 @@
 // protocol 2025-11-25 and earlier, with sessions: POST, GET, DELETE,
 // Last-Event-ID resumption from the event store, the idle timeout.
 //
+// # Calls end with their client
+//
+// Every request is handled under a context (callContext, session.go, in
+// the receiving middleware every request passes) that ends when the
+// client cancels it, when its client is gone (its streamable HTTP
+// stream not resumed within [StreamableHTTPOptions].ResumeWindow, its
+// legacy SSE stream or its stdio input closed) and when its session
+// ends (DELETE, which answers at once, the idle timeout,
+// [Server.Shutdown]); the server's own tools also stop at
+// [Options].CallTimeout. A forwarded call whose context ends is
+// cancelled at its upstream. The cause says which ([ErrClientGone],
+// [ErrSessionEnded], [ErrCallTimeout]).
+//
+// # Connections
+//
+// [LimitConnections] bounds the open connections; with bearer tokens
+// ([ConnLimit].Proving) those no request has proven with a valid token
+// ([ProveConnection], called by the front door) hold a quarter of them
+// at most, the oldest quiet one giving its place to a newcomer, so a
+// flood of silent sockets cannot lock owners out.
+//
 // # Caveats
 //
 //   - Over legacy SSE go-sdk may build a session's server and not use it

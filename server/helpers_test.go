@@ -133,6 +133,8 @@ type envOptions struct {
 	mirror        bool
 	progressDelay time.Duration
 	own           *server.Own
+	http          server.StreamableHTTPOptions // the streamable HTTP handler's
+	callTimeout   time.Duration                // server.Options.CallTimeout
 }
 
 func startEnv(t testing.TB, servers ...config.Server) *env {
@@ -168,7 +170,8 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 				return o.own, nil
 			}
 			return &server.Own{}, nil
-		}}
+		},
+		CallTimeout: o.callTimeout}
 	if o.mirror {
 		opts.StartUpstreams = ctx
 	}
@@ -178,7 +181,7 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 		e.px.Start(ctx, nil)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", e.srv.StreamableHTTP(server.StreamableHTTPOptions{}))
+	mux.Handle("/mcp", e.srv.StreamableHTTP(o.http))
 	mux.Handle("/sse", e.srv.SSE())
 	ts := httptest.NewServer(mux)
 	e.url, e.sseURL = ts.URL+"/mcp", ts.URL+"/sse"

@@ -65,6 +65,7 @@ func withRelated(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 type httpConn struct {
 	id       string
 	store    mcp.EventStore // nil: events are not kept
+	grace    time.Duration  // how long a stream no response carries keeps its calls (see [httpStream.orphaned])
 	wire     *rawWire
 	ids      callIDs // the client's request ids (ids.go)
 	incoming chan jsonrpc.Message
@@ -99,6 +100,15 @@ type httpStream struct {
 	next    int                 // index of the next event
 	written int                 // events before it reached a response (standalone)
 	unkept  bool                // the store failed an append: no more ids
+
+	// gone ends when the client left the stream's calls: no response
+	// has carried it for the resumption window (the calls' contexts
+	// end with it, [session.callContext]). nil for the standalone
+	// stream.
+	gone    context.Context
+	abandon context.CancelCauseFunc
+	grace   time.Duration
+	orphan  *time.Timer // running while no response carries the stream
 }
 
 func newHTTPConn(id string, store mcp.EventStore, wire *rawWire) *httpConn {
@@ -176,7 +186,8 @@ func (c *httpConn) push(msg jsonrpc.Message) bool {
 // open registers a POST's stream with the requests it must answer, or
 // names a request already waiting under the same id.
 func (c *httpConn) open(ctx context.Context, id, version string, calls []*jsonrpc.Request) (*httpStream, jsonrpc.ID, error) {
-	s := &httpStream{id: id, version: version, pending: len(calls)}
+	s := &httpStream{id: id, version: version, pending: len(calls), grace: c.grace}
+	s.gone, s.abandon = context.WithCancelCause(context.Background())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -259,6 +270,9 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		} else {
 			s.w = nil // the client is gone; the response ends with its context
 		}
+	}
+	if s.w == nil {
+		s.orphaned()
 	}
 	finished := false
 	if answers.IsValid() {
@@ -415,6 +429,7 @@ func (c *httpConn) attach(ctx context.Context, w http.ResponseWriter, id string,
 	s.w = w
 	s.release = make(chan struct{})
 	s.written = s.next
+	s.carried()
 	return s, s.release, 0, nil
 }
 
@@ -443,6 +458,57 @@ func (s *httpStream) leave(w http.ResponseWriter) {
 		s.w = nil
 		s.release = nil
 	}
+	s.orphaned()
+}
+
+// orphaned notes that no response carries s. A stream with calls still
+// unanswered keeps them for the resumption window, in which the client
+// may come back for it (Last-Event-ID); after it, its client counts as
+// gone and the calls' contexts end ([ErrClientGone]). MCP says a
+// disconnection is not a cancellation, which the window honours: a
+// client whose network blinked resumes and gets its answer; one that
+// died frees what its calls held seconds later, not at their end. The
+// caller holds s.mu.
+func (s *httpStream) orphaned() {
+	if s.gone == nil || s.w != nil || s.pending == 0 || s.orphan != nil || s.gone.Err() != nil {
+		return
+	}
+	if s.grace <= 0 {
+		s.abandon(ErrClientGone)
+		return
+	}
+	s.orphan = time.AfterFunc(s.grace, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.orphan = nil
+		if s.w == nil && s.pending > 0 {
+			s.abandon(ErrClientGone)
+		}
+	})
+}
+
+// carried notes that a response carries s again (resumed): its calls
+// go on. The caller holds s.mu.
+func (s *httpStream) carried() {
+	if s.orphan != nil {
+		s.orphan.Stop()
+		s.orphan = nil
+	}
+}
+
+// clientGone is the context of the stream that carries the request whose
+// extra is given, which ends when its client is gone (see
+// [httpStream.orphaned]); nil when no stream carries it.
+func (c *httpConn) clientGone(extra *mcp.RequestExtra) context.Context {
+	if extra == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.related[extra]; s != nil {
+		return s.gone
+	}
+	return nil
 }
 
 // writeEvent writes one server-sent event, its data given in pieces,

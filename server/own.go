@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,8 +34,19 @@ func toolOf(d tool.Def) *mcp.Tool {
 	return t
 }
 
-func ownToolHandler(d tool.Def) mcp.ToolHandler {
+// bounded is ctx ended at the time bound of one call of the server's
+// own (none when bound is negative).
+func bounded(ctx context.Context, bound time.Duration) (context.Context, context.CancelFunc) {
+	if bound < 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, bound, fmt.Errorf("%w (%s)", ErrCallTimeout, bound))
+}
+
+func ownToolHandler(d tool.Def, bound time.Duration) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		ctx, cancel := bounded(ctx, bound)
+		defer cancel()
 		defer func() {
 			if r := recover(); r != nil {
 				res, err = toolError(fmt.Sprintf("%s failed unexpectedly: %v", d.Name, r)), nil
@@ -49,8 +61,10 @@ func ownToolHandler(d tool.Def) mcp.ToolHandler {
 	}
 }
 
-func ownResourceHandler(r tool.Resource) mcp.ResourceHandler {
+func ownResourceHandler(r tool.Resource, bound time.Duration) mcp.ResourceHandler {
 	return func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		ctx, cancel := bounded(ctx, bound)
+		defer cancel()
 		text, err := r.Read(ctx)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
@@ -59,8 +73,10 @@ func ownResourceHandler(r tool.Resource) mcp.ResourceHandler {
 	}
 }
 
-func ownPromptHandler(p tool.Prompt) mcp.PromptHandler {
+func ownPromptHandler(p tool.Prompt, bound time.Duration) mcp.PromptHandler {
 	return func(ctx context.Context, _ *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		ctx, cancel := bounded(ctx, bound)
+		defer cancel()
 		desc, text, err := p.Get(ctx)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +22,13 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 			se.attach(ss)
+		}
+		if !strings.HasPrefix(method, "notifications/") {
+			// A request: it stops when its client goes or its session
+			// ends, not only when the client cancels it.
+			var done func()
+			ctx, done = se.callContext(ctx, req.GetExtra())
+			defer done()
 		}
 		// What the handler sends goes to the request's own stream
 		// (httpconn.go).

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -47,11 +46,46 @@ type Options struct {
 	// SessionEnded, when not nil, is told the id of every session that
 	// ends.
 	SessionEnded func(id string)
+	// CallTimeout bounds one call of the server's own tools, resources
+	// and prompts (exploration, pad, artifacts): past it the call's
+	// context ends with [ErrCallTimeout]. 0 means [DefaultCallTimeout];
+	// negative, no bound. A forwarded call is bounded by its upstream's
+	// own timeout ([config.Server].Timeout) instead.
+	CallTimeout time.Duration
 	// Owner, when not nil, names who sends an HTTP request (its bearer
 	// token's owner). A session belongs to the owner of the request that
 	// created it: a request of another owner naming it is answered as if
 	// it did not exist.
 	Owner func(r *http.Request) string
+}
+
+// DefaultCallTimeout is [Options].CallTimeout when it is 0: a minute,
+// the default bound of a forwarded call too. The slowest exploration
+// calls of real outputs (a cold index of a 512 MiB stored output, a grep
+// of it) take seconds; one still running after a minute is runaway work
+// (a pathological regexp) that holds a core.
+const DefaultCallTimeout = time.Minute
+
+// Why a request's context ended, besides the client's cancellation
+// (its [context.Cause]).
+var (
+	// ErrClientGone: the client that sent it left without cancelling
+	// (its connection or input closed) and did not come back for the
+	// answer.
+	ErrClientGone = errors.New("the client is gone")
+	// ErrSessionEnded: its session ended (DELETE, idle timeout, the
+	// server shutting down).
+	ErrSessionEnded = errors.New("the session ended")
+	// ErrCallTimeout: a call of the server's own ran past
+	// [Options].CallTimeout.
+	ErrCallTimeout = errors.New("took longer than the time bound of one call")
+)
+
+func (s *Server) callTimeout() time.Duration {
+	if s.opts.CallTimeout == 0 {
+		return DefaultCallTimeout
+	}
+	return s.opts.CallTimeout
 }
 
 // SessionInfo describes a session being created.
@@ -165,9 +199,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// lock so its answers never fall inside a raw result (rawwire.go).
 	se.wire = &rawWire{}
 	t := &rawStdio{out: out, wire: se.wire}
-	r := stdioFilter(in, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids)
+	r := stdioFilter(endReader{in, func() { se.stop(ErrClientGone) }}, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids)
 	defer r.Close()
 	t.in = io.NopCloser(r)
+	// The server's end (ctx) ends the session's calls first: go-sdk's
+	// close waits for them. So does the end of the client's input: no
+	// one is left to read their answers.
+	defer context.AfterFunc(ctx, func() { se.stop(ErrSessionEnded) })()
 	err = se.mcp.Run(ctx, t)
 	// The session's end (its agent's usage record) is done before the
 	// caller goes on, typically to exit.
@@ -181,6 +219,33 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return nil
 	}
 	return err
+}
+
+// endReader calls end when its reader fails (its end, or an error).
+type endReader struct {
+	r   io.Reader
+	end func()
+}
+
+func (e endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.end()
+	}
+	return n, err
+}
+
+// Shutdown ends every live session: the calls in flight are cancelled
+// ([ErrSessionEnded]), then each session is closed (its streams end, so
+// an http.Server's Shutdown need not wait for them). For the server's
+// end; it does not wait for the sessions' ends.
+func (s *Server) Shutdown() {
+	for _, se := range s.live() {
+		se.stop(ErrSessionEnded)
+		if ss := se.serverSession(); ss != nil {
+			go func() { _ = ss.Close() }()
+		}
+	}
 }
 
 // StreamableHTTPOptions configure [Server.StreamableHTTP].
@@ -205,7 +270,21 @@ type StreamableHTTPOptions struct {
 	// naming the limit. 0 means [DefaultMaxSessions] and
 	// [DefaultMaxSessionsPerOwner]; negative, no bound.
 	MaxSessions, MaxSessionsPerOwner int
+	// ResumeWindow is how long the calls of a POST whose client left
+	// (its connection closed) keep running for the client to resume
+	// their stream (Last-Event-ID) and get their answers; past it they
+	// are cancelled ([ErrClientGone]), forwarded ones at their
+	// upstreams too. 0 means [DefaultResumeWindow]; negative, cancelled
+	// as soon as the client leaves.
+	ResumeWindow time.Duration
 }
+
+// DefaultResumeWindow is [StreamableHTTPOptions].ResumeWindow when it is
+// 0: five times the retry delay the server's prime events give, which
+// covers a client's first reconnection attempts (go-sdk's client waits
+// that delay, then backs off from 1 s by 1.5×), while a client that died
+// holds what its calls run on for seconds, not until they end.
+const DefaultResumeWindow = 5 * primeRetry
 
 // Defaults of [StreamableHTTPOptions]' session bounds: an idle session
 // holds a go-sdk server and its goroutines (~60 KiB), so 2,000 cost about
@@ -241,7 +320,14 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	if maxOwner == 0 {
 		maxOwner = DefaultMaxSessionsPerOwner
 	}
-	return s.ownedSessions(&httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit,
+	grace := opts.ResumeWindow
+	switch {
+	case grace == 0:
+		grace = DefaultResumeWindow
+	case grace < 0 || store == nil:
+		grace = 0 // nothing to resume
+	}
+	return s.ownedSessions(&httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
 		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}})
 }
 
@@ -263,29 +349,6 @@ func (s *Server) ownedSessions(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// serverFor is go-sdk's getServer: the server of the session a request
-// names, or a new session's server. go-sdk also calls it for requests of
-// existing sessions to learn protocol versions, and may create a session
-// server it never uses: a session counts as live only from its first
-// request.
-func (s *Server) serverFor(r *http.Request) *mcp.Server {
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-		s.mu.Lock()
-		se := s.sessions[id]
-		s.mu.Unlock()
-		if se != nil {
-			return se.mcp
-		}
-		return nil // go-sdk answers 404 for an unknown session
-	}
-	se, err := s.newSession(SessionInfo{ID: rand.Text(), Request: r})
-	if err != nil {
-		s.log.Error("creating a session failed", "error", err)
-		return nil
-	}
-	return se.mcp
 }
 
 // quiet passes on go-sdk's records from level warn up: it logs every

@@ -34,6 +34,18 @@ type session struct {
 	px           *proxy.Proxy  // what it forwards to; nil before its first request when acquired
 	release      func()        // gives px back, at the end
 
+	// ctx ends when the session does, whoever ends it (DELETE, idle
+	// timeout, shutdown, its client's stream or input closing), before
+	// go-sdk closes it: go-sdk's close waits for the calls in flight,
+	// which must be told to stop first (see [session.callContext]).
+	ctx  context.Context
+	stop context.CancelCauseFunc
+	// clientGone, when not nil, is the transport's word on whether the
+	// client that sent a request is still there to read its answer: a
+	// context that ends when it left (streamable HTTP: the call's POST
+	// and any resumption of its stream are gone). nil: not known.
+	clientGone func(extra *mcp.RequestExtra) context.Context
+
 	mu         sync.Mutex
 	ss         *mcp.ServerSession         // from the first request on
 	registered map[string]map[string]bool // kind → upstream names registered with go-sdk
@@ -58,6 +70,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
 	}
+	se.ctx, se.stop = context.WithCancelCause(context.Background())
 	se.outbox = newOutbox(s.log, se.id, se.ended)
 	if own.Acquire == nil {
 		se.px = s.opts.Proxy
@@ -86,17 +99,18 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		// (log messages) by upstreams.
 		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { se.attachProxy() },
 	})
+	bound := s.callTimeout()
 	for _, d := range own.Tools {
 		se.ownTools[d.Name] = true
-		se.mcp.AddTool(toolOf(d), ownToolHandler(d))
+		se.mcp.AddTool(toolOf(d), ownToolHandler(d, bound))
 	}
 	for _, r := range own.Resources {
 		se.ownResources[r.URI] = true
-		se.mcp.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}, ownResourceHandler(r))
+		se.mcp.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}, ownResourceHandler(r, bound))
 	}
 	for _, p := range own.Prompts {
 		se.ownPrompts[p.Name] = true
-		se.mcp.AddPrompt(&mcp.Prompt{Name: p.Name, Description: p.Description}, ownPromptHandler(p))
+		se.mcp.AddPrompt(&mcp.Prompt{Name: p.Name, Description: p.Description}, ownPromptHandler(p, bound))
 	}
 	se.syncUpstream(proxy.KindTools | proxy.KindResources | proxy.KindPrompts)
 	// Outermost first: panics never take the server down, then routing.
@@ -182,8 +196,32 @@ func (se *session) proxy() *proxy.Proxy {
 
 func (se *session) ownTool(name string) bool { return se.ownTools[name] }
 
+// callContext is the context a request of the session is handled
+// under: ctx (go-sdk's, which the client's notifications/cancelled
+// ends), ended also when the session ends and when the client that sent
+// it is gone. Every request passes here ([session.route]), own and
+// forwarded alike; a forwarded call whose context ends is cancelled at
+// its upstream, as a client's cancellation is. done must be called when
+// the request is answered.
+func (se *session) callContext(ctx context.Context, extra *mcp.RequestExtra) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stopSession := context.AfterFunc(se.ctx, func() { cancel(context.Cause(se.ctx)) })
+	stopClient := func() bool { return false }
+	if se.clientGone != nil {
+		if gone := se.clientGone(extra); gone != nil {
+			stopClient = context.AfterFunc(gone, func() { cancel(context.Cause(gone)) })
+		}
+	}
+	return ctx, func() {
+		stopSession()
+		stopClient()
+		cancel(nil)
+	}
+}
+
 // end forgets a session whose connection closed.
 func (se *session) end() {
+	se.stop(ErrSessionEnded)
 	s := se.srv
 	s.mu.Lock()
 	delete(s.sessions, se.id)

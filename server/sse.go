@@ -141,23 +141,30 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 		delete(h.sessions, id)
 		h.mu.Unlock()
 	}()
-	srv := h.s.serverFor(r)
-	if srv == nil {
+	se, err := h.s.newSession(SessionInfo{ID: rand.Text(), Request: r})
+	if err != nil {
+		h.s.log.Error("creating a session failed", "error", err)
 		http.Error(w, "no server available", http.StatusBadRequest)
 		return
 	}
-	ss, err := srv.Connect(r.Context(), &sseIDs{t: t, ids: ids, w: sw}, nil)
+	ss, err := se.mcp.Connect(r.Context(), &sseIDs{t: t, ids: ids, w: sw}, nil)
 	if err != nil {
 		http.Error(w, "connection failed", http.StatusInternalServerError)
 		return
 	}
-	defer ss.Close() // ends the transport when the GET does
 	ended := make(chan struct{})
 	go func() { _ = ss.Wait(); close(ended) }()
 	select {
 	case <-r.Context().Done():
+		// The stream is the session: its client is gone, and nothing
+		// can carry the answers of its calls any more.
+		se.stop(ErrClientGone)
+	case <-se.ctx.Done(): // shut down
 	case <-ended:
 	}
+	// go-sdk's close waits for the calls in flight, which the session's
+	// end has just cancelled.
+	_ = ss.Close()
 }
 
 // deadlineWriter gives every write on a legacy SSE stream the deadline

@@ -57,6 +57,7 @@ type httpHandler struct {
 	timeout time.Duration
 	store   mcp.EventStore
 	limit   int64
+	grace   time.Duration // a left stream's calls run on this long ([StreamableHTTPOptions].ResumeWindow)
 
 	maxAll, maxOwner int // session bounds (negative: none)
 
@@ -70,6 +71,7 @@ type httpHandler struct {
 type httpSession struct {
 	conn *httpConn
 	ss   *mcp.ServerSession
+	se   *session
 
 	mu    sync.Mutex
 	posts int // POSTs being served: the idle timer runs only at 0
@@ -149,8 +151,30 @@ func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
 	if hs == nil {
 		return
 	}
-	_ = hs.ss.Close()
+	// Answered at once: the session's calls are cancelled, and go-sdk's
+	// close, which waits for them to return, goes on without the
+	// client. The session is gone for the client from now on.
+	hs.end(ErrSessionEnded)
+	h.forget(hs)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// end ends the session: its calls' contexts first (go-sdk's close waits
+// for the calls in flight), then the session, in the background.
+func (hs *httpSession) end(why error) {
+	hs.se.stop(why)
+	go func() { _ = hs.ss.Close() }()
+}
+
+// forget removes hs from the live sessions, once, and gives its owner's
+// place back.
+func (h *httpHandler) forget(hs *httpSession) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sessions[hs.conn.id] == hs {
+		delete(h.sessions, hs.conn.id)
+		h.release(hs.se.owner)
+	}
 }
 
 func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
@@ -366,14 +390,12 @@ func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
 	}
 	se.wire = &rawWire{}
 	c := newHTTPConn(se.id, h.store, se.wire)
-	hs = &httpSession{conn: c}
+	c.grace = h.grace
+	se.clientGone = c.clientGone
+	hs = &httpSession{conn: c, se: se}
 	c.onClose = func() {
-		h.mu.Lock()
-		if h.sessions[c.id] == hs {
-			delete(h.sessions, c.id)
-			h.release(owner)
-		}
-		h.mu.Unlock()
+		se.stop(ErrSessionEnded)
+		h.forget(hs)
 		hs.mu.Lock()
 		if hs.timer != nil {
 			hs.timer.Stop()
@@ -440,7 +462,7 @@ func (hs *httpSession) idle(timeout time.Duration) {
 		return
 	}
 	if hs.timer == nil {
-		hs.timer = time.AfterFunc(timeout, func() { _ = hs.ss.Close() })
+		hs.timer = time.AfterFunc(timeout, func() { hs.end(ErrSessionEnded) })
 		return
 	}
 	hs.timer.Reset(timeout)

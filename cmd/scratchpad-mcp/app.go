@@ -142,6 +142,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		},
 		SessionEnded: a.agents.Finish,
 		Owner:        func(r *http.Request) string { return tokenOwner(r.Context()) },
+		CallTimeout:  cfg.Explore.CallTimeout,
 	})
 	return a, nil
 }

@@ -270,18 +270,24 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 			guarded.ServeHTTP(w, r)
 		})
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
+	// With tokens, connections no request has proven with a valid token
+	// hold a bounded share of max_connections: a flood of silent sockets
+	// cannot lock owners out (the guard proves a connection).
+	limited := server.LimitConnections(ln, server.ConnLimit{Max: a.cfg.HTTP.MaxConnections, Proving: len(a.cfg.HTTP.Tokens) > 0}, a.log)
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, ConnContext: limited.ConnContext}
 	go func() {
 		<-ctx.Done()
-		// Record every agent's usage while /events subscribers still
-		// listen, then end their streams so Shutdown need not wait.
+		// The sessions' calls stop and their streams end; then record
+		// every agent's usage while /events subscribers still listen,
+		// and end their streams, so Shutdown need not wait.
+		a.server.Shutdown()
 		a.agents.FinishAll()
 		a.events.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.Serve(server.LimitConnections(ln, a.cfg.HTTP.MaxConnections, a.log)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(limited); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -363,6 +369,8 @@ func (a *app) guard(next http.Handler) http.Handler {
 				refuse("missing or invalid bearer token", http.StatusUnauthorized)
 				return
 			}
+			// The connection is a client's, not a flood's.
+			server.ProveConnection(r.Context())
 			r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner))
 		}
 		if o := r.Header.Get("Origin"); o != "" && !a.originAllowed(o) {

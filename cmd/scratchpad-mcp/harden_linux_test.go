@@ -279,7 +279,8 @@ func TestDebugStatsOffWithTokens(t *testing.T) {
 	}
 }
 
-// Open connections are bounded ([http] max_connections): one over the
+// Open connections are bounded ([http] max_connections): with every
+// place held by a connection proven with a valid token, one over the
 // bound is answered 503 and closed at once, holding no descriptor; once
 // connections close, new ones are served again.
 func TestConnectionsBounded(t *testing.T) {
@@ -297,6 +298,16 @@ func TestConnectionsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		held = append(held, c)
+		// A request with the token proves the connection, which stays
+		// open (keep-alive).
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2\r\n\r\n{}", addr, tokens["alice"])
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("a client's request: %v", err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 	// The listener counts a connection once it accepted it.
 	for i := range 5 {

@@ -168,6 +168,28 @@ func (a *argReader) bool(name string) bool {
 	return def
 }
 
+// precheck answers invalid_arguments for arguments the schema of tool
+// name refuses whatever the handler reads (undeclared, or past a bound),
+// or nil. The handler's own reading checks the same and more; this runs
+// before a call slot is taken. pattern is left to the handler, which
+// answers pattern_too_long with the sizes.
+func precheck(name string, args map[string]any) *tool.Result {
+	spec, ok := specs[name]
+	if !ok {
+		return nil // unknown tool: Call answers
+	}
+	a := newArgReader(args, spec)
+	for k, v := range args {
+		if p, ok := spec[k]; ok && v != nil && k != "pattern" {
+			a.bound(k, p, v)
+		}
+	}
+	if msg := a.check(); msg != "" {
+		return errorResult("invalid_arguments", msg+".")
+	}
+	return nil
+}
+
 // check reports unknown arguments and collected errors as one message.
 func (a *argReader) check() string {
 	var unknown []string

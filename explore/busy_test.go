@@ -77,3 +77,34 @@ func TestConcurrencyBoundedPerOwner(t *testing.T) {
 		t.Fatalf("the call kept its slots: agent %d, owner %d", len(b.Slots), len(owner))
 	}
 }
+
+// Arguments the schema refuses are answered invalid_arguments even when
+// every slot is taken: refused calls take no slot, so a flood of them
+// cannot make good calls busy.
+func TestRefusedArgumentsTakeNoSlot(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), "one\ntwo\n")
+	env := dirEnv(t, dir)
+	env.Slots = make(chan struct{}, 1)
+	env.Slots <- struct{}{} // the agent's one slot is taken
+	var grep tool.Handler
+	for _, d := range Tools(func(context.Context) (*Env, error) { return env, nil }) {
+		if d.Name == ToolGrep {
+			grep = d.Handler
+		}
+	}
+	for _, args := range []map[string]any{
+		{"file": "a.log", "pattern": "one", "context": 100_000_000},
+		{"file": strings.Repeat("a", 1<<20), "pattern": "one"},
+		{"file": "a.log", "pattern": "one", "PATTERN": "x"},
+	} {
+		raw, _ := json.Marshal(args)
+		if res := grep(context.Background(), raw); !strings.Contains(res.Text, `"error":"invalid_arguments"`) {
+			t.Errorf("refused arguments with every slot taken: %.200s", res.Text)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"file": "a.log", "pattern": "one"})
+	if res := grep(context.Background(), raw); !strings.Contains(res.Text, `"error":"busy"`) {
+		t.Errorf("good arguments with every slot taken: %.200s", res.Text)
+	}
+}

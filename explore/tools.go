@@ -189,6 +189,12 @@ func handler(name string, envFor func(ctx context.Context) (*Env, error)) tool.H
 				return *errorResult("invalid_arguments", "the arguments must be one JSON object.")
 			}
 		}
+		// Arguments past their bounds or undeclared are answered before
+		// a slot is taken: a flood of refused calls must not make the
+		// agent's or its owner's good calls busy.
+		if res := precheck(name, args); res != nil {
+			return *res
+		}
 		release, full := env.acquire()
 		switch {
 		case full == nil:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -122,5 +123,34 @@ func TestLatestClientGetsTheUpstreamsErrors(t *testing.T) {
 		if status != http.StatusOK || len(m.Error) == 0 || !sameJSON(t, m.Error, []byte(testupstream.RawErrors[tc.method])) {
 			t.Errorf("%s: HTTP %d %s; want 200 %s", tc.method, status, body, testupstream.RawErrors[tc.method])
 		}
+	}
+}
+
+// TestUnknownToolNameNotEchoedWhole: a tools/call of a tool nobody has,
+// with a name of 200 KB, is answered -32602 quoting at most a short head
+// of the name, over every serving transport.
+func TestUnknownToolNameNotEchoedWhole(t *testing.T) {
+	e := startEnv(t, rawUpstream("raw"))
+	name := strings.Repeat("n", 200_000)
+	for _, front := range fronts {
+		t.Run(front, func(t *testing.T) {
+			c := rawConnect(t, e, front, `{}`)
+			params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
+			resp, _, err := c.request("tools/call", json.RawMessage(params))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Error == nil {
+				t.Fatalf("want an error, got %.200s", resp.Result)
+			}
+			var d struct {
+				Code    int
+				Message string
+			}
+			_ = json.Unmarshal(resp.Error, &d)
+			if d.Code != -32602 || len(d.Message) > 200 || !strings.HasPrefix(d.Message, "unknown tool \"nnn") {
+				t.Fatalf("code %d, message of %d bytes: %.200s", d.Code, len(d.Message), d.Message)
+			}
+		})
 	}
 }

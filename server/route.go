@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -126,9 +128,14 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 					if lr := px.PendingLogins(); len(lr) > 0 && se.Capabilities().ElicitationURL {
 						return nil, urlElicitation(lr)
 					}
-					return toolError(fmt.Sprintf("unknown tool %q; not listed yet: %s", name, msg)), nil
+					return toolError(fmt.Sprintf("unknown tool %s; not listed yet: %s", quoteName(name), msg)), nil
 				}
-				break // own tool, or unknown: go-sdk answers
+				if !se.ownTool(name) {
+					// go-sdk would answer the same, quoting the whole
+					// name, which may be megabytes.
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + quoteName(name)}
+				}
+				break // own tool: go-sdk's handler runs it
 			}
 			raw, err := px.CallTool(ctx, se, name, args, meta)
 			if err != nil {
@@ -296,6 +303,13 @@ func clientError(err error) error {
 }
 
 // toolError is a tool result the model reads: the call failed.
+// nameEcho bounds how much of a name the client sent an error repeats.
+const nameEcho = 80
+
+// quoteName is a name as an error repeats it: quoted, cut to nameEcho
+// bytes.
+func quoteName(name string) string { return strconv.Quote(tool.Clip(name, nameEcho)) }
+
 func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }

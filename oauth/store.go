@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // EnvAuthDir names the environment variable that overrides where tokens
@@ -178,35 +180,11 @@ func (s *Store) Delete(owner, server string) error {
 	return nil
 }
 
-// writeAtomic writes data to path through a temporary file made 0600
-// before any byte is in it, fsynced and renamed over path. (divert has
-// one for stored results; importing it would link the token counters
-// into every user of this package.)
-func writeAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+// writeAtomic writes data to path atomically, 0600, through memdir (the
+// one atomic write of the project: temp created exclusively beside it,
+// fsync, rename, fsync of the folder).
+func writeAtomic(path string, data []byte) error {
+	if err := memdir.At(filepath.Dir(path)).WriteFile(filepath.Base(path), data); err != nil {
 		return fmt.Errorf("token store: %w", err)
 	}
 	return nil

@@ -405,14 +405,7 @@ func runGrep(c *call) *tool.Result {
 			if gap && ctxLines > 0 {
 				b.WriteString("--\n")
 			}
-			if len(l) > maxShownLine {
-				pos := 0
-				if match {
-					pos = locate(l)
-				}
-				l = clipAround(l, pos, maxShownLine)
-			}
-			writeLine(&b, n, w, l, match)
+			writeShownLine(&b, n, w, l, match, locate)
 		})
 		if err != nil {
 			return c.cancelled(err)

@@ -122,14 +122,7 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 				over += shownCost(len(l), w)
 				return
 			}
-			if len(l) > maxShownLine {
-				pos := 0
-				if match {
-					pos = locate(l)
-				}
-				l = clipAround(l, pos, maxShownLine)
-			}
-			writeLine(&b, n, w, l, match)
+			writeShownLine(&b, n, w, l, match, locate)
 		})
 		if err != nil {
 			return c.cancelled(err)

@@ -8,6 +8,20 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
+// writeShownLine writes line n of a search's answer: a line longer than
+// maxShownLine is cut to a window around its match (where locate finds
+// it) or its start.
+func writeShownLine(b *strings.Builder, n, width int, l []byte, match bool, locate func([]byte) int) {
+	if len(l) > maxShownLine {
+		pos := 0
+		if match {
+			pos = locate(l)
+		}
+		l = clipAround(l, pos, maxShownLine)
+	}
+	writeLine(b, n, width, l, match)
+}
+
 // writeLine appends one numbered line: "  12: text", or "> 12: text" when
 // marked (a grep match).
 func writeLine(b *strings.Builder, n, width int, text []byte, mark bool) {

@@ -123,29 +123,11 @@ func run(bin string, dur time.Duration, nClients int, killEvery time.Duration, w
 		return err
 	}
 
-	proxy := exec.Command(bin, "serve", "--config", cfgPath, "--transport", "http", "--addr", "127.0.0.1:0", "--debug-stats")
-	stderr, _ := proxy.StderrPipe()
-	if err := proxy.Start(); err != nil {
+	proxy, base, err := startProxy(context.Background(), bin, cfgPath, "--debug-stats")
+	if err != nil {
 		return err
 	}
 	defer func() { _ = proxy.Process.Signal(os.Interrupt); _ = proxy.Wait() }()
-	addrc := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrc <- m[1]
-			}
-		}
-	}()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a
-	case <-time.After(30 * time.Second):
-		return errors.New("the proxy did not report its address")
-	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -450,6 +432,36 @@ func proxyStats(base string, pid int) (procStats, error) {
 	}
 	ps.rssKiB = rssKiB(pid)
 	return ps, nil
+}
+
+// startProxy starts scratchpad-mcp serving streamable HTTP on a free
+// loopback port with the config at path, and returns it with its base
+// URL once it has logged where it listens.
+func startProxy(ctx context.Context, bin, path string, extra ...string) (*exec.Cmd, string, error) {
+	args := append([]string{"serve", "--config", path, "--transport", "http", "--addr", "127.0.0.1:0"}, extra...)
+	p := exec.CommandContext(ctx, bin, args...)
+	stderr, _ := p.StderrPipe()
+	if err := p.Start(); err != nil {
+		return nil, "", err
+	}
+	addrc := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addrc <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addrc:
+		return p, "http://" + a, nil
+	case <-time.After(30 * time.Second):
+		_ = p.Process.Kill()
+		_ = p.Wait()
+		return nil, "", fmt.Errorf("%s did not report its address", path)
+	}
 }
 
 // rssKiB is a process's resident set, from /proc.

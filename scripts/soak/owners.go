@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,28 +71,7 @@ func ownersProxy(ctx context.Context, bin, self, dir string) (*exec.Cmd, string,
 	if err := os.WriteFile(path, []byte(cfg.String()), 0o600); err != nil {
 		return nil, "", err
 	}
-	p := exec.CommandContext(ctx, bin, "serve", "--config", path, "--transport", "http", "--addr", "127.0.0.1:0")
-	stderr, _ := p.StderrPipe()
-	if err := p.Start(); err != nil {
-		return nil, "", err
-	}
-	addrc := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg=serving .*addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrc <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addrc:
-		return p, "http://" + a, nil
-	case <-time.After(30 * time.Second):
-		_ = p.Process.Kill()
-		return nil, "", errors.New("the owners' proxy did not report its address")
-	}
+	return startProxy(ctx, bin, path)
 }
 
 // owners runs the two owners' clients, the flood and the fresh

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testflood"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 )
@@ -43,38 +43,6 @@ func serveLimited(t *testing.T, lim server.ConnLimit) string {
 	go func() { _ = srv.Serve(limited) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return ln.Addr().String()
-}
-
-// flood holds n silent sockets to addr, opening a new one for each the
-// server closes, until stop is called; it returns how many it opened.
-func flood(addr string, n int) (stop func() int64) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var opened atomic.Int64
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 512)
-			for ctx.Err() == nil {
-				c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-				if err != nil {
-					time.Sleep(time.Millisecond) // out of ports or stopping
-					continue
-				}
-				opened.Add(1)
-				stopRead := context.AfterFunc(ctx, func() { c.Close() })
-				for {
-					if _, err := c.Read(buf); err != nil {
-						break // closed by the server (or a 503 read to its end)
-					}
-				}
-				stopRead()
-				c.Close()
-			}
-		}()
-	}
-	return func() int64 { cancel(); wg.Wait(); return opened.Load() }
 }
 
 // rawRequest sends an authenticated GET on c and reads its answer's
@@ -124,7 +92,7 @@ func TestUnprovenConnectionsBounded(t *testing.T) {
 				}
 				held, heldR = append(held, conn), append(heldR, br)
 			}
-			stop := flood(addr, max+16)
+			stop := testflood.Silent(addr, max+16)
 			stopped := false
 			defer func() {
 				if !stopped {

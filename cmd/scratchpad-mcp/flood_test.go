@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testflood"
 )
 
 // floodScale is the flood's sockets, [http] max_connections and the
@@ -39,39 +40,6 @@ func floodScale(t *testing.T) (sockets, max, clients int) {
 	return sockets, max, clients
 }
 
-// silentFlood holds n sockets to addr that never send a byte, opening a
-// new one for each the server closes, until the returned stop is called;
-// stop reports how many it opened.
-func silentFlood(addr string, n int) (stop func() int64) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var opened atomic.Int64
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 512)
-			for ctx.Err() == nil {
-				c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-				if err != nil {
-					time.Sleep(time.Millisecond) // out of ports or stopping
-					continue
-				}
-				opened.Add(1)
-				stopRead := context.AfterFunc(ctx, func() { c.Close() })
-				for {
-					if _, err := c.Read(buf); err != nil {
-						break // closed by the server, or a 503 read to its end
-					}
-				}
-				stopRead()
-				c.Close()
-			}
-		}()
-	}
-	return func() int64 { cancel(); wg.Wait(); return opened.Load() }
-}
-
 // An unauthenticated flood cannot lock owners out ([http]
 // max_connections with tokens): sockets that never send a byte, more
 // than max_connections of them, each reopened as soon as the server
@@ -82,7 +50,7 @@ func TestUnauthenticatedFloodLocksNoOneOut(t *testing.T) {
 	sockets, max, clients := floodScale(t)
 	cfg, _, tok := tenancyConfig(t, fmt.Sprintf("max_connections = %d\n", max), "alice")
 	addr, _ := serveInProcess(t, cfg)
-	stop := silentFlood(addr, sockets)
+	stop := testflood.Silent(addr, sockets)
 	stopped := false
 	defer func() {
 		if !stopped {

@@ -51,6 +51,10 @@ type Registry struct {
 	keepPads    map[string]int
 	keepRuns    map[string]int
 	keepPointed map[string]int
+	// Live agents per stored-outputs folder: agents without a run share
+	// one, so a temporary file there may be another live agent's write
+	// in flight.
+	scratchUsers map[string]int
 
 	finishing sync.WaitGroup // records of finished agents waiting for their counts
 
@@ -84,7 +88,7 @@ func NewRegistry(opts Options) (*Registry, error) {
 		opts.Logger = slog.Default()
 	}
 	r := &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
-		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{},
+		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{}, scratchUsers: map[string]int{},
 		quotas:    &quotas{max: opts.Config.Retention.OwnerMaxBytes, by: map[string]*ownerUse{}},
 		exploring: map[string]chan struct{}{}}
 	r.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
@@ -275,8 +279,16 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: create scratchpad dir: %w", id.Agent, err)
 	}
-	if err := divert.CleanTemp(out); err != nil {
-		r.log.Warn("cleaning temporary files failed", "dir", a.ScratchpadDir, "error", err)
+	// A crash's leftovers are removed by the first agent of a folder
+	// only: with one live already, a temporary file there may be its
+	// divert being written (a flood of sessions removed them mid-write).
+	r.mu.Lock()
+	first := r.scratchUsers[a.ScratchpadDir] == 0
+	r.mu.Unlock()
+	if first {
+		if err := divert.CleanTemp(out); err != nil {
+			r.log.Warn("cleaning temporary files failed", "dir", a.ScratchpadDir, "error", err)
+		}
 	}
 	readRoot, err := memdir.In(cfg.MemoryDir, a.ReadRoot)
 	if err == nil {
@@ -588,6 +600,7 @@ func (r *Registry) keep(a *Agent, d int) {
 		}
 	}
 	count(r.keepPads, a.PadDir)
+	count(r.scratchUsers, a.ScratchpadDir)
 	if a.ID.Run != "" {
 		// The path a sweep names the run by (layout.Classify): the run
 		// of this agent's owner, not a run of that name elsewhere.

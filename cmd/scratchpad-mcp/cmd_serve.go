@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	runtimepprof "runtime/pprof"
 	"strings"
 	"sync"
@@ -470,7 +471,14 @@ func (a *app) originAllowed(origin string) bool {
 // watches for growth. /debug/pprof/ is served with it.
 func (a *app) serveStats(w http.ResponseWriter, r *http.Request) {
 	// Live heap: collect first, or garbage not yet swept counts too.
-	runtime.GC()
+	// ?release=1 also returns freed memory to the system, so that the
+	// process's RSS read next shows what is held, not what the
+	// scavenger has yet to give back.
+	if r.URL.Query().Has("release") {
+		debug.FreeOSMemory()
+	} else {
+		runtime.GC()
+	}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	w.Header().Set("Content-Type", "application/json")

@@ -420,9 +420,12 @@ type procStats struct {
 	rssKiB     int64
 }
 
+// proxyStats reads the proxy's goroutines and live heap, having it
+// return freed memory to the system first, and then its RSS: what it
+// holds, not what the runtime's scavenger has yet to give back.
 func proxyStats(base string, pid int) (procStats, error) {
 	var ps procStats
-	resp, err := http.Get(base + "/debug/stats")
+	resp, err := http.Get(base + "/debug/stats?release=1")
 	if err != nil {
 		return ps, err
 	}

@@ -107,7 +107,10 @@ func TestCheckHeaders(t *testing.T) {
 		ok     bool
 	}{
 		{"all agree", "tools/call", call, std(), true},
-		{"whitespace around values", "tools/call", call, with(func(h http.Header) { h["Mcp-Method"] = []string{"  tools/call "}; h["Mcp-Name"] = []string{"\tdeploy "} }), true},
+		{"whitespace around values", "tools/call", call, with(func(h http.Header) {
+			h["Mcp-Method"] = []string{"  tools/call "}
+			h["Mcp-Name"] = []string{"\tdeploy "}
+		}), true},
 		{"header name case-insensitive", "tools/call", call, with(func(h http.Header) { delete(h, "Mcp-Method"); h.Set("mcp-method", "tools/call") }), true},
 		{"method missing", "tools/call", call, with(func(h http.Header) { h.Del("Mcp-Method") }), false},
 		{"method mismatch", "tools/call", call, with(func(h http.Header) { h.Set("Mcp-Method", "tools/list") }), false},

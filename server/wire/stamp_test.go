@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 const ours = `{"name":"scratchpad-mcp","version":"1.0"}`
@@ -105,6 +107,30 @@ func checkMerge(t *testing.T, in []byte, s Stamping, out []byte) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Stamp(%q) = %q\ndecodes %v\nwant    %v", in, out, got, want)
+	}
+	// What Stamp writes it writes once: no duplicate a reader could take
+	// instead (decoding takes the last, other readers the first).
+	once := func(obj []byte, keys ...string) {
+		ms, _ := jsonscan.Members(obj)
+		for _, k := range keys {
+			n := 0
+			for _, m := range ms {
+				if key(obj, m) == k {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("Stamp(%q) = %q: %d members %q", in, out, n, k)
+			}
+		}
+	}
+	if s.Cache != nil {
+		once(out, "ttlMs", "cacheScope")
+	}
+	if s.ServerInfo != nil {
+		once(out, "_meta")
+		meta, _ := jsonscan.Lookup(out, "_meta")
+		once(meta, MetaServerInfo)
 	}
 }
 

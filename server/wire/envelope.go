@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
@@ -114,13 +115,20 @@ func ParseEnvelope(params json.RawMessage) (Envelope, *Error) {
 
 func parseCaps(raw json.RawMessage) (Caps, error) {
 	var c struct {
-		Sampling    json.RawMessage `json:"sampling"`
-		Roots       json.RawMessage `json:"roots"`
-		Elicitation json.RawMessage `json:"elicitation"`
-		Extensions  map[string]json.RawMessage
+		Sampling    json.RawMessage            `json:"sampling"`
+		Roots       json.RawMessage            `json:"roots"`
+		Elicitation json.RawMessage            `json:"elicitation"`
+		Extensions  map[string]json.RawMessage `json:"extensions"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return Caps{}, err
+	}
+	// go-sdk decodes clientCapabilities into its struct, so a declared
+	// capability that is not an object fails there; it fails here too.
+	for name, v := range map[string]json.RawMessage{"sampling": c.Sampling, "roots": c.Roots, "elicitation": c.Elicitation} {
+		if v != nil && !isObject(v) && !isNull(v) {
+			return Caps{}, fmt.Errorf("%s is not an object", name)
+		}
 	}
 	caps := Caps{Raw: raw, Extensions: c.Extensions}
 	caps.Sampling = isObject(c.Sampling)

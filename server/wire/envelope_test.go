@@ -37,6 +37,8 @@ func TestParseEnvelope(t *testing.T) {
 		{"no clientCapabilities", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)), CodeInvalidParams, 400},
 		{"clientCapabilities null", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:null`)), CodeInvalidParams, 400},
 		{"clientCapabilities string", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:"all"`)), CodeInvalidParams, 400},
+		{"sampling not an object", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:{"sampling":true}`)), CodeInvalidParams, 400},
+		{"extensions not an object", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:{"extensions":[]}`)), CodeInvalidParams, 400},
 		{"clientInfo string", string(params(goodMeta + `,"io.modelcontextprotocol/clientInfo":"c"`)), CodeInvalidParams, 400},
 		{"clientInfo without version", string(params(goodMeta + `,"io.modelcontextprotocol/clientInfo":{"name":"c"}`)), CodeInvalidParams, 400},
 		{"logLevel number", string(params(goodMeta + `,"io.modelcontextprotocol/logLevel":3`)), CodeInvalidParams, 400},

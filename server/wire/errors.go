@@ -36,10 +36,12 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
-// StatusOf is the HTTP status an error code is sent with, as go-sdk v1.8.0's
-// extractErrorStatus maps them: method not found 404; invalid params, header
-// mismatch, missing capability and unsupported version 400; parse error and
-// invalid request 400; anything else (a tool's or an upstream's error) 200.
+// StatusOf is the HTTP status an error code is sent with in answer to a
+// 2026-07-28 request, as go-sdk v1.8.0 sends them (extractErrorStatus, and
+// servePOST for header mismatches and bodies it cannot read): method not found
+// 404; invalid params, header mismatch, missing capability and unsupported
+// version 400; parse error and invalid request 400; anything else (a tool's or
+// an upstream's error) 200. A 2025 session's errors all go in a 200 response.
 func StatusOf(code int) int {
 	switch code {
 	case CodeMethodNotFound:

@@ -133,6 +133,8 @@ func TestCheckHeaders(t *testing.T) {
 		{"absent argument, no header", "tools/call", `{"name":"deploy","arguments":{"count":42,"dry":false,"opts":{"zone":"b"}}}`, with(func(h http.Header) { h.Del("Mcp-Param-Region") }), true},
 		{"resources/read uri", "resources/read", `{"uri":"file:///a b"}`, http.Header{"Mcp-Method": {"resources/read"}, "Mcp-Name": {"file:///a b"}}, true},
 		{"resources/read uri mismatch", "resources/read", `{"uri":"file:///a"}`, http.Header{"Mcp-Method": {"resources/read"}, "Mcp-Name": {"file:///b"}}, false},
+		{"body without name", "tools/call", `{"arguments":{}}`, http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"deploy"}}, false},
+		{"body name not a string", "tools/call", `{"name":7}`, http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"7"}}, false},
 		{"prompts/get needs name", "prompts/get", `{"name":"p"}`, http.Header{"Mcp-Method": {"prompts/get"}}, false},
 		{"tools/list needs no name", "tools/list", `{}`, http.Header{"Mcp-Method": {"tools/list"}}, true},
 	} {

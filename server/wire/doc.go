@@ -41,7 +41,9 @@
 // resultType (unless the upstream set one), our serverInfo into _meta (the
 // rest of _meta kept) and ttlMs/cacheScope ([Cache]) at the top level, by
 // splicing bytes: the result is never decoded, and every upstream byte outside
-// the members replaced is kept.
+// the members replaced is kept. [EncodeDiscover] and [ParseDiscover] are the
+// server/discover result on both sides (the proxy answering it, the proxy
+// probing an upstream with it: [Discover.SpeaksModern]).
 //
 // # Input-required results
 //

@@ -57,8 +57,8 @@ func (c Caps) Allows(method string) bool {
 	return false
 }
 
-// ParseEnvelope reads and validates the envelope in a 2026-07-28 request's
-// params (a JSON object, or empty). A missing or malformed part is -32602
+// ParseEnvelope reads and validates the envelope in the params (a JSON
+// object, or empty) of a request [Classify] found modern. A missing or malformed part is -32602
 // (HTTP 400): no _meta, no string protocolVersion, clientCapabilities absent or
 // not an object, clientInfo present but not an object with string name and
 // version, logLevel not a string, progressToken neither string nor number. A

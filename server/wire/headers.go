@@ -189,12 +189,13 @@ func EncodeHeaderValue(s string) string {
 }
 
 // DecodeHeaderValue undoes [EncodeHeaderValue]; false for a sentinel-wrapped
-// value that is not valid padded standard base64. A value without the whole
-// wrapper is taken literally.
+// value that is not valid padded standard base64 (bad padding or alphabet;
+// non-zero trailing bits are accepted, as go-sdk v1.8.0 accepts them). A value
+// without the whole wrapper is taken literally.
 func DecodeHeaderValue(v string) (string, bool) {
 	if inner, ok := strings.CutPrefix(v, b64Prefix); ok {
 		if inner, ok := strings.CutSuffix(inner, b64Suffix); ok {
-			b, err := base64.StdEncoding.Strict().DecodeString(inner)
+			b, err := base64.StdEncoding.DecodeString(inner)
 			if err != nil {
 				return "", false
 			}

@@ -29,7 +29,7 @@ func TestHeaderValueEncoding(t *testing.T) {
 			t.Errorf("Decode(%q) = %q, %v, want %q", tc.wire, got, ok, tc.in)
 		}
 	}
-	for _, bad := range []string{"=?base64?SGVsbG8?=", "=?base64?SGV*bG8=?=", "=?base64?SGVsbG8===?="} {
+	for _, bad := range []string{"=?base64?SGVsbG8?=", "=?base64?SGV*bG8=?=", "=?base64?SGVsbG8===?=", "=?base64?SGVs bG8=?=", "=?base64?SGVsbG8-?="} {
 		if _, ok := DecodeHeaderValue(bad); ok {
 			t.Errorf("Decode(%q) accepted bad base64", bad)
 		}

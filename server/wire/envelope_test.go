@@ -1,0 +1,211 @@
+package wire
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"testing"
+)
+
+const caps = `"io.modelcontextprotocol/clientCapabilities"`
+
+// params builds tools/call params with the given _meta members.
+func params(meta string) json.RawMessage {
+	return json.RawMessage(`{"name":"x","arguments":{},"_meta":{` + meta + `}}`)
+}
+
+const goodMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:{}`
+
+// TestParseEnvelope lifts the server-stateless envelope checks of the
+// conformance suite (0.2.0-alpha.12) and go-sdk v1.8.0's validateRequestMeta.
+func TestParseEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params string
+		code   int
+		status int
+	}{
+		{"complete", string(params(goodMeta + `,"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info","progressToken":7`)), 0, 0},
+		{"clientInfo optional", string(params(goodMeta)), 0, 0},
+		{"no params", ``, CodeInvalidParams, 400},
+		{"no _meta", `{"name":"x"}`, CodeInvalidParams, 400},
+		{"_meta null", `{"_meta":null}`, CodeInvalidParams, 400},
+		{"_meta not object", `{"_meta":[1]}`, CodeInvalidParams, 400},
+		{"no protocolVersion", string(params(caps + `:{}`)), CodeInvalidParams, 400},
+		{"protocolVersion number", string(params(`"io.modelcontextprotocol/protocolVersion":20260728,` + caps + `:{}`)), CodeInvalidParams, 400},
+		{"protocolVersion empty", string(params(`"io.modelcontextprotocol/protocolVersion":"",` + caps + `:{}`)), CodeInvalidParams, 400},
+		{"no clientCapabilities", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)), CodeInvalidParams, 400},
+		{"clientCapabilities null", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:null`)), CodeInvalidParams, 400},
+		{"clientCapabilities string", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:"all"`)), CodeInvalidParams, 400},
+		{"sampling not an object", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:{"sampling":true}`)), CodeInvalidParams, 400},
+		{"extensions not an object", string(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:{"extensions":[]}`)), CodeInvalidParams, 400},
+		{"clientInfo string", string(params(goodMeta + `,"io.modelcontextprotocol/clientInfo":"c"`)), CodeInvalidParams, 400},
+		{"clientInfo without version", string(params(goodMeta + `,"io.modelcontextprotocol/clientInfo":{"name":"c"}`)), CodeInvalidParams, 400},
+		{"logLevel number", string(params(goodMeta + `,"io.modelcontextprotocol/logLevel":3`)), CodeInvalidParams, 400},
+		{"progressToken object", string(params(goodMeta + `,"progressToken":{}`)), CodeInvalidParams, 400},
+		{"unknown date version", string(params(`"io.modelcontextprotocol/protocolVersion":"2099-01-01",` + caps + `:{}`)), CodeUnsupportedVersion, 400},
+		{"unknown semver version", string(params(`"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `:{}`)), CodeUnsupportedVersion, 400},
+		// Malformed caps win over the version, as in go-sdk.
+		{"unknown version, no caps", string(params(`"io.modelcontextprotocol/protocolVersion":"2099-01-01"`)), CodeInvalidParams, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseEnvelope(json.RawMessage(tc.params))
+			if tc.code == 0 {
+				if err != nil {
+					t.Fatalf("ParseEnvelope: %v", err)
+				}
+				return
+			}
+			if err == nil || err.Code != tc.code || err.Status != tc.status {
+				t.Fatalf("ParseEnvelope = %+v, want code %d status %d", err, tc.code, tc.status)
+			}
+		})
+	}
+}
+
+func TestParseEnvelopeFields(t *testing.T) {
+	env, err := ParseEnvelope(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps +
+		`:{"sampling":{},"elicitation":{"url":{}},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"debug","progressToken":"p1"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Version != Modern || !env.Caps.Sampling || !env.Caps.Roots || env.Caps.Elicitation || !env.Caps.ElicitationURL ||
+		env.LogLevel != "debug" || string(env.ProgressToken) != `"p1"` || string(env.ClientInfo) != `{"name":"c","version":"1"}` {
+		t.Fatalf("envelope %+v", env)
+	}
+	if _, ok := env.Caps.Extensions["io.modelcontextprotocol/tasks"]; !ok {
+		t.Fatalf("extensions %v", env.Caps.Extensions)
+	}
+	if env.Caps.Allows("elicitation/create") || !env.Caps.Allows("sampling/createMessage") || !env.Caps.Allows("roots/list") {
+		t.Fatalf("Allows wrong for %+v", env.Caps)
+	}
+	env, _ = ParseEnvelope(params(`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + caps + `:{"elicitation":{}}`))
+	if !env.Caps.Elicitation || env.Caps.ElicitationURL || env.LogLevel != "" || env.ProgressToken != nil {
+		t.Fatalf("elicitation {} is form only, no log level: %+v", env)
+	}
+}
+
+func TestUnsupportedVersionData(t *testing.T) {
+	_, err := ParseEnvelope(params(`"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `:{}`))
+	var d struct {
+		Supported []string
+		Requested string
+	}
+	if err == nil || json.Unmarshal(err.Data, &d) != nil {
+		t.Fatalf("err %v", err)
+	}
+	if d.Requested != "v999.0.0" || !slices.Equal(d.Supported, Served()) || d.Supported[0] != Modern {
+		t.Fatalf("data %s", err.Data)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	h := func(kv ...string) http.Header {
+		hh := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			hh.Set(kv[i], kv[i+1])
+		}
+		return hh
+	}
+	legacyParams := `{"name":"x"}`
+	for _, tc := range []struct {
+		name   string
+		h      http.Header
+		params string
+		era    Era
+		code   int
+	}{
+		{"2025 with session header", h("Mcp-Protocol-Version", "2025-11-25"), legacyParams, EraLegacy, 0},
+		{"2025 no header", h(), legacyParams, EraLegacy, 0},
+		{"2026", h("Mcp-Protocol-Version", "2026-07-28"), string(params(goodMeta)), EraModern, 0},
+		{"2026 header with spaces", http.Header{"Mcp-Protocol-Version": {" 2026-07-28\t"}}, string(params(goodMeta)), EraModern, 0},
+		{"header 2026, no _meta", h("Mcp-Protocol-Version", "2026-07-28"), legacyParams, EraLegacy, CodeInvalidParams},
+		{"header 2026, _meta without version", h("Mcp-Protocol-Version", "2026-07-28"), string(params(caps + `:{}`)), EraLegacy, CodeInvalidParams},
+		{"_meta version, no header", h(), string(params(goodMeta)), EraLegacy, CodeHeaderMismatch},
+		{"header differs from _meta", h("Mcp-Protocol-Version", "2025-11-25"), string(params(goodMeta)), EraLegacy, CodeHeaderMismatch},
+		{"unknown version agreeing is modern (then -32022)", h("Mcp-Protocol-Version", "v999.0.0"),
+			string(params(`"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `:{}`)), EraModern, 0},
+		{"stdio 2026", nil, string(params(goodMeta)), EraModern, 0},
+		{"stdio 2025", nil, legacyParams, EraLegacy, 0},
+		{"stdio _meta 2025 version", nil, string(params(`"io.modelcontextprotocol/protocolVersion":"2025-11-25"`)), EraLegacy, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			era, err := Classify(tc.h, json.RawMessage(tc.params))
+			if tc.code == 0 && err != nil || tc.code != 0 && (err == nil || err.Code != tc.code || err.Status != 400) {
+				t.Fatalf("Classify err = %+v, want code %d", err, tc.code)
+			}
+			if err == nil && era != tc.era {
+				t.Fatalf("era %v, want %v", era, tc.era)
+			}
+		})
+	}
+}
+
+func TestCheckMethod(t *testing.T) {
+	for _, tc := range []struct {
+		era    Era
+		method string
+		ok     bool
+	}{
+		{EraModern, "tools/call", true},
+		{EraModern, "server/discover", true},
+		{EraModern, "subscriptions/listen", true},
+		{EraModern, "initialize", false},
+		{EraModern, "ping", false},
+		{EraModern, "logging/setLevel", false},
+		{EraModern, "resources/subscribe", false},
+		{EraModern, "resources/unsubscribe", false},
+		{EraModern, "tasks/list", false},
+		{EraModern, "tasks/result", false},
+		{EraModern, "unknown/method", false},
+		{EraModern, "TOOLS/LIST", false},
+		{EraModern, "elicitation/create", false},
+		{EraLegacy, "initialize", true},
+		{EraLegacy, "ping", true},
+		{EraLegacy, "server/discover", false},
+		{EraLegacy, "tools/list", true},
+	} {
+		err := CheckMethod(tc.era, tc.method)
+		if tc.ok != (err == nil) || err != nil && (err.Code != CodeMethodNotFound || err.Status != 404) {
+			t.Errorf("CheckMethod(%v, %q) = %+v, want ok=%v", tc.era, tc.method, err, tc.ok)
+		}
+	}
+	for _, m := range []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"} {
+		if !Cacheable(m) {
+			t.Errorf("%s not cacheable", m)
+		}
+	}
+	if Cacheable("tools/call") {
+		t.Error("tools/call cacheable")
+	}
+}
+
+func TestEras(t *testing.T) {
+	if e, ok := EraOf("2026-07-28"); e != EraModern || !ok {
+		t.Error("2026-07-28")
+	}
+	if e, ok := EraOf("2024-11-05"); e != EraLegacy || !ok {
+		t.Error("2024-11-05")
+	}
+	if e, ok := EraOf("2099-01-01"); e != EraModern || ok {
+		t.Error("2099-01-01")
+	}
+	l := Legacy()
+	l[0] = "x"
+	if Legacy()[0] != "2025-11-25" || slices.Contains(Legacy(), Modern) {
+		t.Error("Legacy is shared or holds Modern")
+	}
+}
+
+func TestStatusOf(t *testing.T) {
+	for code, want := range map[int]int{-32601: 404, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32603: 200, -1: 200} {
+		if got := StatusOf(code); got != want {
+			t.Errorf("StatusOf(%d) = %d, want %d", code, got, want)
+		}
+	}
+	e := MissingCapability(json.RawMessage(`{"sampling":{}}`))
+	if e.Code != -32021 || string(e.Data) != `{"requiredCapabilities":{"sampling":{}}}` || e.Status != 400 {
+		t.Errorf("MissingCapability %+v", e)
+	}
+}

@@ -52,11 +52,6 @@ type Options struct {
 	// negative, no bound. A forwarded call is bounded by its upstream's
 	// own timeout ([config.Server].Timeout) instead.
 	CallTimeout time.Duration
-	// Owner, when not nil, names who sends an HTTP request (its bearer
-	// token's owner). A session belongs to the owner of the request that
-	// created it: a request of another owner naming it is answered as if
-	// it did not exist.
-	Owner func(r *http.Request) string
 }
 
 // DefaultCallTimeout is [Options].CallTimeout when it is 0: a minute,
@@ -332,17 +327,15 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 }
 
 // ownedSessions answers 404, as for an unknown session, a request naming
-// a session of another owner.
+// a session of another owner: a session belongs to the owner
+// ([Caller].Owner) of the request that created it.
 func (s *Server) ownedSessions(next http.Handler) http.Handler {
-	if s.opts.Owner == nil {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 			s.mu.Lock()
 			se := s.sessions[id]
 			s.mu.Unlock()
-			if se != nil && se.owner != s.opts.Owner(r) {
+			if se != nil && se.owner != ownerOf(r) {
 				http.Error(w, "session not found", http.StatusNotFound)
 				return
 			}

@@ -306,8 +306,8 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 		limit = DefaultMaxRequestBytes
 	}
 	// A request that reaches a loopback address with a Host that is not
-	// is refused (DNS rebinding). Origin is checked by the caller's
-	// guard, which knows the configured allowed origins.
+	// is refused (DNS rebinding). Origin is checked by the front door
+	// ([FrontDoor]), which knows the configured allowed origins.
 	maxAll, maxOwner := opts.MaxSessions, opts.MaxSessionsPerOwner
 	if maxAll == 0 {
 		maxAll = DefaultMaxSessions

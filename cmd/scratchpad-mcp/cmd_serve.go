@@ -217,7 +217,9 @@ func (a *app) listen(addr string) (net.Listener, error) {
 }
 
 // serveListener serves MCP over HTTP (kind "http" or "sse") on ln until
-// ctx ends.
+// ctx ends. It only wires: the checks every request passes are the
+// server's front door ([server.FrontDoor]), given the configuration's
+// tokens and origins and the agents' identity parsing ([identify]).
 func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, ttl time.Duration) error {
 	mux := http.NewServeMux()
 	switch kind {
@@ -261,7 +263,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	handler := server.FrontDoor(fd, mux)
 	// With tokens, connections no request has proven with a valid token
 	// hold a bounded share of max_connections: a flood of silent sockets
-	// cannot lock owners out (the guard proves a connection).
+	// cannot lock owners out (the front door proves a connection).
 	limited := server.LimitConnections(ln, server.ConnLimit{Max: a.cfg.HTTP.MaxConnections, Proving: len(a.cfg.HTTP.Tokens) > 0}, a.log)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, ConnContext: limited.ConnContext}
 	go func() {

@@ -322,26 +322,27 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	case grace < 0 || store == nil:
 		grace = 0 // nothing to resume
 	}
-	return s.ownedSessions(&httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
-		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}})
+	return &httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
+		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}}
 }
 
-// ownedSessions answers 404, as for an unknown session, a request naming
-// a session of another owner: a session belongs to the owner
-// ([Caller].Owner) of the request that created it.
-func (s *Server) ownedSessions(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			s.mu.Lock()
-			se := s.sessions[id]
-			s.mu.Unlock()
-			if se != nil && se.owner != ownerOf(r) {
-				http.Error(w, "session not found", http.StatusNotFound)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
+// refuseForeignSession answers 404, as for an unknown session, a request
+// naming a session of another owner, and reports whether it did: a
+// session belongs to the owner ([Caller].Owner) of the request that
+// created it.
+func (s *Server) refuseForeignSession(w http.ResponseWriter, r *http.Request) bool {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		return false
+	}
+	s.mu.Lock()
+	se := s.sessions[id]
+	s.mu.Unlock()
+	if se == nil || se.owner == ownerOf(r) {
+		return false
+	}
+	http.Error(w, "session not found", http.StatusNotFound)
+	return true
 }
 
 // quiet passes on go-sdk's records from level warn up: it logs every

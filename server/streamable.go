@@ -79,6 +79,9 @@ type httpSession struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.s.refuseForeignSession(w, r) {
+		return
+	}
 	if RefuseRebound(w, r) {
 		return
 	}

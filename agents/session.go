@@ -38,7 +38,7 @@ type Session struct {
 
 // Session returns the session sid: over stdio (req nil) the registry's
 // default identity, over HTTP the identity of the request that creates it
-// ([FromRequest], as the HTTP guard parsed it into the request's context
+// ([FromRequest], as the HTTP front door parsed it into the request's context
 // with [WithRequestIdentity], or parsed here when nothing did).
 func (r *Registry) Session(sid string, req *http.Request) (*Session, error) {
 	id := r.opts.Default

@@ -63,6 +63,23 @@
 // cancelled at its upstream. The cause says which ([ErrClientGone],
 // [ErrSessionEnded], [ErrCallTimeout]).
 //
+// # Front door
+//
+// [FrontDoor] is what every HTTP request passes before any handler (MCP,
+// /events, /debug/*): the Host against DNS rebinding ([ReboundHost]),
+// the bearer token when tokens are configured (401 with
+// WWW-Authenticate: Bearer; a valid one proves the connection), the
+// Origin (loopback or [FrontDoorOptions].AllowedOrigins), the identity
+// headers (the Identify hook: the server does not parse agents'
+// identities), and a deadline for the body's arrival. A refused request's
+// connection is closed with its answer. It puts the request's [Caller]
+// (its token's owner) in the context, once; everything that asks who
+// sends a request reads [CallerOf]: a session belongs to the owner of
+// the request that created it, and a request of another owner naming it
+// is answered as for an unknown session. Without a front door (tests,
+// stdio) every request is the zero Caller's. The body's size is bounded
+// by the transport ([StreamableHTTPOptions].MaxRequestBytes, 413).
+//
 // # Connections
 //
 // [LimitConnections] bounds the open connections; with bearer tokens

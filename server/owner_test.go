@@ -18,9 +18,12 @@ func TestSessionOfAnotherOwnerDoesNotExist(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	px := proxy.New(proxy.Options{Logger: log, Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{}, nil }})
 	srv := New(Options{Proxy: px, Logger: log,
-		Session: func(SessionInfo) (*Own, error) { return &Own{}, nil },
-		Owner:   func(r *http.Request) string { return r.Header.Get("X-Test-Owner") }})
-	h := httptest.NewServer(srv.StreamableHTTP(StreamableHTTPOptions{}))
+		Session: func(SessionInfo) (*Own, error) { return &Own{}, nil }})
+	// The owner a front door would have put in the request's Caller.
+	streamable := srv.StreamableHTTP(StreamableHTTPOptions{})
+	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		streamable.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), Caller{Owner: r.Header.Get("X-Test-Owner")})))
+	}))
 	defer h.Close()
 	post := func(owner, session, body string) *http.Response {
 		req := postRequest(h.URL, session, body)

@@ -52,11 +52,6 @@ type Options struct {
 	// negative, no bound. A forwarded call is bounded by its upstream's
 	// own timeout ([config.Server].Timeout) instead.
 	CallTimeout time.Duration
-	// Owner, when not nil, names who sends an HTTP request (its bearer
-	// token's owner). A session belongs to the owner of the request that
-	// created it: a request of another owner naming it is answered as if
-	// it did not exist.
-	Owner func(r *http.Request) string
 }
 
 // DefaultCallTimeout is [Options].CallTimeout when it is 0: a minute,
@@ -311,8 +306,8 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 		limit = DefaultMaxRequestBytes
 	}
 	// A request that reaches a loopback address with a Host that is not
-	// is refused (DNS rebinding). Origin is checked by the caller's
-	// guard, which knows the configured allowed origins.
+	// is refused (DNS rebinding). Origin is checked by the front door
+	// ([FrontDoor]), which knows the configured allowed origins.
 	maxAll, maxOwner := opts.MaxSessions, opts.MaxSessionsPerOwner
 	if maxAll == 0 {
 		maxAll = DefaultMaxSessions
@@ -327,28 +322,27 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	case grace < 0 || store == nil:
 		grace = 0 // nothing to resume
 	}
-	return s.ownedSessions(&httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
-		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}})
+	return &httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
+		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}}
 }
 
-// ownedSessions answers 404, as for an unknown session, a request naming
-// a session of another owner.
-func (s *Server) ownedSessions(next http.Handler) http.Handler {
-	if s.opts.Owner == nil {
-		return next
+// refuseForeignSession answers 404, as for an unknown session, a request
+// naming a session of another owner, and reports whether it did: a
+// session belongs to the owner ([Caller].Owner) of the request that
+// created it.
+func (s *Server) refuseForeignSession(w http.ResponseWriter, r *http.Request) bool {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		return false
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			s.mu.Lock()
-			se := s.sessions[id]
-			s.mu.Unlock()
-			if se != nil && se.owner != s.opts.Owner(r) {
-				http.Error(w, "session not found", http.StatusNotFound)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
+	s.mu.Lock()
+	se := s.sessions[id]
+	s.mu.Unlock()
+	if se == nil || se.owner == ownerOf(r) {
+		return false
+	}
+	http.Error(w, "session not found", http.StatusNotFound)
+	return true
 }
 
 // quiet passes on go-sdk's records from level warn up: it logs every

@@ -64,7 +64,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	}
 	se := &session{
 		srv: s, id: info.ID, info: info, own: own,
-		owner:    ownerOf(s.opts.Owner, info.Request),
+		owner:    ownerOf(info.Request),
 		ownTools: map[string]bool{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
@@ -116,13 +116,6 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	// Outermost first: panics never take the server down, then routing.
 	se.mcp.AddReceivingMiddleware(recovering(s.log), se.route)
 	return se, nil
-}
-
-func ownerOf(f func(*http.Request) string, r *http.Request) string {
-	if f == nil || r == nil {
-		return ""
-	}
-	return f(r)
 }
 
 // attach makes the session live at its first request, holding its

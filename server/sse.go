@@ -69,7 +69,7 @@ func (h *sseHandler) post(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	se := h.sessions[id]
 	h.mu.Unlock()
-	if se == nil || se.owner != ownerOf(h.s.opts.Owner, r) {
+	if se == nil || se.owner != ownerOf(r) {
 		http.Error(w, "session not found", http.StatusNotFound)
 		return
 	}
@@ -134,7 +134,7 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 	t := &mcp.SSEServerTransport{Endpoint: endpoint.RequestURI(), Response: sw}
 	ids := &callIDs{}
 	h.mu.Lock()
-	h.sessions[id] = &sseSession{t: t, owner: ownerOf(h.s.opts.Owner, r), ids: ids}
+	h.sessions[id] = &sseSession{t: t, owner: ownerOf(r), ids: ids}
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()

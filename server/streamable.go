@@ -79,6 +79,9 @@ type httpSession struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.s.refuseForeignSession(w, r) {
+		return
+	}
 	if RefuseRebound(w, r) {
 		return
 	}
@@ -283,7 +286,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	} else {
 		if hs, err = h.create(r); err != nil {
 			if errors.Is(err, ErrTooManySessions) {
-				h.s.log.Warn("session refused", "owner", ownerOf(h.s.opts.Owner, r), "error", err)
+				h.s.log.Warn("session refused", "owner", ownerOf(r), "error", err)
 				w.Header().Set("Retry-After", "30")
 				http.Error(w, err.Error(), http.StatusTooManyRequests)
 				return
@@ -372,7 +375,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 
 // create starts a session for a POST that names none.
 func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
-	owner := ownerOf(h.s.opts.Owner, r)
+	owner := ownerOf(r)
 	if err := h.reserve(owner); err != nil {
 		return nil, err
 	}

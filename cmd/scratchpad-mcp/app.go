@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
@@ -33,7 +32,6 @@ type app struct {
 	events *budget.Events
 
 	debugStats bool // serve GET /debug/stats over HTTP
-	refusals   refusals
 }
 
 // upstreamStartWait bounds how long initialize and the first tools/list
@@ -85,7 +83,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if opts.PerOwner && needsWebLogins(cfg) {
 		a.web = oauth.NewWebLogins("") // its URL once the server listens
 		a.web.TokenOwner = func(tok string) (string, bool) {
-			owner := ownerOfToken(cfg.HTTP.Tokens, tok)
+			owner := server.OwnerOfToken(cfg.HTTP.Tokens, tok)
 			return owner, owner != ""
 		}
 		a.web.OnComplete = func(owner, _, loginURL string) {
@@ -141,7 +139,6 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			return a.agents.BeforeCall(ctx, meta)
 		},
 		SessionEnded: a.agents.Finish,
-		Owner:        func(r *http.Request) string { return tokenOwner(r.Context()) },
 		CallTimeout:  cfg.Explore.CallTimeout,
 	})
 	return a, nil
@@ -159,7 +156,7 @@ func (a *app) session(info server.SessionInfo) (*server.Own, error) {
 	if a.pool != nil {
 		owner := ""
 		if info.Request != nil {
-			owner = tokenOwner(info.Request.Context())
+			owner = server.CallerOf(info.Request.Context()).Owner
 		}
 		acquire = func() (*proxy.Proxy, func()) { return a.pool.Acquire(owner) }
 	}

@@ -2,31 +2,24 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
 	runtimepprof "runtime/pprof"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -225,7 +218,9 @@ func (a *app) listen(addr string) (net.Listener, error) {
 }
 
 // serveListener serves MCP over HTTP (kind "http" or "sse") on ln until
-// ctx ends.
+// ctx ends. It only wires: the checks every request passes are the
+// server's front door ([server.FrontDoor]), given the configuration's
+// tokens and origins and the agents' identity parsing ([identify]).
 func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, ttl time.Duration) error {
 	mux := http.NewServeMux()
 	switch kind {
@@ -245,7 +240,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.Handle("/message", h)
 	}
 	// An owner's stream carries its own agents' records only.
-	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return tokenOwner(r.Context()) }))
+	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return server.CallerOf(r.Context()).Owner }))
 	switch {
 	case a.debugStats && len(a.cfg.HTTP.Tokens) > 0:
 		// Its figures and profiles are the whole process's, every
@@ -257,23 +252,19 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
 	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
-	handler := a.guard(mux)
-	if a.web != nil {
-		// An owner's browser logging in to an upstream has no bearer
-		// header: the begin page asks for the token in its form, and the
-		// redirect back is proven by the cookie it set (oauth.WebLogins).
-		guarded := handler
-		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if (r.URL.Path == oauth.BeginPath || r.URL.Path == oauth.CallbackPath) && !server.ReboundHost(r) {
-				a.web.ServeHTTP(w, r)
-				return
-			}
-			guarded.ServeHTTP(w, r)
-		})
+	// The front door checks Host, bearer token, Origin and identity
+	// headers, and bounds the body's arrival.
+	fd := server.FrontDoorOptions{
+		Tokens: a.cfg.HTTP.Tokens, AllowedOrigins: a.cfg.HTTP.AllowedOrigins,
+		BodyTimeout: bodyTimeout, Identify: identify, Log: a.log,
 	}
+	if a.web != nil {
+		fd.WebLogins = a.web
+	}
+	handler := server.FrontDoor(fd, mux)
 	// With tokens, connections no request has proven with a valid token
 	// hold a bounded share of max_connections: a flood of silent sockets
-	// cannot lock owners out (the guard proves a connection).
+	// cannot lock owners out (the front door proves a connection).
 	limited := server.LimitConnections(ln, server.ConnLimit{Max: a.cfg.HTTP.MaxConnections, Proving: len(a.cfg.HTTP.Tokens) > 0}, a.log)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, ConnContext: limited.ConnContext}
 	go func() {
@@ -301,170 +292,31 @@ func checkBind(addr string, auth bool) error {
 	if err != nil {
 		return fmt.Errorf("--addr %q: %w", addr, err)
 	}
-	if isLoopback(host) || auth {
+	if server.IsLoopbackHost(host) || auth {
 		return nil
 	}
 	return fmt.Errorf("--addr %q is not a loopback address: configure [[http.tokens]] to serve beyond this machine", addr)
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 // eventStoreBytes bounds what the HTTP sessions keep, together, for
 // redelivery to a client that reconnects with Last-Event-ID.
 const eventStoreBytes = 64 << 20
 
-type ownerKey struct{}
-
-func tokenOwner(ctx context.Context) string {
-	s, _ := ctx.Value(ownerKey{}).(string)
-	return s
-}
-
-// ownerOfToken is the owner of the bearer token tok, "" when none has it.
-// Only hashes are kept; every entry is compared, in constant time,
-// whichever matches.
-func ownerOfToken(tokens []config.Token, tok string) string {
-	if tok == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(tok))
-	owner := ""
-	for _, t := range tokens {
-		if subtle.ConstantTimeCompare(sum[:], t.SHA256[:]) == 1 {
-			owner = t.Owner
-		}
-	}
-	return owner
-}
-
-// guard checks, before any MCP handling: the bearer token (when tokens
-// are configured), the Origin (against DNS rebinding: loopback origins
-// and [http] allowed_origins only), and the identity headers.
-func (a *app) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// A refused request's connection is closed with its answer: a
-		// client that is refused holds no descriptor.
-		refuse := func(msg string, code int) {
-			w.Header().Set("Connection", "close")
-			http.Error(w, msg, code)
-		}
-		if server.ReboundHost(r) {
-			w.Header().Set("Connection", "close")
-			server.RefuseRebound(w, r)
-			return
-		}
-		owner := ""
-		if len(a.cfg.HTTP.Tokens) > 0 {
-			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-				owner = ownerOfToken(a.cfg.HTTP.Tokens, tok)
-			}
-			if owner == "" {
-				a.refusals.note(a.log, r)
-				w.Header().Set("WWW-Authenticate", `Bearer realm="scratchpad-mcp"`)
-				refuse("missing or invalid bearer token", http.StatusUnauthorized)
-				return
-			}
-			// The connection is a client's, not a flood's.
-			server.ProveConnection(r.Context())
-			r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner))
-		}
-		if o := r.Header.Get("Origin"); o != "" && !a.originAllowed(o) {
-			refuse(fmt.Sprintf("Origin %q is not allowed (add it to [http] allowed_origins)", o), http.StatusForbidden)
-			return
-		}
-		// Who is calling, parsed and checked once: a session this request
-		// creates takes it from the request's context.
-		id, err := agents.FromRequest(r, owner)
-		if err != nil {
-			refuse(err.Error(), http.StatusBadRequest)
-			return
-		}
-		// A body must arrive within bodyTimeout: one that dribbles in is
-		// cut, not held. The deadline is lifted once it is read, so a
-		// stream the request opens lives on.
-		if r.Body != nil && r.Body != http.NoBody {
-			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now().Add(bodyTimeout)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-			}
-		}
-		next.ServeHTTP(w, r.WithContext(agents.WithRequestIdentity(r.Context(), id)))
-	})
-}
-
-// refusals logs refused tokens, at most one line every refusalLogEvery
-// with how many came since the last: a flood of bad tokens is seen in the
-// log without filling it.
-type refusals struct {
-	mu   sync.Mutex
-	last time.Time
-	n    int
-}
-
-const refusalLogEvery = 10 * time.Second
-
-func (rf *refusals) note(log *slog.Logger, r *http.Request) {
-	rf.mu.Lock()
-	rf.n++
-	if time.Since(rf.last) < refusalLogEvery {
-		rf.mu.Unlock()
-		return
-	}
-	n := rf.n
-	rf.n, rf.last = 0, time.Now()
-	rf.mu.Unlock()
-	log.Warn("refused: missing or invalid bearer token", "remote", r.RemoteAddr, "path", r.URL.Path, "refused_since_last_line", n)
-}
-
-// bodyTimeout bounds the reading of one request body (bodies are at most
-// 4 MiB: a second is plenty on any link a client would use).
-var bodyTimeout = 30 * time.Second // a variable for tests
+// bodyTimeout bounds the reading of one request body
+// ([server.FrontDoorOptions].BodyTimeout).
+var bodyTimeout = server.DefaultBodyTimeout // a variable for tests
 
 // idleTimeout closes keep-alive connections with no request in flight.
 const idleTimeout = 2 * time.Minute
 
-// deadlineBody lifts the read deadline set for the body once the body has
-// been read to its end (or closed).
-type deadlineBody struct {
-	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF {
-		b.lift()
+// identify puts in a request's context the agent identity its headers
+// name ([server.FrontDoorOptions].Identify).
+func identify(r *http.Request, owner string) (context.Context, error) {
+	id, err := agents.FromRequest(r, owner)
+	if err != nil {
+		return nil, err
 	}
-	return n, err
-}
-
-func (b *deadlineBody) Close() error {
-	b.lift()
-	return b.ReadCloser.Close()
-}
-
-func (b *deadlineBody) lift() {
-	if !b.done {
-		b.done = true
-		_ = b.rc.SetReadDeadline(time.Time{})
-	}
-}
-
-func (a *app) originAllowed(origin string) bool {
-	for _, o := range a.cfg.HTTP.AllowedOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	return err == nil && isLoopback(u.Hostname())
+	return agents.WithRequestIdentity(r.Context(), id), nil
 }
 
 // serveStats answers GET /debug/stats (--debug-stats): what a soak test

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -113,32 +112,6 @@ func looksMarkdown(t []byte) bool {
 	return false
 }
 
-// fileName is {server}-{tool}-{hash8}.{ext}; the hash is of the stored
-// bytes, so the same output twice is one file.
-func fileName(server, tool, format string, sum []byte) string {
-	return fmt.Sprintf("%s-%s-%s.%s", safeName(server), safeName(tool), hex.EncodeToString(sum[:4]), format)
-}
-
-// safeName keeps [A-Za-z0-9_.-] and maps everything else to '_', so a tool
-// name like "fs/read" cannot make a path.
-func safeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
-		if !ok {
-			b[i] = '_'
-		}
-	}
-	out := strings.Trim(string(b), ".")
-	if out == "" {
-		out = "_"
-	}
-	if len(out) > 64 {
-		out = out[:64]
-	}
-	return out
-}
-
 // Save stores an output in the folder d (created 0700 if missing; the file
 // is 0600; a link planted on the way that leads out of memory_dir fails it
 // with an error wrapping [memdir.ErrOutside]) and describes it:
@@ -161,7 +134,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 		src     source
 		tw      *tally
 	)
-	base := safeName(server) + "-" + safeName(tool) // the temporary file's, before the hash names it
+	base := layout.OutputPrefix(server, tool) // the temporary file's, before the hash names it
 	// asJSON pretty-prints t; asIs writes data as it is.
 	asJSON := func(f *os.File) error {
 		format, lengths, ends, src = FormatJSON, arrayLengths{}, containerEnds{}, source{ok: true, size: len(data)}
@@ -219,7 +192,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 	if err != nil {
 		return Stored{}, err
 	}
-	name := fileName(server, tool, format, tw.h.Sum(nil))
+	name := layout.OutputName(server, tool, format, tw.h.Sum(nil))
 	st := Stored{Name: name, Path: d.Join(name), Format: format, Bytes: int(tw.n), Lines: tw.lines, lengths: lengths, ends: ends, src: src, dir: d}
 	if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() && fi.Size() == tw.n {
 		// Pointed to again: it is as young as a new file for retention

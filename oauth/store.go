@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
@@ -105,7 +106,7 @@ func (s *Store) path(owner, server string) (string, error) {
 	if err := pathElement(owner); err != nil {
 		return "", fmt.Errorf("owner: %w", err)
 	}
-	return filepath.Join(s.Dir, "owners", owner, server+".json"), nil
+	return filepath.Join(s.Dir, layout.OwnersDir, owner, server+".json"), nil
 }
 
 // pathElement refuses a name that would leave the store's directory.

@@ -13,7 +13,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
-const historyDir = ".history"
+const historyDir = layout.PadHistoryDir
 
 // Version is one saved version of the pad file, in .history/ or in the
 // Redis history list.

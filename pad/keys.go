@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Keyed values: named JSON values beside the sections (or the structured
@@ -164,7 +166,7 @@ func (ks *keySet) sweep(now time.Time) int {
 }
 
 // keysFile is the directory backend's file for keyed values.
-const keysFile = "keys.json"
+const keysFile = layout.PadKeysFile
 
 // keyStore is what a store offers for keyed values and snapshots. Both
 // stores implement it; it is kept apart from [store] so the two grow

@@ -14,7 +14,7 @@ import (
 )
 
 // snapshotDir holds a directory pad's snapshots, one <name>.json each.
-const snapshotDir = ".snapshots"
+const snapshotDir = layout.PadSnapshotDir
 
 func (s *fileStore) readKeys() ([]byte, bool, error) {
 	data, err := s.d.ReadFile(keysFile)
@@ -30,7 +30,7 @@ func (s *fileStore) readKeys() ([]byte, bool, error) {
 // keysHistExt names the keys' versions in .history/, beside the
 // document's (<unix ns>.md or .json, which this suffix never matches as a
 // version of theirs).
-const keysHistExt = ".keys.json"
+const keysHistExt = layout.PadKeysHistoryExt
 
 // writeKeys writes keys.json atomically, then saves the version (as
 // commit does the document); the change counter inside it (rev) is what

@@ -9,12 +9,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 const (
-	ledgerFile     = "entries.jsonl"
-	ledgerLockFile = ".entries.lock"
+	ledgerFile     = layout.PadLedgerFile
+	ledgerLockFile = layout.PadLedgerLockFile
 )
 
 // Entry is one finding in the append-only ledger, stored as one JSON line.

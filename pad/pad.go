@@ -10,15 +10,16 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // File names inside a pad directory.
 const (
-	mdFile     = "pad.md"
-	jsonFile   = "pad.json"
-	lockName   = ".pad.lock"
-	noticeFile = ".notice"
+	mdFile     = layout.PadMarkdownFile
+	jsonFile   = layout.PadJSONFile
+	lockName   = layout.PadLockFile
+	noticeFile = layout.PadNoticeFile
 )
 
 // Pad is one scratchpad: a directory ([Open]) or keys on a Redis server

@@ -48,8 +48,15 @@ func serveLimited(t *testing.T, lim server.ConnLimit) string {
 // rawRequest sends an authenticated GET on c and reads its answer's
 // status.
 func rawRequest(c net.Conn, br *bufio.Reader) (int, error) {
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n"); err != nil {
+	return rawGet(c, br, "/", "x", "good", 5*time.Second)
+}
+
+// rawGet sends GET path with Host host and the bearer token on c, within
+// timeout, and reads its answer's status (the body read to its end, so
+// the connection may carry the next request).
+func rawGet(c net.Conn, br *bufio.Reader, path, host, token string, timeout time.Duration) (int, error) {
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", path, host, token); err != nil {
 		return 0, err
 	}
 	resp, err := http.ReadResponse(br, nil)

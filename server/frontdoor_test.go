@@ -211,17 +211,7 @@ func TestFrontDoorProvesConnection(t *testing.T) {
 	defer srv.Close()
 	addr := ln.Addr().String()
 	request := func(c net.Conn, br *bufio.Reader) (int, error) {
-		_ = c.SetDeadline(time.Now().Add(testwait.Timeout))
-		if _, err := fmt.Fprintf(c, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer alice-token\r\n\r\n", addr); err != nil {
-			return 0, err
-		}
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			return 0, err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, nil
+		return rawGet(c, br, "/mcp", addr, "alice-token", testwait.Timeout)
 	}
 	dial := func() net.Conn {
 		c, err := net.Dial("tcp", addr)

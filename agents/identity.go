@@ -42,6 +42,14 @@ type Identity struct {
 	Owner     string // the bearer token's owner, if any
 }
 
+// Key names the agent id describes, owner included: the same string for
+// every request of that agent (a 2026-07-28 client sends no session, so
+// its budget and pad are found again by this). Call it on a normalized
+// identity; names cannot hold the separator.
+func (id Identity) Key() string {
+	return id.Owner + "|" + id.Agent + "|" + id.Role + "|" + id.Run + "|" + strconv.Itoa(id.Iteration)
+}
+
 // Normalize fills defaults and validates every field.
 func (id Identity) Normalize() (Identity, error) {
 	if id.Agent == "" {

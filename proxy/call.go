@@ -28,6 +28,16 @@ var (
 // HasTool reports whether name is an exposed upstream tool.
 func (p *Proxy) HasTool(name string) bool { return p.cat.tool(name) != nil }
 
+// ToolDefinition is the definition of the exposed tool name as it is
+// listed (its inputSchema's x-mcp-header bindings are checked against a
+// 2026-07-28 request's headers), and whether it is listed.
+func (p *Proxy) ToolDefinition(name string) (json.RawMessage, bool) {
+	if rt := p.cat.tool(name); rt != nil {
+		return rt.raw, true
+	}
+	return nil, false
+}
+
 // CallTool forwards one tools/call to the upstream exposing name and
 // diverts its result when it is large. The result is raw JSON: the
 // upstream's bytes unchanged, or a pointer. An upstream's JSON-RPC error

@@ -10,12 +10,17 @@ import (
 // know (which sessions a request may name, whose proxy a session holds).
 // Over stdio, and without a front door, it is the zero Caller.
 //
-// Owner is all it holds today; the era a request speaks and its agent key
-// join it when requests, not sessions, become the unit (MCP 2026-07-28).
+// A 2025 session is fixed by the request that creates it; a 2026-07-28
+// request has no session, so the Caller of each request is who it is: its
+// agent's state (budget, pad, usage record) is found by Agent.
 type Caller struct {
 	// Owner is the owner of the request's bearer token; "" without
 	// tokens.
 	Owner string
+	// Agent names the agent the request's identity headers describe,
+	// owner included (the same string for the same agent, whatever the
+	// request); "" when nothing identified it (then Owner alone does).
+	Agent string
 }
 
 type callerKey struct{}

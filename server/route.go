@@ -87,59 +87,12 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if p == nil {
 				break
 			}
-			meta := map[string]any(p.Meta)
-			name, args := p.Name, p.Arguments
-			searching := px.Searching() && (name == proxy.SearchToolName || name == proxy.CallToolName)
-			if searching {
-				px.AwaitStarted(ctx, 0)
-			}
-			if searching && name == proxy.CallToolName {
-				// The tool it names runs exactly as if it were listed and
-				// called: accounting, divert, progress, cancellation.
-				n, a, errRes := px.CallToolTarget(ctx, args)
-				if errRes != nil {
-					return &rawCallTool{raw: errRes, wire: se.wire}, nil
-				}
-				name, args = n, a
-			}
-			if h := se.srv.opts.ToolCall; h != nil {
-				c, err := h(ctx, name, meta)
-				if err != nil {
-					return toolError(err.Error()), nil
-				}
-				ctx = c
-			}
-			if searching && name == proxy.SearchToolName {
-				raw, found := px.SearchTools(ctx, args)
-				se.addFound(found)
-				return &rawCallTool{raw: raw, wire: se.wire}, nil
-			}
-			if !px.HasTool(name) && !se.ownTool(name) {
-				// A client that calls before listing (2026-07-28 has no
-				// initialize to wait in) may be ahead of upstreams still
-				// starting.
-				px.AwaitStarted(ctx, 0)
-			}
-			if !px.HasTool(name) {
-				if msg := px.AwaitingLogin(); msg != "" && !se.ownTool(name) {
-					// Unknown, perhaps because its server waits for a
-					// login: the client can show the login, or the model
-					// tell the user what to do.
-					if lr := px.PendingLogins(); len(lr) > 0 && se.Capabilities().ElicitationURL {
-						return nil, urlElicitation(lr)
-					}
-					return toolError(fmt.Sprintf("unknown tool %s; not listed yet: %s", quoteName(name), msg)), nil
-				}
-				if !se.ownTool(name) {
-					// go-sdk would answer the same, quoting the whole
-					// name, which may be megabytes.
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + quoteName(name)}
-				}
-				break // own tool: go-sdk's handler runs it
-			}
-			raw, err := px.CallTool(ctx, se, name, args, meta)
-			if err != nil {
-				return nil, clientError(err)
+			c, raw, err := se.srv.callTool(ctx, toolCall{px: px, sess: se, own: se.ownTool, found: se.addFound}, p.Name, p.Arguments, map[string]any(p.Meta))
+			switch {
+			case err != nil:
+				return nil, err
+			case raw == nil:
+				return next(c, method, req) // own tool: go-sdk's handler runs it
 			}
 			return &rawCallTool{raw: raw, wire: se.wire}, nil
 		case "resources/list":
@@ -251,21 +204,7 @@ func (se *session) initialize(ctx context.Context, method string, req mcp.Reques
 		return res, nil
 	}
 	px.AwaitStarted(ctx, 0)
-	up := px.Capabilities()
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
-	if up.Logging {
-		caps.Logging = &mcp.LoggingCapabilities{}
-	}
-	if up.Completions {
-		caps.Completions = &mcp.CompletionCapabilities{}
-	}
-	if up.Prompts || len(se.own.Prompts) > 0 {
-		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-	}
-	if up.Resources || len(se.own.Resources) > 0 {
-		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: up.Subscribe || len(se.own.Resources) > 0}
-	}
-	init.Capabilities = caps
+	init.Capabilities = capabilities(se.own, px)
 	m := se.srv.opts.InitializeMeta
 	if se.own.InitializeMeta != nil {
 		m = se.own.InitializeMeta

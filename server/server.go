@@ -126,6 +126,12 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // live sessions by id (after their first request)
+
+	modern *modernAgents // 2026-07-28 callers' agents
+	// ctx ends at [Server.Shutdown]: the calls of 2026-07-28 requests,
+	// which no session ends, end with it.
+	ctx  context.Context
+	stop context.CancelCauseFunc
 }
 
 // New returns a server. It serves once one of [Server.ServeStdio],
@@ -137,7 +143,10 @@ func New(opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "scratchpad-mcp"
 	}
-	return &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
+	s := &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
+	s.modern = newModernAgents(s)
+	s.ctx, s.stop = context.WithCancelCause(context.Background())
+	return s
 }
 
 // Changed re-registers the upstream items of kind on every live session
@@ -194,7 +203,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// lock so its answers never fall inside a raw result (rawwire.go).
 	se.wire = &rawWire{}
 	t := &rawStdio{out: out, wire: se.wire}
-	r := stdioFilter(endReader{in, func() { se.stop(ErrClientGone) }}, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids)
+	// 2026-07-28 requests are served beside the session, their calls
+	// ended with it.
+	modern := newStdioModern(se.ctx, s, se, t)
+	r := stdioFilter(endReader{in, func() { se.stop(ErrClientGone) }}, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids, modern.take)
 	defer r.Close()
 	t.in = io.NopCloser(r)
 	// The server's end (ctx) ends the session's calls first: go-sdk's
@@ -202,6 +214,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// one is left to read their answers.
 	defer context.AfterFunc(ctx, func() { se.stop(ErrSessionEnded) })()
 	err = se.mcp.Run(ctx, t)
+	se.stop(ErrSessionEnded)
+	modern.end()
 	// The session's end (its agent's usage record) is done before the
 	// caller goes on, typically to exit.
 	if se.serverSession() != nil {
@@ -235,6 +249,8 @@ func (e endReader) Read(p []byte) (int, error) {
 // an http.Server's Shutdown need not wait for them). For the server's
 // end; it does not wait for the sessions' ends.
 func (s *Server) Shutdown() {
+	s.stop(ErrSessionEnded)
+	s.modern.endAll()
 	for _, se := range s.live() {
 		se.stop(ErrSessionEnded)
 		if ss := se.serverSession(); ss != nil {
@@ -265,6 +281,12 @@ type StreamableHTTPOptions struct {
 	// naming the limit. 0 means [DefaultMaxSessions] and
 	// [DefaultMaxSessionsPerOwner]; negative, no bound.
 	MaxSessions, MaxSessionsPerOwner int
+	// AgentIdle is how long the agent of a 2026-07-28 caller (which has
+	// no session to end) lives on after its last request; then it ends
+	// and its usage record is written. 0 means SessionTimeout, or
+	// [DefaultAgentIdle] when that is 0 too. MaxSessions and
+	// MaxSessionsPerOwner bound these agents as they bound sessions.
+	AgentIdle time.Duration
 	// ResumeWindow is how long the calls of a POST whose client left
 	// (its connection closed) keep running for the client to resume
 	// their stream (Last-Event-ID) and get their answers; past it they
@@ -315,6 +337,15 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	if maxOwner == 0 {
 		maxOwner = DefaultMaxSessionsPerOwner
 	}
+	s.modern.mu.Lock()
+	s.modern.max, s.modern.maxOwner = maxAll, maxOwner
+	switch {
+	case opts.AgentIdle > 0:
+		s.modern.idle = opts.AgentIdle
+	case opts.SessionTimeout > 0:
+		s.modern.idle = opts.SessionTimeout
+	}
+	s.modern.mu.Unlock()
 	grace := opts.ResumeWindow
 	switch {
 	case grace == 0:

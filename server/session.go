@@ -106,11 +106,11 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	}
 	for _, r := range own.Resources {
 		se.ownResources[r.URI] = true
-		se.mcp.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}, ownResourceHandler(r, bound))
+		se.mcp.AddResource(ownResource(r), ownResourceHandler(r, bound))
 	}
 	for _, p := range own.Prompts {
 		se.ownPrompts[p.Name] = true
-		se.mcp.AddPrompt(&mcp.Prompt{Name: p.Name, Description: p.Description}, ownPromptHandler(p, bound))
+		se.mcp.AddPrompt(ownPrompt(p), ownPromptHandler(p, bound))
 	}
 	se.syncUpstream(proxy.KindTools | proxy.KindResources | proxy.KindPrompts)
 	// Outermost first: panics never take the server down, then routing.

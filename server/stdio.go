@@ -19,8 +19,10 @@ import (
 // JSON-RPC messages, their request ids made ones go-sdk answers as sent
 // (ids.go), a batch line split into its messages (its responses are
 // joined again, rawwire.go); the others, and lines longer than max bytes,
-// are answered on out. Close it to stop filtering.
-func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs) *io.PipeReader {
+// are answered on out. take, when not nil, is offered each line first:
+// what it takes (2026-07-28 messages, modern_stdio.go) go-sdk never sees.
+// Close it to stop filtering.
+func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs, take func(line []byte) (answer []byte, taken bool)) *io.PipeReader {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReader(in)
@@ -31,7 +33,14 @@ func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs) *io.PipeRea
 				if v := initializeVersion(t); v != "" {
 					version = v
 				}
-				answer, pass := admitLine(t, tooLong, ids, version)
+				var answer, pass []byte
+				taken := false
+				if take != nil && !tooLong {
+					answer, taken = take(t)
+				}
+				if !taken {
+					answer, pass = admitLine(t, tooLong, ids, version)
+				}
 				if answer != nil {
 					if _, werr := out.Write(answer); werr != nil {
 						pr.CloseWithError(werr)

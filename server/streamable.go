@@ -241,6 +241,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if h.modern(w, r, body) {
+		return // a 2026-07-28 request (modern_http.go)
+	}
 	in, batch, err := readMessages(body)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("malformed payload: %v", err), http.StatusBadRequest)
@@ -261,10 +264,6 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		req, ok := m.msg.(*jsonrpc.Request)
 		if !ok {
 			continue
-		}
-		if req.IsCall() && version >= newProtocol && req.Method != "server/discover" {
-			writeJSON(w, http.StatusBadRequest, errorResponse(m.id, unsupportedVersion(version)))
-			return
 		}
 		req.Extra = &mcp.RequestExtra{TokenInfo: tokens, Header: r.Header}
 		if req.Method == "initialize" {

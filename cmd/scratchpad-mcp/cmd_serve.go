@@ -316,7 +316,15 @@ func identify(r *http.Request, owner string) (context.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agents.WithRequestIdentity(r.Context(), id), nil
+	norm, err := id.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	// A 2026-07-28 request has no session: the agent it names is found
+	// again from request to request by this key.
+	c := server.CallerOf(r.Context())
+	c.Agent = norm.Key()
+	return agents.WithRequestIdentity(server.WithCaller(r.Context(), c), id), nil
 }
 
 // serveStats answers GET /debug/stats (--debug-stats): what a soak test

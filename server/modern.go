@@ -1,0 +1,292 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// A 2026-07-28 request has no session: who sends it is what it carries
+// (the bearer token's owner, the identity headers, or the stdio process).
+// modernAgent is what one such caller holds from request to request —
+// its own tools, resources and prompts, its owner's proxy — made at its
+// first request and ended when it has been idle for a while, which ends
+// its agent ([Options].SessionEnded: its usage record is written then,
+// not at a session's end it never has).
+type modernAgent struct {
+	key   string // [Caller].Agent-derived; the agent's session id for Options.Session
+	owner string
+	own   *Own
+	px    *proxy.Proxy
+
+	tools     map[string]tool.Def
+	resources map[string]tool.Resource
+	prompts   map[string]tool.Prompt
+
+	release func() // gives px back; nil when not acquired
+
+	// guarded by modernAgents.mu
+	busy  int
+	used  time.Time
+	ended bool
+}
+
+// modernPrefix starts every modern agent key: it can never be a 2025
+// session's id (rand.Text, base32).
+const modernPrefix = "m/"
+
+func newModernAgent(key, owner string, own *Own, px *proxy.Proxy, release func()) *modernAgent {
+	a := &modernAgent{key: key, owner: owner, own: own, px: px, release: release,
+		tools: map[string]tool.Def{}, resources: map[string]tool.Resource{}, prompts: map[string]tool.Prompt{}}
+	for _, d := range own.Tools {
+		a.tools[d.Name] = d
+	}
+	for _, r := range own.Resources {
+		a.resources[r.URI] = r
+	}
+	for _, p := range own.Prompts {
+		a.prompts[p.Name] = p
+	}
+	return a
+}
+
+func (a *modernAgent) ownTool(name string) bool { _, ok := a.tools[name]; return ok }
+
+// ownTools are the agent's own tool definitions sorted by name, as
+// go-sdk lists a 2025 session's.
+func (a *modernAgent) ownTools() []tool.Def {
+	out := append([]tool.Def(nil), a.own.Tools...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// modernAgents are the live modern agents of a server, bounded like
+// sessions: all together, and per owner. A caller past a bound takes the
+// place of its owner's least recently used idle agent (which ends), or
+// is refused when every one is busy.
+type modernAgents struct {
+	srv *Server
+
+	mu       sync.Mutex
+	byKey    map[string]*modernAgent
+	perOwner map[string]int
+	max      int           // all owners (negative: no bound)
+	maxOwner int           // one owner (negative: no bound)
+	idle     time.Duration // an agent idle this long ends (0: never)
+	sweeping bool
+}
+
+func newModernAgents(s *Server) *modernAgents {
+	return &modernAgents{srv: s, byKey: map[string]*modernAgent{}, perOwner: map[string]int{},
+		max: DefaultMaxSessions, maxOwner: DefaultMaxSessionsPerOwner, idle: DefaultAgentIdle}
+}
+
+// DefaultAgentIdle is how long a 2026-07-28 caller's agent lives on
+// without a request when [StreamableHTTPOptions].AgentIdle and
+// SessionTimeout are 0: as long as an idle session would.
+const DefaultAgentIdle = 30 * time.Minute
+
+// acquire returns the agent of key, made with make at its first request,
+// marked busy until done is called.
+func (m *modernAgents) acquire(key, owner string, make func() (*modernAgent, error)) (_ *modernAgent, done func(), err error) {
+	m.mu.Lock()
+	a := m.byKey[key]
+	if a == nil {
+		var evict *modernAgent
+		if evict, err = m.room(owner); err != nil {
+			m.mu.Unlock()
+			return nil, nil, err
+		}
+		if evict != nil {
+			m.forgetLocked(evict)
+		}
+		m.mu.Unlock()
+		if evict != nil {
+			m.end(evict)
+		}
+		if a, err = make(); err != nil {
+			return nil, nil, err
+		}
+		m.mu.Lock()
+		if prev := m.byKey[key]; prev != nil {
+			// Made at once by two requests: the first stays.
+			m.mu.Unlock()
+			if a.release != nil {
+				a.release()
+			}
+			m.mu.Lock()
+			a = prev
+		} else {
+			m.byKey[key] = a
+			m.perOwner[owner]++
+			m.startSweep()
+		}
+	}
+	a.busy++
+	a.used = time.Now()
+	m.mu.Unlock()
+	return a, func() {
+		m.mu.Lock()
+		a.busy--
+		a.used = time.Now()
+		m.mu.Unlock()
+	}, nil
+}
+
+// room makes room for one more agent of owner: nothing to do, an idle
+// agent to end, or the bound that refuses it. The caller holds m.mu.
+func (m *modernAgents) room(owner string) (*modernAgent, error) {
+	full := func(n, max int) bool { return max >= 0 && n >= max }
+	ownerFull := full(m.perOwner[owner], m.maxOwner)
+	if !ownerFull && !full(len(m.byKey), m.max) {
+		return nil, nil
+	}
+	var lru *modernAgent
+	for _, a := range m.byKey {
+		if a.busy > 0 || ownerFull && a.owner != owner {
+			continue
+		}
+		if lru == nil || a.used.Before(lru.used) {
+			lru = a
+		}
+	}
+	if lru != nil {
+		return lru, nil
+	}
+	if ownerFull {
+		return nil, fmt.Errorf("%w: this owner has %d agents with calls in flight, its limit; try again later", ErrTooManySessions, m.maxOwner)
+	}
+	return nil, fmt.Errorf("%w: the server has %d agents with calls in flight, its limit; try again later", ErrTooManySessions, m.max)
+}
+
+// forgetLocked removes a from the live agents. The caller holds m.mu.
+func (m *modernAgents) forgetLocked(a *modernAgent) {
+	if m.byKey[a.key] != a || a.ended {
+		return
+	}
+	a.ended = true
+	delete(m.byKey, a.key)
+	if m.perOwner[a.owner]--; m.perOwner[a.owner] <= 0 {
+		delete(m.perOwner, a.owner)
+	}
+}
+
+// end ends a forgotten agent: its proxy is given back and its agent
+// finished (usage record).
+func (m *modernAgents) end(a *modernAgent) {
+	if a.release != nil {
+		a.release()
+	}
+	if f := m.srv.opts.SessionEnded; f != nil {
+		f(a.key)
+	}
+}
+
+// endKey ends the agent of key now, if it is live (stdio's end).
+func (m *modernAgents) endKey(key string) {
+	m.mu.Lock()
+	a := m.byKey[key]
+	if a != nil {
+		m.forgetLocked(a)
+	}
+	m.mu.Unlock()
+	if a != nil {
+		m.end(a)
+	}
+}
+
+// endAll ends every agent (the server's end).
+func (m *modernAgents) endAll() {
+	m.mu.Lock()
+	var all []*modernAgent
+	for _, a := range m.byKey {
+		all = append(all, a)
+	}
+	for _, a := range all {
+		m.forgetLocked(a)
+	}
+	m.mu.Unlock()
+	for _, a := range all {
+		m.end(a)
+	}
+}
+
+// startSweep starts the sweeper that ends idle agents, once. The caller
+// holds m.mu.
+func (m *modernAgents) startSweep() {
+	if m.sweeping || m.idle <= 0 {
+		return
+	}
+	m.sweeping = true
+	every := min(max(m.idle/4, 10*time.Millisecond), time.Minute)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for range t.C {
+			if !m.sweep() {
+				return
+			}
+		}
+	}()
+}
+
+// sweep ends the agents idle past m.idle and reports whether any agent
+// is left to watch (the sweeper stops when none is; the next agent
+// starts it again).
+func (m *modernAgents) sweep() bool {
+	m.mu.Lock()
+	var idle []*modernAgent
+	for _, a := range m.byKey {
+		if a.busy == 0 && time.Since(a.used) >= m.idle {
+			idle = append(idle, a)
+		}
+	}
+	for _, a := range idle {
+		m.forgetLocked(a)
+	}
+	left := len(m.byKey) > 0
+	if !left {
+		m.sweeping = false
+	}
+	m.mu.Unlock()
+	for _, a := range idle {
+		m.end(a)
+	}
+	return left
+}
+
+// Agents is the number of live 2026-07-28 agents (callers without a
+// session that made a request lately).
+func (s *Server) Agents() int {
+	s.modern.mu.Lock()
+	defer s.modern.mu.Unlock()
+	return len(s.modern.byKey)
+}
+
+// modernAgentFor returns the agent of the HTTP request r's caller.
+func (s *Server) modernAgentFor(r *http.Request) (*modernAgent, func(), error) {
+	c := CallerOf(r.Context())
+	key := modernPrefix + c.Agent
+	if c.Agent == "" {
+		key = modernPrefix + c.Owner
+	}
+	return s.modern.acquire(key, c.Owner, func() (*modernAgent, error) {
+		own, err := s.opts.Session(SessionInfo{ID: key, Request: r})
+		if err != nil {
+			return nil, err
+		}
+		if own == nil {
+			own = &Own{}
+		}
+		px, release := s.opts.Proxy, func() {}
+		if own.Acquire != nil {
+			px, release = own.Acquire()
+		}
+		return newModernAgent(key, c.Owner, own, px, release), nil
+	})
+}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+)
+
+// modern serves body when it is a 2026-07-28 request, and reports
+// whether it was one (else the 2025 path serves it). The checks run in
+// go-sdk v1.8.0's order, so a bad request gets the error go-sdk's
+// stateless server gives: a 2026-07-28 request on a 2025 session is
+// refused, method unknown (404), protocol version header against _meta,
+// Mcp-Method/Mcp-Name/Mcp-Param-* against the body (-32020), the
+// envelope (-32602), the version served (-32022), methods the revision
+// removed (404), a retry's inputResponses (-32602). Then it runs, its
+// call ending when the client closes the response.
+func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '{' {
+		return false // a batch: the 2025 path refuses it for every recent version
+	}
+	msg, err := jsonrpc.DecodeMessage(t)
+	if err != nil {
+		return false // malformed: answered as ever
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return false
+	}
+	era, werr := wire.Classify(r.Header, req.Params)
+	if era == wire.EraLegacy && werr == nil {
+		return false
+	}
+	id := messageID(t)
+	fail := func(e *wire.Error) { writeJSON(w, e.Status, modernErrorBody(id, e)) }
+	if !req.IsCall() {
+		// Over HTTP a closed response stream is the cancellation;
+		// nothing else a client may notify is served.
+		w.WriteHeader(http.StatusAccepted)
+		return true
+	}
+	if r.Header.Get(wire.HeaderSessionID) != "" {
+		fail(&wire.Error{Code: wire.CodeInvalidRequest, Status: http.StatusBadRequest,
+			Message: "a 2026-07-28 request takes no Mcp-Session-Id: it belongs to no session (send it without the header, or speak the session's revision)"})
+		return true
+	}
+	if _, known := wire.Method(req.Method); !known {
+		fail(wire.MethodNotFound(req.Method))
+		return true
+	}
+	if werr != nil {
+		fail(werr)
+		return true
+	}
+	ag, done, err := h.s.modernAgentFor(r)
+	if err != nil {
+		if errors.Is(err, ErrTooManySessions) {
+			h.s.log.Warn("request refused", "owner", ownerOf(r), "error", err)
+			w.Header().Set("Retry-After", "30")
+			fail(&wire.Error{Code: wire.CodeInternalError, Message: err.Error(), Status: http.StatusTooManyRequests})
+			return true
+		}
+		h.s.log.Error("making the caller's agent failed", "error", err)
+		fail(&wire.Error{Code: wire.CodeInternalError, Message: "making the caller's agent failed: " + err.Error(), Status: http.StatusInternalServerError})
+		return true
+	}
+	defer done()
+	if werr := wire.CheckHeaders(r.Header, req.Method, req.Params, toolBindings(ag, req.Method, req.Params)); werr != nil {
+		fail(werr)
+		return true
+	}
+	env, werr := wire.ParseEnvelope(req.Params)
+	if werr == nil {
+		werr = wire.CheckMethod(wire.EraModern, req.Method)
+	}
+	if werr == nil {
+		if mi, _ := wire.Method(req.Method); mi.MRTR {
+			_, werr = wire.ParseRetry(req.Params)
+		}
+	}
+	if werr != nil {
+		fail(werr)
+		return true
+	}
+	ex := &exchange{w: w, id: id}
+	h.s.serveModern(r.Context(), &modernRequest{id: id, method: req.Method, params: req.Params, env: env, header: r.Header, out: ex, ag: ag})
+	return true
+}
+
+// toolBindings are the x-mcp-header bindings of the tool a tools/call
+// names, as listed to the caller; none for anything else (the server's
+// own tools bind no headers).
+func toolBindings(ag *modernAgent, method string, params json.RawMessage) []wire.Binding {
+	if method != "tools/call" {
+		return nil
+	}
+	name, ok := jsonscan.Lookup(params, "name")
+	if !ok {
+		return nil
+	}
+	def, ok := ag.px.ToolDefinition(jsonscan.Unquote(name))
+	if !ok {
+		return nil
+	}
+	schema, ok := jsonscan.Lookup(def, "inputSchema")
+	if !ok {
+		return nil
+	}
+	b, err := wire.ParamBindings(schema)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// modernErrorBody is a JSON-RPC error response to the request id.
+func modernErrorBody(id json.RawMessage, e *wire.Error) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *wire.Error     `json:"error"`
+	}{"2.0", id, e})
+	return b
+}
+
+// exchange is one 2026-07-28 request's HTTP response: a single JSON
+// object when the answer is all there is, an event stream when
+// notifications (progress) come first — no event ids, no priming, no
+// resumption, as the revision has none. A forwarded result is written as
+// the upstream's bytes between a head and a tail, never re-encoded.
+type exchange struct {
+	w  http.ResponseWriter
+	id json.RawMessage
+
+	mu   sync.Mutex
+	sse  bool // the event stream has begun
+	done bool // answered
+}
+
+// errAnswered: a notification after the request's answer.
+var errAnswered = errors.New("the request is answered")
+
+func (x *exchange) notify(method string, params json.RawMessage) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.done {
+		return errAnswered
+	}
+	x.begin()
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", method, params})
+	if err != nil {
+		return err
+	}
+	return writeEvent(x.w, "message", "", msg)
+}
+
+// begin starts the event stream. The caller holds x.mu.
+func (x *exchange) begin() {
+	if x.sse {
+		return
+	}
+	x.sse = true
+	hd := x.w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("X-Accel-Buffering", "no")
+	x.w.WriteHeader(http.StatusOK)
+}
+
+func (x *exchange) result(raw []byte) error {
+	id := x.id
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
+	return x.answer(http.StatusOK, head, raw, []byte("}"))
+}
+
+func (x *exchange) fail(e *wire.Error) error {
+	return x.answer(e.Status, modernErrorBody(x.id, e))
+}
+
+// answer writes the response message, in parts: as the event stream's
+// last event, or as the JSON body with status.
+func (x *exchange) answer(status int, parts ...[]byte) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.done {
+		return errAnswered
+	}
+	x.done = true
+	if x.sse {
+		return writeEvent(x.w, "message", "", parts...)
+	}
+	hd := x.w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(size(parts)))
+	x.w.WriteHeader(status)
+	// A client that stops reading fails the write past the deadline, as
+	// on an event stream ([writeEvent]).
+	rc := http.NewResponseController(x.w)
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout + time.Duration(size(parts)>>20)*time.Second))
+	defer rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // unsupported writers have none to reset
+	for _, p := range parts {
+		if _, err := x.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,401 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+)
+
+// The 2026-07-28 methods: one small function each, over a request whose
+// envelope the transport checked ([modernRequest]). They never reach
+// go-sdk, which serves 2025 sessions only; what they share with a 2025
+// session's methods (the forwarded call, the capabilities) is one
+// function both call ([Server.callTool], [capabilities]).
+
+// modernRequest is one checked 2026-07-28 request.
+type modernRequest struct {
+	id     json.RawMessage // as sent
+	method string
+	params json.RawMessage
+	env    wire.Envelope
+	header http.Header // nil over stdio
+	out    responder
+	ag     *modernAgent
+}
+
+// responder is where a request's answer goes, and the notifications
+// that belong to it (progress) before it: one HTTP response, or lines
+// on stdio. Each method is called once at most after the other, under
+// the caller's serialization (exchange and stdio lock their writers).
+type responder interface {
+	// notify sends a notification related to the request.
+	notify(method string, params json.RawMessage) error
+	// result answers the request with a raw result object.
+	result(raw []byte) error
+	// fail answers the request with an error.
+	fail(e *wire.Error) error
+}
+
+// modernMethod answers one method: a raw result, or an error for the
+// client.
+type modernMethod func(s *Server, ctx context.Context, r *modernRequest) ([]byte, error)
+
+var modernMethods = map[string]modernMethod{
+	"server/discover":          (*Server).discover,
+	"tools/list":               (*Server).modernToolsList,
+	"tools/call":               (*Server).modernToolsCall,
+	"resources/list":           (*Server).modernResourcesList,
+	"resources/templates/list": (*Server).modernTemplatesList,
+	"resources/read":           (*Server).modernResourcesRead,
+	"prompts/list":             (*Server).modernPromptsList,
+	"prompts/get":              (*Server).modernPromptsGet,
+	"completion/complete":      (*Server).modernComplete,
+}
+
+// serveModern answers r: its method runs under ctx (which ends when the
+// client is gone, the call's bound passes or the server shuts down), its
+// result is stamped with what every 2026-07-28 result carries.
+func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
+	m := modernMethods[r.method]
+	if m == nil {
+		// Known to the wire, served by no function here (the tasks
+		// extension, subscriptions/listen): not offered.
+		_ = r.out.fail(wire.MethodNotFound(r.method))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })()
+	if r.ag.own.Context != nil {
+		ctx = r.ag.own.Context(ctx, r.header)
+	}
+	raw, err := s.runModern(m, ctx, r)
+	if err != nil {
+		_ = r.out.fail(modernError(err))
+		return
+	}
+	st := wire.Stamping{ResultType: wire.ResultComplete, ServerInfo: s.serverInfo()}
+	if wire.Cacheable(r.method) {
+		c := s.cacheHint(r)
+		st.Cache = &c
+	}
+	out, err := wire.Stamp(raw, st)
+	if err != nil {
+		_ = r.out.fail(&wire.Error{Code: wire.CodeInternalError, Message: fmt.Sprintf("%s: the result is not a JSON object: %v", r.method, err), Status: http.StatusOK})
+		return
+	}
+	_ = r.out.result(out)
+}
+
+// runModern runs a method, a panic being its error, not the server's end.
+func (s *Server) runModern(m modernMethod, ctx context.Context, r *modernRequest) (raw []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panicked", "method", r.method, "panic", p)
+			raw, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s failed unexpectedly: %v", r.method, p)}
+		}
+	}()
+	return m(s, ctx, r)
+}
+
+// modernError is a method's error as a 2026-07-28 answer: a JSON-RPC
+// error keeps its code, message and data; a cancelled call says why.
+func modernError(err error) *wire.Error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return &wire.Error{Code: int(je.Code), Message: je.Message, Data: je.Data, Status: wire.StatusOf(int(je.Code))}
+	}
+	return &wire.Error{Code: wire.CodeInternalError, Message: err.Error(), Status: http.StatusOK}
+}
+
+// serverInfo is the Implementation every 2026-07-28 result names in
+// _meta.
+func (s *Server) serverInfo() json.RawMessage {
+	b, _ := json.Marshal(mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version})
+	return b
+}
+
+// cacheHint is a cacheable result's ttlMs and cacheScope. Nothing here
+// is cached by time (ttlMs 0: ask again), and an answer is public only
+// where it cannot depend on who asks: the server's own tools depend on
+// the agent's role, search mode on the listing, and with owners each has
+// its own upstreams.
+func (s *Server) cacheHint(r *modernRequest) wire.Cache {
+	c := wire.Cache{TTLMs: 0, Scope: wire.ScopePrivate}
+	perOwner := r.ag.own.Acquire != nil
+	switch r.method {
+	case "server/discover", "prompts/list", "resources/templates/list", "resources/list":
+		if !perOwner {
+			c.Scope = wire.ScopePublic
+		}
+	case "resources/read":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(r.params, &p)
+		if _, own := r.ag.resources[p.URI]; !own && !perOwner {
+			c.Scope = wire.ScopePublic
+		}
+	}
+	return c
+}
+
+// withoutEnvelope is params' _meta without the envelope's keys, which
+// are the proxy's to send upstream, not the client's ([wire.Envelope]).
+func withoutEnvelope(meta map[string]any) map[string]any {
+	for k := range meta {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			delete(meta, k)
+		}
+	}
+	return meta
+}
+
+// decodeParams decodes a request's params into v; -32602 when they are
+// not what the method takes.
+func decodeParams(r *modernRequest, v any) error {
+	if len(r.params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.params, v); err != nil {
+		return wire.InvalidParams("invalid params for %s: %v", r.method, err)
+	}
+	return nil
+}
+
+func (s *Server) discover(ctx context.Context, r *modernRequest) ([]byte, error) {
+	r.ag.px.AwaitStarted(ctx, 0)
+	caps, err := json.Marshal(capabilities(r.ag.own, r.ag.px))
+	if err != nil {
+		return nil, err
+	}
+	instructions := s.opts.Instructions
+	if r.ag.own.Instructions != "" {
+		instructions = r.ag.own.Instructions
+	}
+	return wire.EncodeDiscover(wire.Discover{SupportedVersions: wire.Served(), Capabilities: caps, Instructions: instructions})
+}
+
+func (s *Server) modernToolsList(ctx context.Context, r *modernRequest) ([]byte, error) {
+	px := r.ag.px
+	px.AwaitStarted(ctx, 0)
+	own := r.ag.ownTools()
+	defs := make([]*mcp.Tool, len(own))
+	for i, d := range own {
+		defs[i] = toolOf(d)
+	}
+	listed := px.ListTools()
+	if px.Searching() {
+		// The listing is the same on every request: found tools are
+		// run with call_tool, their schema given by search_tools'
+		// describe.
+		listed = px.SearchDefs()
+	}
+	return listJSON("tools", defs, listed)
+}
+
+func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte, error) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      map[string]any  `json:"_meta"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	sess := newRequestSession(r)
+	ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: r.ag.ownTool}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
+	if err != nil || raw != nil {
+		return raw, err
+	}
+	return json.Marshal(runOwnTool(ctx, r.ag.tools[p.Name], p.Arguments, s.callTimeout()))
+}
+
+func (s *Server) modernResourcesList(ctx context.Context, r *modernRequest) ([]byte, error) {
+	r.ag.px.AwaitStarted(ctx, 0)
+	own := make([]*mcp.Resource, len(r.ag.own.Resources))
+	for i, res := range r.ag.own.Resources {
+		own[i] = ownResource(res)
+	}
+	return listJSON("resources", own, r.ag.px.ListResources())
+}
+
+func (s *Server) modernTemplatesList(ctx context.Context, r *modernRequest) ([]byte, error) {
+	r.ag.px.AwaitStarted(ctx, 0)
+	return listJSON("resourceTemplates", []*mcp.ResourceTemplate{}, r.ag.px.ListResourceTemplates())
+}
+
+func (s *Server) modernResourcesRead(ctx context.Context, r *modernRequest) ([]byte, error) {
+	var p struct {
+		URI  string         `json:"uri"`
+		Meta map[string]any `json:"_meta"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	if res, ok := r.ag.resources[p.URI]; ok {
+		out, err := readOwnResource(ctx, res, s.callTimeout())
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+	raw, err := r.ag.px.ReadResource(ctx, newRequestSession(r), p.URI, withoutEnvelope(p.Meta))
+	if errors.Is(err, proxy.ErrNotFound) {
+		// SEP-2164: not found is invalid params naming the URI.
+		return nil, mcp.ResourceNotFoundError(p.URI)
+	}
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return raw, nil
+}
+
+func (s *Server) modernPromptsList(ctx context.Context, r *modernRequest) ([]byte, error) {
+	r.ag.px.AwaitStarted(ctx, 0)
+	own := make([]*mcp.Prompt, len(r.ag.own.Prompts))
+	for i, p := range r.ag.own.Prompts {
+		own[i] = ownPrompt(p)
+	}
+	return listJSON("prompts", own, r.ag.px.ListPrompts())
+}
+
+func (s *Server) modernPromptsGet(ctx context.Context, r *modernRequest) ([]byte, error) {
+	var p struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+		Meta      map[string]any    `json:"_meta"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	if pr, ok := r.ag.prompts[p.Name]; ok {
+		out, err := getOwnPrompt(ctx, pr, s.callTimeout())
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+	if !r.ag.px.HasPrompt(p.Name) {
+		r.ag.px.AwaitStarted(ctx, 0)
+	}
+	if !r.ag.px.HasPrompt(p.Name) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown prompt " + quoteName(p.Name)}
+	}
+	raw, err := r.ag.px.GetPrompt(ctx, newRequestSession(r), p.Name, p.Arguments, withoutEnvelope(p.Meta))
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return raw, nil
+}
+
+func (s *Server) modernComplete(ctx context.Context, r *modernRequest) ([]byte, error) {
+	var p mcp.CompleteParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	empty := func() ([]byte, error) {
+		return json.Marshal(&mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}})
+	}
+	if p.Ref == nil {
+		return empty()
+	}
+	ref := p.Ref.Name
+	if p.Ref.Type == "ref/resource" {
+		ref = p.Ref.URI
+	}
+	var cctx any
+	if p.Context != nil && len(p.Context.Arguments) > 0 {
+		cctx = p.Context
+	}
+	raw, ok, err := r.ag.px.Complete(ctx, newRequestSession(r), p.Ref.Type, ref, p.Argument, cctx)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	if !ok {
+		return empty()
+	}
+	return raw, nil
+}
+
+// requestSession is a 2026-07-28 request as the proxy sees a client: it
+// lives as long as the request, is told its progress, and cannot be
+// asked anything mid-call (the protocol has no server→client requests:
+// an input-required result asks instead).
+type requestSession struct {
+	id  string
+	r   *modernRequest
+	env wire.Envelope
+}
+
+var requestSeq atomic.Uint64
+
+func newRequestSession(r *modernRequest) *requestSession {
+	return &requestSession{id: "r/" + strconv.FormatUint(requestSeq.Add(1), 10), r: r, env: r.env}
+}
+
+// ID implements [proxy.Session].
+func (rs *requestSession) ID() string { return rs.id }
+
+// Capabilities implements [proxy.Session]: what this request declared.
+// Sampling, elicitation and roots are not offered: nothing can be sent to
+// the client until the request is answered.
+func (rs *requestSession) Capabilities() proxy.ClientCapabilities {
+	return proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Raw: rs.env.Caps.Raw}
+}
+
+// errCannotAsk answers an upstream's server→client request made during a
+// 2026-07-28 call.
+var errCannotAsk = errors.New("the client speaks MCP 2026-07-28, which takes no server→client requests during a call")
+
+// Request implements [proxy.Session].
+func (rs *requestSession) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, errCannotAsk
+}
+
+// Notify implements [proxy.Session]: progress goes on the request's
+// answer; log messages only when the request asked for them (its
+// logLevel) at or above that level; nothing else belongs to a request.
+func (rs *requestSession) Notify(_ context.Context, method string, params json.RawMessage) error {
+	switch method {
+	case "notifications/progress":
+		return rs.r.out.notify(method, params)
+	case "notifications/message":
+		if rs.env.LogLevel == "" {
+			return nil
+		}
+		var p struct {
+			Level string `json:"level"`
+		}
+		if json.Unmarshal(params, &p) != nil || logRank(p.Level) < logRank(rs.env.LogLevel) {
+			return nil
+		}
+		return rs.r.out.notify(method, params)
+	}
+	return nil
+}
+
+// logRank orders MCP's logging levels (RFC 5424's, least severe first).
+func logRank(level string) int {
+	for i, l := range []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
+		if l == level {
+			return i
+		}
+	}
+	return -1
+}

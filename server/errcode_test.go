@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // TestUpstreamErrorCodesReachTheClient drives the server, over every
@@ -77,52 +78,61 @@ func (l *lastPost) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// TestLatestClientGetsTheUpstreamsErrors: a go-sdk client asking for
-// protocol 2026-07-28 (which go-sdk serves only statelessly; this server
-// keeps sessions) falls back to 2025-11-25 and gets the upstream's errors
-// unchanged in 200 answers. (intercept's test of 2026-07-28 HTTP statuses
-// has nothing to test here.)
+// TestLatestClientGetsTheUpstreamsErrors: a go-sdk client gets the
+// upstream's errors unchanged, in either revision: in 200 answers on a
+// 2025-11-25 session, and on 2026-07-28 with the HTTP status go-sdk's
+// stateless server gives each code (-32602 is 400).
 func TestLatestClientGetsTheUpstreamsErrors(t *testing.T) {
-	e := startEnv(t, rawUpstream("raw"))
-	rec := &lastPost{}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{Logger: quietLogger(), Capabilities: &mcp.ClientCapabilities{}})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: &http.Client{Transport: rec}, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if v := cs.InitializeResult().ProtocolVersion; v != protocol {
-		t.Errorf("negotiated %s, want %s", v, protocol)
-	}
-	ctx := context.Background()
-	for _, tc := range []struct {
-		method string
-		do     func() error
-	}{
-		{"prompts/get", func() error {
-			_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "strict", Arguments: map[string]string{"colour": "red"}})
-			return err
-		}},
-		{"tools/call", func() error { _, err := callErr(cs, "coded_error", nil); return err }},
-		{"resources/read", func() error { _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "raw://gone"}); return err }},
-	} {
-		if err := tc.do(); err == nil {
-			t.Fatalf("%s: want an error", tc.method)
-		}
-		rec.mu.Lock()
-		status, body := rec.status, rec.body
-		rec.mu.Unlock()
-		// The body is JSON, or an SSE stream.
-		for _, line := range bytes.Split(body, []byte("\n")) {
-			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && len(d) > 0 {
-				body = d
+	for _, version := range []string{protocol, wire.Modern} {
+		t.Run(version, func(t *testing.T) {
+			e := startEnv(t, rawUpstream("raw"))
+			rec := &lastPost{}
+			c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{Logger: quietLogger(), Capabilities: &mcp.ClientCapabilities{}})
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: &http.Client{Transport: rec}, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		var m struct{ Error json.RawMessage }
-		_ = json.Unmarshal(body, &m)
-		if status != http.StatusOK || len(m.Error) == 0 || !sameJSON(t, m.Error, []byte(testupstream.RawErrors[tc.method])) {
-			t.Errorf("%s: HTTP %d %s; want 200 %s", tc.method, status, body, testupstream.RawErrors[tc.method])
-		}
+			defer cs.Close()
+			if v := cs.InitializeResult().ProtocolVersion; v != version {
+				t.Errorf("negotiated %s, want %s", v, version)
+			}
+			ctx := context.Background()
+			for _, tc := range []struct {
+				method string
+				do     func() error
+			}{
+				{"prompts/get", func() error {
+					_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "strict", Arguments: map[string]string{"colour": "red"}})
+					return err
+				}},
+				{"tools/call", func() error { _, err := callErr(cs, "coded_error", nil); return err }},
+				{"resources/read", func() error { _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "raw://gone"}); return err }},
+			} {
+				if err := tc.do(); err == nil {
+					t.Fatalf("%s: want an error", tc.method)
+				}
+				rec.mu.Lock()
+				status, body := rec.status, rec.body
+				rec.mu.Unlock()
+				// The body is JSON, or an SSE stream.
+				for _, line := range bytes.Split(body, []byte("\n")) {
+					if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && len(d) > 0 {
+						body = d
+					}
+				}
+				var m struct{ Error json.RawMessage }
+				_ = json.Unmarshal(body, &m)
+				var code struct{ Code int }
+				_ = json.Unmarshal([]byte(testupstream.RawErrors[tc.method]), &code)
+				want := http.StatusOK
+				if version == wire.Modern {
+					want = wire.StatusOf(code.Code)
+				}
+				if status != want || len(m.Error) == 0 || !sameJSON(t, m.Error, []byte(testupstream.RawErrors[tc.method])) {
+					t.Errorf("%s: HTTP %d %s; want %d %s", tc.method, status, body, want, testupstream.RawErrors[tc.method])
+				}
+			}
+		})
 	}
 }
 

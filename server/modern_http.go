@@ -184,6 +184,21 @@ func (x *exchange) begin() {
 	x.w.WriteHeader(http.StatusOK)
 }
 
+// keepAlive writes an SSE comment, which clients ignore, so that an
+// idle listen is not cut by a proxy on the way.
+func (x *exchange) keepAlive() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.done {
+		return errAnswered
+	}
+	x.begin()
+	if _, err := x.w.Write([]byte(":\n\n")); err != nil {
+		return err
+	}
+	return http.NewResponseController(x.w).Flush()
+}
+
 func (x *exchange) result(raw []byte) error {
 	id := x.id
 	if len(id) == 0 {

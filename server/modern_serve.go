@@ -61,6 +61,7 @@ var modernMethods = map[string]modernMethod{
 	"prompts/list":             (*Server).modernPromptsList,
 	"prompts/get":              (*Server).modernPromptsGet,
 	"completion/complete":      (*Server).modernComplete,
+	"subscriptions/listen":     (*Server).modernListen,
 }
 
 // serveModern answers r: its method runs under ctx (which ends when the

@@ -109,7 +109,9 @@ func ownResource(r tool.Resource) *mcp.Resource {
 	return &mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}
 }
 
-func ownPrompt(p tool.Prompt) *mcp.Prompt { return &mcp.Prompt{Name: p.Name, Description: p.Description} }
+func ownPrompt(p tool.Prompt) *mcp.Prompt {
+	return &mcp.Prompt{Name: p.Name, Description: p.Description}
+}
 
 // rpcError is a client's answer to a forwarded request as the upstream
 // gets it: the client's own JSON-RPC error, code and all, or an internal

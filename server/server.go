@@ -128,6 +128,10 @@ type Server struct {
 	sessions map[string]*session // live sessions by id (after their first request)
 
 	modern *modernAgents // 2026-07-28 callers' agents
+
+	lmu             sync.Mutex
+	listeners       map[*listener]bool // open subscriptions/listen requests
+	listensPerOwner map[string]int
 	// ctx ends at [Server.Shutdown]: the calls of 2026-07-28 requests,
 	// which no session ends, end with it.
 	ctx  context.Context
@@ -153,6 +157,7 @@ func New(opts Options) *Server {
 // forwarding to p, which tells its client (list_changed). The proxy's
 // [proxy.Options.OnChange].
 func (s *Server) Changed(p *proxy.Proxy, kind proxy.Kind) {
+	s.changedListeners(p, kind)
 	for _, se := range s.live() {
 		if se.proxy() == p {
 			se.syncUpstream(kind)

@@ -213,7 +213,8 @@ func TestStreamableRefuses(t *testing.T) {
 		{name: "POST resuming", method: http.MethodPost, session: sid, body: ping, header: []string{"Last-Event-ID", "x_1"}, status: http.StatusBadRequest},
 		{name: "malformed Last-Event-ID", method: http.MethodGet, session: sid, header: []string{"Last-Event-ID", "no-index"}, status: http.StatusBadRequest, says: "Last-Event-ID"},
 		{name: "resuming a stream never given", method: http.MethodGet, session: sid, header: []string{"Last-Event-ID", "nosuchstream_0"}, status: http.StatusBadRequest, says: "replay"},
-		{name: "2026-07-28 call", method: http.MethodPost, session: sid, version: "2026-07-28", body: `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, status: http.StatusBadRequest, says: "-32022"},
+		{name: "2026-07-28 call on the session", method: http.MethodPost, session: sid, version: "2026-07-28", body: `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, status: http.StatusBadRequest, says: "takes no Mcp-Session-Id"},
+		{name: "2026-07-28 header without envelope", method: http.MethodPost, session: sid, version: "2026-07-28", body: `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, status: http.StatusBadRequest, says: "takes no Mcp-Session-Id"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := e.do(t, c.method, c.session, c.version, c.body, c.header...)
@@ -390,8 +391,8 @@ func TestStreamableSessionTimeout(t *testing.T) {
 }
 
 // TestStreamableNewProtocolClient: go-sdk's client asks for 2026-07-28
-// first (server/discover), learns it is not served and initializes a
-// session; the probe's own session does not linger.
+// first (server/discover), is served it, and calls without a session:
+// none is made, its caller's agent lives on between requests.
 func TestStreamableNewProtocolClient(t *testing.T) {
 	e := startStreamable(t, StreamableHTTPOptions{})
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
@@ -400,7 +401,7 @@ func TestStreamableNewProtocolClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Errorf("negotiated %q", v)
 	}
 	close(e.release)
@@ -408,13 +409,15 @@ func TestStreamableNewProtocolClient(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %v", err, res)
 	}
-	// The probe's session ends once its POST has been answered, which
-	// may be just after the client has its answer.
-	testwait.For(t, "the probe's session to end (1 session held)", func() bool {
-		e.h.mu.Lock()
-		defer e.h.mu.Unlock()
-		return len(e.h.sessions) == 1
-	})
+	e.h.mu.Lock()
+	n := len(e.h.sessions)
+	e.h.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d sessions held, want none", n)
+	}
+	if a := e.srv.Agents(); a != 1 {
+		t.Errorf("%d agents, want the caller's one", a)
+	}
 }
 
 // TestWriteEventLines: an event's data with line breaks (raw bytes of an

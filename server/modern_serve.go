@@ -316,14 +316,7 @@ func (s *Server) modernComplete(ctx context.Context, r *modernRequest) ([]byte, 
 	if p.Ref == nil {
 		return empty()
 	}
-	ref := p.Ref.Name
-	if p.Ref.Type == "ref/resource" {
-		ref = p.Ref.URI
-	}
-	var cctx any
-	if p.Context != nil && len(p.Context.Arguments) > 0 {
-		cctx = p.Context
-	}
+	ref, cctx := completion(&p)
 	raw, ok, err := r.ag.px.Complete(ctx, newRequestSession(r), p.Ref.Type, ref, p.Argument, cctx)
 	if err != nil {
 		return nil, clientError(err)

@@ -16,10 +16,11 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
-// route is the session's receiving middleware: go-sdk serves the
+// route is the session's receiving middleware: go-sdk serves the 2025
 // protocol and the server's own tools, resources and prompts; what the
-// upstreams offer is listed, called, read and completed here, with their
-// raw JSON.
+// upstreams offer is listed, called, read and completed by one small
+// function per method ([legacyMethods]), with their raw JSON. (A
+// 2026-07-28 request never reaches go-sdk: modern_serve.go.)
 func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
@@ -35,152 +36,193 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		// What the handler sends goes to the request's own stream
 		// (httpconn.go).
 		ctx = withRelated(se.context(ctx, req.GetExtra()), req.GetExtra())
-		px := se.proxy()
 		if method != "initialize" {
 			if se.srv.opts.StartUpstreams != nil {
-				// A client of the 2026-07-28 protocol sends no initialize:
-				// start the upstreams with its first request, offering all.
-				px.Start(se.srv.opts.StartUpstreams, nil)
+				// A client that skipped initialize: start the upstreams
+				// with its first request, offering all.
+				se.proxy().Start(se.srv.opts.StartUpstreams, nil)
 			}
-			// Initialized (or a 2026-07-28 client, which never says so):
-			// upstreams may now ask and tell it things.
+			// Initialized (or a client that never says so): upstreams
+			// may now ask and tell it things.
 			se.attachProxy()
 		}
-		switch method {
-		case "initialize":
-			return se.initialize(ctx, method, req, next)
-		case "logging/setLevel":
-			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
-				px.SetLogLevel(ctx, se, string(p.Level))
-			}
-		case "tools/list":
-			se.mu.Lock()
-			first := !se.listed
-			se.listed = true
-			se.mu.Unlock()
-			if first {
-				// A client usually lists tools once, right after
-				// initialize: hold that answer until upstreams still
-				// starting are up (or failed), bounded. Later changes
-				// reach it as list_changed.
-				px.AwaitStarted(ctx, 0)
-			}
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return nil, err
-			}
-			ups := se.upstreamNames("tools")
-			var own []*mcp.Tool
-			for _, t := range res.(*mcp.ListToolsResult).Tools {
-				if !ups[t.Name] {
-					own = append(own, t)
-				}
-			}
-			listed := px.ListTools()
-			if px.Searching() {
-				listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)
-			}
-			raw, err := listJSON("tools", own, listed)
-			return &rawListTools{raw: raw}, err
-		case "tools/call":
-			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
-			if p == nil {
-				break
-			}
-			c, raw, err := se.srv.callTool(ctx, toolCall{px: px, sess: se, own: se.ownTool, found: se.addFound}, p.Name, p.Arguments, map[string]any(p.Meta))
-			switch {
-			case err != nil:
-				return nil, err
-			case raw == nil:
-				return next(c, method, req) // own tool: go-sdk's handler runs it
-			}
-			return &rawCallTool{raw: raw, wire: se.wire}, nil
-		case "resources/list":
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return nil, err
-			}
-			ups := se.upstreamNames("resources")
-			var own []*mcp.Resource
-			for _, r := range res.(*mcp.ListResourcesResult).Resources {
-				if !ups[r.URI] {
-					own = append(own, r)
-				}
-			}
-			raw, err := listJSON("resources", own, px.ListResources())
-			return &rawListResources{raw: raw}, err
-		case "resources/templates/list":
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return nil, err
-			}
-			ups := se.upstreamNames("templates")
-			var own []*mcp.ResourceTemplate
-			for _, t := range res.(*mcp.ListResourceTemplatesResult).ResourceTemplates {
-				if !ups[t.URITemplate] {
-					own = append(own, t)
-				}
-			}
-			raw, err := listJSON("resourceTemplates", own, px.ListResourceTemplates())
-			return &rawListTemplates{raw: raw}, err
-		case "resources/read":
-			p, _ := req.GetParams().(*mcp.ReadResourceParams)
-			if p == nil || se.ownResources[p.URI] {
-				break
-			}
-			raw, err := px.ReadResource(ctx, se, p.URI, p.Meta)
-			if err != nil {
-				return nil, clientError(err)
-			}
-			return &rawReadResource{raw: raw}, nil
-		case "prompts/list":
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return nil, err
-			}
-			ups := se.upstreamNames("prompts")
-			var own []*mcp.Prompt
-			for _, p := range res.(*mcp.ListPromptsResult).Prompts {
-				if !ups[p.Name] {
-					own = append(own, p)
-				}
-			}
-			raw, err := listJSON("prompts", own, px.ListPrompts())
-			return &rawListPrompts{raw: raw}, err
-		case "prompts/get":
-			p, _ := req.GetParams().(*mcp.GetPromptParams)
-			if p == nil || se.ownPrompts[p.Name] || !px.HasPrompt(p.Name) {
-				break
-			}
-			raw, err := px.GetPrompt(ctx, se, p.Name, p.Arguments, p.Meta)
-			if err != nil {
-				return nil, clientError(err)
-			}
-			return &rawGetPrompt{raw: raw}, nil
-		case "completion/complete":
-			p, _ := req.GetParams().(*mcp.CompleteParams)
-			if p == nil || p.Ref == nil {
-				break
-			}
-			ref := p.Ref.Name
-			if p.Ref.Type == "ref/resource" {
-				ref = p.Ref.URI
-			}
-			var cctx any
-			if p.Context != nil && len(p.Context.Arguments) > 0 {
-				cctx = p.Context
-			}
-			raw, ok, err := px.Complete(ctx, se, p.Ref.Type, ref, p.Argument, cctx)
-			if err != nil {
-				return nil, clientError(err)
-			}
-			if !ok {
-				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
-			}
-			return &rawComplete{raw: raw}, nil
+		if m := legacyMethods[method]; m != nil {
+			return m(se, ctx, method, req, next)
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// legacyMethod serves one method of a 2025 session: what the upstreams
+// offer is added to go-sdk's answer (next), or answered instead of it.
+type legacyMethod func(se *session, ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error)
+
+var legacyMethods = map[string]legacyMethod{
+	"initialize":               (*session).initialize,
+	"logging/setLevel":         (*session).setLevel,
+	"tools/list":               (*session).toolsList,
+	"tools/call":               (*session).toolsCall,
+	"resources/list":           (*session).resourcesList,
+	"resources/templates/list": (*session).templatesList,
+	"resources/read":           (*session).resourcesRead,
+	"prompts/list":             (*session).promptsList,
+	"prompts/get":              (*session).promptsGet,
+	"completion/complete":      (*session).complete,
+}
+
+func (se *session) setLevel(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+		se.proxy().SetLogLevel(ctx, se, string(p.Level))
+	}
+	return next(ctx, method, req)
+}
+
+func (se *session) toolsList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	px := se.proxy()
+	se.mu.Lock()
+	first := !se.listed
+	se.listed = true
+	se.mu.Unlock()
+	if first {
+		// A client usually lists tools once, right after initialize:
+		// hold that answer until upstreams still starting are up (or
+		// failed), bounded. Later changes reach it as list_changed.
+		px.AwaitStarted(ctx, 0)
+	}
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	ups := se.upstreamNames("tools")
+	var own []*mcp.Tool
+	for _, t := range res.(*mcp.ListToolsResult).Tools {
+		if !ups[t.Name] {
+			own = append(own, t)
+		}
+	}
+	listed := px.ListTools()
+	if px.Searching() {
+		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)
+	}
+	raw, err := listJSON("tools", own, listed)
+	return &rawListTools{raw: raw}, err
+}
+
+func (se *session) toolsCall(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
+	if p == nil {
+		return next(ctx, method, req)
+	}
+	c, raw, err := se.srv.callTool(ctx, toolCall{px: se.proxy(), sess: se, own: se.ownTool, found: se.addFound}, p.Name, p.Arguments, map[string]any(p.Meta))
+	switch {
+	case err != nil:
+		return nil, err
+	case raw == nil:
+		return next(c, method, req) // own tool: go-sdk's handler runs it
+	}
+	return &rawCallTool{raw: raw, wire: se.wire}, nil
+}
+
+func (se *session) resourcesList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	ups := se.upstreamNames("resources")
+	var own []*mcp.Resource
+	for _, r := range res.(*mcp.ListResourcesResult).Resources {
+		if !ups[r.URI] {
+			own = append(own, r)
+		}
+	}
+	raw, err := listJSON("resources", own, se.proxy().ListResources())
+	return &rawListResources{raw: raw}, err
+}
+
+func (se *session) templatesList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	ups := se.upstreamNames("templates")
+	var own []*mcp.ResourceTemplate
+	for _, t := range res.(*mcp.ListResourceTemplatesResult).ResourceTemplates {
+		if !ups[t.URITemplate] {
+			own = append(own, t)
+		}
+	}
+	raw, err := listJSON("resourceTemplates", own, se.proxy().ListResourceTemplates())
+	return &rawListTemplates{raw: raw}, err
+}
+
+func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	p, _ := req.GetParams().(*mcp.ReadResourceParams)
+	if p == nil || se.ownResources[p.URI] {
+		return next(ctx, method, req)
+	}
+	raw, err := se.proxy().ReadResource(ctx, se, p.URI, p.Meta)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return &rawReadResource{raw: raw}, nil
+}
+
+func (se *session) promptsList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	ups := se.upstreamNames("prompts")
+	var own []*mcp.Prompt
+	for _, p := range res.(*mcp.ListPromptsResult).Prompts {
+		if !ups[p.Name] {
+			own = append(own, p)
+		}
+	}
+	raw, err := listJSON("prompts", own, se.proxy().ListPrompts())
+	return &rawListPrompts{raw: raw}, err
+}
+
+func (se *session) promptsGet(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	px := se.proxy()
+	p, _ := req.GetParams().(*mcp.GetPromptParams)
+	if p == nil || se.ownPrompts[p.Name] || !px.HasPrompt(p.Name) {
+		return next(ctx, method, req)
+	}
+	raw, err := px.GetPrompt(ctx, se, p.Name, p.Arguments, p.Meta)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return &rawGetPrompt{raw: raw}, nil
+}
+
+func (se *session) complete(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	p, _ := req.GetParams().(*mcp.CompleteParams)
+	if p == nil || p.Ref == nil {
+		return next(ctx, method, req)
+	}
+	ref, cctx := completion(p)
+	raw, ok, err := se.proxy().Complete(ctx, se, p.Ref.Type, ref, p.Argument, cctx)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	if !ok {
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	}
+	return &rawComplete{raw: raw}, nil
+}
+
+// completion is what a completion/complete names (a prompt's name or a
+// resource's URI) and its context, when it has arguments.
+func completion(p *mcp.CompleteParams) (ref string, cctx any) {
+	ref = p.Ref.Name
+	if p.Ref.Type == "ref/resource" {
+		ref = p.Ref.URI
+	}
+	if p.Context != nil && len(p.Context.Arguments) > 0 {
+		cctx = p.Context
+	}
+	return ref, cctx
 }
 
 // initialize starts the upstreams with what a single client declared

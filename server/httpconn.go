@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // One streamable HTTP session's connection: what go-sdk's server session
@@ -40,10 +42,6 @@ var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
 
 // errSessionClosed is returned for writes after the session ended.
 var errSessionClosed = errors.New("session closed")
-
-// newProtocol is the first protocol version without sessions (SEP-2575),
-// which this stateful transport does not serve.
-const newProtocol = "2026-07-28"
 
 // streamWriteTimeout is how long one event may take to write before the
 // client counts as not reading (see [writeEvent]).
@@ -138,7 +136,12 @@ func (c *httpConn) Connect(ctx context.Context) (mcp.Connection, error) {
 // SupportsProtocolVersion implements [mcp.ProtocolVersionSupporter]: the
 // versions with sessions, so a 2026-07-28 client's server/discover is
 // answered without it and the client falls back to initialize.
-func (c *httpConn) SupportsProtocolVersion(v string) bool { return v < newProtocol }
+// SupportsProtocolVersion keeps go-sdk to the 2025 revisions: a
+// 2026-07-28 request never reaches a session (modern_http.go).
+func (c *httpConn) SupportsProtocolVersion(v string) bool {
+	era, _ := wire.EraOf(v)
+	return era == wire.EraLegacy
+}
 
 func (c *httpConn) SessionID() string { return c.id }
 

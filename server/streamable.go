@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // The streamable HTTP transport's server side is our own, not go-sdk's
@@ -36,16 +37,10 @@ import (
 // client's messages, answered 202 when there is no request among them,
 // else with an event stream that ends once each request is answered;
 // GET opens the session's standalone stream; DELETE ends the session;
-// Last-Event-ID resumes a stream from the event store. Sessions are
-// stateful: requests of the sessionless 2026-07-28 protocol other than
-// server/discover are refused with the versions that are served.
-
-// legacyVersions are the protocol versions served, all with sessions.
-var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
-// codeUnsupportedProtocolVersion is MCP's error for a protocol version
-// the server does not serve (SEP-2575).
-const codeUnsupportedProtocolVersion = -32022
+// Last-Event-ID resumes a stream from the event store. A request of the
+// sessionless 2026-07-28 revision (its _meta envelope and version header
+// say so) is served on the same endpoint without a session
+// (modern_http.go).
 
 // DefaultMaxRequestBytes bounds a POST body when
 // [StreamableHTTPOptions.MaxRequestBytes] is 0.
@@ -85,9 +80,13 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if RefuseRebound(w, r) {
 		return
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v < newProtocol && !slices.Contains(legacyVersions, v) {
-		http.Error(w, fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(legacyVersions, ", ")), http.StatusBadRequest)
-		return
+	if v := r.Header.Get(wire.HeaderProtocolVersion); v != "" {
+		if era, served := wire.EraOf(v); !served && era == wire.EraLegacy {
+			// A version that claims the modern era is the 2026-07-28
+			// checks' to refuse (-32022, with the versions served).
+			http.Error(w, fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(wire.Served(), ", ")), http.StatusBadRequest)
+			return
+		}
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -334,7 +333,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	// The stream's features are the session's: a client that names an
 	// older version in a header (some send 2025-03-26 on every request)
 	// still negotiated resumable streams at initialize.
-	if ip := hs.ss.InitializeParams(); ip != nil && ip.ProtocolVersion > version && ip.ProtocolVersion < newProtocol {
+	if ip := hs.ss.InitializeParams(); ip != nil && ip.ProtocolVersion > version && ip.ProtocolVersion < wire.Modern {
 		version = ip.ProtocolVersion
 	}
 	s, dup, err := hs.conn.open(r.Context(), rand.Text(), version, calls)
@@ -530,12 +529,6 @@ func parseEventID(id string) (stream string, index int, ok bool) {
 		return "", 0, false
 	}
 	return stream, index, true
-}
-
-func unsupportedVersion(requested string) *jsonrpc.Error {
-	data, _ := json.Marshal(map[string]any{"supported": legacyVersions, "requested": requested})
-	return &jsonrpc.Error{Code: codeUnsupportedProtocolVersion,
-		Message: fmt.Sprintf("protocol version %q is not supported by this server", requested), Data: data}
 }
 
 // writeJSON answers a POST with a JSON-RPC message and an HTTP status.

@@ -80,15 +80,16 @@ func (e *idError) response() []byte {
 	return errorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + e.Error()})
 }
 
-// errorResponse is an error response under id as sent.
-func errorResponse(id json.RawMessage, e *jsonrpc.Error) []byte {
-	if id == nil {
+// errorResponse is an error response under id as sent (nil: null); e
+// is a *jsonrpc.Error or a *wire.Error, which encode alike.
+func errorResponse(id json.RawMessage, e any) []byte {
+	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   *jsonrpc.Error  `json:"error"`
+		Error   any             `json:"error"`
 	}{"2.0", id, e})
 	return b
 }

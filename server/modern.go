@@ -187,19 +187,6 @@ func (m *modernAgents) end(a *modernAgent) {
 	}
 }
 
-// endKey ends the agent of key now, if it is live (stdio's end).
-func (m *modernAgents) endKey(key string) {
-	m.mu.Lock()
-	a := m.byKey[key]
-	if a != nil {
-		m.forgetLocked(a)
-	}
-	m.mu.Unlock()
-	if a != nil {
-		m.end(a)
-	}
-}
-
 // endAll ends every agent (the server's end).
 func (m *modernAgents) endAll() {
 	m.mu.Lock()

@@ -42,7 +42,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 		return false
 	}
 	id := messageID(t)
-	fail := func(e *wire.Error) { writeJSON(w, e.Status, modernErrorBody(id, e)) }
+	fail := func(e *wire.Error) { writeJSON(w, e.Status, errorResponse(id, e)) }
 	if !req.IsCall() {
 		// Over HTTP a closed response stream is the cancellation;
 		// nothing else a client may notify is served.
@@ -79,15 +79,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 		fail(werr)
 		return true
 	}
-	env, werr := wire.ParseEnvelope(req.Params)
-	if werr == nil {
-		werr = wire.CheckMethod(wire.EraModern, req.Method)
-	}
-	if werr == nil {
-		if mi, _ := wire.Method(req.Method); mi.MRTR {
-			_, werr = wire.ParseRetry(req.Params)
-		}
-	}
+	env, werr := checkModern(req.Method, req.Params)
 	if werr != nil {
 		fail(werr)
 		return true
@@ -95,6 +87,22 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 	ex := &exchange{w: w, id: id}
 	h.s.serveModern(r.Context(), &modernRequest{id: id, method: req.Method, params: req.Params, env: env, header: r.Header, out: ex, ag: ag})
 	return true
+}
+
+// checkModern is the last of a 2026-07-28 request's checks, on both
+// transports: its envelope (-32602, -32022), a method the revision
+// removed (-32601), a retry's inputResponses (-32602).
+func checkModern(method string, params json.RawMessage) (wire.Envelope, *wire.Error) {
+	env, werr := wire.ParseEnvelope(params)
+	if werr == nil {
+		werr = wire.CheckMethod(wire.EraModern, method)
+	}
+	if werr == nil {
+		if mi, _ := wire.Method(method); mi.MRTR {
+			_, werr = wire.ParseRetry(params)
+		}
+	}
+	return env, werr
 }
 
 // toolBindings are the x-mcp-header bindings of the tool a tools/call
@@ -123,19 +131,6 @@ func toolBindings(ag *modernAgent, method string, params json.RawMessage) []wire
 	return b
 }
 
-// modernErrorBody is a JSON-RPC error response to the request id.
-func modernErrorBody(id json.RawMessage, e *wire.Error) []byte {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	b, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *wire.Error     `json:"error"`
-	}{"2.0", id, e})
-	return b
-}
-
 // exchange is one 2026-07-28 request's HTTP response: a single JSON
 // object when the answer is all there is, an event stream when
 // notifications (progress) come first — no event ids, no priming, no
@@ -160,15 +155,20 @@ func (x *exchange) notify(method string, params json.RawMessage) error {
 		return errAnswered
 	}
 	x.begin()
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", method, params})
+	msg, err := notification(method, params)
 	if err != nil {
 		return err
 	}
 	return writeEvent(x.w, "message", "", msg)
+}
+
+// notification is a JSON-RPC notification's bytes.
+func notification(method string, params json.RawMessage) ([]byte, error) {
+	return json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", method, params})
 }
 
 // begin starts the event stream. The caller holds x.mu.
@@ -209,7 +209,7 @@ func (x *exchange) result(raw []byte) error {
 }
 
 func (x *exchange) fail(e *wire.Error) error {
-	return x.answer(e.Status, modernErrorBody(x.id, e))
+	return x.answer(e.Status, errorResponse(x.id, e))
 }
 
 // answer writes the response message, in parts: as the event stream's

@@ -258,14 +258,7 @@ func TestModernProgressStreams(t *testing.T) {
 // TestModernClosedStreamCancels: a client that closes its request's
 // response cancels the call.
 func TestModernClosedStreamCancels(t *testing.T) {
-	started, cancelled := make(chan struct{}), make(chan struct{})
-	own := &server.Own{Tools: []tool.Def{{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(ctx context.Context, _ json.RawMessage) tool.Result {
-			close(started)
-			<-ctx.Done()
-			close(cancelled)
-			return tool.Error("cancelled")
-		}}}}
+	own, started, cancelled := blockingTool()
 	e := startEnvWith(t, envOptions{own: own})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -387,4 +380,19 @@ func httptestServer(t testing.TB, h http.Handler) string {
 		ts.Close()
 	})
 	return ts.URL
+}
+
+// blockingTool is an own tool "block" that runs until its call is
+// cancelled: started is closed when it runs, cancelled when its context
+// ended.
+func blockingTool() (own *server.Own, started, cancelled chan struct{}) {
+	started, cancelled = make(chan struct{}), make(chan struct{})
+	own = &server.Own{Tools: []tool.Def{{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, _ json.RawMessage) tool.Result {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return tool.Error("cancelled")
+		}}}}
+	return own, started, cancelled
 }

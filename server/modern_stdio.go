@@ -62,7 +62,7 @@ func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
 		return nil, false
 	}
 	id := messageID(line)
-	refuse := func(e *wire.Error) []byte { return append(modernErrorBody(id, e), '\n') }
+	refuse := func(e *wire.Error) []byte { return append(errorResponse(id, e), '\n') }
 	if req.Method == "initialize" {
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -86,15 +86,7 @@ func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
 	if _, known := wire.Method(req.Method); !known {
 		return refuse(wire.MethodNotFound(req.Method)), true
 	}
-	env, werr := wire.ParseEnvelope(req.Params)
-	if werr == nil {
-		werr = wire.CheckMethod(wire.EraModern, req.Method)
-	}
-	if werr == nil {
-		if mi, _ := wire.Method(req.Method); mi.MRTR {
-			_, werr = wire.ParseRetry(req.Params)
-		}
-	}
+	env, werr := checkModern(req.Method, req.Params)
 	if werr != nil {
 		return refuse(werr), true
 	}
@@ -214,11 +206,7 @@ func (a *stdioAnswer) notify(method string, params json.RawMessage) error {
 	if a.done {
 		return errAnswered
 	}
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", method, params})
+	msg, err := notification(method, params)
 	if err != nil {
 		return err
 	}
@@ -252,5 +240,5 @@ func (a *stdioAnswer) fail(e *wire.Error) error {
 		return errAnswered
 	}
 	a.done = true
-	return a.write(modernErrorBody(a.id, e), []byte("\n"))
+	return a.write(errorResponse(a.id, e), []byte("\n"))
 }

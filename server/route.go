@@ -93,13 +93,7 @@ func (se *session) toolsList(ctx context.Context, method string, req mcp.Request
 	if err != nil {
 		return nil, err
 	}
-	ups := se.upstreamNames("tools")
-	var own []*mcp.Tool
-	for _, t := range res.(*mcp.ListToolsResult).Tools {
-		if !ups[t.Name] {
-			own = append(own, t)
-		}
-	}
+	own := ownOnly(se, "tools", res.(*mcp.ListToolsResult).Tools, func(t *mcp.Tool) string { return t.Name })
 	listed := px.ListTools()
 	if px.Searching() {
 		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)
@@ -128,13 +122,7 @@ func (se *session) resourcesList(ctx context.Context, method string, req mcp.Req
 	if err != nil {
 		return nil, err
 	}
-	ups := se.upstreamNames("resources")
-	var own []*mcp.Resource
-	for _, r := range res.(*mcp.ListResourcesResult).Resources {
-		if !ups[r.URI] {
-			own = append(own, r)
-		}
-	}
+	own := ownOnly(se, "resources", res.(*mcp.ListResourcesResult).Resources, func(r *mcp.Resource) string { return r.URI })
 	raw, err := listJSON("resources", own, se.proxy().ListResources())
 	return &rawListResources{raw: raw}, err
 }
@@ -144,13 +132,7 @@ func (se *session) templatesList(ctx context.Context, method string, req mcp.Req
 	if err != nil {
 		return nil, err
 	}
-	ups := se.upstreamNames("templates")
-	var own []*mcp.ResourceTemplate
-	for _, t := range res.(*mcp.ListResourceTemplatesResult).ResourceTemplates {
-		if !ups[t.URITemplate] {
-			own = append(own, t)
-		}
-	}
+	own := ownOnly(se, "templates", res.(*mcp.ListResourceTemplatesResult).ResourceTemplates, func(t *mcp.ResourceTemplate) string { return t.URITemplate })
 	raw, err := listJSON("resourceTemplates", own, se.proxy().ListResourceTemplates())
 	return &rawListTemplates{raw: raw}, err
 }
@@ -172,13 +154,7 @@ func (se *session) promptsList(ctx context.Context, method string, req mcp.Reque
 	if err != nil {
 		return nil, err
 	}
-	ups := se.upstreamNames("prompts")
-	var own []*mcp.Prompt
-	for _, p := range res.(*mcp.ListPromptsResult).Prompts {
-		if !ups[p.Name] {
-			own = append(own, p)
-		}
-	}
+	own := ownOnly(se, "prompts", res.(*mcp.ListPromptsResult).Prompts, func(p *mcp.Prompt) string { return p.Name })
 	raw, err := listJSON("prompts", own, se.proxy().ListPrompts())
 	return &rawListPrompts{raw: raw}, err
 }
@@ -210,6 +186,20 @@ func (se *session) complete(ctx context.Context, method string, req mcp.Request,
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
 	return &rawComplete{raw: raw}, nil
+}
+
+// ownOnly is items of go-sdk's listing of kind without the upstream
+// names registered with it ([session.syncUpstream]), which the proxy
+// lists raw.
+func ownOnly[T any](se *session, kind string, items []T, name func(T) string) []T {
+	ups := se.upstreamNames(kind)
+	var own []T
+	for _, it := range items {
+		if !ups[name(it)] {
+			own = append(own, it)
+		}
+	}
+	return own
 }
 
 // completion is what a completion/complete names (a prompt's name or a

@@ -2,15 +2,10 @@ package server_test
 
 import (
 	"bufio"
-	"context"
-	"encoding/json"
 	"io"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
-	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // stdioLines writes lines to a stdio connection of e's server and reads
@@ -119,14 +114,7 @@ func TestStdioEraLock(t *testing.T) {
 // TestStdioModernCancel: notifications/cancelled naming a 2026-07-28
 // request in flight cancels it.
 func TestStdioModernCancel(t *testing.T) {
-	started, cancelled := make(chan struct{}), make(chan struct{})
-	own := &server.Own{Tools: []tool.Def{{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(ctx context.Context, _ json.RawMessage) tool.Result {
-			close(started)
-			<-ctx.Done()
-			close(cancelled)
-			return tool.Error("cancelled")
-		}}}}
+	own, started, cancelled := blockingTool()
 	e := startEnvWith(t, envOptions{own: own})
 	s := newStdioLines(t, e)
 	s.send(modernBody(9, "tools/call", `"name":"block"`))

@@ -85,7 +85,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		var rerr *upstream.RPCError
 		var tooLarge *upstream.TooLargeError
 		switch {
-		case errors.As(err, &rerr) || ctx.Err() != nil:
+		case errors.As(err, &rerr) || errors.As(err, new(*upstream.InputRequired)) || ctx.Err() != nil:
 			return nil, false, err
 		case errors.As(err, &tooLarge):
 			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
@@ -148,7 +148,13 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	defer cancel()
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
+	continues(ctx, method, params)
 	raw, err := u.Call(cctx, method, params)
+	if ir, ok := errors.AsType[*upstream.InputRequired](err); ok {
+		if m, isMap := params.(map[string]any); isMap && canAsk(s, ir) {
+			raw, err = p.fulfil(cctx, s, ir, m, func() (json.RawMessage, error) { return u.Call(cctx, method, params) })
+		}
+	}
 	if err == nil {
 		return raw, nil
 	}
@@ -156,6 +162,8 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	switch {
 	case errors.As(err, &rerr):
 		return nil, rerr
+	case errors.As(err, new(*upstream.InputRequired)):
+		return nil, err // for the client to answer
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 // toolCall is one tools/call as either era hands it over: the proxy it
@@ -67,6 +69,9 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 	}
 	if px.HasTool(name) {
 		raw, err := px.CallTool(ctx, tc.sess, name, args, meta)
+		if errors.As(err, new(*upstream.InputRequired)) {
+			return ctx, nil, err // the era answers it (mrtr.go)
+		}
 		if err != nil {
 			return ctx, nil, clientError(err)
 		}

@@ -87,7 +87,7 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 		return
 	}
 	st := wire.Stamping{ResultType: wire.ResultComplete, ServerInfo: s.serverInfo()}
-	if wire.Cacheable(r.method) {
+	if wire.Cacheable(r.method) && wire.ParseResultType(raw) == wire.ResultComplete {
 		c := s.cacheHint(r)
 		st.Cache = &c
 	}
@@ -219,8 +219,15 @@ func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte,
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
 	}
+	ctx, err := s.continuing(ctx, r, p.Name, p.Arguments)
+	if err != nil {
+		return nil, err
+	}
 	sess := newRequestSession(r)
 	ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: r.ag.ownTool}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
+	if ir, ok, ierr := s.inputRequired(r, p.Name, p.Arguments, err); ok {
+		return ir, ierr
+	}
 	if err != nil || raw != nil {
 		return raw, err
 	}
@@ -256,7 +263,14 @@ func (s *Server) modernResourcesRead(ctx context.Context, r *modernRequest) ([]b
 		}
 		return json.Marshal(out)
 	}
+	ctx, err := s.continuing(ctx, r, p.URI, nil)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := r.ag.px.ReadResource(ctx, newRequestSession(r), p.URI, withoutEnvelope(p.Meta))
+	if ir, ok, ierr := s.inputRequired(r, p.URI, nil, err); ok {
+		return ir, ierr
+	}
 	if errors.Is(err, proxy.ErrNotFound) {
 		// SEP-2164: not found is invalid params naming the URI.
 		return nil, mcp.ResourceNotFoundError(p.URI)
@@ -298,7 +312,15 @@ func (s *Server) modernPromptsGet(ctx context.Context, r *modernRequest) ([]byte
 	if !r.ag.px.HasPrompt(p.Name) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown prompt " + quoteName(p.Name)}
 	}
+	args, _ := json.Marshal(p.Arguments)
+	ctx, err := s.continuing(ctx, r, p.Name, args)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := r.ag.px.GetPrompt(ctx, newRequestSession(r), p.Name, p.Arguments, withoutEnvelope(p.Meta))
+	if ir, ok, ierr := s.inputRequired(r, p.Name, args, err); ok {
+		return ir, ierr
+	}
 	if err != nil {
 		return nil, clientError(err)
 	}

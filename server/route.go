@@ -108,6 +108,11 @@ func (se *session) toolsCall(ctx context.Context, method string, req mcp.Request
 		return next(ctx, method, req)
 	}
 	c, raw, err := se.srv.callTool(ctx, toolCall{px: se.proxy(), sess: se, own: se.ownTool, found: se.addFound}, p.Name, p.Arguments, map[string]any(p.Meta))
+	if ir, ok := errors.AsType[*upstream.InputRequired](err); ok {
+		// The proxy asks a session what it declared it can answer
+		// (proxy/mrtr.go); this client declared less.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %v, which this client did not declare it can answer (its initialize capabilities)", p.Name, ir)}
+	}
 	switch {
 	case err != nil:
 		return nil, err

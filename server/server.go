@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -52,6 +53,10 @@ type Options struct {
 	// negative, no bound. A forwarded call is bounded by its upstream's
 	// own timeout ([config.Server].Timeout) instead.
 	CallTimeout time.Duration
+	// StateKey seals the requestState handed to 2026-07-28 clients for an
+	// upstream's input-required result (at least 32 bytes). nil means a
+	// random key: states are not valid in another process.
+	StateKey []byte
 }
 
 // DefaultCallTimeout is [Options].CallTimeout when it is 0: a minute,
@@ -128,6 +133,7 @@ type Server struct {
 	sessions map[string]*session // live sessions by id (after their first request)
 
 	modern *modernAgents // 2026-07-28 callers' agents
+	sealer *wire.Sealer  // the requestState it hands out (mrtr.go)
 
 	lmu             sync.Mutex
 	listeners       map[*listener]bool // open subscriptions/listen requests
@@ -149,6 +155,12 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
 	s.modern = newModernAgents(s)
+	var err error
+	if s.sealer, err = newSealer(opts.StateKey); err != nil {
+		// A key too short: seal with a fresh one, and say so.
+		s.log.Error("requestState key refused; using a random one", "error", err)
+		s.sealer, _ = newSealer(nil)
+	}
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
 	return s
 }

@@ -75,10 +75,21 @@ const (
 
 var emptyRoundWait = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, time.Second}
 
+// InputAnswerer is a [Session] that answers input-required results
+// itself (a 2026-07-28 client): they are returned to it from the call,
+// not put to it as server→client requests, whatever it may also take.
+type InputAnswerer interface {
+	AnswersInputRequired() bool
+}
+
 // canAsk reports whether s can be put every input request of ir: it takes
-// server→client requests of each kind.
+// server→client requests of each kind, and does not answer input-required
+// results itself.
 func canAsk(s Session, ir *upstream.InputRequired) bool {
 	if s == nil {
+		return false
+	}
+	if a, ok := s.(InputAnswerer); ok && a.AnswersInputRequired() {
 		return false
 	}
 	caps := s.Capabilities()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 // The 2026-07-28 methods: one small function each, over a request whose
@@ -219,19 +220,16 @@ func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte,
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
 	}
-	ctx, err := s.continuing(ctx, r, p.Name, p.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	sess := newRequestSession(r)
-	ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: r.ag.ownTool}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
-	if ir, ok, ierr := s.inputRequired(r, p.Name, p.Arguments, err); ok {
-		return ir, ierr
-	}
-	if err != nil || raw != nil {
-		return raw, err
-	}
-	return json.Marshal(runOwnTool(ctx, r.ag.tools[p.Name], p.Arguments, s.callTimeout()))
+	return s.bridge(ctx, r, p.Name, p.Arguments, func(ctx context.Context, sess *requestSession) ([]byte, error) {
+		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: r.ag.ownTool}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
+		if ir, ok, ierr := s.inputRequired(r, p.Name, p.Arguments, err); ok {
+			return ir, ierr
+		}
+		if err != nil || raw != nil {
+			return raw, err
+		}
+		return json.Marshal(runOwnTool(ctx, r.ag.tools[p.Name], p.Arguments, s.callTimeout()))
+	})
 }
 
 func (s *Server) modernResourcesList(ctx context.Context, r *modernRequest) ([]byte, error) {
@@ -357,6 +355,9 @@ type requestSession struct {
 	id  string
 	r   *modernRequest
 	env wire.Envelope
+	// call, when not nil, takes the upstream's questions to the client as
+	// input requests (parked.go).
+	call *parked
 }
 
 var requestSeq atomic.Uint64
@@ -369,19 +370,36 @@ func newRequestSession(r *modernRequest) *requestSession {
 func (rs *requestSession) ID() string { return rs.id }
 
 // Capabilities implements [proxy.Session]: what this request declared.
-// Sampling, elicitation and roots are not offered: nothing can be sent to
-// the client until the request is answered.
+// Sampling, elicitation and roots are offered to an upstream's questions
+// only when the call can be parked for them (parked.go).
 func (rs *requestSession) Capabilities() proxy.ClientCapabilities {
-	return proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Raw: rs.env.Caps.Raw}
+	c := proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Raw: rs.env.Caps.Raw}
+	if rs.call != nil {
+		c.Sampling, c.Elicitation, c.Roots = rs.env.Caps.Sampling, rs.env.Caps.Elicitation, rs.env.Caps.Roots
+	}
+	return c
 }
+
+// AnswersInputRequired implements [proxy.InputAnswerer]: an upstream's
+// input-required result comes back to the request, which answers it
+// with its own (mrtr.go).
+func (rs *requestSession) AnswersInputRequired() bool { return true }
 
 // errCannotAsk answers an upstream's server→client request made during a
 // 2026-07-28 call.
 var errCannotAsk = errors.New("the client speaks MCP 2026-07-28, which takes no server→client requests during a call")
 
-// Request implements [proxy.Session].
-func (rs *requestSession) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, errCannotAsk
+// Request implements [proxy.Session]: a question of a 2025 upstream
+// goes to the client as an input request of the call's answer
+// (parked.go), if the request declared it takes that kind.
+func (rs *requestSession) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if rs.call == nil {
+		return nil, errCannotAsk
+	}
+	if !rs.env.Caps.Allows(method) {
+		return nil, &upstream.RPCError{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("the client did not declare it takes %s (its request's clientCapabilities)", method)}
+	}
+	return rs.call.put(ctx, method, params)
 }
 
 // Notify implements [proxy.Session]: progress goes on the request's

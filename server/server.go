@@ -134,6 +134,7 @@ type Server struct {
 
 	modern *modernAgents // 2026-07-28 callers' agents
 	sealer *wire.Sealer  // the requestState it hands out (mrtr.go)
+	parked parkedCalls   // calls waiting for a 2026-07-28 client's input (parked.go)
 
 	lmu             sync.Mutex
 	listeners       map[*listener]bool // open subscriptions/listen requests

@@ -1,0 +1,272 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+)
+
+// A 2025 upstream asks its client mid-call (elicitation, sampling,
+// roots); a 2026-07-28 client can only be asked by an input-required
+// answer. So the proxy parks such a call: it runs on, detached from the
+// request, while its questions go to the client as input requests; the
+// client's retry (its sealed state names the parked call) hands each
+// answer to the question waiting for it, and the call goes on — to its
+// result, or to more questions. A parked call nobody comes back for ends
+// after parkTTL; there are at most maxParkedPerAgent of one agent and
+// maxParked in all.
+
+const (
+	parkTTL           = 10 * time.Minute
+	maxParkedPerAgent = 16
+	maxParked         = 1024
+	// askGather is how long a call's first question waits for the ones
+	// that come with it, so that they are put to the client together.
+	askGather = 50 * time.Millisecond
+)
+
+// errTooManyParked refuses a question past a bound of parked calls.
+var errTooManyParked = errors.New("too many calls waiting for their clients' input")
+
+// errNotAnswered ends a parked call's question when its client did not
+// come back with the answer.
+var errNotAnswered = errors.New("the client did not answer")
+
+// ask is one question of an upstream, waiting for the client's answer.
+type ask struct {
+	method string
+	params json.RawMessage
+	reply  chan askReply // buffered: one answer
+}
+
+type askReply struct {
+	raw json.RawMessage
+	err error
+}
+
+type callResult struct {
+	raw []byte
+	err error
+}
+
+// parked is a call whose upstream asked its 2026-07-28 client something.
+type parked struct {
+	id     string
+	agent  string // the modern agent's key
+	cancel context.CancelCauseFunc
+	asks   chan *ask
+	done   chan callResult // buffered: the call's one end
+
+	mu      sync.Mutex
+	pending map[string]*ask // issued key → question
+	seq     map[string]int  // per kind, for keys
+	timer   *time.Timer
+}
+
+// parkedCalls are a server's parked calls by id.
+type parkedCalls struct {
+	mu       sync.Mutex
+	byID     map[string]*parked
+	perAgent map[string]int
+}
+
+// bridge runs a call that may ask its client (run, with the session the
+// upstream's questions reach) so that a 2026-07-28 client is asked by
+// input-required answers. A retry naming a parked call resumes it.
+func (s *Server) bridge(ctx context.Context, r *modernRequest, name string, args json.RawMessage, run func(ctx context.Context, sess *requestSession) ([]byte, error)) ([]byte, error) {
+	retry, werr := wire.ParseRetry(r.params)
+	if werr != nil {
+		return nil, werr
+	}
+	if retry.State != "" {
+		want, err := binding(r, name, args)
+		if err != nil {
+			return nil, err
+		}
+		st, err := s.sealer.Open(retry.State, want, time.Now())
+		if err != nil {
+			return nil, wire.StateError(err)
+		}
+		if st.Parked != "" {
+			p := s.unpark(st.Parked)
+			if p == nil {
+				return nil, wire.InvalidParams("invalid requestState: the call it continues is over (answered already, or waited longer than %s)", parkTTL)
+			}
+			p.answer(retry.Responses)
+			return s.await(ctx, r, name, args, p)
+		}
+	}
+	ctx, err := s.continuing(ctx, r, name, args)
+	if err != nil {
+		return nil, err
+	}
+	p := &parked{agent: r.ag.key, asks: make(chan *ask, 8), done: make(chan callResult, 1),
+		pending: map[string]*ask{}, seq: map[string]int{}}
+	// The call outlives this request if it parks: its context keeps the
+	// request's values (identity, budget), not its end.
+	cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
+	p.cancel = cancel
+	sess := newRequestSession(r)
+	sess.call = p
+	go func() {
+		defer stop()
+		raw, err := run(cctx, sess)
+		p.done <- callResult{raw, err}
+	}()
+	return s.await(ctx, r, name, args, p)
+}
+
+// await waits for p's call to end, or to ask: then p is parked and its
+// questions are r's answer. ctx ending (the client gone) ends the call.
+func (s *Server) await(ctx context.Context, r *modernRequest, name string, args json.RawMessage, p *parked) ([]byte, error) {
+	if p.waiting() {
+		// Questions still unanswered: asked again.
+		return s.park(r, name, args, p)
+	}
+	select {
+	case res := <-p.done:
+		p.cancel(nil)
+		return res.raw, res.err
+	case a := <-p.asks:
+		p.add(a)
+		gather := time.NewTimer(askGather)
+		defer gather.Stop()
+		for more := true; more; {
+			select {
+			case a := <-p.asks:
+				p.add(a)
+			case <-gather.C:
+				more = false
+			}
+		}
+		return s.park(r, name, args, p)
+	case <-ctx.Done():
+		p.cancel(context.Cause(ctx))
+		return nil, context.Cause(ctx)
+	}
+}
+
+// park files p (bounded) and answers r with its questions and a sealed
+// state naming it.
+func (s *Server) park(r *modernRequest, name string, args json.RawMessage, p *parked) ([]byte, error) {
+	if p.id == "" {
+		p.id = rand.Text()
+	}
+	pc := &s.parked
+	pc.mu.Lock()
+	if pc.byID == nil {
+		pc.byID, pc.perAgent = map[string]*parked{}, map[string]int{}
+	}
+	if len(pc.byID) >= maxParked || pc.perAgent[p.agent] >= maxParkedPerAgent {
+		pc.mu.Unlock()
+		p.cancel(errTooManyParked)
+		return nil, &wire.Error{Code: wire.CodeInternalError, Message: fmt.Sprintf("%v (at most %d per agent, %d in all): answer or abandon some first", errTooManyParked, maxParkedPerAgent, maxParked)}
+	}
+	pc.byID[p.id] = p
+	pc.perAgent[p.agent]++
+	pc.mu.Unlock()
+	p.mu.Lock()
+	p.timer = time.AfterFunc(parkTTL, func() {
+		if s.unpark(p.id) != nil {
+			p.cancel(fmt.Errorf("%w within %s", errNotAnswered, parkTTL))
+		}
+	})
+	reqs := make(map[string]json.RawMessage, len(p.pending))
+	keys := make([]string, 0, len(p.pending))
+	for k, a := range p.pending {
+		reqs[k], _ = json.Marshal(struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params,omitempty"`
+		}{a.method, a.params})
+		keys = append(keys, k)
+	}
+	p.mu.Unlock()
+	b, err := binding(r, name, args)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := s.sealer.Seal(wire.StatePayload{Parked: p.id, StateBinding: b, Keys: keys, Expires: time.Now().Add(parkTTL).Unix()})
+	if err != nil {
+		return nil, err
+	}
+	return wire.EncodeInputRequired(wire.InputRequired{Requests: reqs, State: tok})
+}
+
+// unpark takes the parked call id out of the parked ones (once: a state
+// continues a call one time).
+func (s *Server) unpark(id string) *parked {
+	pc := &s.parked
+	pc.mu.Lock()
+	p := pc.byID[id]
+	if p != nil {
+		delete(pc.byID, id)
+		if pc.perAgent[p.agent]--; pc.perAgent[p.agent] <= 0 {
+			delete(pc.perAgent, p.agent)
+		}
+	}
+	pc.mu.Unlock()
+	if p != nil {
+		p.mu.Lock()
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		p.mu.Unlock()
+	}
+	return p
+}
+
+// add files a question under a fresh key of its kind.
+func (p *parked) add(a *ask) {
+	kind := map[string]string{"elicitation/create": "elicit", "sampling/createMessage": "sample", "roots/list": "roots"}[a.method]
+	if kind == "" {
+		kind = "ask"
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seq[kind]++
+	p.pending[kind+"-"+strconv.Itoa(p.seq[kind])] = a
+}
+
+// answer hands each response to the question of its key.
+func (p *parked) answer(responses map[string]json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, raw := range responses {
+		if a := p.pending[k]; a != nil {
+			a.reply <- askReply{raw: raw}
+			delete(p.pending, k)
+		}
+	}
+}
+
+// waiting reports whether questions are still unanswered.
+func (p *parked) waiting() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending) > 0
+}
+
+// put is a question of the call's upstream (requestSession.Request): it
+// waits for the client's answer through a retry.
+func (p *parked) put(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	a := &ask{method: method, params: params, reply: make(chan askReply, 1)}
+	select {
+	case p.asks <- a:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	select {
+	case r := <-a.reply:
+		return r.raw, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}

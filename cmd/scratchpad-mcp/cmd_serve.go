@@ -50,7 +50,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.iteration, "iteration", 0, "iteration number within the run, over stdio")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
-	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions idle this long are ended (their usage is recorded)")
+	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions, and 2026-07-28 callers' agents, idle this long are ended (their usage is recorded)")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "http/sse: serve GET /debug/stats (goroutines, heap, live agents) for soak tests")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 }

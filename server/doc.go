@@ -39,6 +39,25 @@
 // list changes; listing, calling and reading them is done with the raw
 // JSON.
 //
+// # Two protocol eras
+//
+// A request that carries the 2026-07-28 envelope (params._meta's version,
+// client capabilities and info: package [wire]) never reaches go-sdk. It
+// is checked in go-sdk's order (modern_http.go, modern_stdio.go) and
+// answered by one small function per method (modernMethods in
+// modern_serve.go; a 2025 session's are legacyMethods in route.go, and
+// what the two share — the forwarded tools/call, the capabilities — is
+// one function both call). It has no session: its caller (the front
+// door's [Caller], or the stdio process) is an agent that lives from
+// request to request (modern.go) and ends when idle
+// ([StreamableHTTPOptions].AgentIdle), which is when its usage record is
+// written. Results are stamped ([wire.Stamp]: resultType, serverInfo,
+// cache hints) around the upstream's bytes. subscriptions/listen
+// replaces the GET stream (listen.go). An upstream's input-required
+// result reaches the client with a requestState sealed by the server
+// (mrtr.go); a 2025 upstream's question mid-call parks the call and asks
+// the client with an input-required answer (parked.go).
+//
 // # Streamable HTTP
 //
 // The transport's server side is this package's own (streamable.go,
@@ -46,9 +65,10 @@
 // writes and offers no connection to wrap. A session is a go-sdk
 // ServerSession connected to an httpConn; the receiving middleware puts
 // each request's mcp.RequestExtra in its handler's context, which is
-// how what a handler sends finds that request's stream. It serves
-// protocol 2025-11-25 and earlier, with sessions: POST, GET, DELETE,
-// Last-Event-ID resumption from the event store, the idle timeout.
+// how what a handler sends finds that request's stream. A 2025 session
+// has POST, GET, DELETE, Last-Event-ID resumption from the event store,
+// the idle timeout; a 2026-07-28 request is one POST answered with one
+// JSON object, or an event stream when notifications precede its answer.
 //
 // # Calls end with their client
 //
@@ -101,10 +121,11 @@
 //   - The initialize answer waits (bounded) for upstreams still starting
 //     and declares the server's own capabilities plus the union of the
 //     upstreams'.
-//   - Sessions are stateful, served up to protocol 2025-11-25: a client
-//     asking for 2026-07-28 gets 2025-11-25 (over streamable HTTP its
-//     calls under 2026-07-28 are refused with -32022 and the versions
-//     served, and server/discover answers without it).
+//   - One stdio connection speaks one era: initialize makes it a 2025
+//     session, a 2026-07-28 request other than server/discover makes it
+//     a 2026 one, and the other era's messages are refused (-32600).
+//   - A parked call (a 2025 upstream asking a 2026-07-28 client) lives in
+//     this process: its retry must reach the same process.
 //   - Over stdio, a line that is not a JSON-RPC message is answered with
 //     a JSON-RPC error (-32700, -32600) by the server itself: go-sdk would
 //     end the session. A batch line is split for go-sdk and its answers

@@ -195,8 +195,16 @@ func Check(cfg *config.Config) error {
 // [Session.Context] made: a call outside any client session.
 var ErrNoSession = errors.New("agents: no session in the request's context")
 
+// resolvedKey holds, in a call's context, the agent [Registry.BeforeCall]
+// resolved: the rest of the call (divert, the pad, exploration) finds it
+// there instead of resolving it again.
+type resolvedKey struct{}
+
 // Resolve returns the calling session's agent, creating it on first use.
 func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
+	if a, ok := ctx.Value(resolvedKey{}).(*Agent); ok && a.reg == r {
+		return a, nil
+	}
 	s, ok := sessionFrom(ctx)
 	if !ok {
 		return nil, ErrNoSession

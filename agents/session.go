@@ -163,9 +163,10 @@ func (r *Registry) carried(s *Session, count func(string) int) int {
 	return count(string(b)) + count(s.Instructions)
 }
 
-// BeforeCall runs before every tool call of a session: it counts the call
-// for usage, takes the model's real usage when the client reports it in
-// _meta ([UsageMetaKey]), and names the agent for the pad's ledger.
+// BeforeCall runs before every tool call of a session: it resolves the
+// agent once for the whole call (the returned ctx carries it), counts the
+// call for usage, takes the model's real usage when the client reports it
+// in _meta ([UsageMetaKey]), and names the agent for the pad's ledger.
 func (r *Registry) BeforeCall(ctx context.Context, meta map[string]any) (context.Context, error) {
 	ag, err := r.Resolve(ctx)
 	if err != nil {
@@ -175,7 +176,7 @@ func (r *Registry) BeforeCall(ctx context.Context, meta map[string]any) (context
 	if in, out, ok := reportedUsage(meta); ok {
 		ag.Budget.ObserveUsage(in, out)
 	}
-	return pad.WithAuthor(ctx, ag.ID.Agent), nil
+	return pad.WithAuthor(context.WithValue(ctx, resolvedKey{}, ag), ag.ID.Agent), nil
 }
 
 // reportedUsage reads _meta["scratchpad/usage"] = {input_tokens, output_tokens}.

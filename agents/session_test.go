@@ -95,3 +95,50 @@ func hasTool(s *Session, name string) bool {
 	}
 	return false
 }
+
+// TestIdentityKey: one key per agent, whatever the request (a
+// 2026-07-28 client's agent is found again by it), and a different key
+// for any field that names another agent.
+func TestIdentityKey(t *testing.T) {
+	base := Identity{Agent: "w1", Role: RoleWorker, Run: "r1", Iteration: 2, Owner: "alice"}
+	n, err := Identity{Agent: "w1", Role: "Worker", Run: "r1", Iteration: 2, Owner: "alice"}.Normalize()
+	if err != nil || n.Key() != base.Key() {
+		t.Fatalf("normalized key %q, want %q (%v)", n.Key(), base.Key(), err)
+	}
+	seen := map[string]string{base.Key(): "base"}
+	for name, id := range map[string]Identity{
+		"agent":     {Agent: "w2", Role: RoleWorker, Run: "r1", Iteration: 2, Owner: "alice"},
+		"role":      {Agent: "w1", Role: RoleCoordinator, Run: "r1", Iteration: 2, Owner: "alice"},
+		"run":       {Agent: "w1", Role: RoleWorker, Run: "r2", Iteration: 2, Owner: "alice"},
+		"iteration": {Agent: "w1", Role: RoleWorker, Run: "r1", Iteration: 3, Owner: "alice"},
+		"owner":     {Agent: "w1", Role: RoleWorker, Run: "r1", Iteration: 2, Owner: "bob"},
+		"no run":    {Agent: "w1", Role: RoleWorker, Iteration: 2, Owner: "alice"},
+	} {
+		if prev, dup := seen[id.Key()]; dup {
+			t.Errorf("%s: key %q is %s's too", name, id.Key(), prev)
+		}
+		seen[id.Key()] = name
+	}
+}
+
+// TestResolveOncePerCall: the agent BeforeCall resolved rides in the
+// call's context; the rest of the call gets that one.
+func TestResolveOncePerCall(t *testing.T) {
+	cfg := config.Default()
+	cfg.MemoryDir = t.TempDir()
+	r := newRegistry(t, cfg)
+	s, err := r.SessionFor("s1", Identity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := r.BeforeCall(s.Context(context.Background(), nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := r.Resolve(ctx)
+	r.Finish("s1") // a second Resolve from the session would make a new agent
+	b, err := r.Resolve(ctx)
+	if err != nil || a != b {
+		t.Errorf("resolved %p then %p (%v): not the call's agent", a, b, err)
+	}
+}

@@ -18,7 +18,9 @@
 //   {"op":"list","until":"NAME","ms":30000} polls tools/list (bypassing the
 //                                          client's cache) until NAME is listed
 //   {"op":"call","name":"T","args":{…}}    tools/call → the result as received,
-//                                          plus "elicited": elicitations answered during it
+//                                          plus "elicited": elicitations answered during it;
+//                                          an argument "$diverted" is the file of the last
+//                                          result diverted (its _meta "scratchpad/diverted".file)
 //   {"op":"listResources"}                 resources/list → the result
 //   {"op":"readResource","uri":"U"}        resources/read → the result
 //   {"op":"discover"}                      server/discover → the result (SDK v2 only)
@@ -131,6 +133,7 @@ print({
 });
 
 const timeout = 120_000;
+let diverted = null;
 // v2's cacheable verbs take cacheMode; refresh so a poll sees changes.
 const ro = legacy ? { timeout } : { cacheMode: "refresh", timeout };
 async function run(op) {
@@ -146,8 +149,10 @@ async function run(op) {
     }
     case "call": {
       const before = elicited;
-      const params = { name: op.name, arguments: op.args ?? {} };
+      const args = Object.fromEntries(Object.entries(op.args ?? {}).map(([k, v]) => [k, v === "$diverted" ? diverted : v]));
+      const params = { name: op.name, arguments: args };
       const res = legacy ? await client.callTool(params, undefined, { timeout }) : await client.callTool(params, { timeout });
+      diverted = res?._meta?.["scratchpad/diverted"]?.file ?? diverted;
       return { ...res, elicited: elicited - before };
     }
     case "listResources":

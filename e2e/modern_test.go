@@ -474,3 +474,85 @@ func writeConfig(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestModernPeersDirect checks the harness itself, with no proxy in
+// between: modern.mjs against the go-sdk's everything-server (stateless
+// streamable HTTP and stdio for the 2026 client, pinned and auto; stateful
+// HTTP and stdio for the 2025 client) and against modern-server.mjs, which
+// must serve the 2026 client (confirm through an input-required round) and
+// refuse the 2025 one. When the tests through the proxy fail, this says
+// the peers and the driver are not why.
+func TestModernPeersDirect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short (runs node, npm packages and the go-sdk's conformance server)")
+	}
+	node := requireNode(t)
+	ensureNodeModules(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	es := buildEverythingServer(ctx, t)
+	stateless, stateful := startEverythingHTTP(t, es), startEverythingHTTP(t, es, "-stateless=false")
+	modern := startModernServer(t, node)
+
+	// The everything-server asks for input with an input-required result
+	// on 2026-07-28 and with an elicitation/create request on 2025.
+	esOps := func(elicit string) []map[string]any {
+		return []map[string]any{
+			{"op": "list", "until": "test_simple_text"},
+			{"op": "call", "name": "test_simple_text"},
+			{"op": "call", "name": elicit, "args": map[string]any{"message": "proceed?"}},
+			{"op": "readResource", "uri": "test://static-text"},
+		}
+	}
+	for _, c := range []struct {
+		name, era, transport, version string
+		target                        []string
+		elicit                        string
+	}{
+		{"everything_http_pin", "pin", "http", "2026-07-28", []string{"--url", stateless}, "test_input_required_result_elicitation"},
+		{"everything_http_auto", "auto", "http", "2026-07-28", []string{"--url", stateless}, "test_input_required_result_elicitation"},
+		{"everything_stdio_pin", "pin", "stdio", "2026-07-28", []string{"--", es}, "test_input_required_result_elicitation"},
+		{"everything_stdio_auto", "auto", "stdio", "2026-07-28", []string{"--", es}, "test_input_required_result_elicitation"},
+		{"everything_http_legacy", "legacy", "http", "2025-11-25", []string{"--url", stateful}, "test_elicitation"},
+		{"everything_stdio_legacy", "legacy", "stdio", "2025-11-25", []string{"--", es}, "test_elicitation"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runModern(t, node, c.era, c.transport, c.target, esOps(c.elicit))
+			r.negotiated(t, c.version)
+			r.listed(t, 0, "test_simple_text", c.elicit)
+			r.called(t, "call", 1, "simple text response")
+			if e, ok := r.call(t, "elicit", 2); ok && e.Elicited != 1 {
+				t.Errorf("elicit: %s: the client answered %d elicitations, want 1: %s", c.elicit, e.Elicited, short(e.text()))
+			}
+			if raw, ok := r.op(t, "readResource", 3); ok && !strings.Contains(string(raw), "static text resource") {
+				t.Errorf("readResource: %s", short(string(raw)))
+			}
+		})
+	}
+
+	modernOps := []map[string]any{
+		{"op": "list"},
+		{"op": "call", "name": "echo", "args": map[string]any{"text": "hello"}},
+		{"op": "call", "name": "big", "args": map[string]any{"n": 3}},
+		{"op": "call", "name": "confirm"},
+	}
+	for _, era := range []string{"pin", "auto"} {
+		t.Run("modern_"+era, func(t *testing.T) {
+			r := runModern(t, node, era, "http", []string{"--url", modern}, modernOps)
+			r.negotiated(t, "2026-07-28")
+			r.listed(t, 0, "echo", "big", "confirm")
+			r.called(t, "call", 1, "hello")
+			if c, ok := r.call(t, "big", 2); ok && strings.Count(c.text(), "\n") != 2 {
+				t.Errorf("big {n: 3}: want 3 lines, got %q", c.text())
+			}
+			r.confirmed(t, 3)
+		})
+	}
+	t.Run("modern_legacy_refused", func(t *testing.T) {
+		out, err := exec.CommandContext(ctx, node, "modern.mjs", "--era", "legacy", "--transport", "http", "--url", modern, "--ops", "[]").Output()
+		var l modernLine
+		if jerr := json.Unmarshal(bytes.TrimSpace(out), &l); err == nil || jerr != nil || l.Error == nil || !strings.Contains(l.Error.Message, "-32022") && !strings.Contains(l.Error.Message, "Unsupported protocol version") {
+			t.Errorf("the 2025 client connected to the modern-only server, or failed otherwise: %v: %s", err, out)
+		}
+	})
+}

@@ -132,7 +132,9 @@ print({
   server: client.getServerVersion() ?? null,
 });
 
-const timeout = 120_000;
+// Below the Go side's 50 s for the whole run, so a request that hangs is
+// reported as that op's error.
+const timeout = 30_000;
 let diverted = null;
 // v2's cacheable verbs take cacheMode; refresh so a poll sees changes.
 const ro = legacy ? { timeout } : { cacheMode: "refresh", timeout };

@@ -258,7 +258,12 @@ func runModern(t *testing.T, node, era, transport string, target []string, ops [
 		t.Fatalf("negotiation: the %s client (--era %s) did not connect over %s: %s (%v)\nstderr:\n%s", eraName(era), era, transport, msg, runErr, tail(r.stderr))
 	}
 	if runErr != nil || len(r.ops) != len(ops) {
-		t.Fatalf("modern.mjs --era %s: %v, %d of %d ops answered\nstderr:\n%s", era, runErr, len(r.ops), len(ops), tail(r.stderr))
+		hung := "none"
+		if len(r.ops) < len(ops) {
+			b, _ := json.Marshal(ops[len(r.ops)])
+			hung = string(b)
+		}
+		t.Fatalf("modern.mjs --era %s: %v, %d of %d ops answered (the first unanswered: %s)\nstderr:\n%s", era, runErr, len(r.ops), len(ops), hung, tail(r.stderr))
 	}
 	return r
 }

@@ -114,6 +114,7 @@ func TestConformance2026ThroughProxy(t *testing.T) {
 			ctx, cancel := context.WithTimeout(ctx, time.Until(deadline)/time.Duration(len(upstreams)-i))
 			defer cancel()
 			url := startHTTP(t, bin, cfg, "http") + "/mcp"
+			waitForTool(t, url, "test_simple_text")
 			started := time.Now()
 			via := c.run(ctx, t, url)
 			totals = append(totals, fmt.Sprintf("via %s %s, required scenarios %s (%v)", up.name, via.total(direct), requiredPassed(via, required), time.Since(started).Round(100*time.Millisecond)))

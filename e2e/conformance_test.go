@@ -18,6 +18,10 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // conformanceEntry is the CLI of @modelcontextprotocol/conformance, relative
@@ -92,7 +96,9 @@ func TestConformanceThroughProxy(t *testing.T) {
 			// What is left of the time, shared by the runs still to come.
 			ctx, cancel := context.WithTimeout(ctx, time.Until(deadline)/time.Duration(len(upstreams)-i))
 			defer cancel()
-			via := c.run(ctx, t, startHTTP(t, bin, cfg, "http")+"/mcp")
+			url := startHTTP(t, bin, cfg, "http") + "/mcp"
+			waitForTool(t, url, "test_simple_text")
+			via := c.run(ctx, t, url)
 			totals = append(totals, "via "+up.name+" "+via.total(direct))
 			if diff := compareConformance(direct, via, nil); diff != "" {
 				t.Errorf("checks that do worse through scratchpad-mcp (%s) than against the everything-server directly:\n%s", up.name, diff)
@@ -570,4 +576,32 @@ func (c *conformance) exec(ctx context.Context, t *testing.T, dir string, args .
 			return kill(fmt.Errorf("killed: out of time (%w)", ctx.Err()))
 		}
 	}
+}
+
+// waitForTool waits until the streamable HTTP server at url lists tool:
+// scratchpad-mcp answers before its upstreams are ready and adds their
+// tools as they come, and a suite that began earlier would grade a proxy
+// that is still starting.
+func waitForTool(t *testing.T, url, tool string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-wait", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", url, err)
+	}
+	defer cs.Close()
+	testwait.For(t, tool+" to be listed at "+url, func() bool {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			return false
+		}
+		for _, tl := range res.Tools {
+			if tl.Name == tool {
+				return true
+			}
+		}
+		time.Sleep(50 * time.Millisecond) // beside testwait's 10 ms: each poll is a round trip
+		return false
+	})
 }

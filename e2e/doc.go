@@ -1,9 +1,10 @@
 // Package e2e holds the end-to-end tests that run scratchpad-mcp between
 // real peers from the MCP ecosystem: the official TypeScript SDK as the
-// client (client.mjs, everything.mjs) and
-// @modelcontextprotocol/server-filesystem and server-everything as the
-// upstreams, all installed from npm at the versions pinned in
-// package-lock.json.
+// client (client.mjs, everything.mjs; SDK v2, the 2026-07-28 client, in
+// modern.mjs) and @modelcontextprotocol/server-filesystem,
+// server-everything and a modern-only SDK v2 server (modern-server.mjs) as
+// the upstreams, all installed from npm at the versions pinned in
+// package-lock.json, and the go-sdk's conformance everything-server.
 //
 // # Basics
 //
@@ -47,6 +48,31 @@
 // test's deadline. SCRATCHPAD_BIN=path tests that binary instead of one
 // built from this checkout.
 //
+// # MCP 2026-07-28
+//
+// TestConformance2026ThroughProxy is the gate for protocol revision
+// 2026-07-28: the conformance suite 0.2.0-alpha.12 (npm alias
+// conformance-2026; conformance.mjs runs it with CONFORMANCE_ENTRY), with
+// --requirements 2026-07-28, against the everything-server directly
+// (stateless streamable HTTP), then through scratchpad-mcp with it as an
+// HTTP and as a stdio upstream. The checks that may still do worse through
+// the proxy are listed in testdata/conformance-2026-known.txt; a check
+// that does worse and is not listed fails the test, and so does a listed
+// check that passes through the proxy on both upstreams, so every change
+// that serves more of 2026-07-28 must shrink the file (UPDATE_KNOWN=1
+// rewrites it from the run).
+//
+// modern.mjs drives a script of operations (list, call, listResources,
+// readResource, discover) given as JSON and prints one JSON line per
+// result: with SDK v2 pinned to 2026-07-28 or in auto mode, or with SDK
+// 1.32.2 (--era legacy). TestModernClientHTTP and TestModernClientStdio run
+// the 2026 client through scratchpad-mcp (negotiation, list, divert,
+// explore, pad, confirm through an input-required round); TestUpstreamEras
+// mounts modern-server.mjs beside server-everything and serves both to the
+// 2025 and the 2026 client. TestModernPeersDirect runs the same driver
+// against the peers with no proxy, so a failure of the others is the
+// proxy's, not the harness's.
+//
 // scripts/deps.sh (run first by make test) installs the npm packages with
 // npm ci into e2e/node_modules; the test runs npm ci itself when they are
 // missing.
@@ -54,6 +80,9 @@
 // # Caveats
 //
 // The tests are skipped, with a message saying why, when node or npm is
-// not on PATH and under go test -short. Nothing else skips them: a missing
-// package or a registry that cannot be reached is a failure.
+// not on PATH (or node is older than 20) and under go test -short. With
+// CI=true in the environment a missing or too old node or npm fails them
+// instead, so a CI image without the peers cannot pass by skipping. Nothing
+// else skips them: a missing package or a registry that cannot be reached
+// is a failure.
 package e2e

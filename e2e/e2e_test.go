@@ -241,43 +241,71 @@ func ensureNodeModules(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdk := filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	if fileExists(entry) && fileExists(sdk) && fileExists(everythingEntry) && fileExists(conformanceEntry) {
+	installed := func() string {
+		for _, f := range append([]string{entry}, npmFiles...) {
+			if !fileExists(f) {
+				return f
+			}
+		}
+		return ""
+	}
+	if installed() == "" {
 		return entry
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Skip("e2e: npm is not on PATH; install npm to run the end-to-end tests")
+		skipOrFail(t, "e2e: npm is not on PATH; install npm to run the end-to-end tests")
 	}
 	t.Log("e2e: node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
 	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
-	for _, f := range []string{entry, everythingEntry, conformanceEntry} {
-		if !fileExists(f) {
-			t.Fatalf("npm ci did not install %s", f)
-		}
+	if f := installed(); f != "" {
+		t.Fatalf("npm ci did not install %s", f)
 	}
 	return entry
+}
+
+// npmFiles are files of the pinned npm packages the tests run, relative to
+// e2e/: when one is missing, ensureNodeModules installs them.
+var npmFiles = []string{
+	filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json"),
+	filepath.Join("node_modules", "@modelcontextprotocol", "client", "package.json"),
+	filepath.Join("node_modules", "@modelcontextprotocol", "server", "package.json"),
+	everythingEntry,
+	conformanceEntry,
+	conformance2026Entry,
+}
+
+// skipOrFail skips the test, saying why, when a peer it needs (node, npm)
+// is missing; under CI=true (set by CI services) it fails instead, so a
+// CI image without the peers cannot pass by skipping every e2e test.
+func skipOrFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+		t.Fatalf(format+" (CI=true: a missing peer fails the run instead of skipping it)", args...)
+	}
+	t.Skipf(format, args...)
 }
 
 // everythingEntry is @modelcontextprotocol/server-everything's entry
 // script, relative to e2e/.
 var everythingEntry = filepath.Join("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 
-// requireNode returns node's path, or skips the test, saying why, when
-// node is missing or too old for the pinned packages.
+// requireNode returns node's path, or skips the test (fails it under
+// CI=true, see skipOrFail), saying why, when node is missing or too old for
+// the pinned packages.
 func requireNode(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("e2e: node is not on PATH; install Node.js >= 20 and npm to run the end-to-end tests (scripts/deps.sh installs the npm packages)")
+		skipOrFail(t, "e2e: node is not on PATH; install Node.js >= %d and npm to run the end-to-end tests (scripts/deps.sh installs the npm packages)", minNodeMajor)
 	}
 	if out, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output(); err != nil {
 		t.Fatalf("node does not run: %v", err)
 	} else if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); major < minNodeMajor {
-		t.Skipf("e2e: node %s is too old; the pinned npm packages need node >= %d", strings.TrimSpace(string(out)), minNodeMajor)
+		skipOrFail(t, "e2e: node %s is too old; the pinned npm packages need node >= %d", strings.TrimSpace(string(out)), minNodeMajor)
 	}
 	return node
 }

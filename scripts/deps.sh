@@ -3,15 +3,16 @@
 # staticcheck (pinned, into GOPATH/bin), redis-server (the pad's Redis backend is tested against a real server,
 # started by internal/testredis), jq (explore's query answers are
 # cross-checked with it), and the npm packages of the end-to-end
-# tests (e2e/: the TypeScript MCP SDK, server-filesystem, server-everything
-# and the MCP conformance suite, pinned by
-# e2e/package-lock.json) into e2e/node_modules.
+# tests (e2e/: the TypeScript MCP SDK v1 and v2 client and server,
+# server-filesystem, server-everything and the MCP conformance suites
+# 0.1.16 and 0.2.0-alpha.12, pinned by e2e/package-lock.json) into
+# e2e/node_modules.
 #
 # Idempotent and quiet: redis-server is installed only when it is not on
 # PATH; npm ci runs only when e2e/node_modules is missing or was installed
 # from another package-lock.json. Without node/npm (or with a node too old
 # for the pinned packages) it says so and skips them; the e2e tests then
-# skip too.
+# skip too, or fail under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -26,8 +26,12 @@ import (
 // call ending when the client closes the response.
 func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	t := bytes.TrimSpace(body)
+	if len(t) > 0 && t[0] == '[' && modernInBatch(t) {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, batchRefused))
+		return true
+	}
 	if len(t) == 0 || t[0] != '{' {
-		return false // a batch: the 2025 path refuses it for every recent version
+		return false // not a request of 2026-07-28: the 2025 path answers it
 	}
 	msg, err := jsonrpc.DecodeMessage(t)
 	if err != nil {
@@ -87,6 +91,27 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 	ex := &exchange{w: w, id: id}
 	h.s.serveModern(r.Context(), &modernRequest{id: id, method: req.Method, params: req.Params, env: env, header: r.Header, out: ex, ag: ag})
 	return true
+}
+
+// batchRefused answers a batch holding a 2026-07-28 request: the
+// revision has no batches, and go-sdk must not serve one of its requests.
+var batchRefused = &wire.Error{Code: wire.CodeInvalidRequest, Status: http.StatusBadRequest,
+	Message: "JSON-RPC batches are not part of MCP 2026-07-28: send one request per message"}
+
+// modernInBatch reports whether a batch holds a request carrying the
+// 2026-07-28 envelope.
+func modernInBatch(batch []byte) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal(batch, &elems) != nil {
+		return false // malformed: the 2025 path says so
+	}
+	for _, e := range elems {
+		params, _ := jsonscan.Lookup(e, "params")
+		if era, _ := wire.Classify(nil, params); era == wire.EraModern {
+			return true
+		}
+	}
+	return false
 }
 
 // checkModern is the last of a 2026-07-28 request's checks, on both

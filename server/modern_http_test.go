@@ -163,6 +163,14 @@ func TestModernRefusals(t *testing.T) {
 			}
 		})
 	}
+	// A batch holding a 2026-07-28 request: the revision has none.
+	batch := "[" + call("") + "," + modernBody(2, "tools/list", "") + "]"
+	if r := post(t, context.Background(), e.url, batch, modernHeaders("tools/call", "mark")...); r.status != 400 || !strings.Contains(string(r.body), "batches are not part of MCP 2026-07-28") {
+		t.Errorf("batch with header: HTTP %d %s", r.status, r.body)
+	}
+	if r := post(t, context.Background(), e.url, batch); r.status != 400 || !strings.Contains(string(r.body), "-32600") {
+		t.Errorf("batch without header: HTTP %d %s", r.status, r.body)
+	}
 	if n := ran.Load(); n != 0 {
 		t.Errorf("the tool ran %d times on refused requests", n)
 	}

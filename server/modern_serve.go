@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -158,12 +157,11 @@ func (s *Server) cacheHint(r *modernRequest) wire.Cache {
 }
 
 // withoutEnvelope is params' _meta without the envelope's keys, which
-// are the proxy's to send upstream, not the client's ([wire.Envelope]).
+// are the proxy's to send upstream, not the client's ([wire.Envelope]);
+// the rest (progressToken, a client's own keys) goes on.
 func withoutEnvelope(meta map[string]any) map[string]any {
-	for k := range meta {
-		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
-			delete(meta, k)
-		}
+	for _, k := range []string{wire.MetaProtocolVersion, wire.MetaClientCapabilities, wire.MetaClientInfo, wire.MetaLogLevel} {
+		delete(meta, k)
 	}
 	return meta
 }

@@ -50,6 +50,9 @@ func newStdioModern(ctx context.Context, s *Server, se *session, out *rawStdio) 
 // is a 2026-07-28 message (or answers why it is refused) and reports
 // whether it did; the lines it leaves go to the 2025 session.
 func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
+	if len(line) > 0 && line[0] == '[' && modernInBatch(line) {
+		return append(errorResponse(nil, batchRefused), '\n'), true
+	}
 	if len(line) == 0 || line[0] != '{' {
 		return nil, false
 	}

@@ -87,6 +87,10 @@ func TestStdioModern(t *testing.T) {
 	if l := s.next(`"id":5`); !strings.Contains(l, `-32601`) {
 		t.Errorf("ping: %s", l)
 	}
+	s.send("[" + modernBody(6, "tools/list", "") + "]")
+	if l := s.next(`batches are not part`); !strings.Contains(l, `-32600`) {
+		t.Errorf("batch: %s", l)
+	}
 }
 
 // TestStdioEraLock: a connection that initialized refuses 2026-07-28

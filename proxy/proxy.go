@@ -224,6 +224,17 @@ func (p *Proxy) AwaitStarted(ctx context.Context, max time.Duration) {
 	}
 }
 
+// Starting reports whether an upstream is still connecting (its first
+// start, or a restart).
+func (p *Proxy) Starting() bool {
+	for _, u := range p.ups {
+		if st, _ := u.State(); st == upstream.StateConnecting {
+			return true
+		}
+	}
+	return false
+}
+
 // Tool describes one exposed upstream tool, for doctor and tests.
 type Tool struct {
 	Name      string // as exposed

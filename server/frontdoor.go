@@ -43,6 +43,10 @@ type FrontDoorOptions struct {
 	// token in its form, the redirect back is proven by the cookie it
 	// set).
 	WebLogins http.Handler
+	// Probes, when not nil, serves [HealthPath] and [ReadyPath] without a
+	// bearer token or an Origin check: a balancer has neither, and the
+	// probes give no data ([Server.Probes]).
+	Probes http.Handler
 	// Log, when not nil, gets the refused tokens (a line every
 	// [refusalLogEvery] at most).
 	Log *slog.Logger
@@ -80,6 +84,10 @@ func FrontDoor(opts FrontDoorOptions, next http.Handler) http.Handler {
 		if ReboundHost(r) {
 			w.Header().Set("Connection", "close")
 			RefuseRebound(w, r)
+			return
+		}
+		if opts.Probes != nil && (r.URL.Path == HealthPath || r.URL.Path == ReadyPath) {
+			opts.Probes.ServeHTTP(w, r)
 			return
 		}
 		if opts.WebLogins != nil && (r.URL.Path == oauth.BeginPath || r.URL.Path == oauth.CallbackPath) {

@@ -42,7 +42,12 @@ type listener struct {
 	pending proxy.Kind
 	updated []string // URIs updated since the last write, at most maxPendingUpdates
 	wake    chan struct{}
+	ended   chan struct{} // closed by end: the server drains
+	endOnce sync.Once
 }
+
+// end answers the listen (the server is draining).
+func (l *listener) end() { l.endOnce.Do(func() { close(l.ended) }) }
 
 // Bounds of listens: per owner and in all, and the resource updates one
 // listen may have waiting.
@@ -88,7 +93,7 @@ func (s *Server) modernListen(ctx context.Context, r *modernRequest) ([]byte, er
 	listenSeq++
 	n := listenSeq
 	listenSeqMu.Unlock()
-	l := &listener{id: "l/" + strconv.FormatUint(n, 10), subID: r.id, ag: r.ag, want: got, wake: make(chan struct{}, 1)}
+	l := &listener{id: "l/" + strconv.FormatUint(n, 10), subID: r.id, ag: r.ag, want: got, wake: make(chan struct{}, 1), ended: make(chan struct{})}
 	if err := s.addListener(l); err != nil {
 		return nil, &wire.Error{Code: wire.CodeInternalError, Message: err.Error(), Status: 429}
 	}
@@ -125,6 +130,8 @@ func (s *Server) modernListen(ctx context.Context, r *modernRequest) ([]byte, er
 	ka, _ := r.out.(interface{ keepAlive() error })
 	for {
 		select {
+		case <-l.ended:
+			return json.Marshal(map[string]any{"_meta": meta})
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), ErrSessionEnded) {
 				// The server's end: the listen is answered, gracefully.

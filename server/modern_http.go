@@ -66,6 +66,9 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 		fail(werr)
 		return true
 	}
+	if h.s.refuseDraining(w) {
+		return true
+	}
 	ag, done, err := h.s.modernAgentFor(r)
 	if err != nil {
 		if errors.Is(err, ErrTooManySessions) {

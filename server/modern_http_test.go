@@ -74,6 +74,11 @@ func post(t testing.TB, ctx context.Context, url, body string, headers ...string
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	return readModernResp(resp)
+}
+
+// readModernResp reads a response's messages.
+func readModernResp(resp *http.Response) modernResp {
 	b, _ := io.ReadAll(resp.Body)
 	r := modernResp{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), body: b}
 	if strings.HasPrefix(r.ctype, "text/event-stream") {

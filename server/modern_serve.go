@@ -68,6 +68,9 @@ var modernMethods = map[string]modernMethod{
 // client is gone, the call's bound passes or the server shuts down), its
 // result is stamped with what every 2026-07-28 result carries.
 func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
+	if r.method != "subscriptions/listen" {
+		defer s.calls.begin()() // a listen is not work a drain waits for
+	}
 	m := modernMethods[r.method]
 	if m == nil {
 		// Known to the wire, served by no function here (the tasks

@@ -27,6 +27,7 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			se.attach(ss)
 		}
 		if !strings.HasPrefix(method, "notifications/") {
+			defer se.srv.calls.begin()()
 			// A request: it stops when its client goes or its session
 			// ends, not only when the client cancels it.
 			var done func()

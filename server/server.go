@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -135,6 +136,9 @@ type Server struct {
 	modern *modernAgents // 2026-07-28 callers' agents
 	sealer *wire.Sealer  // the requestState it hands out (mrtr.go)
 	parked parkedCalls   // calls waiting for a 2026-07-28 client's input (parked.go)
+
+	calls    inflight    // requests being handled, both eras (drain.go)
+	draining atomic.Bool // Drain was called
 
 	lmu             sync.Mutex
 	listeners       map[*listener]bool // open subscriptions/listen requests

@@ -320,6 +320,10 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 			calls = append(calls, req)
 		}
 	}
+	if len(calls) > 0 && h.s.refuseDraining(w) {
+		hs.conn.ids.forget(msgs)
+		return // new work, while the server drains; answers and notifications still go in
+	}
 	if len(calls) == 0 {
 		for _, m := range msgs {
 			if !hs.conn.push(m) {

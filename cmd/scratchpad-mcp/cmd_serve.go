@@ -257,6 +257,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	fd := server.FrontDoorOptions{
 		Tokens: a.cfg.HTTP.Tokens, AllowedOrigins: a.cfg.HTTP.AllowedOrigins,
 		BodyTimeout: bodyTimeout, Identify: identify, Log: a.log,
+		Probes: a.server.Probes(a.ready),
 	}
 	if a.web != nil {
 		fd.WebLogins = a.web
@@ -269,9 +270,16 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, ConnContext: limited.ConnContext}
 	go func() {
 		<-ctx.Done()
-		// The sessions' calls stop and their streams end; then record
-		// every agent's usage while /events subscribers still listen,
-		// and end their streams, so Shutdown need not wait.
+		// Drain: no new work (503, /readyz not ready), the calls in
+		// flight finish within drainWait; then the sessions' calls left
+		// stop and their streams end; then record every agent's usage
+		// while /events subscribers still listen, and end their
+		// streams, so Shutdown need not wait.
+		dctx, cancel := context.WithTimeout(context.Background(), drainWait)
+		if !a.server.Drain(dctx) {
+			a.log.Warn("calls still in flight at the end of the drain; they are cancelled", "waited", drainWait)
+		}
+		cancel()
 		a.server.Shutdown()
 		a.agents.FinishAll()
 		a.events.Close()
@@ -305,6 +313,22 @@ const eventStoreBytes = 64 << 20
 // bodyTimeout bounds the reading of one request body
 // ([server.FrontDoorOptions].BodyTimeout).
 var bodyTimeout = server.DefaultBodyTimeout // a variable for tests
+
+// drainWait bounds how long a stopping server waits for the calls in
+// flight (a variable for tests).
+var drainWait = 30 * time.Second
+
+// ready is /readyz's check: a Redis pad reachable, the upstreams done
+// starting (an owner's start with its first session).
+func (a *app) ready(ctx context.Context) error {
+	if err := agents.CheckPad(ctx, a.cfg.Pad); err != nil {
+		return errors.New("the pad's Redis is not reachable ([pad] redis_url)")
+	}
+	if a.proxy != nil && a.proxy.Starting() {
+		return errors.New("upstreams still starting")
+	}
+	return nil
+}
 
 // idleTimeout closes keep-alive connections with no request in flight.
 const idleTimeout = 2 * time.Minute

@@ -158,8 +158,10 @@ type Server struct {
 	// this server's tools in the client's listing; ListingSearch (or "")
 	// leaves them to search_tools.
 	Listing string
-	// Protocol is protocol: [ProtocolAuto] (or ""), [ProtocolModern] or
-	// [ProtocolLegacy]. An sse server speaks only the 2025 revisions.
+	// Protocol is protocol: [ProtocolAuto] (the default of a loaded
+	// config), [ProtocolModern] or [ProtocolLegacy]. "" (a Server built
+	// in code, as before the key existed) is [ProtocolLegacy]: initialize,
+	// no probe. An sse server speaks only the 2025 revisions.
 	Protocol string
 	Timeout  time.Duration // per call; default 60s
 

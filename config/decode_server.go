@@ -52,6 +52,7 @@ func validServerName(name string) string {
 func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	s := Server{
 		Name:               name,
+		Protocol:           ProtocolAuto,
 		Timeout:            DefaultTimeout,
 		RestartMaxAttempts: DefaultRestartMaxAttempts,
 		RestartBackoffMax:  DefaultRestartBackoffMax,

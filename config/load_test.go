@@ -134,6 +134,7 @@ func TestLoadMinimalDefaults(t *testing.T) {
 		Timeout:            DefaultTimeout,
 		RestartMaxAttempts: DefaultRestartMaxAttempts,
 		RestartBackoffMax:  DefaultRestartBackoffMax,
+		Protocol:           ProtocolAuto,
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("server:\n got %+v\nwant %+v", s, want)

@@ -96,7 +96,9 @@ func TestEverythingServerModern(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg()
 			cfg.Name, cfg.Protocol, cfg.Timeout = "everything", config.ProtocolAuto, 20*time.Second
-			u := New(Options{Server: cfg, Logger: quietLogger(), ClientName: "scratchpad-mcp", ClientVersion: "test"})
+			relisted := make(chan struct{}, 16)
+			u := New(Options{Server: cfg, Logger: quietLogger(), ClientName: "scratchpad-mcp", ClientVersion: "test",
+				OnListChanged: func(*Upstream) { relisted <- struct{}{} }})
 			u.Start(context.Background(), nil)
 			t.Cleanup(u.Close)
 			if st, err := awaitSettled(t, u); st != StateReady {
@@ -150,6 +152,21 @@ func TestEverythingServerModern(t *testing.T) {
 			if req := string(ir.Requests["user_name"]); !strings.Contains(req, "elicitation/create") {
 				t.Errorf("input requests %v", ir.Requests)
 			}
+
+			// subscriptions/listen: acknowledged, and a tool change the
+			// server announces on it re-lists.
+			waitFor(t, "the listen stream acknowledged", func() bool {
+				u.mu.Lock()
+				defer u.mu.Unlock()
+				return u.listening&KindTools != 0
+			})
+			for len(relisted) > 0 {
+				<-relisted
+			}
+			if _, err := call(ctx, "test_trigger_tool_change", nil); err != nil {
+				t.Fatalf("test_trigger_tool_change: %v", err)
+			}
+			recv(t, relisted, "the re-listing after the server's tools/list_changed")
 		})
 	}
 }

@@ -45,9 +45,15 @@ type modernServer struct {
 	// legacy serves a 2025 request (initialize...) when set; else -32601.
 	legacy   func(w http.ResponseWriter, m rpcMessage) bool
 	ttlMs    int
+	static   bool // no listChanged declared: the ttl is all there is
 	tools    string
 	lists    int // tools/list served
 	slowGone chan struct{}
+	// push sends a notification on the open listen streams; endListen
+	// ends one; listening counts the open ones.
+	push      chan string
+	endListen chan struct{}
+	listening int
 }
 
 const modernTools = `[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},` +
@@ -57,7 +63,7 @@ const modernTools = `[{"name":"echo","inputSchema":{"type":"object","properties"
 	`{"name":"refuse","inputSchema":{"type":"object"}}]`
 
 func newModernServer(t testing.TB) *modernServer {
-	s := &modernServer{t: t, tools: modernTools, slowGone: make(chan struct{}, 1)}
+	s := &modernServer{t: t, tools: modernTools, slowGone: make(chan struct{}, 1), push: make(chan string), endListen: make(chan struct{})}
 	s.ts = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.ts.Close)
 	return s
@@ -172,8 +178,44 @@ func (s *modernServer) handle(w http.ResponseWriter, r *http.Request) {
 	meta := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"modern","version":"9"}}`
 	switch m.Method {
 	case "server/discover":
+		s.mu.Lock()
+		listChanged := !s.static
+		s.mu.Unlock()
 		writeResult(w, m.ID, `{"resultType":"complete",`+meta+`,"ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28","2025-11-25"],`+
-			`"capabilities":{"tools":{"listChanged":true},"logging":{}},"instructions":"be modern"}`)
+			`"capabilities":{"tools":{"listChanged":`+fmt.Sprint(listChanged)+`},"resources":{"subscribe":true},"logging":{}},"instructions":"be modern"}`)
+	case "resources/list":
+		writeResult(w, m.ID, `{"resultType":"complete","resources":[],"ttlMs":0,"cacheScope":"public"}`)
+	case "resources/templates/list":
+		writeResult(w, m.ID, `{"resultType":"complete","resourceTemplates":[],"ttlMs":0,"cacheScope":"public"}`)
+	case "subscriptions/listen":
+		var p struct {
+			Notifications json.RawMessage `json:"notifications"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{%q:%s},\"notifications\":%s}}\n\n",
+			wire.MetaSubscriptionID, m.ID, p.Notifications)
+		w.(http.Flusher).Flush()
+		s.mu.Lock()
+		s.listening++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.listening--
+			s.mu.Unlock()
+		}()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-s.endListen:
+				return // ended without a result: the client opens another
+			case n := <-s.push:
+				fmt.Fprintf(w, ": keep-alive\n\ndata: %s\n\n", n)
+				w.(http.Flusher).Flush()
+			}
+		}
 	case "tools/list":
 		s.mu.Lock()
 		s.lists++
@@ -387,7 +429,7 @@ func TestModernTTLRefresh(t *testing.T) {
 	minRelist = 0
 	t.Cleanup(func() { minRelist = old })
 	s := newModernServer(t)
-	s.ttlMs = 3_600_000
+	s.ttlMs, s.static = 3_600_000, true
 	u := modernUpstream(t, s.url(), config.ProtocolAuto, Options{})
 	if st, err := awaitSettled(t, u); st != StateReady {
 		t.Fatalf("state %s: %v", st, err)
@@ -687,5 +729,76 @@ func TestProbeStdio(t *testing.T) {
 				t.Errorf("%d processes started, want %d", n, tc.starts)
 			}
 		})
+	}
+}
+
+// TestModernListen: a modern upstream declaring listChanged gets one
+// subscriptions/listen; its list_changed re-lists, a listing it covers is
+// not re-listed for its ttl, a stream that ends is opened again, and a new
+// resource subscription opens a new listen (before the old one closes).
+func TestModernListen(t *testing.T) {
+	old := minRelist
+	minRelist = 0
+	t.Cleanup(func() { minRelist = old })
+	s := newModernServer(t)
+	changed := make(chan struct{}, 10)
+	u := modernUpstream(t, s.url(), config.ProtocolAuto, Options{OnListChanged: func(*Upstream) { changed <- struct{}{} }})
+	if st, err := awaitSettled(t, u); st != StateReady {
+		t.Fatalf("state %s: %v", st, err)
+	}
+	recv(t, changed, "the first listing")
+	waitFor(t, "the listen stream acknowledged", func() bool {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		return u.listening&KindTools != 0
+	})
+	lists := s.count("tools/list")
+	if err := u.Refresh(context.Background(), KindTools); err != nil || s.count("tools/list") != lists {
+		t.Errorf("Refresh of a listing the listen stream covers listed again (%v)", err)
+	}
+	s.mu.Lock()
+	s.tools = `[{"name":"pushed","inputSchema":{"type":"object"}}]`
+	s.mu.Unlock()
+	s.push <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`
+	recv(t, changed, "the re-listing after list_changed")
+	if tools := u.Tools(); len(tools) != 1 || tools[0].Name != "pushed" {
+		t.Errorf("tools after list_changed: %+v", tools)
+	}
+	s.endListen <- struct{}{}
+	waitFor(t, "the listen stream reopened", func() bool { return s.count("subscriptions/listen") == 2 })
+
+	if _, err := u.Call(context.Background(), "resources/subscribe", map[string]any{"uri": "file:///a"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a listen with the subscription", func() bool {
+		reqs := s.seen()
+		last := reqs[len(reqs)-1]
+		for _, r := range reqs {
+			if r.method == "subscriptions/listen" {
+				last = r
+			}
+		}
+		return strings.Contains(string(last.params), `"resourceSubscriptions":["file:///a"]`)
+	})
+	waitFor(t, "the old listen closed", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.listening == 1
+	})
+	for _, r := range s.seen() {
+		if r.method == "subscriptions/listen" && !strings.Contains(string(r.params), `"toolsListChanged":true`) {
+			t.Errorf("listen params %s", r.params)
+		}
+	}
+}
+
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

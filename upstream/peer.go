@@ -158,9 +158,14 @@ func (p *peer) handle(msg []byte, m rpcMessage, err error, related json.RawMessa
 		if json.Unmarshal(m.Params, &params) == nil {
 			p.mu.Lock()
 			cancel := p.inbound[string(params.RequestID)]
+			_, ours := p.pending[string(params.RequestID)]
 			p.mu.Unlock()
 			if cancel != nil {
 				cancel()
+			} else if ours {
+				// It names a request of ours: the upstream gave up on it
+				// (a 2026-07-28 server ends a stdio listen so).
+				p.abandon(params.RequestID, errCancelledByUpstream)
 			}
 		}
 	case m.Method != "" && len(m.ID) == 0:

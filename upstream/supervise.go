@@ -179,6 +179,13 @@ func (u *Upstream) serve(ctx context.Context, c conn) error {
 		u.signalLocked()
 		u.mu.Unlock()
 	}()
+	if isModern(c) {
+		// 2026-07-28: list changes come on a subscriptions/listen stream.
+		lctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); u.listen(lctx, c) }()
+		defer func() { cancel(); <-done }()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -236,6 +243,9 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 			u.markDirty(KindResources)
 		case "notifications/prompts/list_changed":
 			u.markDirty(KindPrompts)
+		case "notifications/subscriptions/acknowledged":
+			u.acknowledged(params) // the listen stream's, ours alone
+			return
 		}
 		if userNotify != nil {
 			userNotify(method, params)

@@ -140,6 +140,7 @@ type Upstream struct {
 	listed     map[ListKind]listing
 	subs       map[string]bool
 	listenWake chan struct{}
+	acked      chan struct{} // a listen stream was acknowledged
 	listening  ListKind        // the kinds the live listen stream reports changes of
 	clientInfo json.RawMessage // {"name","version"} of ours
 	offerJSON  json.RawMessage // the offer, as clientCapabilities
@@ -170,6 +171,7 @@ func New(opts Options) *Upstream {
 
 		listed:     map[ListKind]listing{},
 		listenWake: make(chan struct{}, 1),
+		acked:      make(chan struct{}, 1),
 	}
 	u.clientInfo, _ = json.Marshal(map[string]string{"name": opts.ClientName, "version": opts.ClientVersion})
 	if u.cfg.Transport == config.TransportHTTPStreamable {

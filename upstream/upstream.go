@@ -140,7 +140,7 @@ type Upstream struct {
 	listed     map[ListKind]listing
 	subs       map[string]bool
 	listenWake chan struct{}
-	acked      chan struct{} // a listen stream was acknowledged
+	acked      chan struct{}   // a listen stream was acknowledged
 	listening  ListKind        // the kinds the live listen stream reports changes of
 	clientInfo json.RawMessage // {"name","version"} of ours
 	offerJSON  json.RawMessage // the offer, as clientCapabilities

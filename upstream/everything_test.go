@@ -5,48 +5,27 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
-// everythingServerPkg is go-sdk v1.8.0's conformance server, a tool in
-// go.mod: a real 2026-07-28 server (and a 2025 one, for initialize).
-const everythingServerPkg = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
-
-var everything struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
-
-// everythingServer builds the everything-server once per test binary.
+// everythingServer is go-sdk v1.8.0's everything-server, built once.
 func everythingServer(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds go-sdk's everything-server")
 	}
-	everything.once.Do(func() {
-		dir, err := os.MkdirTemp("", "everything-server")
-		if err != nil {
-			everything.err = err
-			return
-		}
-		everything.path = filepath.Join(dir, "everything-server")
-		everything.out, everything.err = exec.Command("go", "build", "-o", everything.path, everythingServerPkg).CombinedOutput()
-	})
-	if everything.err != nil {
-		t.Fatalf("building %s: %v\n%s", everythingServerPkg, everything.err, everything.out)
+	bin, err := testupstream.EverythingServer()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return everything.path
+	return bin
 }
 
 // startEverythingHTTP runs the everything-server over streamable HTTP and

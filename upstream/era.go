@@ -277,12 +277,17 @@ func (u *Upstream) connectModern(ctx context.Context, c conn, d wire.Discover) (
 	u.mu.Lock()
 	u.initRes, u.caps = initRes, caps
 	u.mu.Unlock()
+	// The listen stream first, then the listings: a change in between is
+	// announced on it, not lost.
+	stop := u.startListen(ctx, c)
 	if err := u.relist(ctx, c, KindAll); err != nil {
+		stop()
 		_ = c.Close()
 		return nil, err
 	}
 	u.mu.Lock()
 	u.proto = Protocol{Version: wire.Modern, How: "server/discover"}
+	u.stopListen = stop
 	u.mu.Unlock()
 	if u.opts.OnListChanged != nil {
 		u.opts.OnListChanged(u)

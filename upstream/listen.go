@@ -111,6 +111,32 @@ func (u *Upstream) acknowledged(params json.RawMessage) {
 	}
 }
 
+// startListen runs [Upstream.listen] on c when the upstream declares
+// something to listen for, and waits (at most the server's timeout) for
+// its acknowledgement. stop ends it and waits for it.
+func (u *Upstream) startListen(ctx context.Context, c conn) (stop func()) {
+	if _, ok := u.listenOffer(); !ok {
+		return func() {}
+	}
+	select {
+	case <-u.acked: // a stale one, of the last connection
+	default:
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); u.listen(lctx, c) }()
+	t := time.NewTimer(u.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-u.acked:
+	case <-t.C:
+		u.log.Warn("upstream did not acknowledge subscriptions/listen; list changes rely on ttlMs until it does")
+	case <-c.Done():
+	case <-ctx.Done():
+	}
+	return func() { cancel(); <-done }
+}
+
 // listen keeps a subscriptions/listen open on c, a 2026-07-28 connection,
 // until ctx ends: re-opened with backoff when it ends, replaced (the new
 // one first) when the resource subscriptions change.

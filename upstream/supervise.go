@@ -179,13 +179,15 @@ func (u *Upstream) serve(ctx context.Context, c conn) error {
 		u.signalLocked()
 		u.mu.Unlock()
 	}()
-	if isModern(c) {
-		// 2026-07-28: list changes come on a subscriptions/listen stream.
-		lctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); u.listen(lctx, c) }()
-		defer func() { cancel(); <-done }()
-	}
+	defer func() {
+		u.mu.Lock()
+		stop := u.stopListen
+		u.stopListen = nil
+		u.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -410,6 +412,12 @@ func (u *Upstream) relist(ctx context.Context, c conn, kinds ListKind) error {
 		tools, ttl, err := list("tools/list", "tools", "name")
 		noted(KindTools, ttl, err == nil)
 		if err != nil {
+			// The rest counts as tried: a Refresh waiting for it is done.
+			for _, k := range []ListKind{KindResources, KindPrompts} {
+				if kinds&k != 0 {
+					noted(k, 0, false)
+				}
+			}
 			return err
 		}
 		var bindings map[string][]wire.Binding

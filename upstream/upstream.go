@@ -141,6 +141,7 @@ type Upstream struct {
 	subs       map[string]bool
 	listenWake chan struct{}
 	acked      chan struct{}   // a listen stream was acknowledged
+	stopListen func()          // ends the live connection's listen loop
 	listening  ListKind        // the kinds the live listen stream reports changes of
 	clientInfo json.RawMessage // {"name","version"} of ours
 	offerJSON  json.RawMessage // the offer, as clientCapabilities

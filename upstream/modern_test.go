@@ -342,6 +342,15 @@ func TestModernHTTPWire(t *testing.T) {
 		t.Errorf("envelope %+v", last.env)
 	}
 
+	// resources/read names its URI in Mcp-Name (base64 when not ASCII).
+	_, err = u.Call(ctx, "resources/read", map[string]any{"uri": "file:///tmp/ü.txt"})
+	if rerr, ok := errors.AsType[*RPCError](err); !ok || rerr.Code != wire.CodeMethodNotFound {
+		t.Errorf("resources/read: %v, want the server's -32601 (its headers passed)", err)
+	}
+	if last := s.seen()[len(s.seen())-1]; last.header.Get("Mcp-Name") != wire.EncodeHeaderValue("file:///tmp/ü.txt") {
+		t.Errorf("resources/read Mcp-Name %q", last.header.Get("Mcp-Name"))
+	}
+
 	// A re-listing declares no capabilities; the probe declared the offer.
 	for _, r := range s.seen() {
 		switch r.method {

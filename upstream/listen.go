@@ -147,6 +147,14 @@ func (u *Upstream) listen(ctx context.Context, c conn) {
 	open := func() bool {
 		f, ok := u.listenOffer()
 		if !ok {
+			// Nothing left to listen for (the last subscription went).
+			if cancelOld != nil {
+				cancelOld()
+				cancelOld = nil
+			}
+			u.mu.Lock()
+			u.listening = 0
+			u.mu.Unlock()
 			return false
 		}
 		lctx, cancel := context.WithCancel(ctx)
@@ -179,14 +187,14 @@ func (u *Upstream) listen(ctx context.Context, c conn) {
 		u.listening = 0
 		u.mu.Unlock()
 	}()
-	opened := open()
+	open()
 	began := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-u.listenWake:
-			if opened = open(); opened {
+			if open() {
 				began = time.Now()
 			}
 		case err := <-ended:
@@ -201,7 +209,7 @@ func (u *Upstream) listen(ctx context.Context, c conn) {
 				return
 			}
 			backoff = min(backoff*2, listenMaxBackoff)
-			if opened = open(); opened {
+			if open() {
 				began = time.Now()
 				// What changed while no stream was open is re-listed.
 				f, _ := u.listenOffer()

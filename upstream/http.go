@@ -217,7 +217,6 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	var head struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
 	}
 	_ = json.Unmarshal(msg, &head)
 	c.mu.Lock()
@@ -238,7 +237,13 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if modern && head.Method != "" {
-		c.modernHeaders(req, head.Method, head.Params)
+		// Only a 2026-07-28 request copies its params out (its headers
+		// repeat some of them).
+		var p struct {
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(msg, &p)
+		c.modernHeaders(req, head.Method, p.Params)
 	}
 	// A server that restarted closed the kept-alive connection this POST
 	// may be sent on; net/http retries on a fresh connection only a

@@ -79,6 +79,18 @@ const (
 	TransportHTTPStreamable = "http_streamable"
 )
 
+// Values of [Server].Protocol: which MCP revision the proxy speaks to an
+// upstream.
+const (
+	// ProtocolAuto probes with server/discover and speaks 2026-07-28 to
+	// a server that offers it, else initializes (2025-11-25). The default.
+	ProtocolAuto = "auto"
+	// ProtocolModern speaks 2026-07-28 without falling back.
+	ProtocolModern = "2026-07-28"
+	// ProtocolLegacy initializes (2025-11-25) without probing.
+	ProtocolLegacy = "2025-11-25"
+)
+
 // Values of [Auth]: its type, grants and signing algorithms.
 const (
 	AuthOAuth = "oauth"
@@ -146,7 +158,12 @@ type Server struct {
 	// this server's tools in the client's listing; ListingSearch (or "")
 	// leaves them to search_tools.
 	Listing string
-	Timeout time.Duration // per call; default 60s
+	// Protocol is protocol: [ProtocolAuto] (the default of a loaded
+	// config), [ProtocolModern] or [ProtocolLegacy]. "" (a Server built
+	// in code, as before the key existed) is [ProtocolLegacy]: initialize,
+	// no probe. An sse server speaks only the 2025 revisions.
+	Protocol string
+	Timeout  time.Duration // per call; default 60s
 
 	// RestartMaxAttempts bounds consecutive restarts of a stdio server:
 	// default 10, [NeverRestart] (-1) for none. 0 means the default, so a

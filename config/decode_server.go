@@ -52,6 +52,7 @@ func validServerName(name string) string {
 func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	s := Server{
 		Name:               name,
+		Protocol:           ProtocolAuto,
 		Timeout:            DefaultTimeout,
 		RestartMaxAttempts: DefaultRestartMaxAttempts,
 		RestartBackoffMax:  DefaultRestartBackoffMax,
@@ -64,7 +65,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		d.fail(p, "%s", msg)
 	}
 	d.checkKeys(p, m, "transport", "cmd", "args", "env", "cwd", "url", "headers",
-		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "auth")
+		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "protocol", "auth")
 
 	if v, ok := m["transport"]; ok {
 		s.Transport, _ = d.oneOf(p.key("transport"), v, TransportStdio, TransportSSE, TransportHTTPStreamable)
@@ -101,6 +102,9 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	}
 	if v, ok := m["listing"]; ok {
 		s.Listing, _ = d.oneOf(p.key("listing"), v, ListingSearch, ListingAlways)
+	}
+	if v, ok := m["protocol"]; ok {
+		s.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolAuto, ProtocolModern, ProtocolLegacy)
 	}
 	if v, ok := m["shared"]; ok {
 		s.Shared, _ = d.boolean(p.key("shared"), v)
@@ -162,6 +166,9 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 			if m[k] != nil {
 				d.fail(p.key(k), "not used by transport %q (only by %q)", s.Transport, TransportStdio)
 			}
+		}
+		if s.Transport == TransportSSE && s.Protocol == ProtocolModern {
+			d.fail(p.key("protocol"), "%q needs transport %q or %q: the sse transport carries only the 2025 revisions", ProtocolModern, TransportHTTPStreamable, TransportStdio)
 		}
 		if s.Auth != nil && s.Shared && s.Auth.Grant == GrantAuthorizationCode {
 			d.fail(p.key("shared"), "not with grant = %q in [%s]: one instance for every owner would make one person's login every owner's (use %q, a service identity)",

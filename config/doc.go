@@ -103,6 +103,9 @@
 //	max_result_bytes           integer   536870912 (512 MiB), >= 1024: largest message read from
 //	                                     this server; a bigger result is skipped unread and its
 //	                                     call gets a tool error (the proxy never holds it)
+//	protocol                   string    "auto": probe with server/discover, speak 2026-07-28 when offered,
+//	                                     else initialize | "2026-07-28" (no fallback; not with sse) |
+//	                                     "2025-11-25" (initialize, no probe)
 //
 //	[mcp.servers.<name>.scratchpad]
 //	"<pattern>" = { min_tokens = N }   divert this tool's outputs of N tokens or more (N >= 1)

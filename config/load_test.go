@@ -134,6 +134,7 @@ func TestLoadMinimalDefaults(t *testing.T) {
 		Timeout:            DefaultTimeout,
 		RestartMaxAttempts: DefaultRestartMaxAttempts,
 		RestartBackoffMax:  DefaultRestartBackoffMax,
+		Protocol:           ProtocolAuto,
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("server:\n got %+v\nwant %+v", s, want)
@@ -233,6 +234,12 @@ func TestParseEdgeCases(t *testing.T) {
 		{"catalogue mode typo", "[catalogue]\nmode = \"serch\"", "2:1: catalogue.mode"},
 		{"catalogue key typo", "[catalogue]\nmdoe = \"search\"", "catalogue.mdoe: unknown key"},
 		{"listing value", "[mcp.servers.a]\ncmd='x'\nlisting = \"never\"", "3:1: mcp.servers.a.listing"},
+		{"protocol auto", "[mcp.servers.a]\ncmd='x'\nprotocol = \"auto\"", ""},
+		{"protocol modern", "[mcp.servers.a]\ncmd='x'\nprotocol = \"2026-07-28\"", ""},
+		{"protocol legacy sse", "[mcp.servers.a]\ntransport = \"sse\"\nurl = \"http://h/sse\"\nprotocol = \"2025-11-25\"", ""},
+		{"protocol value", "[mcp.servers.a]\ncmd='x'\nprotocol = \"2025-06-18\"", `t.toml:3:1: mcp.servers.a.protocol: invalid value "2025-06-18"`},
+		{"protocol type", "[mcp.servers.a]\ncmd='x'\nprotocol = 2026", "3:1: mcp.servers.a.protocol: want a string"},
+		{"protocol modern sse", "[mcp.servers.a]\ntransport = \"sse\"\nurl = \"http://h/sse\"\nprotocol = \"2026-07-28\"", "4:1: mcp.servers.a.protocol: \"2026-07-28\" needs transport"},
 		{"shared not a bool", "[mcp.servers.a]\ncmd='x'\nshared = \"yes\"", "mcp.servers.a.shared: want true or false"},
 		{"upstream idle", "[http]\nupstream_idle = \"5m\"", ""},
 		{"max connections", "[http]\nmax_connections = 0", "http.max_connections: 0 out of range"},

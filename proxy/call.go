@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
@@ -84,8 +85,11 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	if err != nil {
 		var rerr *upstream.RPCError
 		var tooLarge *upstream.TooLargeError
+		var ir *upstream.InputRequired
 		switch {
-		case errors.As(err, &rerr) || errors.As(err, new(*upstream.InputRequired)) || ctx.Err() != nil:
+		case errors.As(err, &rerr) || errors.As(err, &ir) || ctx.Err() != nil:
+			// An input-required answer is passed up as it came: it is
+			// no result to divert or charge.
 			return nil, false, err
 		case errors.As(err, &tooLarge):
 			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
@@ -146,6 +150,11 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	cfg := u.Config()
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callerKey{}, s), cfg.Timeout)
 	defer cancel()
+	if s != nil {
+		// A 2026-07-28 upstream is told the caller's capabilities with
+		// every request; a 2025 one ignores this.
+		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: s.Capabilities().Raw})
+	}
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
 	continues(ctx, method, params)
@@ -159,11 +168,12 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 		return raw, nil
 	}
 	var rerr *upstream.RPCError
+	var ir *upstream.InputRequired
 	switch {
 	case errors.As(err, &rerr):
 		return nil, rerr
-	case errors.As(err, new(*upstream.InputRequired)):
-		return nil, err // for the client to answer
+	case errors.As(err, &ir):
+		return nil, ir // for the client to answer (mrtr.go)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
@@ -171,6 +181,27 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	default:
 		return nil, fmt.Errorf("calling %s on upstream %q failed: %w", what, cfg.Name, err)
 	}
+}
+
+// Refresh re-lists, before a list request is answered, the listings of
+// 2026-07-28 upstreams whose ttlMs has passed ([upstream.Upstream.Refresh],
+// in parallel), waiting at most StartWait or until ctx ends: the catalogue
+// is then as fresh as the upstreams said it may be kept. 2025 upstreams
+// say when their listings change, so for them it returns at once.
+func (p *Proxy) Refresh(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, p.opts.StartWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, u := range p.ups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := u.Refresh(ctx, upstream.KindAll); err != nil {
+				p.log.Debug("refreshing listings", "server", u.Name(), "error", err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // resourceOwner is the upstream serving an exposed URI and its own name

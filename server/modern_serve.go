@@ -196,7 +196,7 @@ func (s *Server) discover(ctx context.Context, r *modernRequest) ([]byte, error)
 
 func (s *Server) modernToolsList(ctx context.Context, r *modernRequest) ([]byte, error) {
 	px := r.ag.px
-	px.AwaitStarted(ctx, 0)
+	listed(ctx, px)
 	own := r.ag.ownTools()
 	defs := make([]*mcp.Tool, len(own))
 	for i, d := range own {
@@ -234,7 +234,7 @@ func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte,
 }
 
 func (s *Server) modernResourcesList(ctx context.Context, r *modernRequest) ([]byte, error) {
-	r.ag.px.AwaitStarted(ctx, 0)
+	listed(ctx, r.ag.px)
 	own := make([]*mcp.Resource, len(r.ag.own.Resources))
 	for i, res := range r.ag.own.Resources {
 		own[i] = ownResource(res)
@@ -243,7 +243,7 @@ func (s *Server) modernResourcesList(ctx context.Context, r *modernRequest) ([]b
 }
 
 func (s *Server) modernTemplatesList(ctx context.Context, r *modernRequest) ([]byte, error) {
-	r.ag.px.AwaitStarted(ctx, 0)
+	listed(ctx, r.ag.px)
 	return listJSON("resourceTemplates", []*mcp.ResourceTemplate{}, r.ag.px.ListResourceTemplates())
 }
 
@@ -281,7 +281,7 @@ func (s *Server) modernResourcesRead(ctx context.Context, r *modernRequest) ([]b
 }
 
 func (s *Server) modernPromptsList(ctx context.Context, r *modernRequest) ([]byte, error) {
-	r.ag.px.AwaitStarted(ctx, 0)
+	listed(ctx, r.ag.px)
 	own := make([]*mcp.Prompt, len(r.ag.own.Prompts))
 	for i, p := range r.ag.own.Prompts {
 		own[i] = ownPrompt(p)
@@ -346,6 +346,14 @@ func (s *Server) modernComplete(ctx context.Context, r *modernRequest) ([]byte, 
 		return empty()
 	}
 	return raw, nil
+}
+
+// listed readies px for a listing: upstreams still starting are waited
+// for (bounded), and listings past the ttlMs their 2026-07-28 upstream
+// gave are fetched again ([proxy.Proxy.Refresh]).
+func listed(ctx context.Context, px *proxy.Proxy) {
+	px.AwaitStarted(ctx, 0)
+	px.Refresh(ctx)
 }
 
 // requestSession is a 2026-07-28 request as the proxy sees a client: it

@@ -90,6 +90,7 @@ func (se *session) toolsList(ctx context.Context, method string, req mcp.Request
 		// failed), bounded. Later changes reach it as list_changed.
 		px.AwaitStarted(ctx, 0)
 	}
+	px.Refresh(ctx)
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err
@@ -124,6 +125,7 @@ func (se *session) toolsCall(ctx context.Context, method string, req mcp.Request
 }
 
 func (se *session) resourcesList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	se.proxy().Refresh(ctx)
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err
@@ -134,6 +136,7 @@ func (se *session) resourcesList(ctx context.Context, method string, req mcp.Req
 }
 
 func (se *session) templatesList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	se.proxy().Refresh(ctx)
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err
@@ -156,6 +159,7 @@ func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Req
 }
 
 func (se *session) promptsList(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	se.proxy().Refresh(ctx)
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,13 @@ const maxUnavailableWait = 10 * time.Second
 // [*RPCError]. A request a streamable HTTP server refused because it lost
 // the session ([ErrSessionExpired]) is sent again, once, on the new
 // session.
+//
+// To a 2026-07-28 upstream every request carries the envelope (the
+// caller's capabilities: [WithClient]) and, over HTTP, the Mcp-* headers;
+// a call given up over HTTP is its POST closed; an input-required result
+// is returned as an [*InputRequired] error; the 2025 methods that
+// revision removed are answered here (subscriptions are kept for the
+// listen stream, logging/setLevel and ping need nothing).
 func (u *Upstream) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	resent := false
 	for {
@@ -28,7 +35,18 @@ func (u *Upstream) Call(ctx context.Context, method string, params any) (json.Ra
 		if err != nil {
 			return nil, err
 		}
+		modern := isModern(c)
+		if modern {
+			if res, err, handled := u.modernOnly(method, params); handled {
+				return res, err
+			}
+		}
 		res, err := c.Call(ctx, method, params)
+		if err == nil && modern {
+			if ir := inputRequired(method, res); ir != nil {
+				return nil, ir
+			}
+		}
 		// A request that never left is sent again, once, on the next
 		// connection: after a 404 of a lost session, or when the
 		// connection ended just before it could go out.
@@ -52,6 +70,12 @@ func (u *Upstream) Notify(ctx context.Context, method string, params any) error 
 	c := u.c
 	u.mu.Unlock()
 	if c == nil {
+		return nil
+	}
+	if isModern(c) {
+		// 2026-07-28 has no client notifications but cancelled (sent by
+		// Call itself, over stdio): roots/list_changed and the like mean
+		// nothing to it.
 		return nil
 	}
 	return c.Notify(ctx, method, params)

@@ -51,6 +51,30 @@
 //     [Upstream] re-initializes at once and re-sends that request once,
 //     so the caller does not see it.
 //
+// # Protocol revisions
+//
+// A server's protocol setting ([config.ProtocolAuto], the default of a
+// loaded config) makes the connection probe first: server/discover with the
+// 2026-07-28 envelope. An upstream that lists 2026-07-28 in its
+// supportedVersions (after at most one retry on -32022) is spoken to in that
+// revision: no initialize, no session, no GET stream, DELETE or ping; every
+// request carries the envelope in params._meta (protocol version, our
+// clientInfo, the caller's capabilities from [WithClient], {} otherwise;
+// keys the caller set are kept) and, over HTTP, MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name and Mcp-Param-* (each tool's x-mcp-header bindings,
+// read at listing; a tool whose annotations are invalid is dropped). A
+// call given up over HTTP is its POST closed; an input-required result is
+// an [*InputRequired] error; listings keep their ttlMs and
+// [Upstream.Refresh] re-lists what expired; a subscriptions/listen stream
+// carries list changes and resource updates. Any other answer to the probe
+// (a JSON-RPC error, an HTTP error without one, no answer within
+// min(timeout, 5 s) over stdio) means 2025: initialize as before, on the
+// same connection (a stdio server that exited on the probe is started
+// again, not counted as a failure); one that then refuses initialize with
+// -32022 naming 2026-07-28 is probed again. [Upstream.Protocol] says which
+// revision, and why. A [config.Server] built in code with no protocol, and
+// protocol = "2025-11-25", initialize without probing.
+//
 // # Order
 //
 // Messages from the upstream are delivered one at a time, in the order

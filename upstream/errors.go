@@ -1,10 +1,12 @@
 package upstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -147,6 +149,33 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string { return e.msg }
+
+// maxErrorBody bounds the error body read for a JSON-RPC error: its
+// message and data are cut to [MaxErrorBytes] each anyway.
+const maxErrorBody = 2*MaxErrorBytes + 4<<10
+
+// rpcErrorBody is the JSON-RPC error a 4xx/5xx answer carries as its
+// application/json body, nil for any other answer. It reads the body only
+// for a JSON error status, and restores what it read, so that
+// [httpStatusError] still quotes a body that was not one.
+func rpcErrorBody(resp *http.Response) *RPCError {
+	if resp.StatusCode < 400 {
+		return nil
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(b), resp.Body), resp.Body}
+	m, err := decodeMessage(b)
+	if err != nil || m.Error == nil || m.Method != "" {
+		return nil
+	}
+	return m.Error.bounded()
+}
 
 // httpStatusError is nil for a 2xx response, else a [*statusError] naming
 // the status and the start of the body.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // Streamable HTTP (MCP 2025-03-26 and later): every message the client
@@ -70,6 +71,45 @@ type httpConn struct {
 	version string // negotiated protocol version; "" before the handshake
 	expired bool   // the server said the session is gone: nothing to DELETE
 	closed  bool   // Close began: no new goroutine joins wg
+	// modern: 2026-07-28 requests (Mcp-Method, Mcp-Name, Mcp-Param-*
+	// headers; no session, no resumption). bindings are a tool's
+	// x-mcp-header bindings, by the tool's name.
+	modern   bool
+	bindings func(tool string) []wire.Binding
+}
+
+// setModern switches the connection to the 2026-07-28 wire (every
+// request carries MCP-Protocol-Version 2026-07-28 and the Mcp-* headers,
+// a call given up is its POST closed) or back to the 2025 one before any
+// initialize. bindings may be nil.
+func (c *httpConn) setModern(on bool, bindings func(tool string) []wire.Binding) {
+	c.mu.Lock()
+	c.modern, c.bindings = on, bindings
+	c.version = ""
+	if on {
+		c.version = wire.Modern
+	}
+	c.mu.Unlock()
+	c.cancelByClose.Store(on)
+}
+
+// modernHeaders sets a 2026-07-28 request's Mcp-Method, Mcp-Name and
+// Mcp-Param-* headers from the message it carries.
+func (c *httpConn) modernHeaders(req *http.Request, method string, params json.RawMessage) {
+	c.mu.Lock()
+	bindings := c.bindings
+	c.mu.Unlock()
+	var b []wire.Binding
+	if method == "tools/call" && bindings != nil {
+		var p struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(params, &p)
+		b = bindings(p.Name)
+	}
+	for k, v := range wire.HeadersFor(method, params, b) {
+		req.Header[k] = v
+	}
 }
 
 // spawn runs f on a goroutine that Close waits for, unless Close began;
@@ -179,6 +219,9 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		Method string          `json:"method"`
 	}
 	_ = json.Unmarshal(msg, &head)
+	c.mu.Lock()
+	modern := c.modern
+	c.mu.Unlock()
 	var waitFor json.RawMessage // the id whose response this POST may carry
 	if head.Method != "" && len(head.ID) > 0 {
 		waitFor = head.ID
@@ -193,6 +236,15 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if modern && head.Method != "" {
+		// Only a 2026-07-28 request copies its params out (its headers
+		// repeat some of them).
+		var p struct {
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(msg, &p)
+		c.modernHeaders(req, head.Method, p.Params)
+	}
 	// A server that restarted closed the kept-alive connection this POST
 	// may be sent on; net/http retries on a fresh connection only a
 	// request it may replay. An empty idempotency key marks it so without
@@ -227,6 +279,15 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		resp.Body.Close()
 		end()
 		return c.expire(head.Method+" "+string(head.ID), session)
+	}
+	if rerr := rpcErrorBody(resp); rerr != nil && waitFor != nil {
+		// A 4xx/5xx whose body is a JSON-RPC error (a 2026-07-28 server's
+		// -32020..-32022, 404 -32601; a 2025 one refusing initialize):
+		// that is the call's answer, code, message and data.
+		resp.Body.Close()
+		end()
+		c.abandon(waitFor, rerr)
+		return nil
 	}
 	if err := httpStatusError(resp); err != nil {
 		resp.Body.Close()
@@ -268,6 +329,14 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 			return fmt.Errorf("upstream %q: reading the answer to %s: %w", c.name, head.Method, err)
 		}
 		c.dispatchBody(body, &scan.s)
+		return nil
+	case modern && waitFor != nil:
+		// No listening stream in 2026-07-28: a request's answer is in
+		// its POST's answer or nowhere (an HTML page from a proxy).
+		defer end()
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		c.abandon(waitFor, fmt.Errorf("%w: upstream %q answered %s with HTTP %d and Content-Type %q", ErrInvalidResponse, c.name, head.Method, resp.StatusCode, resp.Header.Get("Content-Type")))
 		return nil
 	default:
 		// 202 Accepted for notifications and responses; a request's
@@ -353,6 +422,15 @@ func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.R
 	r.max = c.h.maxMessage
 	got, err := c.readStream(r, id)
 	body.Close()
+	c.mu.Lock()
+	modern := c.modern
+	c.mu.Unlock()
+	if !got && id != nil && modern && ctx.Err() == nil {
+		// 2026-07-28 has no resumption: a broken stream fails the call
+		// (it is not sent again: it may have run).
+		c.abandon(id, fmt.Errorf("%w: upstream %q ended the event stream of its answer before the answer (%v)", ErrAnswerLost, c.name, err))
+		return
+	}
 	for resumes := 0; !got && id != nil; resumes++ {
 		if ctx.Err() != nil {
 			return // the call was given up, or the connection ended: the peer knows

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // peer is the JSON-RPC side of an upstream connection, whatever carries
@@ -40,6 +41,14 @@ type peer struct {
 	sendFailed func(ctx context.Context, err error) error
 
 	nextID atomic.Int64
+
+	// envelope, when set, is the 2026-07-28 envelope every request
+	// carries in params._meta (a modern upstream); nil sends params as
+	// given (2025). See [peer.setEnvelope].
+	envelope atomic.Pointer[func(ctx context.Context) wire.Envelope]
+	// cancelByClose: giving up a call is closing its stream (a 2026-07-28
+	// HTTP POST), so no notifications/cancelled is sent.
+	cancelByClose atomic.Bool
 
 	mu      sync.Mutex
 	pending map[string]chan reply
@@ -149,9 +158,14 @@ func (p *peer) handle(msg []byte, m rpcMessage, err error, related json.RawMessa
 		if json.Unmarshal(m.Params, &params) == nil {
 			p.mu.Lock()
 			cancel := p.inbound[string(params.RequestID)]
+			_, ours := p.pending[string(params.RequestID)]
 			p.mu.Unlock()
 			if cancel != nil {
 				cancel()
+			} else if ours {
+				// It names a request of ours: the upstream gave up on it
+				// (a 2026-07-28 server ends a stdio listen so).
+				p.abandon(params.RequestID, errCancelledByUpstream)
 			}
 		}
 	case m.Method != "" && len(m.ID) == 0:
@@ -336,6 +350,14 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 		delete(p.callCtx, id)
 		p.mu.Unlock()
 	}
+	if env := p.envelope.Load(); env != nil {
+		withEnv, err := envelopeParams(params, (*env)(ctx))
+		if err != nil {
+			forget()
+			return nil, &notSentError{fmt.Errorf("%s: %w", method, err)}
+		}
+		params = withEnv
+	}
 	req := struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -360,6 +382,11 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 		return r.msg.outcome(method)
 	case <-ctx.Done():
 		forget()
+		if p.cancelByClose.Load() || ctx.Value(quietKey{}) != nil {
+			// The POST's stream closed with ctx: that is the cancel. Or
+			// a probe the upstream may not even understand: say nothing.
+			return nil, ctx.Err()
+		}
 		// Tell the upstream to stop working on it.
 		nctx, cancel := context.WithTimeout(context.Background(), cancelNoticeTimeout)
 		_ = p.Notify(nctx, "notifications/cancelled", map[string]any{
@@ -379,6 +406,38 @@ func (p *peer) Notify(ctx context.Context, method string, params any) error {
 		Method  string `json:"method"`
 		Params  any    `json:"params,omitempty"`
 	}{"2.0", method, params})
+}
+
+// setEnvelope makes every later request carry env's envelope (nil: none,
+// the 2025 wire).
+func (p *peer) setEnvelope(env func(ctx context.Context) wire.Envelope) {
+	if env == nil {
+		p.envelope.Store(nil)
+		return
+	}
+	p.envelope.Store(&env)
+}
+
+// quietKey marks a call whose giving up is not told to the upstream (a
+// server/discover probe to a server that may predate it).
+type quietKey struct{}
+
+// envelopeParams is params (any value that encodes to an object, or nil)
+// with env merged into its _meta by [wire.EncodeEnvelope].
+func envelopeParams(params any, env wire.Envelope) (json.RawMessage, error) {
+	var raw json.RawMessage
+	switch v := params.(type) {
+	case nil:
+	case json.RawMessage:
+		raw = v
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	return wire.EncodeEnvelope(raw, env)
 }
 
 // outcome is what a response to method means: its result, or its error

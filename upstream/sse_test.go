@@ -487,7 +487,7 @@ func TestSSERoundTrip(t *testing.T) {
 	if err := json.Unmarshal(initSSE(t, c), &init); err != nil || init.ProtocolVersion != "2024-11-05" {
 		t.Fatalf("initialize: %+v %v", init, err)
 	}
-	tools, err := listAll(context.Background(), c, "tools/list", "tools", "name")
+	tools, _, err := listAll(context.Background(), c, "tools/list", "tools", "name")
 	if err != nil || len(tools) != 3 || tools[0].Name != "echo" {
 		t.Fatalf("tools/list: %v %v", tools, err)
 	}

@@ -2,14 +2,17 @@ package upstream
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // ProtocolVersion is the MCP protocol version offered at initialize: the
@@ -18,17 +21,21 @@ import (
 // every streamable HTTP request.
 const ProtocolVersion = "2025-11-25"
 
-// listKind says which listings a list_changed notification made stale.
-type listKind uint8
+// ListKind names listings: a set of them, for what a list_changed
+// notification made stale and what [Upstream.Refresh] may re-list.
+type ListKind uint8
 
+// The listings of an upstream. KindResources is resources and resource
+// templates.
 const (
-	kindTools listKind = 1 << iota
-	kindResources
-	kindPrompts
+	KindTools ListKind = 1 << iota
+	KindResources
+	KindPrompts
+	KindAll = KindTools | KindResources | KindPrompts
 )
 
 // markDirty records that a listing is stale and wakes the supervisor.
-func (u *Upstream) markDirty(k listKind) {
+func (u *Upstream) markDirty(k ListKind) {
 	u.mu.Lock()
 	u.dirty |= k
 	u.mu.Unlock()
@@ -172,6 +179,15 @@ func (u *Upstream) serve(ctx context.Context, c conn) error {
 		u.signalLocked()
 		u.mu.Unlock()
 	}()
+	defer func() {
+		u.mu.Lock()
+		stop := u.stopListen
+		u.stopListen = nil
+		u.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -184,8 +200,11 @@ func (u *Upstream) serve(ctx context.Context, c conn) error {
 			u.dirty = 0
 			u.mu.Unlock()
 			err := u.relist(ctx, c, kinds)
+			u.mu.Lock()
+			u.signalLocked() // a Refresh waits for it
+			u.mu.Unlock()
 			if err != nil {
-				u.log.Warn("re-listing after list_changed failed", "error", err)
+				u.log.Warn("re-listing failed", "error", err)
 				continue
 			}
 			if u.opts.OnListChanged != nil {
@@ -209,8 +228,10 @@ func (u *Upstream) dial(ctx context.Context, h handlers) (conn, error) {
 	return nil, fmt.Errorf("upstream %q: unknown transport %q", u.cfg.Name, u.cfg.Transport)
 }
 
-// connect starts the transport, runs the MCP handshake and lists what the
-// upstream offers.
+// connect starts the transport, finds the revision the upstream speaks
+// (server/discover, unless protocol pins 2025-11-25 or a probe already
+// said so), runs the 2025 handshake when that is the answer, and lists
+// what the upstream offers.
 func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	h := u.h
 	userNotify := h.notify
@@ -219,11 +240,14 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 		// very delivery. Signal the supervisor.
 		switch method {
 		case "notifications/tools/list_changed":
-			u.markDirty(kindTools)
+			u.markDirty(KindTools)
 		case "notifications/resources/list_changed":
-			u.markDirty(kindResources)
+			u.markDirty(KindResources)
 		case "notifications/prompts/list_changed":
-			u.markDirty(kindPrompts)
+			u.markDirty(KindPrompts)
+		case "notifications/subscriptions/acknowledged":
+			u.acknowledged(params) // the listen stream's, ours alone
+			return
 		}
 		if userNotify != nil {
 			userNotify(method, params)
@@ -233,6 +257,51 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	u.mu.Lock()
+	last := u.proto
+	u.mu.Unlock()
+	why, probed := "", false
+	switch {
+	case u.cfg.Transport == config.TransportSSE:
+		why = "sse transport"
+	case u.cfg.Protocol == config.ProtocolLegacy, u.cfg.Protocol == "":
+		// "" is a Server built in code, not loaded: as before the key.
+		why = fmt.Sprintf("protocol = %q", config.ProtocolLegacy)
+	case u.cfg.Protocol != config.ProtocolModern && last.probed:
+		// Asked before and answered: a 2025 server is not probed (for
+		// up to 5 s, over stdio) at every reconnection. One that moved
+		// to 2026-07-28 only refuses initialize with -32022, below.
+		why, probed = strings.TrimPrefix(last.How, "initialize; "), true
+	default:
+		d, verdict, reason, err := u.probe(ctx, c)
+		switch {
+		case err != nil:
+			_ = c.Close()
+			return nil, fmt.Errorf("server/discover: %w", err)
+		case verdict == probeModern:
+			return u.connectModern(ctx, c, d)
+		case u.cfg.Protocol == config.ProtocolModern:
+			_ = c.Close()
+			return nil, fmt.Errorf("protocol = %q, but the upstream does not speak it: %s", config.ProtocolModern, reason)
+		case verdict == probeRespawn:
+			// A 2025 server that exits on a request it does not know:
+			// a fresh one is initialized, which is no restart failure.
+			u.log.Info("upstream exited on server/discover; starting it again for initialize")
+			_ = c.Close()
+			if c, err = u.dial(ctx, h); err != nil {
+				return nil, err
+			}
+		}
+		why, probed = reason, true
+	}
+	return u.connectLegacy(ctx, c, why, probed)
+}
+
+// connectLegacy runs the 2025 handshake on c (initialize, initialized) and
+// lists. why is what ruled 2026-07-28 out, for [Upstream.Protocol]; probed
+// says a probe's answer did. An initialize refused with -32022 by a server
+// whose supported versions have 2026-07-28 is answered by probing again.
+func (u *Upstream) connectLegacy(ctx context.Context, c conn, why string, probed bool) (conn, error) {
 	fail := func(err error) (conn, error) {
 		_ = c.Close()
 		return nil, err
@@ -244,6 +313,14 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 		"capabilities":    u.offer,
 		"clientInfo":      map[string]any{"name": u.opts.ClientName, "version": u.opts.ClientVersion},
 	})
+	if rerr, ok := errors.AsType[*RPCError](err); ok && rerr.Code == wire.CodeUnsupportedVersion &&
+		supports(rerr.Data, wire.Modern) && u.cfg.Protocol == config.ProtocolAuto && u.cfg.Transport != config.TransportSSE {
+		d, verdict, reason, perr := u.probe(ctx, c)
+		if perr == nil && verdict == probeModern {
+			return u.connectModern(ctx, c, d)
+		}
+		return fail(fmt.Errorf("initialize: %w; server/discover then: %s", err, cmp.Or(reason, fmt.Sprint(perr))))
+	}
 	if err != nil {
 		return fail(fmt.Errorf("initialize: %w", err))
 	}
@@ -269,9 +346,16 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	u.caps = init.Capabilities
 	level := u.logLevel
 	u.mu.Unlock()
-	if err := u.relist(ctx, c, kindTools|kindResources|kindPrompts); err != nil {
+	if err := u.relist(ctx, c, KindAll); err != nil {
 		return fail(err)
 	}
+	how := "initialize"
+	if why != "" {
+		how += "; " + why
+	}
+	u.mu.Lock()
+	u.proto = Protocol{Version: init.ProtocolVersion, How: how, probed: probed}
+	u.mu.Unlock()
 	if level != "" && init.Capabilities.Logging != nil {
 		sctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
 		_, err := c.Call(sctx, "logging/setLevel", map[string]any{"level": level})
@@ -286,45 +370,83 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	return c, nil
 }
 
+// listing is how fresh one kind of listing is: a 2026-07-28 upstream says
+// for how long (ttlMs) a listing may be kept.
+type listing struct {
+	at    time.Time     // the last listing that succeeded
+	ttl   time.Duration // its ttlMs, the least of its pages'
+	tried time.Time     // the last attempt, successful or not
+}
+
+// minRelist bounds how often [Upstream.Refresh] re-lists one kind: a ttlMs
+// of 0 (or a few) means "ask again" to a cache, but not once per request.
+var minRelist = time.Second
+
 // relist fetches the listings named by kinds that the upstream's
 // capabilities offer. A server that does not list resources or prompts
 // is simply left out; tools are always listed.
 //
 // Each listing gets the server's timeout of its own: a slow start-up
 // should not make a server with many pages fail its handshake.
-func (u *Upstream) relist(ctx context.Context, c conn, kinds listKind) error {
+func (u *Upstream) relist(ctx context.Context, c conn, kinds ListKind) error {
 	caps := u.Capabilities()
-	list := func(method, key, id string) ([]Item, error) {
+	modern := isModern(c)
+	list := func(method, key, id string) ([]Item, time.Duration, error) {
 		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
 		defer cancel()
 		return listAll(lctx, c, method, key, id)
 	}
-	if kinds&kindTools != 0 {
-		tools, err := list("tools/list", "tools", "name")
+	// noted records an attempt at a kind, and its ttl when it worked.
+	noted := func(kind ListKind, ttl time.Duration, ok bool) {
+		now := time.Now()
+		u.mu.Lock()
+		l := u.listed[kind]
+		l.tried = now
+		if ok {
+			l.at, l.ttl = now, ttl
+		}
+		u.listed[kind] = l
+		u.mu.Unlock()
+	}
+	if kinds&KindTools != 0 {
+		tools, ttl, err := list("tools/list", "tools", "name")
+		noted(KindTools, ttl, err == nil)
 		if err != nil {
+			// The rest counts as tried: a Refresh waiting for it is done.
+			for _, k := range []ListKind{KindResources, KindPrompts} {
+				if kinds&k != 0 {
+					noted(k, 0, false)
+				}
+			}
 			return err
 		}
+		var bindings map[string][]wire.Binding
+		if modern {
+			tools, bindings = u.toolHeaders(tools)
+		}
 		u.mu.Lock()
-		u.tools = tools
+		u.tools, u.bindings = tools, bindings
 		u.mu.Unlock()
 	}
 	// Resources and prompts are extras: an upstream that fails to list
 	// them still serves its tools.
-	if kinds&kindResources != 0 && caps.Resources != nil {
-		res, err := list("resources/list", "resources", "uri")
+	if kinds&KindResources != 0 && caps.Resources != nil {
+		res, ttl, err := list("resources/list", "resources", "uri")
 		if err != nil {
 			u.log.Warn("listing resources failed", "error", err)
 		}
-		tmpl, terr := list("resources/templates/list", "resourceTemplates", "uriTemplate")
+		tmpl, tttl, terr := list("resources/templates/list", "resourceTemplates", "uriTemplate")
 		if terr != nil {
 			u.log.Warn("listing resource templates failed", "error", terr)
 		}
+		noted(KindResources, min(ttl, tttl), err == nil && terr == nil)
 		u.mu.Lock()
 		u.resources, u.templates = res, tmpl
 		u.mu.Unlock()
 	}
-	if kinds&kindPrompts != 0 && caps.Prompts != nil {
-		prompts, err := list("prompts/list", "prompts", "name")
+	if kinds&KindPrompts != 0 && caps.Prompts != nil {
+		prompts, ttl, err := list("prompts/list", "prompts", "name")
+		noted(KindPrompts, ttl, err == nil)
 		if err != nil {
 			u.log.Warn("listing prompts failed", "error", err)
 		}
@@ -335,15 +457,96 @@ func (u *Upstream) relist(ctx context.Context, c conn, kinds listKind) error {
 	return nil
 }
 
+// toolHeaders reads each tool's x-mcp-header bindings (the Mcp-Param-*
+// headers its calls carry) and drops, with a warning, a tool whose
+// annotations are invalid: a 2026-07-28 server would refuse its every call.
+func (u *Upstream) toolHeaders(tools []Item) ([]Item, map[string][]wire.Binding) {
+	bindings := map[string][]wire.Binding{}
+	kept := tools[:0:0]
+	for _, t := range tools {
+		var def struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		_ = json.Unmarshal(t.Raw, &def)
+		b, err := wire.ParamBindings(def.InputSchema)
+		if err != nil {
+			u.log.Warn("tool dropped: its x-mcp-header annotations are invalid", "tool", t.Name, "error", err)
+			continue
+		}
+		if len(b) > 0 {
+			bindings[t.Name] = b
+		}
+		kept = append(kept, t)
+	}
+	return kept, bindings
+}
+
+// Refresh re-lists, for a 2026-07-28 upstream, the kinds of listing whose
+// ttlMs has passed (at most once per second and kind, however short the
+// ttl) and waits for it, bounded by ctx. A 2025 upstream says when its
+// listings change, so for it Refresh does nothing; nor for an upstream
+// not connected. It returns ctx's error if it gave up waiting.
+func (u *Upstream) Refresh(ctx context.Context, kinds ListKind) error {
+	now := time.Now()
+	u.mu.Lock()
+	c, caps := u.c, u.caps
+	if c == nil || !isModern(c) {
+		u.mu.Unlock()
+		return nil
+	}
+	var due ListKind
+	for _, k := range []ListKind{KindTools, KindResources, KindPrompts} {
+		if kinds&k == 0 || k == KindResources && caps.Resources == nil || k == KindPrompts && caps.Prompts == nil {
+			continue
+		}
+		if u.covered(k) {
+			continue // the listen stream says when it changes
+		}
+		l := u.listed[k]
+		if now.Sub(l.tried) >= minRelist && now.Sub(l.at) >= l.ttl {
+			due |= k
+		}
+	}
+	if due == 0 {
+		u.mu.Unlock()
+		return nil
+	}
+	u.dirty |= due
+	u.mu.Unlock()
+	select {
+	case u.refresh <- struct{}{}:
+	default:
+	}
+	for {
+		u.mu.Lock()
+		done := true
+		for _, k := range []ListKind{KindTools, KindResources, KindPrompts} {
+			if due&k != 0 && u.listed[k].tried.Before(now) {
+				done = false
+			}
+		}
+		changed := u.changed
+		u.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // listAll follows cursors until the upstream has listed every item of a
 // list method; key names the result's array, id the field that names an
-// item.
-func listAll(ctx context.Context, c conn, method, key, id string) ([]Item, error) {
-	var out []Item
+// item. ttl is the least ttlMs of the pages (0 when none has one).
+func listAll(ctx context.Context, c conn, method, key, id string) (out []Item, ttl time.Duration, err error) {
 	cursor := ""
+	ttl = -1
 	for page := 0; ; page++ {
 		if page > 1000 {
-			return nil, fmt.Errorf("%w: %s did not stop paginating", ErrInvalidResponse, method)
+			return nil, 0, fmt.Errorf("%w: %s did not stop paginating", ErrInvalidResponse, method)
 		}
 		var params any
 		if cursor != "" {
@@ -351,32 +554,38 @@ func listAll(ctx context.Context, c conn, method, key, id string) ([]Item, error
 		}
 		res, err := c.Call(ctx, method, params)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", method, err)
+			return nil, 0, fmt.Errorf("%s: %w", method, err)
 		}
 		var list map[string]json.RawMessage
 		if err := json.Unmarshal(res, &list); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrInvalidResponse, method, err)
+			return nil, 0, fmt.Errorf("%w: %s: %v", ErrInvalidResponse, method, err)
 		}
 		var items []json.RawMessage
 		if raw, ok := list[key]; ok && !bytes.Equal(raw, []byte("null")) {
 			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, fmt.Errorf("%w: %s: %s is not an array", ErrInvalidResponse, method, key)
+				return nil, 0, fmt.Errorf("%w: %s: %s is not an array", ErrInvalidResponse, method, key)
 			}
 		}
 		for _, raw := range items {
 			var fields map[string]json.RawMessage
 			var name string
 			if json.Unmarshal(raw, &fields) != nil || json.Unmarshal(fields[id], &name) != nil || name == "" {
-				return nil, fmt.Errorf("%w: %s: an item without %s", ErrInvalidResponse, method, id)
+				return nil, 0, fmt.Errorf("%w: %s: an item without %s", ErrInvalidResponse, method, id)
 			}
 			out = append(out, Item{Name: name, Raw: raw})
+		}
+		var ms int64
+		if raw, ok := list["ttlMs"]; ok && json.Unmarshal(raw, &ms) == nil && ms >= 0 {
+			if d := time.Duration(ms) * time.Millisecond; ttl < 0 || d < ttl {
+				ttl = d
+			}
 		}
 		var next string
 		if raw, ok := list["nextCursor"]; ok {
 			_ = json.Unmarshal(raw, &next)
 		}
 		if next == "" {
-			return out, nil
+			return out, max(ttl, 0), nil
 		}
 		cursor = next
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // Options configure an [Upstream]. The zero value of every field but
@@ -131,8 +132,22 @@ type Upstream struct {
 	lastErr   error
 	logLevel  string // forwarded with logging/setLevel on every (re)connect
 
+	// 2026-07-28: the verdict of the last connection, each tool's
+	// x-mcp-header bindings, each listing's freshness, the resource
+	// subscriptions a listen stream carries.
+	proto      Protocol
+	bindings   map[string][]wire.Binding
+	listed     map[ListKind]listing
+	subs       map[string]bool
+	listenWake chan struct{}
+	acked      chan struct{}   // a listen stream was acknowledged
+	stopListen func()          // ends the live connection's listen loop
+	listening  ListKind        // the kinds the live listen stream reports changes of
+	clientInfo json.RawMessage // {"name","version"} of ours
+	offerJSON  json.RawMessage // the offer, as clientCapabilities
+
 	refresh chan struct{} // list_changed received: re-list what is dirty
-	dirty   listKind
+	dirty   ListKind
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
@@ -154,7 +169,12 @@ func New(opts Options) *Upstream {
 		state:   StateConnecting,
 		refresh: make(chan struct{}, 1),
 		stopped: make(chan struct{}),
+
+		listed:     map[ListKind]listing{},
+		listenWake: make(chan struct{}, 1),
+		acked:      make(chan struct{}, 1),
 	}
+	u.clientInfo, _ = json.Marshal(map[string]string{"name": opts.ClientName, "version": opts.ClientVersion})
 	if u.cfg.Transport == config.TransportHTTPStreamable {
 		u.hc = newHTTPClient(u.wrap())
 	}
@@ -223,7 +243,9 @@ func (u *Upstream) SetLogLevel(ctx context.Context, level string) {
 	u.logLevel = level
 	c, logs := u.c, u.caps.Logging != nil
 	u.mu.Unlock()
-	if c == nil || !logs {
+	if c == nil || !logs || isModern(c) {
+		// 2026-07-28 has no logging/setLevel: the level goes with every
+		// request's envelope instead.
 		return
 	}
 	if _, err := c.Call(ctx, "logging/setLevel", map[string]any{"level": level}); err != nil {
@@ -240,6 +262,7 @@ func (u *Upstream) Start(ctx context.Context, offer map[string]any) {
 		offer = DefaultOffer()
 	}
 	u.offer = offer
+	u.offerJSON, _ = json.Marshal(offer)
 	ctx, u.stop = context.WithCancel(ctx)
 	go u.supervise(ctx)
 }

@@ -140,6 +140,9 @@ func (d *doctor) run(cfgPath string) {
 		switch {
 		case state == upstream.StateReady:
 			fmt.Fprintln(d.out, "ready")
+			// Which MCP revision it speaks, and why: a probe that fell
+			// back says what it was answered.
+			fmt.Fprintf(d.out, "  protocol: %s\n", u.Protocol())
 			d.reportAuth(cfg, sc)
 		case needsLogin:
 			fmt.Fprintln(d.out, "NEEDS LOGIN")

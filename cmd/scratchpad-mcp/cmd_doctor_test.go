@@ -49,6 +49,7 @@ crash = 7
 
 [mcp.servers.quiet]
 `+doctorUpstream(t)+`
+protocol = "2025-11-25"
 prefix = "q"
 mcp_filter = ["pid"]
 `)
@@ -60,6 +61,8 @@ mcp_filter = ["pid"]
 		`(?m)^config: .*scratchpad\.toml: ok, 2 upstream server\(s\)$`,
 		`(?m)^memory_dir: ` + regexp.QuoteMeta(mem) + `: created$`,
 		`(?m)^server up \(stdio .*\): ready$`,
+		`(?m)^  protocol: 2026-07-28 \(server/discover\)$`,
+		`(?m)^  protocol: 2025-11-25 \(initialize; protocol = "2025-11-25"\)$`,
 		`(?m)^  echo +intercepted at >= 5000 tokens$`,
 		`(?m)^  listing +intercepted at >= 100 tokens$`,
 		`(?m)^  words +intercepted at >= 5000 tokens$`,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +80,11 @@ func callTextOf(t *testing.T, cs *mcp.ClientSession, name string, args map[strin
 // with calls in flight over stdio) is refused, not guessed.
 func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
 	cfg, _, tokens := tenancyConfig(t, "", "alice", "bob")
+	// The upstream's ask_sampling sends sampling/createMessage from inside
+	// a call, which only the 2025 revisions have (go-sdk refuses it while
+	// serving a 2026-07-28 request): pinned, as a user of such a server
+	// would pin it.
+	pin2025(t, cfg, "k8s")
 	base := startHTTP(t, "http", cfg)
 	alice := connectOwner(t, base, tokens["alice"], "alice's answer")
 	bob := connectOwner(t, base, tokens["bob"], "bob's answer")
@@ -223,5 +229,23 @@ func TestOwnerByteBound(t *testing.T) {
 	}
 	if out := callTool(t, bob, "listing", map[string]any{"n": 300}); !storedName.MatchString(out) {
 		t.Fatalf("bob's output was not stored: %.300s", out)
+	}
+}
+
+// pin2025 sets protocol = "2025-11-25" for server in the config file cfg
+// (its [mcp.servers.NAME] table written by writeConfig).
+func pin2025(t *testing.T, cfg, server string) {
+	t.Helper()
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "[mcp.servers." + server + "]\n"
+	if !strings.Contains(string(b), head) {
+		t.Fatalf("%s has no %s", cfg, head)
+	}
+	b = []byte(strings.Replace(string(b), head, head+"protocol = \"2025-11-25\"\n", 1))
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

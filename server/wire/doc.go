@@ -34,6 +34,8 @@
 // result is [Cacheable]. [ParamBindings] reads a tool's x-mcp-header
 // annotations, [HeadersFor] writes the headers a client sends, and
 // [EncodeHeaderValue] / [DecodeHeaderValue] are the "=?base64?…?=" sentinel.
+// [EncodeEnvelope] is the client side of [ParseEnvelope]: the proxy writing
+// the envelope into a request to a 2026-07-28 upstream.
 //
 // # Writing a result
 //

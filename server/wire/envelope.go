@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
@@ -164,3 +166,65 @@ func isObject(b []byte) bool { return first(b) == '{' }
 func isString(b []byte) bool { return first(b) == '"' }
 func isNull(b []byte) bool   { return first(b) == 'n' }
 func isNumber(b []byte) bool { c := first(b); return c == '-' || c >= '0' && c <= '9' }
+
+// ErrParamsNotObject is returned by [EncodeEnvelope] for params that are not
+// a JSON object (or empty).
+var ErrParamsNotObject = errors.New("params is not a JSON object")
+
+// EncodeEnvelope is the client side of [ParseEnvelope]: params (an object,
+// or empty for none) with env written into its _meta — protocolVersion
+// (env.Version, [Modern] when empty), clientCapabilities (env.Caps.Raw, {}
+// when nil), clientInfo and logLevel when set. A key the params' _meta
+// already has is kept as the caller wrote it (a rewritten progressToken,
+// a caller's own logLevel): the envelope only fills in what is missing.
+// Only params and its _meta are decoded, one level deep: arguments and
+// every other member stay the caller's bytes.
+func EncodeEnvelope(params json.RawMessage, env Envelope) (json.RawMessage, error) {
+	top := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(params); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if !isObject(t) {
+			return nil, ErrParamsNotObject
+		}
+		if err := json.Unmarshal(t, &top); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrParamsNotObject, err)
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := top["_meta"]; ok && !isNull(m) {
+		if !isObject(m) {
+			return nil, fmt.Errorf("%w: _meta is not an object", ErrParamsNotObject)
+		}
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, fmt.Errorf("%w: _meta: %v", ErrParamsNotObject, err)
+		}
+	}
+	set := func(k string, v json.RawMessage) {
+		if _, ok := meta[k]; !ok && v != nil {
+			meta[k] = v
+		}
+	}
+	version := env.Version
+	if version == "" {
+		version = Modern
+	}
+	vb, _ := json.Marshal(version)
+	set(MetaProtocolVersion, vb)
+	caps := env.Caps.Raw
+	if len(bytes.TrimSpace(caps)) == 0 || isNull(caps) {
+		caps = json.RawMessage("{}")
+	}
+	set(MetaClientCapabilities, caps)
+	if len(env.ClientInfo) > 0 {
+		set(MetaClientInfo, env.ClientInfo)
+	}
+	if env.LogLevel != "" {
+		lb, _ := json.Marshal(env.LogLevel)
+		set(MetaLogLevel, lb)
+	}
+	mb, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("%w: _meta: %v", ErrParamsNotObject, err)
+	}
+	top["_meta"] = mb
+	return json.Marshal(top)
+}

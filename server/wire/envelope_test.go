@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"testing"
@@ -207,5 +208,61 @@ func TestStatusOf(t *testing.T) {
 	e := MissingCapability(json.RawMessage(`{"sampling":{}}`))
 	if e.Code != -32021 || string(e.Data) != `{"requiredCapabilities":{"sampling":{}}}` || e.Status != 400 {
 		t.Errorf("MissingCapability %+v", e)
+	}
+}
+
+// TestEncodeEnvelope: what the client side writes parses back with
+// [ParseEnvelope], and the caller's own _meta keys are never overwritten.
+func TestEncodeEnvelope(t *testing.T) {
+	env := Envelope{Caps: Caps{Raw: json.RawMessage(`{"elicitation":{}}`)},
+		ClientInfo: json.RawMessage(`{"name":"sp","version":"1"}`), LogLevel: "info"}
+	for _, tc := range []struct {
+		name, params string
+		env          Envelope
+		want         map[string]string // _meta key → JSON value
+		keep         map[string]string // other top-level members → JSON value
+		err          bool
+	}{
+		{"no params", ``, env, map[string]string{MetaProtocolVersion: `"2026-07-28"`, MetaClientCapabilities: `{"elicitation":{}}`,
+			MetaClientInfo: `{"name":"sp","version":"1"}`, MetaLogLevel: `"info"`}, nil, false},
+		{"null params", `null`, Envelope{}, map[string]string{MetaProtocolVersion: `"2026-07-28"`, MetaClientCapabilities: `{}`}, nil, false},
+		{"arguments kept", `{"name":"t","arguments":{"a":[1,2,{"b":"c"}]}}`, Envelope{}, map[string]string{MetaClientCapabilities: `{}`},
+			map[string]string{"name": `"t"`, "arguments": `{"a":[1,2,{"b":"c"}]}`}, false},
+		{"caller keys win", `{"_meta":{"progressToken":"sp-1","io.modelcontextprotocol/logLevel":"debug"}}`, env,
+			map[string]string{MetaProgressToken: `"sp-1"`, MetaLogLevel: `"debug"`, MetaProtocolVersion: `"2026-07-28"`}, nil, false},
+		{"null meta", `{"_meta":null}`, Envelope{}, map[string]string{MetaProtocolVersion: `"2026-07-28"`}, nil, false},
+		{"not an object", `[1]`, Envelope{}, nil, nil, true},
+		{"meta not an object", `{"_meta":3}`, Envelope{}, nil, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := EncodeEnvelope(json.RawMessage(tc.params), tc.env)
+			if tc.err {
+				if err == nil || !errors.Is(err, ErrParamsNotObject) {
+					t.Fatalf("err = %v, want ErrParamsNotObject", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, perr := ParseEnvelope(out); perr != nil {
+				t.Fatalf("ParseEnvelope(%s) = %v", out, perr)
+			}
+			var top map[string]json.RawMessage
+			var meta map[string]json.RawMessage
+			if json.Unmarshal(out, &top) != nil || json.Unmarshal(top["_meta"], &meta) != nil {
+				t.Fatalf("bad output %s", out)
+			}
+			for k, v := range tc.want {
+				if string(meta[k]) != v {
+					t.Errorf("_meta[%s] = %s, want %s", k, meta[k], v)
+				}
+			}
+			for k, v := range tc.keep {
+				if string(top[k]) != v {
+					t.Errorf("%s = %s, want %s", k, top[k], v)
+				}
+			}
+		})
 	}
 }

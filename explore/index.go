@@ -21,6 +21,13 @@ const maxIndexDepth = 100_000
 // bytes, keyed by start offset, so that later calls never scan a big
 // container again. On a syntax error it returns the offset and a message
 // instead. Nesting depth is bounded only by memory.
+//
+// It is a scanner of its own, not jsonscan's, on purpose: validating,
+// placing the model's error message and indexing every big container
+// happen in the one pass over a file of up to hundreds of MB, which is
+// what the first call on a file pays (BenchmarkFirstTouch, 100 MB);
+// jsonscan.Check and then a walk would read it twice. It is iterative,
+// like jsonscan, so depth costs memory, not stack.
 func indexJSON(b []byte, minSize int) (map[int][]child, int, string) {
 	type frame struct {
 		start int

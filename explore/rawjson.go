@@ -79,33 +79,11 @@ func compact(b []byte, v span) []byte {
 // indenting 10,000 levels would cost quadratic time and output.
 const maxIndentDepth = 64
 
-// deeperThan reports whether the value in b[v.start:v.end] nests more than
-// limit levels.
-func deeperThan(b []byte, v span, limit int) bool {
-	depth := 0
-	for i := v.start; i < v.end; {
-		switch b[i] {
-		case '"':
-			i = jsonscan.StringEnd(b[:v.end], i)
-			continue
-		case '{', '[':
-			depth++
-			if depth > limit {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-		i++
-	}
-	return false
-}
-
 // prettyJSON re-indents v with two spaces, keeping short arrays on one line;
 // values nested deeper than maxIndentDepth are printed compact.
 func prettyJSON(b []byte, v span) []byte {
 	raw := b[v.start:v.end]
-	if deeperThan(b, v, maxIndentDepth) {
+	if jsonscan.DeeperThan(b[:v.end], v.start, maxIndentDepth) {
 		return pretty.Ugly(raw)
 	}
 	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {

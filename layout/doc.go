@@ -26,7 +26,9 @@
 // sweep asked about owners/{owner}/{run} is how a live run was swept).
 //
 // On Redis a pad is the id [PadID] gives (run:{run} or agent:{name},
-// after the owner's segment), every key of it starting with [RedisBase];
+// after the owner's segment), every key of it starting with [RedisBase]
+// and named by [RedisKey] from a [RedisPart] (doc, history, lock, …; the
+// table [RedisPadParts] lists them all, with what ends each one's life);
 // a run's artifacts are the hash [ArtifactsKey].
 //
 // Temporary files of atomic writes are named by [TempPattern] or

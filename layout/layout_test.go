@@ -94,6 +94,22 @@ func TestRedisKeys(t *testing.T) {
 		{ArtifactsKey("sp", "", "r1"), "sp:{artifacts:run:r1}"},
 		{ArtifactsKey("sp", "bob", "r1"), "sp:{artifacts:owner:bob/run:r1}"},
 		{RedisBase("sp", PadID("bob", "r1", "")), "sp:{owner:bob/run:r1}"},
+		{RedisKeyPrefix("sp:{run:r1}"), "sp:{run:r1}:"},
+		{RedisKey("sp:{run:r1}", RedisPadDoc), "sp:{run:r1}:doc"},
+		{RedisKey("b", RedisPadHistory), "b:history"},
+		{RedisKey("b", RedisPadLedger), "b:ledger"},
+		{RedisKey("b", RedisPadNotice), "b:notice"},
+		{RedisKey("b", RedisPadVersion), "b:version"},
+		{RedisKey("b", RedisPadKeys), "b:keys"},
+		{RedisKey("b", RedisPadKeysHistory), "b:keys:history"},
+		{RedisKey("b", RedisPadSnapshots), "b:snapshots"},
+		{RedisKey("b", RedisPadLock), "b:lock"},
+		{RedisKey("b", RedisPadNoGuard), "b:dedupe"},
+		{RedisKey("b", RedisPadBroken(1700000000, 1)), "b:broken:1700000000"},
+		{RedisKey("b", RedisPadBroken(1700000000, 3)), "b:broken:1700000000-3"},
+		{RedisKey("b", RedisPadKeysBroken(1700000000, 2)), "b:keys:broken:1700000000-2"},
+		{RedisKey("b", RedisPadWriteGuard("k1")), "b:dedupe:w:k1"},
+		{RedisKey("b", RedisPadAppendGuard("ab12")), "b:dedupe:ab12"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %s, want %s", tt.got, tt.want)
@@ -153,5 +169,43 @@ func TestArtifactsFromScratchpad(t *testing.T) {
 	got := filepath.Join(tr.RunScratchpad("r1", 4), filepath.FromSlash(ArtifactsFromScratchpad))
 	if got != tr.Artifacts("r1") {
 		t.Fatalf("%s leads to %s, not %s", ArtifactsFromScratchpad, got, tr.Artifacts("r1"))
+	}
+}
+
+// Every part, made and read back, is its own row of the table; keys of
+// other pads, and parts the table lacks, are not.
+func TestParseRedisPadKey(t *testing.T) {
+	const base = "sp:{run:r1}"
+	for _, tt := range []struct {
+		part RedisPart
+		want string // the row's Name
+	}{
+		{RedisPadDoc, "doc"}, {RedisPadHistory, "history"}, {RedisPadLedger, "ledger"},
+		{RedisPadNotice, "notice"}, {RedisPadVersion, "version"}, {RedisPadKeys, "keys"},
+		{RedisPadKeysHistory, "keys:history"}, {RedisPadSnapshots, "snapshots"},
+		{RedisPadLock, "lock"}, {RedisPadNoGuard, "dedupe"},
+		{RedisPadBroken(5, 1), "broken:"}, {RedisPadKeysBroken(5, 2), "keys:broken:"},
+		{RedisPadWriteGuard("x"), "dedupe:w:"}, {RedisPadAppendGuard("x"), "dedupe:"},
+	} {
+		got, ok := ParseRedisPadKey(base, RedisKey(base, tt.part))
+		if !ok || got.Name != tt.want {
+			t.Errorf("ParseRedisPadKey(%s) = %+v, %v; want %q", tt.part, got, ok, tt.want)
+		}
+	}
+	for _, key := range []string{base + ":retry:x", base + ":broken:", base + ":docs", "sp:{run:r10}:doc", base} {
+		if got, ok := ParseRedisPadKey(base, key); ok {
+			t.Errorf("ParseRedisPadKey(%s) = %+v, want none", key, got)
+		}
+	}
+	names := map[string]bool{}
+	for _, p := range RedisPadParts {
+		if names[p.Name] || p.Expiry == 0 || p.Doc == "" {
+			t.Errorf("row %+v: repeated, or no expiry or doc", p)
+		}
+		names[p.Name] = true
+	}
+	ttl := RedisPadTTLParts()
+	if len(ttl) != 8 || ttl[0] != RedisPadDoc || slices.Contains(ttl, RedisPadLock) {
+		t.Errorf("TTL parts %v", ttl)
 	}
 }

@@ -162,8 +162,9 @@
 //   - Redis compaction removes the expired head of the ledger. An entry
 //     stamped earlier than one before it (a host whose clock is behind)
 //     stays until the entries ahead of it expire; reads hide it
-//     meanwhile. Quarantined documents (broken:<unix>) are kept, like
-//     broken files, until someone deletes them.
+//     meanwhile. Quarantined documents and keyed values (broken:<unix>,
+//     keys:broken:<unix>) are kept, like broken files, until someone
+//     deletes them or, with a TTL, until the pad expires.
 //   - File locks are flock(2): cross-process safety needs a local file system
 //     on a unix host. On other systems they exclude goroutines only, and
 //     NFS may not honour them.

@@ -73,7 +73,7 @@ func (e *PatchError) Unwrap() error { return e.Err }
 
 // ParseError says where and why a pad file does not parse.
 type ParseError struct {
-	File   string // base name, e.g. "pad.md"
+	File   string // base name, e.g. layout.PadMarkdownFile
 	Line   int    // 1-based; 0 when the whole file is at fault
 	Reason string
 }

@@ -7,19 +7,16 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
-// Keyed values and snapshots on Redis, beside the keys listed at
-// redisStore:
-//
-//	base:keys       string   the keyed values, one JSON object (as keys.json)
-//	base:keys:history list   their versions, newest first, as base:history
-//	base:snapshots  hash     snapshot name → JSON snapshot
+// Keyed values and snapshots on Redis are the keys keys, keys:history and
+// snapshots of [layout.RedisPadParts].
 //
 // Expiry times are inside base:keys and judged by the pad's clock; no
 // native TTL is set (see keys.go).
 
-func (s *redisStore) readKeys() ([]byte, bool, error) { return s.get("keys", "read keys") }
+func (s *redisStore) readKeys() ([]byte, bool, error) { return s.get(layout.RedisPadKeys, "read keys") }
 
 // fencedHSetScript sets one hash field only while the lock holds the
 // writer's token.
@@ -40,7 +37,7 @@ func (s *redisStore) fencedSet(lk heldLock, op, target, field string, data []byt
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	n, err := fencedHSetScript.Run(ctx, s.r.client, []string{s.key("lock"), target}, rl.token, data, field).Int64()
+	n, err := fencedHSetScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLock), target}, rl.token, data, field).Int64()
 	if err != nil {
 		return s.fail(op, err)
 	}
@@ -78,7 +75,7 @@ func (s *redisStore) writeKeys(lk heldLock, data []byte, hist *histPush) error {
 	args := []any{rl.token, data, 0}
 	if hist != nil {
 		// Names increase even if clocks differ between hosts, as in commit.
-		top, err := s.r.client.LIndex(ctx, s.key("keys:history"), 0).Result()
+		top, err := s.r.client.LIndex(ctx, s.key(layout.RedisPadKeysHistory), 0).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return s.fail("write keys", err)
 		}
@@ -88,7 +85,7 @@ func (s *redisStore) writeKeys(lk heldLock, data []byte, hist *histPush) error {
 		}
 		args = append(args[:2], hist.keep, histItemBytes(seq, data))
 	}
-	n, err := writeKeysScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("keys"), s.key("keys:history"), s.key("version")}, args...).Int64()
+	n, err := writeKeysScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLock), s.key(layout.RedisPadKeys), s.key(layout.RedisPadKeysHistory), s.key(layout.RedisPadVersion)}, args...).Int64()
 	if err != nil {
 		return s.fail("write keys", err)
 	}
@@ -100,13 +97,13 @@ func (s *redisStore) writeKeys(lk heldLock, data []byte, hist *histPush) error {
 }
 
 func (s *redisStore) keysHistory(limit int) ([]histItem, error) {
-	return s.listHistory("keys:history", limit)
+	return s.listHistory(layout.RedisPadKeysHistory, limit)
 }
 
 func (s *redisStore) readSnapshot(name string) ([]byte, bool, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	data, err := s.r.client.HGet(ctx, s.key("snapshots"), name).Bytes()
+	data, err := s.r.client.HGet(ctx, s.key(layout.RedisPadSnapshots), name).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
@@ -117,7 +114,7 @@ func (s *redisStore) readSnapshot(name string) ([]byte, bool, error) {
 }
 
 func (s *redisStore) writeSnapshot(lk heldLock, name string, data []byte) error {
-	if err := s.fencedSet(lk, "write snapshot", s.key("snapshots"), name, data); err != nil {
+	if err := s.fencedSet(lk, "write snapshot", s.key(layout.RedisPadSnapshots), name, data); err != nil {
 		return err
 	}
 	ctx, cancel := s.ctx()
@@ -129,7 +126,7 @@ func (s *redisStore) writeSnapshot(lk heldLock, name string, data []byte) error 
 func (s *redisStore) listSnapshots() ([]string, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	names, err := s.r.client.HKeys(ctx, s.key("snapshots")).Result()
+	names, err := s.r.client.HKeys(ctx, s.key(layout.RedisPadSnapshots)).Result()
 	if err != nil {
 		return nil, s.fail("list snapshots", err)
 	}
@@ -162,16 +159,15 @@ func (s *redisStore) quarantineKeys(lk heldLock, now time.Time) (string, error) 
 	ctx, cancel := s.ctx()
 	defer cancel()
 	for i := 1; i < 1000; i++ {
-		broken := s.key(fmt.Sprintf("keys:broken:%d", now.Unix()))
-		if i > 1 {
-			broken = s.key(fmt.Sprintf("keys:broken:%d-%d", now.Unix(), i))
-		}
-		n, err := quarantineKeysScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("keys"), broken}, rl.token).Int()
+		broken := s.key(layout.RedisPadKeysBroken(now.Unix(), i))
+		n, err := quarantineKeysScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLock), s.key(layout.RedisPadKeys), broken}, rl.token).Int()
 		if err != nil {
 			return "", s.fail("quarantine keys", err)
 		}
 		switch n {
 		case 1, 2:
+			// Like a quarantined document, it expires with the pad.
+			s.touch(ctx, broken)
 			return broken, nil
 		case -1:
 			return "", s.fail("quarantine keys", fmt.Errorf("%w: the lease (%s) ran out and nothing was moved", ErrLockLost, s.r.lease))
@@ -181,7 +177,7 @@ func (s *redisStore) quarantineKeys(lk heldLock, now time.Time) (string, error) 
 }
 
 // listHistory reads a history list (as history does the document's).
-func (s *redisStore) listHistory(key string, limit int) ([]histItem, error) {
+func (s *redisStore) listHistory(key layout.RedisPart, limit int) ([]histItem, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	stop := int64(-1)

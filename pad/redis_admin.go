@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // Client is the connection pool, for other data of the same server that
@@ -37,7 +38,7 @@ func (r *Redis) Keys(ctx context.Context, id string) ([]string, error) {
 	if msg := checkPadID(id); msg != "" {
 		return nil, fmt.Errorf("%w: pad id %q: %s", ErrOptions, id, msg)
 	}
-	return r.scan(ctx, globEscape(r.prefix+":{"+id+"}")+":*")
+	return r.scan(ctx, globEscape(layout.RedisKeyPrefix(layout.RedisBase(r.prefix, id)))+"*")
 }
 
 func (r *Redis) scan(ctx context.Context, match string) ([]string, error) {

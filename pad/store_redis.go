@@ -180,15 +180,9 @@ func describeID(id string) string {
 	return strconv.Quote(id)
 }
 
-// redisStore keeps one pad under base = prefix:{id}:
-//
-//	base:doc        string   the pad document
-//	base:history    list     saved versions, newest first: "%020d\n" (Unix ns) + document
-//	base:ledger     list     ledger entries, oldest first, one JSON object each
-//	base:notice     list     notes for the next read
-//	base:lock       string   the writer's random token, with a lease (PX)
-//	base:version    integer  bumped by every document write and ledger change
-//	base:broken:<unix>       quarantined documents
+// redisStore keeps one pad under base = prefix:{id}, in the keys
+// [layout.RedisPadParts] lists (base:doc, base:history, base:lock, …):
+// every key is [redisStore.key] of a [layout.RedisPart].
 type redisStore struct {
 	r    *Redis
 	id   string
@@ -197,11 +191,12 @@ type redisStore struct {
 	name string // "pad <url> run \"r1\"", starts every error
 }
 
-func (s *redisStore) key(k string) string { return s.base + ":" + k }
+func (s *redisStore) key(part layout.RedisPart) string { return layout.RedisKey(s.base, part) }
 
-// ttlKeys are the keys of a pad that [RedisOptions.TTL] expires, besides
-// quarantined documents (the lock has its own lease).
-var ttlKeys = []string{"doc", "history", "ledger", "notice", "version", "keys", "keys:history", "snapshots"}
+// ttlKeys are the keys of a pad that [RedisOptions.TTL] expires: the
+// table's, so a new key cannot be left out (quarantined copies get theirs
+// when they are made; the lock has its own lease).
+var ttlKeys = layout.RedisPadTTLParts()
 
 // touch sets the pad's keys, and extra keys, to expire after the TTL, if
 // there is one. It follows a write that succeeded, so its failure is not
@@ -222,7 +217,7 @@ func (s *redisStore) touch(ctx context.Context, extra ...string) {
 }
 
 func (s *redisStore) location() string { return s.r.url + " " + s.base }
-func (s *redisStore) docPath() string  { return s.r.url + " " + s.key("doc") }
+func (s *redisStore) docPath() string  { return s.r.url + " " + s.key(layout.RedisPadDoc) }
 func (s *redisStore) dir() string      { return "" }
 
 // fail names the pad and the operation in a Redis error.
@@ -242,7 +237,7 @@ type redisLock struct {
 }
 
 // onceKey is where a write's retry key is recorded.
-func (s *redisStore) onceKey(key string) string { return s.key("dedupe:w:" + key) }
+func (s *redisStore) onceKey(key string) string { return s.key(layout.RedisPadWriteGuard(key)) }
 
 // markOnce implements [onceLock]: the lock's commit records key, so
 // that a retry of the same write is recognised.
@@ -271,7 +266,7 @@ func (l *redisLock) unlock() {
 	ctx, cancel := l.s.ctx()
 	defer cancel()
 	// An error leaves the lock to expire with its lease.
-	_ = releaseScript.Run(ctx, l.s.r.client, []string{l.s.key("lock")}, l.token).Err()
+	_ = releaseScript.Run(ctx, l.s.r.client, []string{l.s.key(layout.RedisPadLock)}, l.token).Err()
 }
 
 // lock takes the lock with SET NX PX, retrying with a growing backoff
@@ -284,7 +279,7 @@ func (s *redisStore) lock() (heldLock, error) {
 	backoff := 2 * time.Millisecond
 	for {
 		ctx, cancel := s.ctx()
-		err := s.r.client.Do(ctx, "SET", s.key("lock"), token, "NX", "PX", s.r.lease.Milliseconds()).Err()
+		err := s.r.client.Do(ctx, "SET", s.key(layout.RedisPadLock), token, "NX", "PX", s.r.lease.Milliseconds()).Err()
 		cancel()
 		switch {
 		case err == nil:
@@ -312,11 +307,13 @@ func randUint64() uint64 {
 	return n
 }
 
-func (s *redisStore) readDoc() ([]byte, bool, error) { return s.get("doc", "read "+s.file) }
+func (s *redisStore) readDoc() ([]byte, bool, error) {
+	return s.get(layout.RedisPadDoc, "read "+s.file)
+}
 
 // get reads the string key name of the pad; ok is false when it does not
 // exist. what names the operation in an error.
-func (s *redisStore) get(name, what string) (data []byte, ok bool, err error) {
+func (s *redisStore) get(name layout.RedisPart, what string) (data []byte, ok bool, err error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	data, err = s.r.client.Get(ctx, s.key(name)).Bytes()
@@ -363,7 +360,7 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	window, dkey := int64(0), s.key("dedupe")
+	window, dkey := int64(0), s.key(layout.RedisPadNoGuard)
 	if rl.once != "" {
 		window, dkey = AppendDedupeWindow.Milliseconds(), s.onceKey(rl.once)
 	}
@@ -372,7 +369,7 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 		// Names must increase even if clocks differ between hosts: start
 		// after the newest saved version. Only lock holders push, so it
 		// cannot change before the script runs.
-		top, err := s.r.client.LIndex(ctx, s.key("history"), 0).Result()
+		top, err := s.r.client.LIndex(ctx, s.key(layout.RedisPadHistory), 0).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return s.fail("write "+s.file, err)
 		}
@@ -391,7 +388,7 @@ func (s *redisStore) commit(lk heldLock, prev, next []byte, pushNext bool, keep 
 	if beforeRedisCommit != nil {
 		beforeRedisCommit()
 	}
-	n, err := commitScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("doc"), s.key("history"), s.key("version"), dkey}, args...).Int64()
+	n, err := commitScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLock), s.key(layout.RedisPadDoc), s.key(layout.RedisPadHistory), s.key(layout.RedisPadVersion), dkey}, args...).Int64()
 	if err != nil && isTimeout(err) {
 		// Fenced by the lock: applied only if Redis runs it before the
 		// lease ends. Patches that add are not idempotent: the agent must
@@ -451,11 +448,8 @@ func (s *redisStore) quarantine(lk heldLock, now time.Time) (string, []byte, err
 	ctx, cancel := s.ctx()
 	defer cancel()
 	for i := 1; i < 1000; i++ {
-		broken := s.key(fmt.Sprintf("broken:%d", now.Unix()))
-		if i > 1 {
-			broken = s.key(fmt.Sprintf("broken:%d-%d", now.Unix(), i))
-		}
-		res, err := quarantineScript.Run(ctx, s.r.client, []string{s.key("lock"), s.key("doc"), broken, s.key("version")}, rl.token).Result()
+		broken := s.key(layout.RedisPadBroken(now.Unix(), i))
+		res, err := quarantineScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLock), s.key(layout.RedisPadDoc), broken, s.key(layout.RedisPadVersion)}, rl.token).Result()
 		if err != nil {
 			return "", nil, s.fail("quarantine", err)
 		}
@@ -485,7 +479,7 @@ func (s *redisStore) history(limit int) ([]histItem, error) {
 	if limit > 0 {
 		stop = int64(limit - 1)
 	}
-	items, err := s.r.client.LRange(ctx, s.key("history"), 0, stop).Result()
+	items, err := s.r.client.LRange(ctx, s.key(layout.RedisPadHistory), 0, stop).Result()
 	if err != nil {
 		return nil, s.fail("read history", err)
 	}
@@ -507,7 +501,7 @@ func (s *redisStore) history(limit int) ([]histItem, error) {
 func (s *redisStore) addNotice(_ heldLock, note string) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	if err := s.r.client.RPush(ctx, s.key("notice"), strings.ReplaceAll(note, "\n", " ")).Err(); err != nil {
+	if err := s.r.client.RPush(ctx, s.key(layout.RedisPadNotice), strings.ReplaceAll(note, "\n", " ")).Err(); err != nil {
 		return s.fail("write notice", err)
 	}
 	s.touch(ctx)
@@ -518,7 +512,7 @@ func (s *redisStore) notices(consume bool) ([]string, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	if !consume {
-		notes, err := s.r.client.LRange(ctx, s.key("notice"), 0, -1).Result()
+		notes, err := s.r.client.LRange(ctx, s.key(layout.RedisPadNotice), 0, -1).Result()
 		if err != nil {
 			return nil, s.fail("read notices", err)
 		}
@@ -528,8 +522,8 @@ func (s *redisStore) notices(consume bool) ([]string, error) {
 	// (or both miss) a note.
 	var lr *redis.StringSliceCmd
 	_, err := s.r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		lr = p.LRange(ctx, s.key("notice"), 0, -1)
-		p.Del(ctx, s.key("notice"))
+		lr = p.LRange(ctx, s.key(layout.RedisPadNotice), 0, -1)
+		p.Del(ctx, s.key(layout.RedisPadNotice))
 		return nil
 	})
 	if err != nil {
@@ -564,7 +558,7 @@ func (s *redisStore) appendEntry(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("pad: encode entry: %w", err)
 	}
-	dedupe, dkey := "", s.key("dedupe")
+	dedupe, dkey := "", s.key(layout.RedisPadNoGuard)
 	if e.Mark == "" && e.By != "" {
 		// The same agent's same finding: what a retry sends again (its
 		// time differs). Without an author two agents' identical notes
@@ -575,11 +569,11 @@ func (s *redisStore) appendEntry(e Entry) error {
 			h.Write([]byte{0})
 		}
 		dedupe = hex.EncodeToString(h.Sum(nil)[:16])
-		dkey = s.key("dedupe:" + dedupe)
+		dkey = s.key(layout.RedisPadAppendGuard(dedupe))
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	n, err := appendScript.Run(ctx, s.r.client, []string{s.key("ledger"), s.key("version"), dkey}, line, dedupe, AppendDedupeWindow.Milliseconds()).Int64()
+	n, err := appendScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLedger), s.key(layout.RedisPadVersion), dkey}, line, dedupe, AppendDedupeWindow.Milliseconds()).Int64()
 	switch {
 	case err != nil && isTimeout(err):
 		return s.fail("append to ledger", fmt.Errorf("%w: Redis did not answer within %s, so the entry may or may not have been added; appending it again is safe (an identical append within %s is not added twice): %v", ErrOutcomeUnknown, s.r.timeout, AppendDedupeWindow, err))
@@ -619,7 +613,7 @@ func (s *redisStore) readLedger() ([]Entry, int, error) {
 func (s *redisStore) ledgerItems() ([]string, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	items, err := s.r.client.LRange(ctx, s.key("ledger"), 0, -1).Result()
+	items, err := s.r.client.LRange(ctx, s.key(layout.RedisPadLedger), 0, -1).Result()
 	if err != nil {
 		return nil, s.fail("read ledger", err)
 	}
@@ -700,7 +694,7 @@ func (s *redisStore) compactLedger(cutoff time.Time) (int, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	args := append([]any{k, hex.EncodeToString(h.Sum(nil))}, bad...)
-	n, err := compactScript.Run(ctx, s.r.client, []string{s.key("ledger"), s.key("version")}, args...).Int()
+	n, err := compactScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadLedger), s.key(layout.RedisPadVersion)}, args...).Int()
 	if err != nil {
 		return 0, s.fail("compact ledger", err)
 	}
@@ -725,7 +719,7 @@ return v .. '/' .. h .. '/' .. redis.call('LLEN', KEYS[3])`)
 func (s *redisStore) stamp() (string, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	st, err := stampScript.Run(ctx, s.r.client, []string{s.key("version"), s.key("doc"), s.key("ledger")}).Text()
+	st, err := stampScript.Run(ctx, s.r.client, []string{s.key(layout.RedisPadVersion), s.key(layout.RedisPadDoc), s.key(layout.RedisPadLedger)}).Text()
 	if err != nil {
 		return "", s.fail("read version", err)
 	}

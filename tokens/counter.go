@@ -97,8 +97,12 @@ func (c *Counter) load() (counter, error) {
 // so the first Count does not pay the load (about 40 ms for o200k_base, 60
 // ms for gemma3).
 func (c *Counter) Preload() {
-	go c.load()
+	goPreload(func() { c.load() })
 }
+
+// goPreload runs a background load; a test replaces it to know when the
+// loads it started are done (no event of the load says so).
+var goPreload = func(load func()) { go load() }
 
 // Count returns the exact token count of b (for the Anthropic counter, the
 // scaled cl100k_base count). Ill-formed UTF-8 is counted as the text a UTF-8

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -262,13 +262,20 @@ func TestGemmaSplitsOrder(t *testing.T) {
 // and preloading with the other encodings never loads Gemma 3.
 func TestGemmaNotLoadedForOthers(t *testing.T) {
 	if os.Getenv("TOKENS_GEMMA_CHILD") == "1" {
+		// Wait for the background loads themselves to end, not for a
+		// while: a load that reached Gemma late must still be seen.
+		var loads sync.WaitGroup
+		goPreload = func(load func()) {
+			loads.Add(1)
+			go func() { defer loads.Done(); load() }()
+		}
 		for _, name := range []string{O200kBase, CL100kBase, Claude} {
 			c, _ := ForEncoding(name)
 			c.Preload()
 			c.CountString("hello world")
 		}
 		ForModel("openai", "gpt-4o").CountString("x")
-		time.Sleep(200 * time.Millisecond) // let the Preload goroutines start
+		loads.Wait()
 		if gemma3.started.Load() {
 			t.Fatal("Gemma 3 was loaded")
 		}

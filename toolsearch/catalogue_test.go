@@ -25,6 +25,9 @@ type query struct {
 	// were chosen on the others, and never tuned on: their recall is the
 	// out-of-sample figure.
 	Holdout bool `json:"holdout,omitempty"`
+	// Added names the round that added a holdout request ("issue 35":
+	// written, and committed, before the search was run on them).
+	Added string `json:"added,omitempty"`
 }
 
 var (

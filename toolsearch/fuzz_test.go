@@ -113,3 +113,33 @@ func TestHugeInputs(t *testing.T) {
 		t.Errorf("signature of %d bytes for 50,000 arguments", len(sig))
 	}
 }
+
+// TestDeepSchemaNoCrash: schemas nested a million deep, which took the
+// recursive validator this package used past the goroutine stack limit
+// (a fatal error, not a panic), give no signature and are indexed; the
+// limit of 64 levels is where it was.
+func TestDeepSchemaNoCrash(t *testing.T) {
+	deepProp := func(n int) string {
+		// n levels: the object, its properties, n-3 arrays, a string.
+		return `{"type":"object","properties":{"a":` + strings.Repeat(`{"type":"array","items":`, n-3) + `{"type":"string"}` + strings.Repeat("}", n-3) + `}}`
+	}
+	for _, tt := range []struct {
+		name, schema string
+		want         string
+	}{
+		{"a million [", strings.Repeat("[", 1e6), ""},
+		{"a million [ closed", strings.Repeat("[", 1e6) + strings.Repeat("]", 1e6), ""},
+		{"a million objects", strings.Repeat(`{"a":`, 1e6) + "1" + strings.Repeat("}", 1e6), ""},
+		{"a million in properties", `{"type":"object","properties":{"a":` + strings.Repeat("[", 1e6) + `}}`, ""},
+		{"64 levels", deepProp(64), "a?: …[][][][][]"},
+		{"65 levels", deepProp(65), ""},
+	} {
+		if got := Signature(json.RawMessage(tt.schema)); got != tt.want {
+			t.Errorf("%s: Signature = %q, want %q", tt.name, got, tt.want)
+		}
+		ix := NewIndex([]Tool{{Name: "deep", Description: "a tool", InputSchema: json.RawMessage(tt.schema)}})
+		if hits := ix.Search("tool", 1); len(hits) != 1 {
+			t.Errorf("%s: the tool is not found: %v", tt.name, hits)
+		}
+	}
+}

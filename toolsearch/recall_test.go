@@ -5,38 +5,59 @@ import (
 	"testing"
 )
 
+// Recall gates, top-3, in percent. The held-out requests (written after
+// the weights and synonyms were chosen, and never tuned on) are the
+// out-of-sample figure and the gate that matters: 53/62 (85.5%) when it
+// was set; the gate lets one more miss (52/62 = 83.9%), since the search
+// is deterministic and a loss of two is a change to explain (the
+// description's weight cut to 0.2 loses three, synonyms off two). The
+// tuned requests are gated
+// too, as a regression guard only (68/71, 95.8%): a change tuned to them
+// shows there first, and says nothing of requests nobody wrote yet.
+const (
+	minHeldOutTop3 = 83
+	minTunedTop3   = 92
+)
+
 // TestRecall runs the query set over the catalogue: the expected tool must
-// be in the top 3 for at least 90% of the requests (the issue's goal),
-// holdout ones included. Top-1 is logged, as is every miss, with what came
-// first instead.
+// be in the top 3 for at least minHeldOutTop3% of the held-out requests
+// and minTunedTop3% of the tuned ones. Top-1 is logged, by group and by
+// the round that added held-out requests, as is every miss, with what
+// came first instead.
 func TestRecall(t *testing.T) {
 	tools, _ := loadCatalogue(t)
 	ix := NewIndex(tools)
 	qs := loadQueries(t)
-	var top1, top3 int
-	kinds := map[string][2]int{}
-	var held [3]int // top-1, top-3, count of the holdout requests
+	type tally struct{ top1, top3, n int }
+	groups := map[string]*tally{}
+	add := func(g string, r int) {
+		c := groups[g]
+		if c == nil {
+			c = &tally{}
+			groups[g] = c
+		}
+		c.n++
+		if r == 1 {
+			c.top1++
+		}
+		if r >= 1 && r <= 3 {
+			c.top3++
+		}
+	}
 	for _, q := range qs {
 		hits := ix.Search(q.Query, 5)
 		r := rankOf(hits, q.Expect)
-		k := kinds[q.Kind]
-		if r == 1 {
-			top1++
-		}
-		if r >= 1 && r <= 3 {
-			top3++
-			k[0]++
-		}
-		k[1]++
-		kinds[q.Kind] = k
+		add("all", r)
+		add("kind "+q.Kind, r)
 		if q.Holdout {
-			if r == 1 {
-				held[0]++
+			add("held-out", r)
+			round := q.Added
+			if round == "" {
+				round = "first"
 			}
-			if r >= 1 && r <= 3 {
-				held[1]++
-			}
-			held[2]++
+			add("held-out "+round, r)
+		} else {
+			add("tuned", r)
 		}
 		if r != 1 {
 			var got []string
@@ -46,11 +67,22 @@ func TestRecall(t *testing.T) {
 			t.Logf("rank %d: %q want %v, got %s", r, q.Query, q.Expect, strings.Join(got, " "))
 		}
 	}
-	n := len(qs)
-	t.Logf("top-1 %d/%d (%.0f%%), top-3 %d/%d (%.0f%%); top-3 by kind: %v; holdout top-1 %d/%d, top-3 %d/%d",
-		top1, n, pct(top1, n), top3, n, pct(top3, n), kinds, held[0], held[2], held[1], held[2])
-	if pct(top3, n) < 90 {
-		t.Errorf("top-3 recall %.1f%% < 90%%", pct(top3, n))
+	for _, g := range []string{"all", "kind words", "kind paraphrase", "tuned", "held-out", "held-out first", "held-out issue 35"} {
+		if c := groups[g]; c != nil {
+			t.Logf("%s: top-1 %d/%d (%.0f%%), top-3 %d/%d (%.1f%%)", g, c.top1, c.n, pct(c.top1, c.n), c.top3, c.n, pct(c.top3, c.n))
+		}
+	}
+	for _, gate := range []struct {
+		group string
+		min   float64
+	}{{"held-out", minHeldOutTop3}, {"tuned", minTunedTop3}} {
+		c := groups[gate.group]
+		if c == nil || c.n < 30 {
+			t.Fatalf("%s: too few requests to gate on: %+v", gate.group, c)
+		}
+		if got := pct(c.top3, c.n); got < gate.min {
+			t.Errorf("%s top-3 recall %d/%d = %.1f%% < %.0f%%", gate.group, c.top3, c.n, got, gate.min)
+		}
 	}
 }
 

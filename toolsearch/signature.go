@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	// gjson reads the small input schemas by key, once per object, without
 	// decoding them: internal/jsonscan walks big documents in one pass,
 	// which a schema lookup is not.
@@ -377,40 +378,12 @@ func joinParams(ps []param, budget int) string {
 func moreText(n int) string { return "…+" + strconv.Itoa(n) + " more" }
 
 // maxDepth is the deepest nesting of a schema this package reads. Real
-// schemas nest a few levels; a hostile one nested a million deep would
-// take the validator's recursion past the goroutine stack limit, which is
-// fatal, not a panic.
+// schemas nest a few levels; gjson, which reads them, recurses once per
+// level, and a hostile schema nested a million deep would take it past
+// the goroutine stack limit, which is fatal, not a panic.
 const maxDepth = 64
 
 // usable reports whether schema is valid JSON nested at most maxDepth
-// deep. The depth is counted first, by a flat scan, so that the recursive
-// validator never sees a deep document.
-func usable(schema []byte) bool {
-	if len(schema) == 0 {
-		return false
-	}
-	depth, inString := 0, false
-	for i := 0; i < len(schema); i++ {
-		c := schema[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			if depth++; depth > maxDepth {
-				return false
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return gjson.ValidBytes(schema)
-}
+// deep: jsonscan checks it without recursion, so gjson only ever sees a
+// shallow document.
+func usable(schema []byte) bool { return jsonscan.ValidDepth(schema, maxDepth) }

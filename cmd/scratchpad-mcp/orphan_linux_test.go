@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -61,26 +62,51 @@ env = { %s = "1" }
 	return p
 }
 
-// The control: the stubborn upstream really outlives its stdin, so the
-// next test measures the proxy, not an upstream that exits by itself.
+// The control: the stubborn upstream really outlives its stdin and a
+// SIGTERM, so the next test measures the proxy, not an upstream that
+// exits by itself. After both, a SIGUSR1 is answered by the code that
+// stays after the input ended: the answer is the event (an exit, or no
+// answer, fails), so no wait for nothing is needed.
 func TestStubbornUpstreamOutlivesStdin(t *testing.T) {
 	cmd := exec.Command(upstreamCmd())
 	cmd.Env = append(os.Environ(), envStubborn+"=1")
 	in, _ := cmd.StdinPipe()
+	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	// Once it ignores SIGTERM (bit 15 of SigIgn), end its input and ask it
-	// to stop.
-	if !testwait.Until(testwait.Timeout, func() bool { return ignoresTERM(cmd.Process.Pid) }) {
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines) // at its exit
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	// Once it ignores SIGTERM (bit 15 of SigIgn) and listens for SIGUSR1
+	// (SigCgt), end its input and ask it to stop.
+	if !testwait.Until(testwait.Timeout, func() bool {
+		return sigMask(cmd.Process.Pid, "SigIgn")&(1<<(syscall.SIGTERM-1)) != 0 && sigMask(cmd.Process.Pid, "SigCgt")&(1<<(syscall.SIGUSR1-1)) != 0
+	}) {
 		t.Fatal("the upstream never ignored SIGTERM")
 	}
 	in.Close()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(time.Second)
-	if !alive(cmd.Process.Pid) {
-		t.Fatal("the stubborn upstream exited when its stdin closed")
+	_ = cmd.Process.Signal(syscall.SIGUSR1)
+	timeout := time.After(testwait.Timeout)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the stubborn upstream exited when its stdin closed or on SIGTERM")
+			}
+			if l == stubbornAlive {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no answer from the stubborn upstream within %s", testwait.Timeout)
+		}
 	}
 }
 
@@ -114,13 +140,15 @@ func TestUpstreamDiesWithKilledProxy(t *testing.T) {
 	t.Logf("upstream gone %s after the proxy's SIGKILL", time.Since(killed).Round(time.Millisecond))
 }
 
-func ignoresTERM(pid int) bool {
+// sigMask is the signal mask field (SigIgn, SigCgt, …) of pid's
+// /proc/{pid}/status, 0 when unreadable.
+func sigMask(pid int, field string) uint64 {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigIgn:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && mask&(1<<(syscall.SIGTERM-1)) != 0
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			mask, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return mask
 		}
 	}
-	return false
+	return 0
 }

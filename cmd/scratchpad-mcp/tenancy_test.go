@@ -505,7 +505,11 @@ func TestRedisTwoHostsTwoOwners(t *testing.T) {
 }
 
 // GET /events carries only the records of the caller's owner, and each
-// owner's usage.jsonl is under its folder.
+// owner's usage.jsonl is under its folder. Records reach every stream in
+// the order they were published (one queue per subscriber, filled under
+// one lock), so a record of alice's published after bob's is the event
+// that shows bob's did not come to her: it must be the next one on her
+// stream.
 func TestEventsPerOwnerOverHTTP(t *testing.T) {
 	cfg, mem, tok := tenancyConfig(t, "", "alice", "bob")
 	base := startHTTP(t, "http", cfg)
@@ -539,25 +543,21 @@ func TestEventsPerOwnerOverHTTP(t *testing.T) {
 		}
 		return ""
 	}
-	for _, owner := range []string{"alice", "bob"} {
-		c := ownerClient(t, base, tok[owner], map[string]string{"X-Scratchpad-Agent": owner + "-agent"})
+	// alice's agent, bob's, then alice's second (the marker): each
+	// owner's stream gets the record of its own agent next; bob's first
+	// record, read after alice's agent finished, is his own.
+	for _, step := range []struct{ owner, agent string }{{"alice", "alice-agent"}, {"bob", "bob-agent"}, {"alice", "alice-marker"}} {
+		c := ownerClient(t, base, tok[step.owner], map[string]string{"X-Scratchpad-Agent": step.agent})
 		waitForTool(t, c, "listing")
 		callTool(t, c, "listing", map[string]any{"n": 300})
 		c.Close()
-		// The owner's stream gets this record; bob's first record, read
-		// after alice's agent finished, is his own.
-		if ev := next(owner, map[string]chan string{"alice": evA, "bob": evB}[owner]); !strings.Contains(ev, `"agent_name":"`+owner+`-agent"`) || !strings.Contains(ev, `"owner":"`+owner+`"`) {
-			t.Errorf("%s's stream: %s", owner, ev)
+		if ev := next(step.owner, map[string]chan string{"alice": evA, "bob": evB}[step.owner]); !strings.Contains(ev, `"agent_name":"`+step.agent+`"`) || !strings.Contains(ev, `"owner":"`+step.owner+`"`) {
+			t.Errorf("%s's stream: %s", step.owner, ev)
 		}
 	}
-	select {
-	case ev := <-evA:
-		t.Errorf("alice's stream carried another record: %s", ev)
-	case <-time.After(200 * time.Millisecond):
-	}
-	for _, owner := range []string{"alice", "bob"} {
+	for owner, want := range map[string]int{"alice": 2, "bob": 1} {
 		data, err := os.ReadFile(filepath.Join(mem, "owners", owner, "usage.jsonl"))
-		if err != nil || strings.Count(string(data), "\n") != 1 || !strings.Contains(string(data), owner+"-agent") {
+		if err != nil || strings.Count(string(data), "\n") != want || !strings.Contains(string(data), owner+"-agent") {
 			t.Errorf("%s's usage.jsonl: %q %v", owner, data, err)
 		}
 	}

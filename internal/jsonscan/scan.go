@@ -67,13 +67,21 @@ func Check(b []byte) error { return Scan(b, nil) }
 // called before the whole input is validated: if Scan then fails, what it
 // was given must be dropped.
 func Scan(b []byte, member func(key, value []byte)) error {
-	if err := scan(b, member); err != nil {
+	if err := scan(b, member, MaxDepth); err != nil {
 		return err
 	}
 	return nil
 }
 
-func scan(b []byte, member func(key, value []byte)) (err *Error) {
+// ValidDepth is [Valid] with a lower depth limit: b is one JSON value
+// nested at most limit deep (limit is capped at [MaxDepth]). For readers
+// that recurse over what they accept (a schema read with gjson) and so
+// want a small bound.
+func ValidDepth(b []byte, limit int) bool {
+	return scan(b, nil, min(limit, MaxDepth)) == nil
+}
+
+func scan(b []byte, member func(key, value []byte), maxDepth int) (err *Error) {
 	// The stack of open containers, a bit each (1: object), 64 a word.
 	var stack []uint64
 	depth := 0
@@ -94,7 +102,7 @@ func scan(b []byte, member func(key, value []byte)) (err *Error) {
 		}
 		switch c := b[i]; c {
 		case '{', '[':
-			if depth == MaxDepth {
+			if depth >= maxDepth {
 				return fail(ErrTooDeep, i)
 			}
 			if depth%64 == 0 && depth/64 == len(stack) {

@@ -158,3 +158,30 @@ func Lookup(b []byte, key string) ([]byte, bool) {
 	})
 	return val, found
 }
+
+// DeeperThan reports whether the value starting at b[i] nests arrays and
+// objects more than limit deep, reading only as far as it must: to the
+// value's end, or to the first bracket past limit.
+func DeeperThan(b []byte, i, limit int) bool {
+	if i >= len(b) || b[i] != '{' && b[i] != '[' {
+		return limit < 0
+	}
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = StringEnd(b, i)
+			continue
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			if depth--; depth == 0 {
+				return false
+			}
+		}
+		i++
+	}
+	return false
+}

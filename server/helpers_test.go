@@ -340,7 +340,19 @@ func (r *recorder) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	r.ask("elicitation/create", req.Params)
 	res := &mcp.ElicitResult{Action: "accept"}
 	if req.Params.Mode != "url" {
-		res.Content = map[string]any{"name": "ada"}
+		content := map[string]any{"name": "ada"}
+		// Whatever else the form requires gets a word, so that the
+		// answer is one a client would give.
+		var schema struct{ Required []string }
+		if b, err := json.Marshal(req.Params.RequestedSchema); err == nil {
+			_ = json.Unmarshal(b, &schema)
+		}
+		for _, k := range schema.Required {
+			if _, ok := content[k]; !ok {
+				content[k] = "blue"
+			}
+		}
+		res.Content = content
 	}
 	return res, nil
 }

@@ -83,7 +83,10 @@ func TestConformanceThroughProxy(t *testing.T) {
 	totals := []string{"direct " + direct.total(direct)}
 	mem := t.TempDir()
 	upstreams := []struct{ name, section string }{
-		{"stdio upstream", fmt.Sprintf("transport = \"stdio\"\ncmd = [%q]\n", es)},
+		// The direct run's server speaks 2025 only (stateful); the stdio
+		// one would offer 2026-07-28 too, where its tools cannot ask the
+		// client mid-call the 2025 way: it is pinned to what is measured.
+		{"stdio upstream", fmt.Sprintf("transport = \"stdio\"\ncmd = [%q]\nprotocol = \"2025-11-25\"\n", es)},
 		{"http upstream", fmt.Sprintf("transport = \"http_streamable\"\nurl = %q\n", startEverythingHTTP(t, es, "-stateless=false"))},
 	}
 	for i, up := range upstreams {

@@ -114,6 +114,13 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		return ToolError(msg), false, nil
 	}
 	answered := time.Now()
+	if out, isTask, terr := p.taskResult(raw, cfg.Name, rt.orig); isTask {
+		// A task, not a result: its result comes with tasks/get.
+		if terr != nil {
+			return ToolError(terr.Error()), false, nil
+		}
+		return out, false, nil
+	}
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)

@@ -6,6 +6,9 @@ import "encoding/json"
 // answer: the server declares its own capabilities plus these.
 type Capabilities struct {
 	Logging, Completions, Prompts, Resources, Subscribe bool
+	// Extensions are the extensions any upstream declared, by id (the
+	// first declaration of an id wins).
+	Extensions map[string]json.RawMessage
 }
 
 // Capabilities returns the union of the upstreams' capabilities. An
@@ -17,9 +20,17 @@ func (p *Proxy) Capabilities() Capabilities {
 	var c Capabilities
 	for _, u := range p.ups {
 		if u.InitializeResult() == nil {
-			return Capabilities{true, true, true, true, true}
+			return Capabilities{true, true, true, true, true, nil}
 		}
 		caps := u.Capabilities()
+		for id, v := range caps.Extensions {
+			if c.Extensions == nil {
+				c.Extensions = map[string]json.RawMessage{}
+			}
+			if _, ok := c.Extensions[id]; !ok {
+				c.Extensions[id] = v
+			}
+		}
 		c.Logging = c.Logging || caps.Logging != nil
 		c.Completions = c.Completions || caps.Completions != nil
 		c.Prompts = c.Prompts || caps.Prompts != nil

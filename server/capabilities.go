@@ -25,5 +25,13 @@ func capabilities(own *Own, px *proxy.Proxy) *mcp.ServerCapabilities {
 	if up.Resources || len(own.Resources) > 0 {
 		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: up.Subscribe || len(own.Resources) > 0}
 	}
+	if len(up.Extensions) > 0 {
+		// Forwarded as the upstreams declared them (the tasks extension:
+		// its requests are routed to the upstream a task lives on).
+		caps.Extensions = map[string]any{}
+		for id, v := range up.Extensions {
+			caps.Extensions[id] = v
+		}
+	}
 	return caps
 }

@@ -62,6 +62,9 @@ var modernMethods = map[string]modernMethod{
 	"prompts/get":              (*Server).modernPromptsGet,
 	"completion/complete":      (*Server).modernComplete,
 	"subscriptions/listen":     (*Server).modernListen,
+	"tasks/get":                (*Server).modernTask,
+	"tasks/update":             (*Server).modernTask,
+	"tasks/cancel":             (*Server).modernTask,
 }
 
 // serveModern answers r: its method runs under ctx (which ends when the
@@ -344,6 +347,19 @@ func (s *Server) modernComplete(ctx context.Context, r *modernRequest) ([]byte, 
 	}
 	if !ok {
 		return empty()
+	}
+	return raw, nil
+}
+
+// modernTask forwards a request of the tasks extension to the upstream
+// the task lives on ([proxy.Proxy.Task]).
+func (s *Server) modernTask(ctx context.Context, r *modernRequest) ([]byte, error) {
+	raw, err := r.ag.px.Task(ctx, newRequestSession(r), r.method, r.params)
+	if errors.Is(err, proxy.ErrNotFound) {
+		return nil, wire.InvalidParams("%v", err)
+	}
+	if err != nil {
+		return nil, clientError(err)
 	}
 	return raw, nil
 }

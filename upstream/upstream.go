@@ -73,6 +73,9 @@ type Capabilities struct {
 	Prompts     *struct{}             `json:"prompts"`
 	Logging     *struct{}             `json:"logging"`
 	Completions *struct{}             `json:"completions"`
+	// Extensions are the extensions it declared, by id (2026-07-28:
+	// io.modelcontextprotocol/tasks), as sent.
+	Extensions map[string]json.RawMessage `json:"extensions"`
 }
 
 // ResourceCapabilities is an upstream's resources capability.

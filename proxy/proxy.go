@@ -91,7 +91,7 @@ type Proxy struct {
 	progress   map[string]*progressRoute // upstream progress token → caller
 
 	startOnce sync.Once
-	tasks taskTools // which tool made each task (tasks.go)
+	tasks     taskTools // which tool made each task (tasks.go)
 }
 
 // New returns a proxy for opts.Servers. Nothing connects until Start.

@@ -49,9 +49,20 @@ func TestForwardToModernUpstream(t *testing.T) {
 	if res, err := p.CallTool(ctx, sampling, "test_missing_capability", nil, nil); err != nil || strings.Contains(string(res), `"isError":true`) {
 		t.Errorf("with the session's sampling: %s %v", res, err)
 	}
-	elicit := &capsSession{fakeSession: fakeSession{id: "elicit"}, caps: ClientCapabilities{Elicitation: true, Raw: json.RawMessage(`{"elicitation":{"form":{}}}`)}}
+	// A client that answers input-required results itself (2026-07-28)
+	// gets the upstream's, unchanged.
+	elicit := &answererSession{capsSession{fakeSession: fakeSession{id: "elicit"}, caps: ClientCapabilities{Elicitation: true, Raw: json.RawMessage(`{"elicitation":{"form":{}}}`)}}}
 	res, err := p.CallTool(ctx, elicit, "test_input_required_result_elicitation", json.RawMessage(`{}`), nil)
 	if ir, ok := errors.AsType[*upstream.InputRequired](err); !ok || res != nil || ir.Requests["user_name"] == nil {
 		t.Errorf("input required: %s %v, want *upstream.InputRequired", res, err)
 	}
+	if len(elicit.asked) != 0 {
+		t.Errorf("a client that answers input-required results was asked %v", elicit.asked)
+	}
 }
+
+// answererSession is a session that answers input-required results
+// itself ([InputAnswerer]).
+type answererSession struct{ capsSession }
+
+func (*answererSession) AnswersInputRequired() bool { return true }

@@ -157,6 +157,10 @@ func (u *Upstream) listen(ctx context.Context, c conn) {
 			u.mu.Unlock()
 			return false
 		}
+		select {
+		case <-u.acked: // an earlier stream's: not the one awaited below
+		default:
+		}
 		lctx, cancel := context.WithCancel(ctx)
 		go func() {
 			_, err := c.Call(lctx, "subscriptions/listen", map[string]any{"notifications": f})

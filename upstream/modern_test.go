@@ -703,7 +703,7 @@ func TestProbeStdio(t *testing.T) {
 			starts := filepath.Join(t.TempDir(), "starts")
 			cfg := config.Server{Name: "s", Transport: config.TransportStdio, Cmd: []string{os.Args[0]}, Protocol: config.ProtocolAuto,
 				Env: map[string]string{envModernStdio: tc.mode, envStarts: starts}, Timeout: 10 * time.Second,
-				RestartMaxAttempts: 1, RestartBackoffMax: 100 * time.Millisecond}
+				RestartMaxAttempts: config.NeverRestart, RestartBackoffMax: 100 * time.Millisecond} // a counted failure would be the end
 			u := New(Options{Server: cfg, Logger: quietLogger()})
 			u.Start(context.Background(), nil)
 			t.Cleanup(u.Close)

@@ -234,3 +234,22 @@ mcp_filter = ["echo", "ask_*"]
 		}
 	}
 }
+
+// TestDoctorSaysWhyAServerSpeaks2025: a 2025 server that answers
+// server/discover with -32601 is initialized, and doctor says so and why.
+func TestDoctorSaysWhyAServerSpeaks2025(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := doctorConfig(t, fmt.Sprintf("\n[mcp.servers.old]\ncmd = [%s, \"-test.run=^$\"]\nenv = { %s = %q }\n",
+		tomlString(exe), testupstream.EnvMode, testupstream.RawMode))
+	code, out, stderr := runCLI(t, "doctor", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	want := `(?m)^server old \(stdio .*\): ready\n  protocol: 2025-06-18 \(initialize; discover: -32601 Method not found\)$`
+	if !regexp.MustCompile(want).MatchString(out) {
+		t.Errorf("output lacks %s:\n%s", want, out)
+	}
+}

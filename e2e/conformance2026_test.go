@@ -56,14 +56,7 @@ func TestConformance2026ThroughProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped under -short (runs node, npm packages and the go-sdk's conformance server)")
 	}
-	node := requireNode(t)
-	ensureNodeModules(t)
-	deadline := time.Now().Add(conformance2026Budget)
-	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
-		deadline = d.Add(-30 * time.Second)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
+	node, ctx, deadline := conformanceRun(t, conformance2026Budget)
 	update, _ := strconv.ParseBool(os.Getenv("UPDATE_KNOWN"))
 	known := readKnown(t, known2026)
 

@@ -22,14 +22,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
 
 // conformanceEntry is the CLI of @modelcontextprotocol/conformance, relative
 // to e2e/; conformance.mjs runs it.
 var conformanceEntry = filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-
-// everythingServerPkg is the go-sdk's conformance server (a tool in go.mod).
-const everythingServerPkg = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
 
 const (
 	// conformanceIdle is how long a conformance run may print nothing
@@ -53,14 +52,7 @@ func TestConformanceThroughProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped under -short (runs node, npm packages and the go-sdk's conformance server)")
 	}
-	node := requireNode(t)
-	ensureNodeModules(t)
-	deadline := time.Now().Add(conformanceBudget)
-	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
-		deadline = d.Add(-30 * time.Second)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
+	node, ctx, deadline := conformanceRun(t, conformanceBudget)
 
 	bin := scratchpadBin(t)
 	es := buildEverythingServer(ctx, t)
@@ -149,13 +141,30 @@ func scratchpadBin(t *testing.T) string {
 	return bin
 }
 
-// buildEverythingServer builds the go-sdk's conformance everything-server
-// (the go.mod tool, from the module cache) into a temporary directory.
-func buildEverythingServer(ctx context.Context, t *testing.T) string {
+// conformanceRun readies a conformance run: node and the npm packages
+// there (or the test skips, or fails under CI=true), and a context ending
+// at budget or 30 s before the test's own deadline, whichever is first.
+func conformanceRun(t *testing.T, budget time.Duration) (node string, ctx context.Context, deadline time.Time) {
 	t.Helper()
-	es := filepath.Join(t.TempDir(), "everything-server")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", es, everythingServerPkg).CombinedOutput(); err != nil {
-		t.Fatalf("building %s: %v\n%s", everythingServerPkg, err, out)
+	node = requireNode(t)
+	ensureNodeModules(t)
+	deadline = time.Now().Add(budget)
+	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
+		deadline = d.Add(-30 * time.Second)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	t.Cleanup(cancel)
+	return node, ctx, deadline
+}
+
+// buildEverythingServer is the go-sdk's conformance everything-server
+// (the go.mod tool, from the module cache), built once for every test
+// that needs it ([testupstream.EverythingServer]).
+func buildEverythingServer(_ context.Context, t *testing.T) string {
+	t.Helper()
+	es, err := testupstream.EverythingServer()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return es
 }

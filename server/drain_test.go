@@ -115,14 +115,9 @@ func TestProbes(t *testing.T) {
 // goPost is post for a goroutine: a failure is an empty response, for
 // the test's own checks to notice.
 func goPost(ctx context.Context, url, body string, headers ...string) modernResp {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req, err := newPost(ctx, url, body, headers...)
 	if err != nil {
 		return modernResp{}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

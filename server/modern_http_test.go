@@ -60,14 +60,9 @@ type modernResp struct {
 // post sends one raw POST to url with headers as name, value pairs.
 func post(t testing.TB, ctx context.Context, url, body string, headers ...string) modernResp {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req, err := newPost(ctx, url, body, headers...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -75,6 +70,20 @@ func post(t testing.TB, ctx context.Context, url, body string, headers ...string
 	}
 	defer resp.Body.Close()
 	return readModernResp(resp)
+}
+
+// newPost is a client's POST of body with headers as name, value pairs.
+func newPost(ctx context.Context, url, body string, headers ...string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return req, nil
 }
 
 // readModernResp reads a response's messages.

@@ -197,12 +197,27 @@ func (p *Proxy) Close() {
 // list_changed when it comes). An upstream that is restarting is not
 // waited for: it was ready once, and list_changed announces its return.
 func (p *Proxy) AwaitStarted(ctx context.Context, max time.Duration) {
+	p.await(ctx, max, p.opts.StragglerWait)
+}
+
+// AwaitAll is [Proxy.AwaitStarted] without the straggler bound: it waits
+// for every upstream in its first connection attempt, up to StartWait.
+// For a client's first listing: a client that lists once must see every
+// server that comes up within the start wait (a slow npx start, a
+// loaded machine), not only the first one's.
+func (p *Proxy) AwaitAll(ctx context.Context) { p.await(ctx, 0, 0) }
+
+// await is AwaitStarted with straggler bound straggler (0: none).
+func (p *Proxy) await(ctx context.Context, max, straggler time.Duration) {
 	if max <= 0 {
 		max = p.opts.StartWait
 	}
 	start := time.Now()
 	deadline := start.Add(max)
-	straggle := start.Add(p.opts.StragglerWait)
+	straggle := start.Add(straggler)
+	if straggler <= 0 {
+		straggle = deadline
+	}
 	for {
 		starting, ready := false, false
 		for _, u := range p.ups {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
@@ -30,6 +31,8 @@ type modernAgent struct {
 
 	release func() // gives px back; nil when not acquired
 
+	listed atomic.Bool // tools/list answered once
+
 	// guarded by modernAgents.mu
 	busy  int
 	used  time.Time
@@ -54,6 +57,9 @@ func newModernAgent(key, owner string, own *Own, px *proxy.Proxy, release func()
 	}
 	return a
 }
+
+// firstListing reports whether this is the agent's first tools/list.
+func (a *modernAgent) firstListing() bool { return !a.listed.Swap(true) }
 
 func (a *modernAgent) ownTool(name string) bool { _, ok := a.tools[name]; return ok }
 

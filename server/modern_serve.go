@@ -185,6 +185,8 @@ func decodeParams(r *modernRequest, v any) error {
 }
 
 func (s *Server) discover(ctx context.Context, r *modernRequest) ([]byte, error) {
+	// Not every upstream: a probe (TS SDK's auto mode) gives up after a
+	// few seconds; one not yet connected counts as offering everything.
 	r.ag.px.AwaitStarted(ctx, 0)
 	caps, err := json.Marshal(capabilities(r.ag.own, r.ag.px))
 	if err != nil {
@@ -199,6 +201,11 @@ func (s *Server) discover(ctx context.Context, r *modernRequest) ([]byte, error)
 
 func (s *Server) modernToolsList(ctx context.Context, r *modernRequest) ([]byte, error) {
 	px := r.ag.px
+	if r.ag.firstListing() {
+		// As a session's first listing: every upstream still starting
+		// is waited for (bounded), for a client that lists once.
+		px.AwaitAll(ctx)
+	}
 	listed(ctx, px)
 	own := r.ag.ownTools()
 	defs := make([]*mcp.Tool, len(own))

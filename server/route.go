@@ -86,9 +86,9 @@ func (se *session) toolsList(ctx context.Context, method string, req mcp.Request
 	se.mu.Unlock()
 	if first {
 		// A client usually lists tools once, right after initialize:
-		// hold that answer until upstreams still starting are up (or
+		// hold that answer until every upstream still starting is up (or
 		// failed), bounded. Later changes reach it as list_changed.
-		px.AwaitStarted(ctx, 0)
+		px.AwaitAll(ctx)
 	}
 	px.Refresh(ctx)
 	res, err := next(ctx, method, req)

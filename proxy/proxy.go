@@ -241,14 +241,19 @@ func (p *Proxy) await(ctx context.Context, max, straggler time.Duration) {
 }
 
 // Starting reports whether an upstream is still connecting (its first
-// start, or a restart).
-func (p *Proxy) Starting() bool {
+// start).
+func (p *Proxy) Starting() bool { return len(p.StartingServers()) > 0 }
+
+// StartingServers names the upstreams still in their first connection
+// attempt.
+func (p *Proxy) StartingServers() []string {
+	var out []string
 	for _, u := range p.ups {
 		if st, _ := u.State(); st == upstream.StateConnecting {
-			return true
+			out = append(out, u.Name())
 		}
 	}
-	return false
+	return out
 }
 
 // Tool describes one exposed upstream tool, for doctor and tests.

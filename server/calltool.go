@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -64,8 +65,11 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 	if !px.HasTool(name) && !own {
 		// A client that calls before listing (2026-07-28 has no
 		// initialize to wait in) may be ahead of upstreams still
-		// starting.
-		px.AwaitStarted(ctx, 0)
+		// starting: every one is waited for, bounded.
+		px.AwaitAll(ctx)
+		if starting := px.StartingServers(); !px.HasTool(name) && len(starting) > 0 {
+			return ctx, proxy.ToolError(fmt.Sprintf("unknown tool %s: not listed yet; still starting: %s (past the start wait). Try again in a moment.", quoteName(name), strings.Join(starting, ", "))), nil
+		}
 	}
 	if px.HasTool(name) {
 		raw, err := px.CallTool(ctx, tc.sess, name, args, meta)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,18 @@ func TestFirstListingWaitsForEveryUpstream(t *testing.T) {
 				t.Errorf("first listing %v: want the fast upstream's echo and the slow one's last_roots", names)
 			}
 		})
+	}
+}
+
+// TestCallWaitsForAStartingUpstream: a tool of an upstream still
+// starting, called before any listing (2026-07-28 has no initialize to
+// wait in), runs once its server is up instead of being unknown.
+func TestCallWaitsForAStartingUpstream(t *testing.T) {
+	slow := rawUpstream("slow")
+	slow.Cmd = []string{"sh", "-c", `sleep 2; exec "$0"`, os.Args[0]}
+	e := startEnv(t, stdioUpstream("fast", nil), slow)
+	r := post(t, t.Context(), e.url, modernBody(1, "tools/call", `"name":"last_roots"`), modernHeaders("tools/call", "last_roots")...)
+	if r.status != 200 || strings.Contains(string(r.body), "unknown tool") || strings.Contains(string(r.body), `"error"`) {
+		t.Errorf("call before the server was up: HTTP %d %s", r.status, r.body)
 	}
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -243,6 +245,24 @@ func (p *Proxy) await(ctx context.Context, max, straggler time.Duration) {
 // Starting reports whether an upstream is still connecting (its first
 // start).
 func (p *Proxy) Starting() bool { return len(p.StartingServers()) > 0 }
+
+// DownServers says which upstreams are down (failed, or restarting after
+// a failure) and why: "name (reason)", for an error a model can relay.
+func (p *Proxy) DownServers() []string {
+	var out []string
+	for _, u := range p.ups {
+		st, err := u.State()
+		if st != upstream.StateFailed && st != upstream.StateRestarting {
+			continue
+		}
+		why := st
+		if err != nil {
+			why = err.Error()
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", u.Name(), tool.Clip(why, 300)))
+	}
+	return out
+}
 
 // StartingServers names the upstreams still in their first connection
 // attempt.

@@ -93,6 +93,11 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 		}
 		return ctx, proxy.ToolError(fmt.Sprintf("unknown tool %s; not listed yet: %s", quoteName(name), msg)), nil
 	}
+	if down := px.DownServers(); len(down) > 0 {
+		// Perhaps a tool of a server that is down: the model can say
+		// which and why, which "unknown tool" alone would not.
+		return ctx, proxy.ToolError(fmt.Sprintf("unknown tool %s; not listed, perhaps because a server is down: %s", quoteName(name), strings.Join(down, "; "))), nil
+	}
 	// go-sdk would answer the same, quoting the whole name, which may be
 	// megabytes.
 	return ctx, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + quoteName(name)}

@@ -50,3 +50,28 @@ func TestCallWaitsForAStartingUpstream(t *testing.T) {
 		t.Errorf("call before the server was up: HTTP %d %s", r.status, r.body)
 	}
 }
+
+// TestCallOfADownServerSaysWhy: a tool of a server that failed to start
+// is not "unknown tool" alone: the answer names the server and why it is
+// down (issue 38, item 5).
+func TestCallOfADownServerSaysWhy(t *testing.T) {
+	broken := stdioUpstream("broken", nil)
+	broken.Cmd = []string{"/nonexistent/server-binary"}
+	broken.RestartMaxAttempts = 1
+	e := startEnv(t, stdioUpstream("fast", nil), broken)
+	for _, era := range []string{"2025", "2026"} {
+		var got string
+		if era == "2025" {
+			res, err := callErr(connect(t, e, "http", nil), "broken_tool", nil)
+			if err != nil {
+				t.Fatalf("%s: %v", era, err)
+			}
+			got = text(res)
+		} else {
+			got = string(post(t, t.Context(), e.url, modernBody(1, "tools/call", `"name":"broken_tool"`), modernHeaders("tools/call", "broken_tool")...).body)
+		}
+		if !strings.Contains(got, "broken (") || !strings.Contains(got, "server-binary") {
+			t.Errorf("%s: %s, want the server named with its cause", era, got)
+		}
+	}
+}

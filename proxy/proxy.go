@@ -202,12 +202,17 @@ func (p *Proxy) AwaitStarted(ctx context.Context, max time.Duration) {
 	p.await(ctx, max, p.opts.StragglerWait)
 }
 
-// AwaitAll is [Proxy.AwaitStarted] without the straggler bound: it waits
-// for every upstream in its first connection attempt, up to StartWait.
-// For a client's first listing: a client that lists once must see every
-// server that comes up within the start wait (a slow npx start, a
-// loaded machine), not only the first one's.
-func (p *Proxy) AwaitAll(ctx context.Context) { p.await(ctx, 0, 0) }
+// AwaitAll is [Proxy.AwaitStarted] with a longer straggler bound,
+// [DefaultAllWait]: for a client's first listing, which a client that
+// lists once must find whole — every server that comes up within seconds
+// (a slow npx start, a loaded machine), not only the first one's — while
+// one that hangs at start holds it up only that long.
+func (p *Proxy) AwaitAll(ctx context.Context) { p.await(ctx, 0, DefaultAllWait) }
+
+// DefaultAllWait bounds how long [Proxy.AwaitAll] waits for upstreams
+// still starting once one is ready: npx-launched servers take 2–4 s to
+// answer initialize on a loaded machine.
+const DefaultAllWait = 5 * time.Second
 
 // await is AwaitStarted with straggler bound straggler (0: none).
 func (p *Proxy) await(ctx context.Context, max, straggler time.Duration) {

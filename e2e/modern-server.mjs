@@ -86,6 +86,11 @@ const server = http.createServer(async (req, res) => {
   }
   res.end();
 });
+// Node closes an idle keep-alive socket after 5 s, which races a client
+// (undici's fetch, Go's transport) reusing it on a loaded machine: the
+// request fails with "fetch failed". Idle sockets are the client's to close.
+server.keepAliveTimeout = 120_000;
+server.headersTimeout = 125_000;
 server.listen(port, host, () => {
   const a = server.address();
   console.log(`listening http://${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}/mcp`);

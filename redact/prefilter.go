@@ -29,6 +29,11 @@ type keyword struct {
 type anchorSet struct {
 	bytes []byte      // distinct anchor bytes
 	kws   [][]keyword // by index in bytes
+	// near[i] turns most occurrences of anchor i away with two loads: a
+	// keyword may be there only if the byte after the anchor is in
+	// near[i].next (keywords going on past their anchor) or the byte
+	// before it in near[i].prev (keywords ending with it).
+	near []*nearBytes
 }
 
 // commonness ranks a byte's frequency in tool output (JSON listings,
@@ -51,6 +56,8 @@ func commonness(b byte) int {
 		return 200
 	case '-':
 		return 70
+	case 'K', 'J', 'Q', 'X', 'Y', 'Z', 'V', 'W':
+		return 2
 	case '_':
 		return 45
 	case '@':
@@ -89,7 +96,23 @@ func (a *anchorSet) add(lit string, rule int) {
 		k = len(a.bytes) - 1
 	}
 	a.kws[k] = append(a.kws[k], keyword{lit: lit, anchor: best, rules: []int{rule}})
+	for len(a.near) < len(a.bytes) {
+		a.near = append(a.near, new(nearBytes))
+	}
+	n := a.near[k]
+	switch {
+	case best+1 < len(lit):
+		n.next[lit[best+1]] = true
+	case best > 0:
+		n.prev[lit[best-1]] = true
+	default: // a one-byte keyword: every occurrence is a hit
+		for c := range n.next {
+			n.next[c] = true
+		}
+	}
 }
+
+type nearBytes struct{ next, prev [256]bool }
 
 // hit is a keyword found at pos (its first byte) in the text.
 type hit struct {
@@ -102,6 +125,7 @@ type hit struct {
 func (a *anchorSet) find(hits []hit, src []byte, from, to int) []hit {
 	for i, b := range a.bytes {
 		kws := a.kws[i]
+		near := a.near[i]
 		seg := src[from:to]
 		off := 0
 		for {
@@ -111,6 +135,9 @@ func (a *anchorSet) find(hits []hit, src []byte, from, to int) []hit {
 			}
 			p := from + off + j // the anchor's position in src
 			off += j + 1
+			if p+1 < len(src) && !near.next[src[p+1]] && (p == 0 || !near.prev[src[p-1]]) {
+				continue
+			}
 			for k := range kws {
 				kw := &kws[k]
 				start := p - kw.anchor

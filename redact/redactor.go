@@ -59,7 +59,7 @@ type rule struct {
 	back, fwd      int
 	entropy        float64
 	allow          []*regexp.Regexp
-	near           [][]byte
+	pre            func([]byte, int) bool
 	keyless        bool // an extra pattern without keywords: run everywhere
 	keywordInMatch bool // a kept match must contain its keyword
 }
@@ -117,9 +117,7 @@ func New(o Options) (*Redactor, error) {
 		for _, a := range s.Allow {
 			r.allow = append(r.allow, regexp.MustCompile(a))
 		}
-		for _, n := range s.Near {
-			r.near = append(r.near, []byte(n))
-		}
+		r.pre = s.Pre
 		rs.add(r, s.Keywords)
 	}
 	for i, p := range o.Extra {
@@ -333,6 +331,9 @@ func (r *Redactor) window(st *state, src []byte, ri, kw, klen int, isJSON bool) 
 	if kw < st.lastEnd[ri] {
 		return // inside its last match
 	}
+	if ru.pre != nil && !ru.pre(src, kw) {
+		return
+	}
 	ws, we := max(0, kw-ru.back), min(len(src), kw+klen+ru.fwd)
 	if isJSON {
 		if q := quoteBefore(src, ws, kw); q >= 0 {
@@ -342,18 +343,6 @@ func (r *Redactor) window(st *state, src []byte, ri, kw, klen int, isJSON bool) 
 		}
 		if q := quoteAfter(src, kw, we); q >= 0 {
 			we = q
-		}
-	}
-	if len(ru.near) > 0 {
-		found := false
-		for _, n := range ru.near {
-			if bytes.Contains(src[ws:we], n) || isJSON && bytes.Contains(src[ws:we], []byte(`:\/\/`)) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return
 		}
 	}
 	r.run(st, src, ri, ws, we, kw, klen, isJSON)
@@ -389,7 +378,7 @@ func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON b
 	}
 	for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
 		ms, me := raw(m[0]), raw(m[1])
-		if kw >= 0 && ru.keywordInMatch && (ms > kw || me < kw+klen) {
+		if kw >= 0 && ru.keywordInMatch && (ms >= kw+klen || me <= kw) {
 			continue
 		}
 		if kw < 0 && ms >= we-maxUnkeyed && we < len(src) {

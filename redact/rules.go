@@ -34,17 +34,17 @@ type ruleSpec struct {
 	// Allow are regexps on the secret that keep it (placeholders, the
 	// documentation's example keys).
 	Allow []string
-	// Near, when set, are literals one of which must occur in the raw
-	// window before the regexp is run (a cheap second filter for a
-	// frequent keyword).
-	Near []string
+	// Pre, when set, is a cheap test of the raw text around a keyword
+	// found at kw, before any regexp is run (for a frequent keyword).
+	Pre func(src []byte, kw int) bool
 	// Generic rules are entropy-based and off by default ([Options].Entropy).
 	Generic bool
 }
 
-// term is gitleaks' end-of-secret lookahead without its `\\[nr]` (the text
-// is decoded).
-const term = `(?:[\x60'"\s;,)\]}<>]|$)`
+// term ends a secret: gitleaks' end-of-secret class plus closing
+// brackets, and a backslash: decoded once, JSON inside a JSON string
+// still has its own escapes (\" and \n after a secret).
+const term = `(?:[\x60'"\s;,)\]}<>\\]|$)`
 
 var defaultRules = []ruleSpec{
 	// aws-access-token
@@ -93,25 +93,25 @@ var defaultRules = []ruleSpec{
 	// anthropic-api-key, anthropic-admin-api-key
 	{ID: "anthropic-api-key", Regex: `\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)` + term, Group: 1, Keywords: []string{"sk-ant-api03"}, Fwd: 110},
 	{ID: "anthropic-admin-api-key", Regex: `\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)` + term, Group: 1, Keywords: []string{"sk-ant-admin01"}, Fwd: 112},
-	// npm-access-token, huggingface-access-token, sendgrid-api-token
+	// npm-access-token, huggingface-access-token
 	{ID: "npm-access-token", Regex: `(?i)\b(npm_[a-z0-9]{36})` + term, Group: 1, Keywords: []string{"npm_"}, Fwd: 41, Entropy: 2},
 	{ID: "huggingface-access-token", Regex: `\b(hf_(?i:[a-z]{34}))` + term, Group: 1, Keywords: []string{"hf_"}, Fwd: 38, Entropy: 2},
-	{ID: "sendgrid-api-token", Regex: `\b(SG\.(?i)[a-z0-9=_\-\.]{66})` + term, Group: 1, Keywords: []string{"SG."}, Fwd: 70, Entropy: 2},
 	// Own rule: the password of scheme://user:password@host. Keyed on the
 	// @ (rarer than ://), then only where :// is near.
 	{ID: "url-password", Regex: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:@/"'<>\[\]]{1,128}:([^\s@/"'<>]{1,256})@[a-zA-Z0-9.\-\[\]]`, Group: 1,
-		Keywords: []string{"@"}, Near: []string{"://"}, Back: 420, Fwd: 2,
+		Keywords: []string{"@"}, Pre: urlCredentialAt, Back: 420, Fwd: 2,
 		Allow: []string{`^(?:\*+|x+|X+|\.+|<[^>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\}|%[A-Za-z0-9_]+%|password|PASSWORD|pass|secret|changeme)$`}},
-	// Own rule: an HTTP bearer credential (Authorization: Bearer …), in
-	// any case.
+	// Own rule: an HTTP bearer credential (Authorization: Bearer …).
+	// "bearer" in lower case is looked for only after "authorization:"
+	// (as a keyword its letters are too common to be cheap).
 	{ID: "bearer-token", Regex: `(?i)\bbearer[ \t]{1,4}([A-Za-z0-9\-._~+/]{16,}=*)`, Group: 1,
-		Keywords: []string{"Bearer", "bearer", "BEARER"}, Fwd: 4200, Entropy: 3},
+		Keywords: []string{"Bearer", "BEARER", "uthorization: bearer", "uthorization:bearer"}, Back: 20, Fwd: 4200, Entropy: 3},
 
 	// generic-api-key (opt-in), simplified: a name that says secret, an
 	// assignment, and a value of high entropy.
 	{ID: "generic-api-key", Regex: `(?i)(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token)[\w.-]{0,20}["']{0,3}[ \t]{0,5}(?:=|:|=>|:=)[ \t]{0,5}["'\x60]{0,3}([\w.=+/-]{10,150})` + term, Group: 1,
 		Keywords: []string{"access", "Access", "ACCESS", "auth", "Auth", "AUTH", "api", "Api", "API", "credential", "Credential", "CREDENTIAL", "creds", "key", "Key", "KEY", "passw", "Passw", "PASSW", "secret", "Secret", "SECRET", "token", "Token", "TOKEN"},
-		Back: 0, Fwd: 220, Entropy: 3.5, Generic: true, Allow: []string{`^[a-zA-Z_.-]+$`, `^[0-9]+$`}},
+		Back:     0, Fwd: 220, Entropy: 3.5, Generic: true, Allow: []string{`^[a-zA-Z_.-]+$`, `^[0-9]+$`}},
 }
 
 // Kinds returns the ids of the default rules, in table order; generic
@@ -124,4 +124,31 @@ func Kinds(generic bool) []string {
 		}
 	}
 	return out
+}
+
+// urlCredentialAt is url-password's test of an @ at kw: what precedes it
+// is scheme://user:password (raw, so the slashes may be \/\/): walking
+// back over what a password and a user may hold, the walk must end on
+// // with a : on the way. An e-mail address, an image digest
+// (registry/app@sha256:…) or a mention (@name) stop elsewhere, so the
+// regexp is not run for them.
+func urlCredentialAt(src []byte, kw int) bool {
+	colon := false
+	for i := kw - 1; i >= 0 && kw-i <= 420; i-- {
+		switch c := src[i]; c {
+		case ':':
+			colon = true
+		case '/':
+			if !colon {
+				return false
+			}
+			if i >= 1 && src[i-1] == '/' {
+				return true
+			}
+			return i >= 3 && src[i-1] == '\\' && src[i-2] == '/' && src[i-3] == '\\'
+		case ' ', '\t', '\n', '\r', '@', '"', '\'', '<', '>':
+			return false
+		}
+	}
+	return false
 }

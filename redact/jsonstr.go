@@ -194,12 +194,22 @@ func structural(b []byte) bool {
 	return true
 }
 
+// strState is where [strState.inString] got to: offsets asked for grow
+// along a scan, so each byte is counted once.
+type strState struct {
+	pos int  // counted up to here
+	in  bool // inside a string at pos
+}
+
 // inString reports whether offset i of the JSON text src lies inside a
-// string, counting unescaped quotes from the start: the slow, exact
-// answer, for the rare match that [structural] leaves in doubt.
-func inString(src []byte, i int) bool {
-	in := false
-	for p := 0; p < i; {
+// string, counting unescaped quotes: the slow, exact answer, for the rare
+// match that [structural] leaves in doubt.
+func (s *strState) inString(src []byte, i int) bool {
+	if i < s.pos {
+		*s = strState{}
+	}
+	in, p := s.in, s.pos
+	for p < i {
 		j := bytes.IndexByte(src[p:i], '"')
 		if j < 0 {
 			break
@@ -210,5 +220,6 @@ func inString(src []byte, i int) bool {
 		}
 		p++
 	}
+	s.pos, s.in = i, in
 	return in
 }

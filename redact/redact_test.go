@@ -283,9 +283,9 @@ func TestCleanAllocs(t *testing.T) {
 func TestExtraAndAllow(t *testing.T) {
 	red := mustNew(t, Options{
 		Extra: []Pattern{
-			{ID: "acme-key", Regex: `ACME-[0-9A-F]{16}`},                                   // literal prefix as keyword
+			{ID: "acme-key", Regex: `ACME-[0-9A-F]{16}`},                                            // literal prefix as keyword
 			{ID: "ticket-secret", Regex: `secret ticket ([a-z]{12})`, Keywords: []string{"ticket"}}, // group 1
-			{ID: "card", Regex: `\b4[0-9]{15}\b`},                                          // no keyword
+			{ID: "card", Regex: `\b4[0-9]{15}\b`},                                                   // no keyword
 		},
 		Allow: []string{`^ghp_0{36}$`},
 	})

@@ -218,6 +218,7 @@ type state struct {
 	at      []int32
 	fp      fingerprinter
 	lastEnd []int // per rule: the raw end of its last match
+	str     strState
 
 	// Output.
 	out     []byte
@@ -248,6 +249,7 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 		st.lastEnd[i] = -1
 	}
 	st.spans = st.spans[:0]
+	st.str = strState{}
 	for from := 0; from < len(src); from += chunk {
 		to := min(from+chunk, len(src))
 		st.hits = r.anchors.find(st.hits[:0], src, from, to)
@@ -425,7 +427,7 @@ func (r *Redactor) keep(st *state, src []byte, ru *rule, secret []byte, rs, re i
 		if quoteAfter(src, rs, re) >= 0 {
 			return false // crosses a string's end (a keyword-less pattern)
 		}
-		if structural(src[rs:re]) && !inString(src, rs) {
+		if structural(src[rs:re]) && !st.str.inString(src, rs) {
 			return false
 		}
 	}

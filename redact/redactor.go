@@ -28,6 +28,10 @@ const (
 	DefaultMaxFindings = 100
 )
 
+// maxGrow bounds the window a match is looked for in (raw bytes after
+// its keyword): a secret longer than that is masked up to there.
+const maxGrow = 1 << 20
+
 // maxUnkeyed is the longest match of an extra pattern without keywords:
 // such a pattern is run over overlapping spans of the text.
 const maxUnkeyed = 1 << 10
@@ -60,6 +64,12 @@ type rule struct {
 	entropy        float64
 	allow          []*regexp.Regexp
 	pre            func([]byte, int) bool
+	// anchored is re after ^(?s:.){0,lead}?: it only looks for a match
+	// starting within lead bytes of where its text starts, so a keyword's
+	// window costs what its match is long, not what the window is. nil
+	// for rules whose back reach is too long for it.
+	anchored       *regexp.Regexp
+	lead           int
 	keyless        bool // an extra pattern without keywords: run everywhere
 	keywordInMatch bool // a kept match must contain its keyword
 }
@@ -118,6 +128,7 @@ func New(o Options) (*Redactor, error) {
 			r.allow = append(r.allow, regexp.MustCompile(a))
 		}
 		r.pre = s.Pre
+		r.anchor(s.Regex)
 		rs.add(r, s.Keywords)
 	}
 	for i, p := range o.Extra {
@@ -137,6 +148,7 @@ func New(o Options) (*Redactor, error) {
 			if pre, _ := re.LiteralPrefix(); len(pre) >= 3 {
 				kws = []string{pre}
 				r.back = 0
+				r.anchor(p.Regex)
 			}
 		}
 		for _, k := range kws {
@@ -160,6 +172,17 @@ func New(o Options) (*Redactor, error) {
 	}
 	rs.pool.New = func() any { return &state{fp: newFingerprinter(rs.key), lastEnd: make([]int, len(rs.list))} }
 	return &Redactor{rules: rs, mode: o.Mode}, nil
+}
+
+// anchor sets r.anchored: re behind a lead of back bytes and one more (the
+// byte before a keyword, which \b looks at).
+func (r *rule) anchor(re string) {
+	r.lead = r.back + 1
+	if r.lead > 1000 { // RE2's largest repeat count
+		return
+	}
+	// The pattern is group 1, so that its match is told from the lead's.
+	r.anchored, _ = regexp.Compile(fmt.Sprintf(`^(?s:.){0,%d}?(%s)`, r.lead, re))
 }
 
 func (rs *rules) add(r rule, keywords []string) {
@@ -336,18 +359,30 @@ func (r *Redactor) window(st *state, src []byte, ri, kw, klen int, isJSON bool) 
 	if ru.pre != nil && !ru.pre(src, kw) {
 		return
 	}
-	ws, we := max(0, kw-ru.back), min(len(src), kw+klen+ru.fwd)
+	back := ru.back
+	if ru.anchored != nil {
+		back = ru.lead
+	}
+	ws := max(0, kw-back)
 	if isJSON {
 		if q := quoteBefore(src, ws, kw); q >= 0 {
 			ws = q + 1
 		} else {
 			ws = alignStart(src, ws)
 		}
-		if q := quoteAfter(src, kw, we); q >= 0 {
-			we = q
+	}
+	for fwd := ru.fwd; ; fwd *= 4 {
+		we := min(len(src), kw+klen+fwd)
+		cut := we < len(src) && fwd < maxGrow // the match may go on
+		if isJSON {
+			if q := quoteAfter(src, kw, we); q >= 0 {
+				we, cut = q, false
+			}
+		}
+		if !r.run(st, src, ri, ws, we, kw, klen, isJSON, cut) {
+			return
 		}
 	}
-	r.run(st, src, ri, ws, we, kw, klen, isJSON)
 }
 
 // keylessWindow runs a keyword-less extra rule over src[from:to] (and
@@ -358,13 +393,16 @@ func (r *Redactor) keylessWindow(st *state, src []byte, ri, from, to int, isJSON
 	if isJSON {
 		ws = alignStart(src, ws)
 	}
-	r.run(st, src, ri, ws, we, -1, 0, isJSON)
+	r.run(st, src, ri, ws, we, -1, 0, isJSON, false)
 }
 
 // run matches rule ri on src[ws:we] (decoded in JSON). kw ≥ 0 keeps only
 // matches around the keyword at kw; kw < 0 keeps matches starting before
-// we-maxUnkeyed (the rest are seen by the next window).
-func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON bool) {
+// we-maxUnkeyed (the rest are seen by the next window). With cut (the
+// window ends before the text does) a match reaching the window's end
+// may be longer: run records nothing and returns true, for a longer
+// window.
+func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON, cut bool) (more bool) {
 	ru := &r.list[ri]
 	text := src[ws:we]
 	var at []int32
@@ -378,12 +416,37 @@ func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON b
 		}
 		return int(at[i])
 	}
-	for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
+	covers := func(m []int) bool {
 		ms, me := raw(m[0]), raw(m[1])
-		if kw >= 0 && ru.keywordInMatch && (ms >= kw+klen || me <= kw) {
+		return !(kw >= 0 && ru.keywordInMatch && (ms >= kw+klen || me <= kw))
+	}
+	var ms [][]int
+	if ru.anchored != nil && kw >= 0 {
+		// The leftmost match within the lead (group 1 onwards is the
+		// pattern's own match and groups); when it is another keyword's,
+		// all of them, as without the anchor (rare: two within a lead).
+		if m := ru.anchored.FindSubmatchIndex(text); m != nil {
+			if m = m[2:]; covers(m) {
+				ms = [][]int{m}
+			} else {
+				ms = ru.re.FindAllSubmatchIndex(text, -1)
+			}
+		}
+	} else {
+		ms = ru.re.FindAllSubmatchIndex(text, -1)
+	}
+	if cut {
+		for _, m := range ms {
+			if m[1] == len(text) && covers(m) {
+				return true
+			}
+		}
+	}
+	for _, m := range ms {
+		if !covers(m) {
 			continue
 		}
-		if kw < 0 && ms >= we-maxUnkeyed && we < len(src) {
+		if kw < 0 && raw(m[0]) >= we-maxUnkeyed && we < len(src) {
 			continue
 		}
 		gs, ge := m[0], m[1]
@@ -401,6 +464,7 @@ func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON b
 		st.lastEnd[ri] = max(st.lastEnd[ri], re)
 		st.spans = append(st.spans, span{start: rs, end: re, rule: ri, fp: st.fp.sum(secret)})
 	}
+	return false
 }
 
 // keep reports whether a match is a secret to report: entropy enough,

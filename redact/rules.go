@@ -27,6 +27,8 @@ type ruleSpec struct {
 	// Back and Fwd bound the distance from a keyword's start to the start
 	// and to the end of its match, in decoded bytes: the window run through
 	// Regex. Escapes make raw text longer, so the raw window is twice that.
+	// Fwd is what a match usually needs: one that reaches the window's end
+	// is looked for again in a window 4 times as long (up to [maxGrow]).
 	Back, Fwd int
 	// Entropy is the least Shannon entropy (bits per byte) of the secret;
 	// 0: any. It is gitleaks' figure where the rule is gitleaks'.
@@ -80,10 +82,10 @@ var defaultRules = []ruleSpec{
 		Keywords: []string{"k_live_", "k_test_", "k_prod_"}, Back: 1, Fwd: 110, Entropy: 2},
 	// jwt
 	{ID: "jwt", Regex: `\b(ey[a-zA-Z0-9_-]{17,}\.ey[a-zA-Z0-9_/-]{17,}\.(?:[a-zA-Z0-9_/-]{10,}={0,2})?)` + term, Group: 1,
-		Keywords: []string{"eyJ"}, Fwd: 14400, Entropy: 3},
+		Keywords: []string{"eyJ"}, Fwd: 4096, Entropy: 3},
 	// private-key: the body between the BEGIN and END lines.
 	{ID: "private-key", Regex: `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----([\s\S-]{64,}?)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`, Group: 1,
-		Keywords: []string{"-----BEGIN"}, Fwd: 16700},
+		Keywords: []string{"-----BEGIN"}, Fwd: 8192},
 	// gcp-api-key
 	{ID: "gcp-api-key", Regex: `\b(AIza[\w-]{35})` + term, Group: 1, Keywords: []string{"AIza"}, Fwd: 40, Entropy: 4,
 		Allow: []string{`^AIzaSyabcdefghijklmnopqrstuvwxyz1234567$`}},
@@ -105,7 +107,7 @@ var defaultRules = []ruleSpec{
 	// "bearer" in lower case is looked for only after "authorization:"
 	// (as a keyword its letters are too common to be cheap).
 	{ID: "bearer-token", Regex: `(?i)\bbearer[ \t]{1,4}([A-Za-z0-9\-._~+/]{16,}=*)`, Group: 1,
-		Keywords: []string{"Bearer", "BEARER", "uthorization: bearer", "uthorization:bearer"}, Back: 20, Fwd: 4200, Entropy: 3},
+		Keywords: []string{"Bearer", "BEARER", "uthorization: bearer", "uthorization:bearer"}, Back: 20, Fwd: 2048, Entropy: 3},
 
 	// generic-api-key (opt-in), simplified: a name that says secret, an
 	// assignment, and a value of high entropy.

@@ -57,18 +57,19 @@ type Options struct {
 
 // rule is a compiled [ruleSpec].
 type rule struct {
-	id             string
-	re             *regexp.Regexp
-	group          int
-	back, fwd      int
-	entropy        float64
-	allow          []*regexp.Regexp
-	pre            func([]byte, int) bool
+	id        string
+	re        *regexp.Regexp
+	group     int
+	back, fwd int
+	entropy   float64
+	allow     []*regexp.Regexp
+	pre       func([]byte, int) bool
 	// anchored is re after ^(?s:.){0,lead}?: it only looks for a match
 	// starting within lead bytes of where its text starts, so a keyword's
 	// window costs what its match is long, not what the window is. nil
 	// for rules whose back reach is too long for it.
 	anchored       *regexp.Regexp
+	match          func([]byte, int) []int // instead of anchored
 	lead           int
 	keyless        bool // an extra pattern without keywords: run everywhere
 	keywordInMatch bool // a kept match must contain its keyword
@@ -129,6 +130,7 @@ func New(o Options) (*Redactor, error) {
 		}
 		r.pre = s.Pre
 		r.anchor(s.Regex)
+		r.match = s.Match
 		rs.add(r, s.Keywords)
 	}
 	for i, p := range o.Extra {
@@ -425,8 +427,14 @@ func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON, 
 		// The leftmost match within the lead (group 1 onwards is the
 		// pattern's own match and groups); when it is another keyword's,
 		// all of them, as without the anchor (rare: two within a lead).
-		if m := ru.anchored.FindSubmatchIndex(text); m != nil {
-			if m = m[2:]; covers(m) {
+		var m []int
+		if ru.match != nil {
+			m = ru.match(text, ru.lead)
+		} else if m = ru.anchored.FindSubmatchIndex(text); m != nil {
+			m = m[2:]
+		}
+		if m != nil {
+			if covers(m) {
 				ms = [][]int{m}
 			} else {
 				ms = ru.re.FindAllSubmatchIndex(text, -1)

@@ -1,5 +1,10 @@
 package redact
 
+import (
+	"bytes"
+	"regexp"
+)
+
 // ruleSpec is one row of the rule table: a kind of secret, the literals
 // (keywords) that every occurrence contains, and the regexp run on the
 // text around a keyword hit.
@@ -39,6 +44,10 @@ type ruleSpec struct {
 	// Pre, when set, is a cheap test of the raw text around a keyword
 	// found at kw, before any regexp is run (for a frequent keyword).
 	Pre func(src []byte, kw int) bool
+	// Match, when set, replaces Regex for finding the match at the start
+	// of a window (lead bytes may come first), in FindSubmatchIndex's
+	// layout; Regex is then what FindAll falls back on.
+	Match func(text []byte, lead int) []int
 	// Generic rules are entropy-based and off by default ([Options].Entropy).
 	Generic bool
 }
@@ -85,7 +94,7 @@ var defaultRules = []ruleSpec{
 		Keywords: []string{"eyJ"}, Fwd: 4096, Entropy: 3},
 	// private-key: the body between the BEGIN and END lines.
 	{ID: "private-key", Regex: `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----([\s\S-]{64,}?)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`, Group: 1,
-		Keywords: []string{"-----BEGIN"}, Fwd: 8192},
+		Keywords: []string{"-----BEGIN"}, Fwd: 8192, Match: matchPrivateKey},
 	// gcp-api-key
 	{ID: "gcp-api-key", Regex: `\b(AIza[\w-]{35})` + term, Group: 1, Keywords: []string{"AIza"}, Fwd: 40, Entropy: 4,
 		Allow: []string{`^AIzaSyabcdefghijklmnopqrstuvwxyz1234567$`}},
@@ -153,4 +162,38 @@ func urlCredentialAt(src []byte, kw int) bool {
 		}
 	}
 	return false
+}
+
+var (
+	pemBegin = regexp.MustCompile(`^(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	pemEnd   = regexp.MustCompile(`^(?i)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+)
+
+// matchPrivateKey is private-key's regexp done in three steps, the body
+// found with bytes.Index rather than by the regexp engine (a key is
+// kilobytes long; the regexp's lazy repeat costs ten times as much).
+func matchPrivateKey(text []byte, lead int) []int {
+	for i := 0; i <= lead && i < len(text); i++ {
+		if text[i] != '-' {
+			continue
+		}
+		h := pemBegin.FindIndex(text[i:])
+		if h == nil {
+			continue
+		}
+		body := i + h[1]
+		for from := body + 64; from <= len(text); {
+			e := bytes.Index(text[from:], []byte("-----END"))
+			if e < 0 {
+				return nil
+			}
+			e += from
+			if t := pemEnd.FindIndex(text[e:]); t != nil {
+				return []int{i, e + t[1], body, e}
+			}
+			from = e + 1
+		}
+		return nil
+	}
+	return nil
 }

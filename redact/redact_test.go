@@ -268,6 +268,9 @@ func TestModes(t *testing.T) {
 
 // TestCleanAllocs: clean text is returned as is, with no allocation.
 func TestCleanAllocs(t *testing.T) {
+	if raceOn {
+		t.Skip("allocations are not counted under the race detector")
+	}
 	red := mustNew(t, Options{})
 	r := rand.New(rand.NewPCG(2, 2))
 	in := toolResult(strings.Join(logLines(r, 200), "\n"))

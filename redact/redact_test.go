@@ -306,6 +306,14 @@ func TestExtraAndAllow(t *testing.T) {
 	if !strings.Contains(got, "the secret ticket [REDACTED:ticket-secret:") || !strings.Contains(got, "ghp_000") {
 		t.Errorf("output %s", got)
 	}
+	// A keyword-less pattern's match near a chunk's end is seen by two
+	// windows and counted once, in both modes.
+	for _, m := range []Mode{Mask, Flag} {
+		big := toolResult(strings.Repeat("x", chunk-500) + " 4111111111111111 " + strings.Repeat("y", 3*chunk))
+		if _, rep, _ := red.With(m).JSON(nil, big); rep.Total != 1 {
+			t.Errorf("%s: %d cards across a chunk boundary, want 1", m, rep.Total)
+		}
+	}
 	// A keyword-less pattern never masks outside a string.
 	out, rep, _ = red.JSON(nil, []byte(`{"n":4111111111111111,"s":"4111111111111111"}`))
 	if !json.Valid(out) || rep.Total != 1 {

@@ -92,7 +92,8 @@ type rules struct {
 	key         []byte
 	maxBytes    int
 	maxFindings int
-	maxBack     int // raw bytes
+	maxBack     int // raw bytes a match may start before its keyword (or its keyword-less window)
+	maxKw       int // the longest keyword
 	pool        sync.Pool
 }
 
@@ -190,13 +191,15 @@ func (r *rule) anchor(re string) {
 func (rs *rules) add(r rule, keywords []string) {
 	i := len(rs.list)
 	rs.list = append(rs.list, r)
-	rs.maxBack = max(rs.maxBack, r.back)
+	rs.maxBack = max(rs.maxBack, r.back, r.lead)
 	if r.keyless {
 		rs.keyless = append(rs.keyless, i)
+		rs.maxBack = max(rs.maxBack, maxUnkeyed)
 		return
 	}
 	for _, k := range keywords {
 		rs.anchors.add(k, i)
+		rs.maxKw = max(rs.maxKw, len(k))
 	}
 }
 
@@ -248,6 +251,7 @@ type state struct {
 	// Output.
 	out     []byte
 	copied  int  // src is copied to out up to here
+	done    int  // the end of the last span reported
 	masked  bool // out holds something
 	open    span // the merged span not emitted yet
 	hasOpen bool
@@ -269,7 +273,7 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 		return src, Report{}, err
 	}
 	st := r.pool.Get().(*state)
-	st.out, st.copied, st.masked, st.hasOpen, st.rep = dst, 0, false, false, Report{}
+	st.out, st.copied, st.done, st.masked, st.hasOpen, st.rep = dst, 0, 0, false, false, Report{}
 	for i := range st.lastEnd {
 		st.lastEnd[i] = -1
 	}
@@ -291,8 +295,8 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 		}
 		if len(st.spans) > 0 {
 			// Spans starting before this can no longer be joined by one
-			// found later: later hits are past to.
-			r.flush(st, src, to-r.maxBack-64)
+			// found later: later keywords end past to.
+			r.flush(st, src, to-r.maxBack-r.maxKw-1)
 		}
 	}
 	r.flush(st, src, len(src)+1)
@@ -541,12 +545,13 @@ func (r *Redactor) emitOpen(st *state, src []byte) {
 	}
 	s := st.open
 	st.hasOpen = false
-	if s.start < st.copied { // joins one already written: mask the rest
-		if s.end <= st.copied {
+	if s.start < st.done { // joins one already reported: only the rest
+		if s.end <= st.done {
 			return
 		}
-		s.start = st.copied
+		s.start = st.done
 	}
+	st.done = s.end
 	kind := r.list[s.rule].id
 	rep := &st.rep
 	if rep.Counts == nil {

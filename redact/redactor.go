@@ -269,8 +269,8 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	if r.mode == Off {
 		return src, Report{}, nil
 	}
-	if err := r.scannable(src, isJSON); err != nil {
-		return src, Report{}, err
+	if len(src) > r.maxBytes {
+		return src, Report{}, &UnscannableError{Reason: fmt.Sprintf("%d bytes, over the scan bound of %d", len(src), r.maxBytes)}
 	}
 	st := r.pool.Get().(*state)
 	st.out, st.copied, st.done, st.masked, st.hasOpen, st.rep = dst, 0, 0, false, false, Report{}
@@ -279,8 +279,25 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	}
 	st.spans = st.spans[:0]
 	st.str = strState{}
+	// What makes the input unscannable is looked for chunk by chunk too,
+	// while the chunk is in cache.
+	nul, blob, bad, valid := false, false, 0, 0
 	for from := 0; from < len(src); from += chunk {
 		to := min(from+chunk, len(src))
+		if !nul && bytes.IndexByte(src[from:to], 0) >= 0 {
+			nul = true
+		}
+		end := to // UTF-8 is checked up to the last character that begins in the chunk
+		for k := 0; k < 3 && end < len(src) && end > valid && !utf8.RuneStart(src[end]); k++ {
+			end--
+		}
+		if !utf8.Valid(src[valid:end]) {
+			bad += invalidUTF8(src[valid:end])
+		}
+		valid = end
+		if isJSON && !blob {
+			blob = hasBlob(src[max(0, from-len(`"blob"`)):min(len(src), to+32)])
+		}
 		st.hits = r.anchors.find(st.hits[:0], src, from, to)
 		if len(st.hits) > 1 {
 			slices.SortFunc(st.hits, func(a, b hit) int { return a.pos - b.pos })
@@ -301,6 +318,20 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	}
 	r.flush(st, src, len(src)+1)
 	r.emitOpen(st, src)
+	var err error
+	switch {
+	case nul:
+		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d NUL bytes", bytes.Count(src, []byte{0}))}
+	case bad*binaryRate > len(src):
+		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src))}
+	case blob:
+		err = &UnscannableError{Reason: `a base64 "blob" (binary resource content) cannot be scanned`}
+	}
+	if err != nil {
+		st.out, st.rep = nil, Report{}
+		r.pool.Put(st)
+		return src, Report{}, err
+	}
 	rep := st.rep
 	out := src
 	if st.masked {
@@ -311,31 +342,18 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	return out, rep, nil
 }
 
-// scannable says why src cannot be scanned, if it cannot.
-func (r *Redactor) scannable(src []byte, isJSON bool) error {
-	if len(src) > r.maxBytes {
-		return &UnscannableError{Reason: fmt.Sprintf("%d bytes, over the scan bound of %d", len(src), r.maxBytes)}
-	}
-	if n := bytes.Count(src, []byte{0}); n > 0 {
-		return &UnscannableError{Reason: fmt.Sprintf("binary: %d NUL bytes", n)}
-	}
-	if !utf8.Valid(src) {
-		bad := 0
-		for i := 0; i < len(src); {
-			c, w := utf8.DecodeRune(src[i:])
-			if c == utf8.RuneError && w == 1 {
-				bad++
-			}
-			i += w
+// invalidUTF8 counts the bytes of b that are not part of a valid UTF-8
+// encoding.
+func invalidUTF8(b []byte) int {
+	bad := 0
+	for i := 0; i < len(b); {
+		c, w := utf8.DecodeRune(b[i:])
+		if c == utf8.RuneError && w == 1 {
+			bad++
 		}
-		if bad*binaryRate > len(src) {
-			return &UnscannableError{Reason: fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src))}
-		}
+		i += w
 	}
-	if isJSON && hasBlob(src) {
-		return &UnscannableError{Reason: `a base64 "blob" (binary resource content) cannot be scanned`}
-	}
-	return nil
+	return bad
 }
 
 // hasBlob reports whether src has a "blob" key: the base64 content of a

@@ -381,3 +381,25 @@ func TestUnscannable(t *testing.T) {
 		t.Errorf("blob as a value: %v", err)
 	}
 }
+
+// TestOverlap: one secret matched by two rules (a JWT as a bearer token,
+// a Slack bot token by its two rules) is one mask, of the kind earlier in
+// the table, counted once.
+func TestOverlap(t *testing.T) {
+	red := mustNew(t, Options{})
+	r := rand.New(rand.NewPCG(4, 4))
+	jwt := plant(r, "jwt").Secret
+	slack := plant(r, "slack-bot-token").Secret
+	for _, tc := range []struct{ text, kind string }{
+		{"Authorization: Bearer " + jwt, "jwt"},
+		{"token " + slack, "slack-bot-token"},
+	} {
+		for range 20 { // the order of equal spans must not vary
+			out, rep, _ := red.JSON(nil, toolResult(tc.text))
+			text, _ := resultText(out)
+			if rep.Total != 1 || rep.Counts[tc.kind] != 1 || len(masksByKind(text)) != 1 {
+				t.Fatalf("%q: %v, %s", tc.text, rep.Counts, text)
+			}
+		}
+	}
+}

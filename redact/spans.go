@@ -12,7 +12,8 @@ type span struct {
 }
 
 // flush emits, in order, the spans starting before limit, merging the
-// ones that overlap.
+// ones that overlap: a merged span has the kind of its first (longest)
+// span.
 func (r *Redactor) flush(st *state, src []byte, limit int) {
 	if len(st.spans) == 0 {
 		return
@@ -21,7 +22,10 @@ func (r *Redactor) flush(st *state, src []byte, limit int) {
 		if a.start != b.start {
 			return a.start - b.start
 		}
-		return b.end - a.end
+		if a.end != b.end {
+			return b.end - a.end
+		}
+		return a.rule - b.rule // the same bytes: the kind earlier in the table
 	})
 	n := 0
 	for _, s := range st.spans {

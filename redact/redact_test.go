@@ -403,3 +403,19 @@ func TestOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestAWSSecretContexts: the AWS secret is found in the spellings tools
+// write it in.
+func TestAWSSecretContexts(t *testing.T) {
+	red := mustNew(t, Options{})
+	const s = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKQ"
+	for _, ctx := range []string{
+		"aws_secret_access_key = %s", "AWS_SECRET_ACCESS_KEY=%s", `"SecretAccessKey": "%s"`,
+		"aws_secret_key: %s", "AWS_SECRET_KEY='%s'", `awsSecretAccessKey: "%s"`, "export AWS_SECRET=%s",
+	} {
+		text := fmt.Sprintf(ctx, s)
+		if _, rep, _ := red.JSON(nil, toolResult(text)); rep.Counts["aws-secret-access-key"] != 1 {
+			t.Errorf("%q: %v", text, rep.Counts)
+		}
+	}
+}

@@ -63,7 +63,7 @@ var defaultRules = []ruleSpec{
 		Keywords: []string{"A3T", "AKIA", "ASIA", "ABIA", "ACCA"}, Back: 0, Fwd: 24, Entropy: 3, Allow: []string{`EXAMPLE$`}},
 	// Own rule: the 40-character secret next to a name saying it is one.
 	{ID: "aws-secret-access-key", Regex: `(?i)(?:aws_?secret_?access_?key|secret_?access_?key|aws_?secret_?key|aws_?secret)["']?\s{0,5}(?:=|:|=>)\s{0,5}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, Group: 1,
-		Keywords: []string{"ecret_access_key", "ECRET_ACCESS_KEY", "ecretAccessKey", "ecret_key", "ECRET_KEY", "ecretKey", "aws_secret", "AWS_SECRET", "awsSecret"}, Back: 12, Fwd: 80, Entropy: 3},
+		Keywords: []string{"ecret_access_key", "ECRET_ACCESS_KEY", "ecretAccessKey", "aws_secret", "AWS_SECRET", "awsSecret"}, Back: 12, Fwd: 80, Entropy: 3},
 	// github-pat, github-oauth, github-app-token, github-refresh-token,
 	// github-fine-grained-pat
 	{ID: "github-pat", Regex: `ghp_[0-9a-zA-Z]{36}`, Keywords: []string{"ghp_"}, Fwd: 40, Entropy: 3},

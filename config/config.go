@@ -22,6 +22,7 @@ type Config struct {
 	HTTP          HTTP
 	Retention     Retention
 	Catalogue     Catalogue
+	Redaction     Redaction
 }
 
 // Catalogue is [catalogue]: how upstream tools reach the client's listing.
@@ -184,6 +185,11 @@ type Server struct {
 	// Auth is [mcp.servers.<name>.auth]: how the proxy authorizes itself
 	// to a remote server. nil sends only the configured headers.
 	Auth *Auth
+
+	// Redaction is redaction: this server's redaction mode (RedactMask,
+	// RedactFlag, RedactOff); "" follows [redaction] mode. See
+	// [Config.RedactionMode].
+	Redaction string
 }
 
 // Auth is [mcp.servers.<name>.auth] with type = "oauth": the proxy is an
@@ -383,6 +389,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 		Explore:   Explore{CacheBytes: DefaultCacheMB << 20},
 		HTTP:      HTTP{Addr: DefaultHTTPAddr},
 		Retention: defaultRetention(),
+		Redaction: Redaction{Mode: RedactMask},
 	}
 }
 

@@ -65,7 +65,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		d.fail(p, "%s", msg)
 	}
 	d.checkKeys(p, m, "transport", "cmd", "args", "env", "cwd", "url", "headers",
-		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "protocol", "auth")
+		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "protocol", "auth", "redaction")
 
 	if v, ok := m["transport"]; ok {
 		s.Transport, _ = d.oneOf(p.key("transport"), v, TransportStdio, TransportSSE, TransportHTTPStreamable)
@@ -105,6 +105,9 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	}
 	if v, ok := m["protocol"]; ok {
 		s.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolAuto, ProtocolModern, ProtocolLegacy)
+	}
+	if v, ok := m["redaction"]; ok {
+		s.Redaction, _ = d.oneOf(p.key("redaction"), v, RedactMask, RedactFlag, RedactOff)
 	}
 	if v, ok := m["shared"]; ok {
 		s.Shared, _ = d.boolean(p.key("shared"), v)

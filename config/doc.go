@@ -106,6 +106,7 @@
 //	protocol                   string    "auto": probe with server/discover, speak 2026-07-28 when offered,
 //	                                     else initialize | "2026-07-28" (no fallback; not with sse) |
 //	                                     "2025-11-25" (initialize, no probe)
+//	redaction                  string    [redaction] mode: this server's own "mask", "flag" or "off"
 //
 //	[mcp.servers.<name>.scratchpad]
 //	"<pattern>" = { min_tokens = N }   divert this tool's outputs of N tokens or more (N >= 1)
@@ -185,6 +186,16 @@
 //	sweep_timeout              duration  "30s": bound on one sweep (what is left waits for the next)
 //	                           never removed: pads of live agents, artifacts of live runs, files a live
 //	                           session was pointed to, the single-agent pad/ directory
+//
+//	[redaction]                credentials found in results (package redact; [Config.RedactionMode])
+//	mode                       string    "mask": each becomes [REDACTED:kind:fp]; "flag": kept, reported; "off"
+//	extra_patterns             array of { id, regex, keywords }: id 1-40 of a-z 0-9 - (not a built-in
+//	                                     kind), regex RE2 not matching "" (group 1, if any, is the secret),
+//	                                     keywords literals every match contains (else the regex's prefix)
+//	allow                      array of regexps: a secret one matches is kept
+//	entropy                    boolean   false: the generic, entropy-based rules (false positives) too
+//	fingerprint_key            string    "": a random key per process; fingerprints stay the same across
+//	                                     restarts and instances with one (use {{ env.NAME }})
 //
 //	[http]
 //	addr                       string    "127.0.0.1:8931" (host:port)

@@ -1,0 +1,49 @@
+package redact
+
+import (
+	"errors"
+	"maps"
+	"slices"
+)
+
+// Report is what one scan found. Counts are exact however many secrets
+// there are; Findings keeps the first [Options].MaxFindings of them and
+// More counts the rest.
+type Report struct {
+	// Counts is the number of secrets by kind; nil when none was found.
+	Counts map[string]int
+	// Total is the sum of Counts.
+	Total int
+	// Findings are the secrets found, in text order: their kind, their
+	// place in the scanned bytes (src's offsets) and their fingerprint.
+	Findings []Finding
+	More     int // findings beyond Findings
+}
+
+// Finding is one secret found: its kind, its bytes src[Start:End] (whole
+// escapes in JSON) and the fingerprint its mask carries.
+type Finding struct {
+	Kind        string
+	Start, End  int
+	Fingerprint string
+}
+
+// Kinds returns the kinds found, sorted.
+func (r Report) Kinds() []string { return slices.Sorted(maps.Keys(r.Counts)) }
+
+// ErrUnscannable means the input was not scanned: the caller must not
+// treat it as clean. In [Mask] mode refuse it (with the error's reason);
+// in [Flag] mode keep it and say it was not scanned. The input is
+// returned unchanged with it.
+var ErrUnscannable = errors.New("not scanned for secrets")
+
+// UnscannableError says why an input was not scanned; it matches
+// [ErrUnscannable].
+type UnscannableError struct {
+	Reason string // "binary: 3 NUL bytes", "over the 512 MiB scan bound", …
+}
+
+func (e *UnscannableError) Error() string { return ErrUnscannable.Error() + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrUnscannable) true.
+func (e *UnscannableError) Is(target error) bool { return target == ErrUnscannable }

@@ -22,6 +22,7 @@ test: deps lint cross
 # off only where staticcheck.conf says).
 lint:
 	$(GO) vet ./...
+	$(GO) vet -tags bench ./... # the benchmarks of make bench compile too
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	"$$($(GO) env GOPATH)/bin/staticcheck" ./...
 

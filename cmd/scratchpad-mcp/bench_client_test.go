@@ -46,6 +46,20 @@ type wireResult struct {
 // wireKind is the bench's client, "raw" unless WIRE_CLIENT says "sdk".
 func wireKind() string { return envOr("WIRE_CLIENT", "raw") }
 
+// wireModern reports whether the raw client speaks MCP 2026-07-28 to the
+// proxy (WIRE_ERA=modern: no session, the envelope and headers on every
+// request); direct calls stay 2025-11-25.
+func wireModern() bool { return envOr("WIRE_ERA", "legacy") == "modern" }
+
+// modernize makes c, before its first request, a 2026-07-28 client of
+// the proxy.
+func modernize(c wireClient) wireClient {
+	if rc, ok := c.(*rawClient); ok && wireModern() {
+		rc.modern, rc.version, rc.session = true, "2026-07-28", ""
+	}
+	return c
+}
+
 // dialStdio starts a session over a server's stdout and stdin.
 func dialStdio(t *testing.T, r io.Reader, w io.Writer) wireClient {
 	t.Helper()
@@ -63,6 +77,25 @@ func dialStdio(t *testing.T, r io.Reader, w io.Writer) wireClient {
 	c := &rawClient{w: w, r: bufio.NewReaderSize(r, 1<<20)}
 	c.initialize(t)
 	return c
+}
+
+// dialProxyStdio and dialProxyHTTP are dialStdio and dialHTTP for the
+// proxy: in the era WIRE_ERA says. (A 2026-07-28 client has no
+// initialize: its first request is the listing.)
+func dialProxyStdio(t *testing.T, r io.Reader, w io.Writer) wireClient {
+	t.Helper()
+	if wireModern() && wireKind() == "raw" {
+		return modernize(&rawClient{w: w, r: bufio.NewReaderSize(r, 1<<20)})
+	}
+	return dialStdio(t, r, w)
+}
+
+func dialProxyHTTP(t *testing.T, url string) wireClient {
+	t.Helper()
+	if wireModern() && wireKind() == "raw" {
+		return modernize(&rawClient{url: url})
+	}
+	return dialHTTP(t, url)
 }
 
 // dialHTTP starts a session with a streamable HTTP endpoint.
@@ -110,6 +143,11 @@ type rawClient struct {
 	r *bufio.Reader
 
 	url, session, version string
+
+	// modern: 2026-07-28 (modernize): method and name are the headers of
+	// the request being posted.
+	modern       bool
+	method, name string
 
 	id   int
 	line []byte // reused: a big answer is read into the same buffer each time
@@ -162,6 +200,13 @@ func (c *rawClient) call(tool string, args map[string]any) (wireResult, error) {
 func (c *rawClient) roundTrip(method string, params any) (json.RawMessage, error) {
 	c.id++
 	id := c.id
+	if c.modern {
+		params = withEnvelope(params)
+		c.method, c.name = method, ""
+		if m, ok := params.(map[string]any); ok {
+			c.name, _ = m["name"].(string)
+		}
+	}
 	if c.url != "" {
 		return c.postHTTP(id, method, params)
 	}
@@ -251,6 +296,12 @@ func (c *rawClient) post(body []byte) (*http.Response, error) {
 	if c.version != "" {
 		req.Header.Set("Mcp-Protocol-Version", c.version)
 	}
+	if c.modern {
+		req.Header.Set("Mcp-Method", c.method)
+		if c.name != "" {
+			req.Header.Set("Mcp-Name", c.name)
+		}
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -310,6 +361,24 @@ func (c *rawClient) postHTTP(id int, method string, params any) (json.RawMessage
 			data = nil
 		}
 	}
+}
+
+// withEnvelope is params (a map) with the 2026-07-28 _meta envelope.
+func withEnvelope(params any) any {
+	m, ok := params.(map[string]any)
+	if !ok {
+		return params
+	}
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-bench", "version": "1"},
+	}
+	return out
 }
 
 // readAllInto reads r to its end into buf.

@@ -121,12 +121,12 @@ func startWireProxy(t *testing.T, serve, cfg, profile string) *wireProxy {
 	if serve == "http" {
 		select {
 		case a := <-addr:
-			sess = dialHTTP(t, "http://"+a+"/mcp")
+			sess = dialProxyHTTP(t, "http://"+a+"/mcp")
 		case <-time.After(30 * time.Second):
 			t.Fatal("proxy did not report its address")
 		}
 	} else {
-		sess = dialStdio(t, stdout, stdin)
+		sess = dialProxyStdio(t, stdout, stdin)
 	}
 	waitForWireTool(t, sess, "blob")
 	stop := func() {
@@ -200,7 +200,7 @@ func TestBenchWire(t *testing.T) {
 	hts := httptest.NewServer(testupstream.BenchHandler())
 	defer hts.Close()
 
-	fmt.Printf("client: %s\n", wireKind())
+	fmt.Printf("client: %s, to the proxy in %s\n", wireKind(), map[bool]string{false: "2025-11-25", true: "2026-07-28"}[wireModern()])
 	fmt.Printf("%-30s %5s %-7s %9s %9s %7s %9s %9s %9s %9s %s\n", "path (upstream > serving)", "MB", "mode", "direct", "proxy", "ratio",
 		"floor up", "floor srv", "adj", "peak RSS", "runs")
 	modes := envList("WIRE_MODES", "pass,divert")

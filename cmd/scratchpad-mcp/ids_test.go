@@ -17,15 +17,15 @@ import (
 // answer carries the id's text as sent; a null id is refused as an
 // Invalid Request; so is the id of a request still in flight.
 
-// wireClient speaks raw JSON-RPC to a server: send hands it one message
+// idClient speaks raw JSON-RPC to a server: send hands it one message
 // (returning once the server has taken it), next is the next response
 // the client gets (server requests and notifications are skipped).
-type wireClient struct {
+type idClient struct {
 	send    func(t *testing.T, msg string)
 	answers chan string
 }
 
-func (c *wireClient) next(t *testing.T) string {
+func (c *idClient) next(t *testing.T) string {
 	t.Helper()
 	select {
 	case s := <-c.answers:
@@ -37,7 +37,7 @@ func (c *wireClient) next(t *testing.T) string {
 }
 
 // initialize runs the handshake.
-func (c *wireClient) initialize(t *testing.T) {
+func (c *idClient) initialize(t *testing.T) {
 	t.Helper()
 	c.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if got := c.next(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":0,"result":`) {
@@ -57,9 +57,9 @@ func isResponse(msg string) bool {
 
 // dialWire starts the binary with cfg on transport kind (stdio, http or
 // sse) and returns a client of it.
-func dialWire(t *testing.T, kind, cfg string) *wireClient {
+func dialWire(t *testing.T, kind, cfg string) *idClient {
 	t.Helper()
-	c := &wireClient{answers: make(chan string, 100)}
+	c := &idClient{answers: make(chan string, 100)}
 	switch kind {
 	case "stdio":
 		cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")

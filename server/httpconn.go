@@ -523,9 +523,8 @@ func writeEvent(w http.ResponseWriter, name, id string, data ...[]byte) error {
 	// passes, and loses its stream, instead of holding the writer (and
 	// whoever waits on it) forever. Enough for a big result on a slow
 	// link: a base plus a second per MiB.
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout + time.Duration(size(data)>>20)*time.Second))
-	defer rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // unsupported writers have none to reset
+	rc, done := writeDeadline(w, size(data))
+	defer done()
 	var head strings.Builder
 	head.WriteString("event: ")
 	head.WriteString(name)
@@ -564,6 +563,14 @@ func writeEvent(w http.ResponseWriter, name, id string, data ...[]byte) error {
 		return err
 	}
 	return rc.Flush()
+}
+
+// writeDeadline bounds the writing of n bytes to w: a base plus a second
+// per MiB. done lifts it.
+func writeDeadline(w http.ResponseWriter, n int) (rc *http.ResponseController, done func()) {
+	rc = http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout + time.Duration(n>>20)*time.Second))
+	return rc, func() { _ = rc.SetWriteDeadline(time.Time{}) } // unsupported writers have none to reset
 }
 
 // primeRetry is the reconnection delay a prime event gives (SSE retry:

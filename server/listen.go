@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
@@ -61,8 +62,7 @@ const (
 // errTooManyListens refuses a listen past a bound.
 var errTooManyListens = errors.New("too many open subscriptions/listen requests")
 
-var listenSeq uint64
-var listenSeqMu sync.Mutex
+var listenSeq atomic.Uint64
 
 func (s *Server) modernListen(ctx context.Context, r *modernRequest) ([]byte, error) {
 	var p struct {
@@ -89,11 +89,7 @@ func (s *Server) modernListen(ctx context.Context, r *modernRequest) ([]byte, er
 			got.URIs = p.Notifications.URIs
 		}
 	}
-	listenSeqMu.Lock()
-	listenSeq++
-	n := listenSeq
-	listenSeqMu.Unlock()
-	l := &listener{id: "l/" + strconv.FormatUint(n, 10), subID: r.id, ag: r.ag, want: got, wake: make(chan struct{}, 1), ended: make(chan struct{})}
+	l := &listener{id: "l/" + strconv.FormatUint(listenSeq.Add(1), 10), subID: r.id, ag: r.ag, want: got, wake: make(chan struct{}, 1), ended: make(chan struct{})}
 	if err := s.addListener(l); err != nil {
 		return nil, &wire.Error{Code: wire.CodeInternalError, Message: err.Error(), Status: 429}
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -258,9 +257,8 @@ func (x *exchange) answer(status int, parts ...[]byte) error {
 	x.w.WriteHeader(status)
 	// A client that stops reading fails the write past the deadline, as
 	// on an event stream ([writeEvent]).
-	rc := http.NewResponseController(x.w)
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout + time.Duration(size(parts)>>20)*time.Second))
-	defer rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // unsupported writers have none to reset
+	_, done := writeDeadline(x.w, size(parts))
+	defer done()
 	for _, p := range parts {
 		if _, err := x.w.Write(p); err != nil {
 			return err

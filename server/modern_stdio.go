@@ -223,14 +223,9 @@ func (a *stdioAnswer) result(raw []byte) error {
 		return errAnswered
 	}
 	a.done = true
-	// One message, one line: bytes from an HTTP upstream may hold
-	// newlines between tokens.
-	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
-		var b bytes.Buffer
-		if err := json.Compact(&b, raw); err != nil {
-			return err
-		}
-		raw = b.Bytes()
+	raw, err := oneLine(raw)
+	if err != nil {
+		return err
 	}
 	head := append(append([]byte(responseHead), a.id...), `,"result":`...)
 	return a.write(head, raw, []byte("}\n"))

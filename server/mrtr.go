@@ -43,31 +43,49 @@ func binding(r *modernRequest, name string, args json.RawMessage) (wire.StateBin
 	return wire.StateBinding{Owner: r.ag.owner, Agent: wire.AgentDigest(r.ag.key), Method: r.method, Name: name, Digest: d}, nil
 }
 
-// continuing reads r's retry, if it is one: its state is opened and
-// checked (-32602 otherwise) and the call goes on under a ctx carrying
-// what the upstream is to get back ([proxy.WithContinuation]).
-func (s *Server) continuing(ctx context.Context, r *modernRequest, name string, args json.RawMessage) (context.Context, error) {
+// retryOf reads r's retry, if it is one: its answers, and its state
+// opened and checked (-32602 otherwise); st is nil without a state.
+func (s *Server) retryOf(r *modernRequest, name string, args json.RawMessage) (retry wire.Retry, st *wire.StatePayload, err error) {
 	retry, werr := wire.ParseRetry(r.params)
 	if werr != nil {
-		return ctx, werr
+		return retry, nil, werr
 	}
+	if retry.State == "" {
+		return retry, nil, nil
+	}
+	want, err := binding(r, name, args)
+	if err != nil {
+		return retry, nil, err
+	}
+	p, err := s.sealer.Open(retry.State, want, time.Now())
+	if err != nil {
+		return retry, nil, wire.StateError(err)
+	}
+	return retry, &p, nil
+}
+
+// continuing reads r's retry, if it is one ([Server.retryOf]), and
+// goes on under a ctx carrying what the upstream is to get back.
+func (s *Server) continuing(ctx context.Context, r *modernRequest, name string, args json.RawMessage) (context.Context, error) {
+	retry, st, err := s.retryOf(r, name, args)
+	if err != nil {
+		return ctx, err
+	}
+	return continued(ctx, retry, st), nil
+}
+
+// continued is ctx carrying a retry's continuation for the upstream
+// ([proxy.WithContinuation]): the upstream's own state, and only the
+// answers to what was asked; ctx itself when r is no retry.
+func continued(ctx context.Context, retry wire.Retry, st *wire.StatePayload) context.Context {
 	if !retry.IsRetry() {
-		return ctx, nil
+		return ctx
 	}
 	c := proxy.Continuation{Responses: retry.Responses}
-	if retry.State != "" {
-		want, err := binding(r, name, args)
-		if err != nil {
-			return ctx, err
-		}
-		p, err := s.sealer.Open(retry.State, want, time.Now())
-		if err != nil {
-			return ctx, wire.StateError(err)
-		}
-		c.State = p.State
-		// Only the answers to what was asked go on.
+	if st != nil {
+		c.State = st.State
 		asked := map[string]bool{}
-		for _, k := range p.Keys {
+		for _, k := range st.Keys {
 			asked[k] = true
 		}
 		for k := range c.Responses {
@@ -76,7 +94,7 @@ func (s *Server) continuing(ctx context.Context, r *modernRequest, name string, 
 			}
 		}
 	}
-	return proxy.WithContinuation(ctx, c), nil
+	return proxy.WithContinuation(ctx, c)
 }
 
 // inputRequired is the answer to r when its upstream needs input: the

@@ -81,32 +81,19 @@ type parkedCalls struct {
 // upstream's questions reach) so that a 2026-07-28 client is asked by
 // input-required answers. A retry naming a parked call resumes it.
 func (s *Server) bridge(ctx context.Context, r *modernRequest, name string, args json.RawMessage, run func(ctx context.Context, sess *requestSession) ([]byte, error)) ([]byte, error) {
-	retry, werr := wire.ParseRetry(r.params)
-	if werr != nil {
-		return nil, werr
-	}
-	if retry.State != "" {
-		want, err := binding(r, name, args)
-		if err != nil {
-			return nil, err
-		}
-		st, err := s.sealer.Open(retry.State, want, time.Now())
-		if err != nil {
-			return nil, wire.StateError(err)
-		}
-		if st.Parked != "" {
-			p := s.unpark(st.Parked)
-			if p == nil {
-				return nil, wire.InvalidParams("invalid requestState: the call it continues is over (answered already, or waited longer than %s)", parkTTL)
-			}
-			p.answer(retry.Responses)
-			return s.await(ctx, r, name, args, p)
-		}
-	}
-	ctx, err := s.continuing(ctx, r, name, args)
+	retry, st, err := s.retryOf(r, name, args)
 	if err != nil {
 		return nil, err
 	}
+	if st != nil && st.Parked != "" {
+		p := s.unpark(st.Parked)
+		if p == nil {
+			return nil, wire.InvalidParams("invalid requestState: the call it continues is over (answered already, or waited longer than %s)", parkTTL)
+		}
+		p.answer(retry.Responses)
+		return s.await(ctx, r, name, args, p)
+	}
+	ctx = continued(ctx, retry, st)
 	p := &parked{agent: r.ag.key, asks: make(chan *ask, 8), done: make(chan callResult, 1),
 		pending: map[string]*ask{}, seq: map[string]int{}}
 	// The call outlives this request if it parks: its context keeps the

@@ -126,14 +126,8 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if err != nil {
 			return err
 		}
-		// One message, one line: bytes from an HTTP upstream may hold
-		// newlines between tokens.
-		if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
-			var b bytes.Buffer
-			if err := json.Compact(&b, raw); err != nil {
-				return err
-			}
-			raw = b.Bytes()
+		if raw, err = oneLine(raw); err != nil {
+			return err
 		}
 		parts = [][]byte{head, raw, []byte("}")}
 	} else {
@@ -159,6 +153,20 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	return nil
+}
+
+// oneLine is raw as one line of a stdio stream (one message, one line):
+// bytes from an HTTP upstream may hold line breaks between tokens, which
+// are compacted away; raw itself when it has none.
+func oneLine(raw json.RawMessage) (json.RawMessage, error) {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return raw, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // rawHead is a response's bytes before its result: under sent, the id

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -69,9 +70,24 @@ func TestDrain(t *testing.T) {
 func TestDrainBound(t *testing.T) {
 	own, started, _ := blockingTool()
 	e := startEnvWith(t, envOptions{own: own})
-	listened := make(chan modernResp, 1)
+	// The listen is open (acknowledged) before the drain begins.
+	req, err := newPost(context.Background(), e.url, modernBody(7, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`), modernHeaders("subscriptions/listen", "")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	if ack, err := rd.ReadString('\n'); err != nil || !strings.HasPrefix(ack, "event: message") {
+		t.Fatalf("listen: %q %v", ack, err)
+	}
+	listened := make(chan string, 1)
 	go func() {
-		listened <- goPost(context.Background(), e.url, modernBody(7, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`), modernHeaders("subscriptions/listen", "")...)
+		rest, _ := io.ReadAll(rd)
+		listened <- string(rest)
 	}()
 	go goPost(context.Background(), e.url, modernBody(1, "tools/call", `"name":"block"`), modernHeaders("tools/call", "block")...)
 	<-started
@@ -84,9 +100,9 @@ func TestDrainBound(t *testing.T) {
 		t.Error("Drain returned before its bound")
 	}
 	select {
-	case r := <-listened:
-		if m := r.last(t); string(m["id"]) != "7" || !strings.Contains(string(m["result"]), `"io.modelcontextprotocol/subscriptionId":7`) {
-			t.Errorf("listen's end: %s", r.body)
+	case rest := <-listened:
+		if !strings.Contains(rest, `"id":7,"result":`) || !strings.Contains(rest, `"io.modelcontextprotocol/subscriptionId":7`) {
+			t.Errorf("listen's end: %s", rest)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the listen was not answered by the drain")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -36,6 +37,9 @@ type Options struct {
 	Cache *explore.Cache
 	// Events receives each finished agent's usage; nil discards it.
 	Events *budget.Events
+	// State is where what outlives a request is kept (package state):
+	// nil means a [state.Local] of this process.
+	State state.Store
 }
 
 // Registry holds the live agents, one per MCP session.

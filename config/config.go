@@ -23,6 +23,7 @@ type Config struct {
 	Retention     Retention
 	Catalogue     Catalogue
 	Redaction     Redaction
+	Cluster       Cluster
 }
 
 // Catalogue is [catalogue]: how upstream tools reach the client's listing.
@@ -390,6 +391,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 		HTTP:      HTTP{Addr: DefaultHTTPAddr},
 		Retention: defaultRetention(),
 		Redaction: Redaction{Mode: RedactMask},
+		Cluster:   Cluster{Prefix: layout.DefaultClusterPrefix, CacheMB: DefaultClusterCacheMB, Lease: DefaultClusterLease},
 	}
 }
 

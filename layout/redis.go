@@ -40,6 +40,10 @@ func OwnerSegment(owner string) string {
 	return "owner:" + url.PathEscape(owner) + "/"
 }
 
+// DefaultClusterPrefix starts every key of package state's Redis store
+// when [cluster] prefix is not set.
+const DefaultClusterPrefix = "scratchpad-cluster"
+
 // DefaultRedisPrefix starts every key when [pad] redis_prefix is not set.
 const DefaultRedisPrefix = "scratchpad"
 
@@ -61,3 +65,19 @@ func CheckRedisPrefix(prefix string) string {
 	}
 	return ""
 }
+
+// ClusterKey names a key of package state's Redis store:
+// "{prefix}:{part}:{part}…". Callers pass an owner's parts through
+// [OwnerSegment] first, so two owners' keys never meet; a part holding
+// braces would change the hash tag, and parts are escaped so none can.
+func ClusterKey(prefix string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, p := range parts {
+		b.WriteByte(':')
+		b.WriteString(braces.Replace(p))
+	}
+	return b.String()
+}
+
+var braces = strings.NewReplacer("{", "%7B", "}", "%7D")

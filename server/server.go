@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"io"
 	"log/slog"
 	"net/http"
@@ -26,6 +27,10 @@ type Options struct {
 	Logger                      *slog.Logger
 	// Proxy forwards everything the upstreams offer.
 	Proxy *proxy.Proxy
+	// State is where what outlives a request is kept (package state):
+	// 2025 sessions, their owners' counts, notifications between
+	// replicas. nil means a [state.Local] of this process.
+	State state.Store
 	// Session says what one client session gets of the server's own: its
 	// tools, resources and prompts, and what their handlers need in their
 	// context. It is called when a session is created (over HTTP, with

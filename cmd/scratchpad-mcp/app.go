@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"log/slog"
 	"time"
 
@@ -27,6 +28,7 @@ type app struct {
 	server *server.Server
 	proxy  *proxy.Proxy     // the one proxy, or nil with pool
 	pool   *proxy.Pool      // with PerOwner: each owner's own proxy
+	state  state.Store      // what outlives a request: local, or Redis with [cluster]
 	web    *oauth.WebLogins // with PerOwner: owners' OAuth logins through the server
 	agents *agents.Registry
 	events *budget.Events
@@ -67,6 +69,19 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
+	if a.state, err = state.Open(cfg.Cluster, cfg.MemoryDir); err != nil {
+		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+	}
+	if a.state.Replicated() {
+		// A cluster Redis that cannot be reached fails the start.
+		ctx, cancel := context.WithTimeout(context.Background(), padCheckWait)
+		err := a.state.Ready(ctx)
+		cancel()
+		if err != nil {
+			a.state.Close()
+			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+		}
+	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.
@@ -77,7 +92,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if cfg.Explore.CacheBytes > 0 {
 		cache = explore.NewCache(cfg.Explore.CacheBytes)
 	}
-	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events}); err != nil {
+	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events, State: a.state}); err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	if opts.PerOwner && needsWebLogins(cfg) {
@@ -132,6 +147,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	a.server = server.New(server.Options{
 		Name: "scratchpad-mcp", Version: versionString(), Instructions: agents.Instructions(cfg.Agent), Logger: log,
 		Proxy:          a.proxy,
+		State:          a.state,
 		Session:        a.session,
 		InitializeMeta: agents.LimitsMeta(cfg.Agent),
 		StartUpstreams: start,

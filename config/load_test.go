@@ -439,3 +439,32 @@ func TestTokensFile(t *testing.T) {
 		}
 	}
 }
+
+func TestClusterSection(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"no url", "[cluster]\nprefix = \"p\"\n", "cluster: redis_url is required in [cluster]"},
+		{"bad scheme", "[cluster]\nredis_url = \"http://x:1\"\n", "cluster.redis_url"},
+		{"bad prefix", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nprefix = \"a{b}\"\n", "invalid prefix"},
+		{"short lease", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nlease = \"1s\"\n", "at least 2s"},
+		{"typo", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\ncache_md = 10\n", `did you mean "cache_mb"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tc.body), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	c, err := Parse("c.toml", []byte("[cluster]\nredis_url = \"redis://127.0.0.1:6379/2\"\nlease = \"45s\"\ncache_mb = 64\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Cluster.Enabled() || c.Cluster.Prefix != "scratchpad-cluster" || c.Cluster.CacheMB != 64 || c.Cluster.Lease.Seconds() != 45 {
+		t.Errorf("cluster = %+v", c.Cluster)
+	}
+	if d := Default(); d.Cluster.Enabled() {
+		t.Errorf("default config has replica mode on: %+v", d.Cluster)
+	}
+}

@@ -150,6 +150,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		defer a.proxy.Close()
 	}
+	defer a.state.Close() // after the agents' usage records
 	defer a.agents.FinishAll()
 	// Retention: a sweep now (in the background: serving starts at once)
 	// and every [retention] interval; ended with the server.
@@ -321,6 +322,9 @@ var drainWait = 30 * time.Second
 // ready is /readyz's check: a Redis pad reachable, the upstreams done
 // starting (an owner's start with its first session).
 func (a *app) ready(ctx context.Context) error {
+	if err := a.state.Ready(ctx); err != nil {
+		return errors.New("the cluster's Redis is not reachable ([cluster] redis_url)")
+	}
 	if err := agents.CheckPad(ctx, a.cfg.Pad); err != nil {
 		return errors.New("the pad's Redis is not reachable ([pad] redis_url)")
 	}

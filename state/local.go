@@ -45,4 +45,4 @@ func (*Local) Replicated() bool { return false }
 func (*Local) Ready(context.Context) error { return nil }
 
 // Close is a no-op.
-func (*Local) Close() error { return nil }
+func (l *Local) Close() error { return nil }

@@ -1,13 +1,208 @@
 package state
 
-// Sessions is one concern of a [Store]. (Skeleton: methods are added with
-// their implementations for [Local] and [Redis].)
-type Sessions interface{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
 
-type localSessions struct{}
+	"github.com/redis/go-redis/v9"
+)
 
-func (l *Local) initSessions() {}
+// Sessions keeps what a 2025 session is (its record: protocol version,
+// client capabilities, log level, subscriptions, owner — opaque bytes
+// here, encoded by package server) so that any replica can take up a
+// session another one created, and carries messages between replicas (a
+// notification for a GET stream that another replica holds).
+type Sessions interface {
+	// PutSession keeps rec under id until ttl from now (renewing it).
+	PutSession(ctx context.Context, id string, rec []byte, ttl time.Duration) error
+	// GetSession returns id's record, or an error wrapping
+	// [ErrNoSession].
+	GetSession(ctx context.Context, id string) ([]byte, error)
+	// DeleteSession forgets id (no error if it is not known).
+	DeleteSession(ctx context.Context, id string) error
+	// Publish sends msg to every current subscriber of channel, on any
+	// replica; it returns how many received it.
+	Publish(ctx context.Context, channel string, msg []byte) (int, error)
+	// Subscribe delivers channel's messages to the returned [Subscription]
+	// until it is closed or ctx ends. Its queue holds
+	// [SubscriptionQueue] messages: a subscriber that does not keep up
+	// loses the newest ones (counted), never delays a publisher.
+	Subscribe(ctx context.Context, channel string) (*Subscription, error)
+}
 
+// ErrNoSession is wrapped by [Sessions.GetSession] for an id no replica
+// knows (never created, deleted, or expired).
+var ErrNoSession = errors.New("state: no such session")
+
+// SubscriptionQueue bounds a [Subscription]'s queue.
+const SubscriptionQueue = 256
+
+// Subscription is one subscriber of a channel.
+type Subscription struct {
+	c       chan []byte
+	dropped atomic.Int64
+	once    sync.Once
+	stop    func()
+}
+
+// C delivers the messages, in the order they were published; it is
+// closed when the subscription ends.
+func (s *Subscription) C() <-chan []byte { return s.c }
+
+// Dropped is how many messages were lost because the queue was full.
+func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
+
+// Close ends the subscription; C is closed after.
+func (s *Subscription) Close() { s.once.Do(s.stop) }
+
+func (s *Subscription) offer(msg []byte) {
+	select {
+	case s.c <- msg:
+	default:
+		s.dropped.Add(1)
+	}
+}
+
+// localSessions: records in a map, channels fanned out in process.
+type localSessions struct {
+	smu    sync.Mutex
+	recs   map[string]localRecord
+	subs   map[string]map[*Subscription]struct{}
+}
+
+type localRecord struct {
+	rec     []byte
+	expires time.Time
+}
+
+func (l *Local) initSessions() {
+	l.recs = map[string]localRecord{}
+	l.subs = map[string]map[*Subscription]struct{}{}
+}
+
+func (l *Local) PutSession(_ context.Context, id string, rec []byte, ttl time.Duration) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	l.recs[id] = localRecord{rec: append([]byte(nil), rec...), expires: time.Now().Add(ttl)}
+	return nil
+}
+
+func (l *Local) GetSession(_ context.Context, id string) ([]byte, error) {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	r, ok := l.recs[id]
+	if !ok || time.Now().After(r.expires) {
+		delete(l.recs, id)
+		return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
+	}
+	return append([]byte(nil), r.rec...), nil
+}
+
+func (l *Local) DeleteSession(_ context.Context, id string) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	delete(l.recs, id)
+	return nil
+}
+
+func (l *Local) Publish(_ context.Context, channel string, msg []byte) (int, error) {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	for s := range l.subs[channel] {
+		s.offer(append([]byte(nil), msg...))
+	}
+	return len(l.subs[channel]), nil
+}
+
+func (l *Local) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
+	s := &Subscription{c: make(chan []byte, SubscriptionQueue)}
+	ctx, cancel := context.WithCancel(ctx)
+	s.stop = cancel
+	l.smu.Lock()
+	if l.subs[channel] == nil {
+		l.subs[channel] = map[*Subscription]struct{}{}
+	}
+	l.subs[channel][s] = struct{}{}
+	l.smu.Unlock()
+	go func() {
+		<-ctx.Done()
+		l.smu.Lock()
+		delete(l.subs[channel], s)
+		if len(l.subs[channel]) == 0 {
+			delete(l.subs, channel)
+		}
+		close(s.c) // under smu: no Publish offers to it after
+		l.smu.Unlock()
+	}()
+	return s, nil
+}
+
+// redisSessions: records are strings with a TTL, channels are Redis
+// pub/sub channels (at most once, like a GET stream: a replica that is
+// not listening has no stream to deliver to).
 type redisSessions struct{}
 
 func (r *Redis) initSessions() {}
+
+func (r *Redis) sessionKey(id string) string { return r.key("session", id) }
+func (r *Redis) channelKey(ch string) string { return r.key("channel", ch) }
+
+func (r *Redis) PutSession(ctx context.Context, id string, rec []byte, ttl time.Duration) error {
+	return r.wrap("keep session", r.client.Set(ctx, r.sessionKey(id), rec, max(ttl, time.Millisecond)).Err())
+}
+
+func (r *Redis) GetSession(ctx context.Context, id string) ([]byte, error) {
+	b, err := r.client.Get(ctx, r.sessionKey(id)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
+	}
+	if err != nil {
+		return nil, r.wrap("read session", err)
+	}
+	return b, nil
+}
+
+func (r *Redis) DeleteSession(ctx context.Context, id string) error {
+	return r.wrap("delete session", r.client.Del(ctx, r.sessionKey(id)).Err())
+}
+
+func (r *Redis) Publish(ctx context.Context, channel string, msg []byte) (int, error) {
+	n, err := r.client.Publish(ctx, r.channelKey(channel), msg).Result()
+	return int(n), r.wrap("publish", err)
+}
+
+func (r *Redis) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
+	ps := r.client.Subscribe(ctx, r.channelKey(channel))
+	// Wait for the confirmation: a message published after Subscribe
+	// returns must be delivered.
+	if _, err := ps.Receive(ctx); err != nil {
+		ps.Close()
+		return nil, r.wrap("subscribe", err)
+	}
+	s := &Subscription{c: make(chan []byte, SubscriptionQueue)}
+	ctx, cancel := context.WithCancel(ctx)
+	s.stop = cancel
+	go func() {
+		defer close(s.c)
+		defer ps.Close()
+		in := ps.Channel(redis.WithChannelSize(SubscriptionQueue))
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.stop:
+				return
+			case m, ok := <-in:
+				if !ok {
+					return
+				}
+				s.offer([]byte(m.Payload))
+			}
+		}
+	}()
+	return s, nil
+}

@@ -1,0 +1,187 @@
+package state_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
+)
+
+// sessionStores returns two stores that share their state, as two
+// replicas do: the same Local twice, or two Redis clients of one server.
+func sessionStores(t *testing.T) map[string][2]state.Sessions {
+	t.Helper()
+	l := state.NewLocal(state.LocalOptions{})
+	srv := testredis.Start(t)
+	open := func() *state.Redis {
+		r, err := state.NewRedis(state.RedisOptions{URL: srv.URL(), Prefix: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	return map[string][2]state.Sessions{"local": {l, l}, "redis": {open(), open()}}
+}
+
+func TestSessionRecords(t *testing.T) {
+	ctx := context.Background()
+	for name, st := range sessionStores(t) {
+		t.Run(name, func(t *testing.T) {
+			a, b := st[0], st[1]
+			if _, err := b.GetSession(ctx, "s1"); !errors.Is(err, state.ErrNoSession) {
+				t.Fatalf("unknown session: %v", err)
+			}
+			if err := a.PutSession(ctx, "s1", []byte(`{"v":"2025-11-25"}`), time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := b.GetSession(ctx, "s1")
+			if err != nil || string(rec) != `{"v":"2025-11-25"}` {
+				t.Fatalf("other replica reads %q, %v", rec, err)
+			}
+			if err := b.DeleteSession(ctx, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.GetSession(ctx, "s1"); !errors.Is(err, state.ErrNoSession) {
+				t.Errorf("deleted session: %v", err)
+			}
+			if err := a.PutSession(ctx, "short", []byte("x"), 50*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				_, err := b.GetSession(ctx, "short")
+				if errors.Is(err, state.ErrNoSession) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("a session past its ttl is still there: %v", err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func TestSessionChannels(t *testing.T) {
+	for name, st := range sessionStores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			a, b := st[0], st[1]
+			sub, err := b.Subscribe(ctx, "sess-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, err := b.Subscribe(ctx, "sess-2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			for i := range 10 {
+				if n, err := a.Publish(ctx, "sess-1", fmt.Appendf(nil, "m%d", i)); err != nil || n != 1 {
+					t.Fatalf("publish %d: %d receivers, %v", i, n, err)
+				}
+			}
+			for i := range 10 {
+				select {
+				case m := <-sub.C():
+					if string(m) != fmt.Sprintf("m%d", i) {
+						t.Fatalf("message %d = %q: out of order", i, m)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("message %d never arrived", i)
+				}
+			}
+			select {
+			case m := <-other.C():
+				t.Errorf("another channel's subscriber got %q", m)
+			default:
+			}
+			sub.Close()
+			for range sub.C() { // closed after Close
+			}
+			// Nobody listens any more: published to no one.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				n, err := a.Publish(ctx, "sess-1", []byte("late"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("still %d receivers after Close", n)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// A subscriber that does not read loses messages (counted); the
+// publisher is never held up.
+func TestSubscriptionBounded(t *testing.T) {
+	for name, st := range sessionStores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			a, b := st[0], st[1]
+			sub, err := b.Subscribe(ctx, "slow")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			const n = 3 * state.SubscriptionQueue
+			for i := range n {
+				if _, err := a.Publish(ctx, "slow", fmt.Appendf(nil, "%d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Redis delivers asynchronously: wait until every message is
+			// either queued or counted as dropped.
+			deadline := time.Now().Add(10 * time.Second)
+			for len(sub.C())+int(sub.Dropped()) < n-state.SubscriptionQueue && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if got := len(sub.C()); got > state.SubscriptionQueue {
+				t.Errorf("queue holds %d, bound %d", got, state.SubscriptionQueue)
+			}
+			if sub.Dropped() == 0 {
+				t.Errorf("%d messages to a subscriber that reads none: none dropped", n)
+			}
+		})
+	}
+}
+
+func TestSessionsRedisDown(t *testing.T) {
+	srv := testredis.Start(t)
+	r, err := state.NewRedis(state.RedisOptions{URL: srv.URL(), Prefix: "t", Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if err := r.PutSession(ctx, "s", []byte("x"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	for what, err := range map[string]error{
+		"put": r.PutSession(ctx, "s", []byte("y"), time.Minute),
+		"get": func() error { _, err := r.GetSession(ctx, "s"); return err }(),
+		"pub": func() error { _, err := r.Publish(ctx, "c", []byte("m")); return err }(),
+		"sub": func() error { _, err := r.Subscribe(ctx, "c"); return err }(),
+	} {
+		if !errors.Is(err, state.ErrUnavailable) || !strings.Contains(err.Error(), "[cluster] redis_url") {
+			t.Errorf("%s with Redis down: %v", what, err)
+		}
+	}
+	srv.Restart()
+	if err := r.PutSession(ctx, "s", []byte("z"), time.Minute); err != nil {
+		t.Errorf("after Redis is back: %v", err)
+	}
+}

@@ -48,7 +48,13 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			se.attachProxy()
 		}
 		if m := legacyMethods[method]; m != nil {
-			return m(se, ctx, method, req, next)
+			res, err := m(se, ctx, method, req, next)
+			if err == nil && (method == "initialize" || method == "logging/setLevel") && se.changed != nil {
+				// Kept for other replicas before the client hears the
+				// answer: its next request may reach one (recover.go).
+				se.changed(ctx)
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}
@@ -74,6 +80,7 @@ var legacyMethods = map[string]legacyMethod{
 func (se *session) setLevel(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
 		se.proxy().SetLogLevel(ctx, se, string(p.Level))
+		se.setLogLevel(string(p.Level))
 	}
 	return next(ctx, method, req)
 }

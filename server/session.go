@@ -52,6 +52,23 @@ type session struct {
 	watches    map[string]func()          // own resource URI → stop watching
 	listed     bool                       // tools/list answered once
 	found      map[string]bool            // in search mode: tools found with search_tools, listed from then on
+	level      string                     // the client's logging/setLevel, "" before one (recover.go keeps it)
+
+	// changed, when not nil, is told after initialize and a level change
+	// (the streamable HTTP handler keeps the session's record).
+	changed func(ctx context.Context)
+}
+
+func (se *session) logLevel() string {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.level
+}
+
+func (se *session) setLogLevel(l string) {
+	se.mu.Lock()
+	se.level = l
+	se.mu.Unlock()
 }
 
 func (s *Server) newSession(info SessionInfo) (*session, error) {

@@ -143,6 +143,9 @@ func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 	hs := h.sessions[id]
 	h.mu.Unlock()
 	if hs == nil {
+		hs = h.takeUp(r, id) // another replica's (recover.go)
+	}
+	if hs == nil {
 		http.Error(w, "session not found", http.StatusNotFound)
 	}
 	return hs
@@ -158,6 +161,7 @@ func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
 	// client. The session is gone for the client from now on.
 	hs.end(ErrSessionEnded)
 	h.forget(hs)
+	h.forgetRecord(hs.conn.id)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -304,6 +308,8 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	hs.busy(h.timeout)
 	defer hs.idle(h.timeout)
+	// Its record renewed for other replicas (recover.go).
+	defer h.renew(r.Context(), hs)
 
 	// The ids go-sdk is to see, and answers under the client's (ids.go).
 	ps, err := hs.conn.ids.inbound(in, nil)
@@ -377,6 +383,13 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 
 // create starts a session for a POST that names none.
 func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
+	return h.make(r, rand.Text(), nil)
+}
+
+// make starts the session id for r's owner: a new one (st nil) or one
+// taken up from another replica's record with st, its go-sdk state
+// (initialized already).
+func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionState) (hs *httpSession, err error) {
 	owner := ownerOf(r)
 	if err := h.reserve(owner); err != nil {
 		return nil, err
@@ -389,7 +402,7 @@ func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
 		}
 		h.mu.Unlock()
 	}()
-	se, err := h.s.newSession(SessionInfo{ID: rand.Text(), Request: r})
+	se, err := h.s.newSession(SessionInfo{ID: id, Request: r})
 	if err != nil {
 		return nil, err
 	}
@@ -398,6 +411,7 @@ func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
 	c.grace = h.grace
 	se.clientGone = c.clientGone
 	hs = &httpSession{conn: c, se: se}
+	se.changed = func(ctx context.Context) { h.keep(ctx, hs) }
 	c.onClose = func() {
 		se.stop(ErrSessionEnded)
 		h.forget(hs)
@@ -409,12 +423,25 @@ func (h *httpHandler) create(r *http.Request) (hs *httpSession, err error) {
 	}
 	// The request's values (its token's identity) stay; its end does not
 	// end the session.
-	ss, err := se.mcp.Connect(context.WithoutCancel(r.Context()), c, nil)
+	var so *mcp.ServerSessionOptions
+	if st != nil {
+		so = &mcp.ServerSessionOptions{State: st}
+	}
+	ss, err := se.mcp.Connect(context.WithoutCancel(r.Context()), c, so)
 	if err != nil {
 		return nil, err
 	}
 	hs.ss = ss
 	h.mu.Lock()
+	if prev := h.sessions[c.id]; prev != nil {
+		// Two requests took the same session up at once: keep the first.
+		// This one's onClose forgets nothing (the map holds prev) and
+		// gives back the place reserved for it.
+		h.release(owner)
+		h.mu.Unlock()
+		hs.end(ErrSessionEnded)
+		return prev, nil
+	}
 	h.sessions[c.id] = hs
 	h.mu.Unlock()
 	return hs, nil

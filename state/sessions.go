@@ -19,6 +19,9 @@ import (
 type Sessions interface {
 	// PutSession keeps rec under id until ttl from now (renewing it).
 	PutSession(ctx context.Context, id string, rec []byte, ttl time.Duration) error
+	// RenewSession pushes id's expiry to ttl from now; it never creates
+	// a record (no error when there is none).
+	RenewSession(ctx context.Context, id string, ttl time.Duration) error
 	// GetSession returns id's record, or an error wrapping
 	// [ErrNoSession].
 	GetSession(ctx context.Context, id string) ([]byte, error)
@@ -69,9 +72,9 @@ func (s *Subscription) offer(msg []byte) {
 
 // localSessions: records in a map, channels fanned out in process.
 type localSessions struct {
-	smu    sync.Mutex
-	recs   map[string]localRecord
-	subs   map[string]map[*Subscription]struct{}
+	smu  sync.Mutex
+	recs map[string]localRecord
+	subs map[string]map[*Subscription]struct{}
 }
 
 type localRecord struct {
@@ -88,6 +91,16 @@ func (l *Local) PutSession(_ context.Context, id string, rec []byte, ttl time.Du
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	l.recs[id] = localRecord{rec: append([]byte(nil), rec...), expires: time.Now().Add(ttl)}
+	return nil
+}
+
+func (l *Local) RenewSession(_ context.Context, id string, ttl time.Duration) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if r, ok := l.recs[id]; ok {
+		r.expires = time.Now().Add(ttl)
+		l.recs[id] = r
+	}
 	return nil
 }
 
@@ -153,6 +166,10 @@ func (r *Redis) channelKey(ch string) string { return r.key("channel", ch) }
 
 func (r *Redis) PutSession(ctx context.Context, id string, rec []byte, ttl time.Duration) error {
 	return r.wrap("keep session", r.client.Set(ctx, r.sessionKey(id), rec, max(ttl, time.Millisecond)).Err())
+}
+
+func (r *Redis) RenewSession(ctx context.Context, id string, ttl time.Duration) error {
+	return r.wrap("renew session", r.client.PExpire(ctx, r.sessionKey(id), max(ttl, time.Millisecond)).Err())
 }
 
 func (r *Redis) GetSession(ctx context.Context, id string) ([]byte, error) {

@@ -44,7 +44,13 @@ func TestSessionRecords(t *testing.T) {
 			if err != nil || string(rec) != `{"v":"2025-11-25"}` {
 				t.Fatalf("other replica reads %q, %v", rec, err)
 			}
+			if err := b.RenewSession(ctx, "s1", time.Hour); err != nil {
+				t.Fatal(err)
+			}
 			if err := b.DeleteSession(ctx, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.RenewSession(ctx, "s1", time.Hour); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := a.GetSession(ctx, "s1"); !errors.Is(err, state.ErrNoSession) {

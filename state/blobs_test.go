@@ -395,3 +395,46 @@ func TestLocalBlobs(t *testing.T) {
 		t.Fatalf("Local.PutBlob wrote a file: %v", err)
 	}
 }
+
+// TestRedisBlobFetchWhilePut checks that a reader racing writers of one
+// name always gets one whole version, never a mix or a partial file.
+func TestRedisBlobFetchWhilePut(t *testing.T) {
+	srv := testredis.Start(t)
+	a, _ := newRedisStore(t, srv, 0)
+	b, bdir := newRedisStore(t, srv, 0)
+	ctx := context.Background()
+	name := "race/x.json"
+	versions := [][]byte{randomBytes(3*BlobChunkBytes, 10), randomBytes(2*BlobChunkBytes+7, 11)}
+	if err := a.PutBlob(ctx, name, versions[0], 0); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := a.PutBlob(ctx, name, versions[i%2], 0); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	path := filepath.Join(bdir, name)
+	for i := 0; i < 30; i++ {
+		if err := b.FetchBlob(ctx, name); err != nil && !strings.Contains(err.Error(), "rewritten during") {
+			t.Fatalf("fetch %d: %v", i, err)
+		} else if err == nil {
+			got, _ := os.ReadFile(path)
+			if !bytes.Equal(got, versions[0]) && !bytes.Equal(got, versions[1]) {
+				t.Fatalf("fetch %d: %d bytes that are neither version", i, len(got))
+			}
+			_ = os.Remove(path)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}

@@ -2,10 +2,12 @@ package divert
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
@@ -50,6 +52,20 @@ type Agent struct {
 	// refuses them: the output is then neither stored nor returned, and
 	// the model reads the error (an owner at its bound of stored data).
 	Reserve func(n int64) error
+	// Blobs, when set, is told every stored file (its bytes, named by
+	// its slash path under Top) before the pointer is returned, so that
+	// other replicas sharing the store can read it (a state.Store in
+	// replica mode). An error fails the divert as a failed save does:
+	// a pointer other replicas cannot follow is not returned.
+	Blobs BlobPutter
+	// BlobTTL is how long Blobs keeps a file; 0 means no expiry.
+	BlobTTL time.Duration
+}
+
+// BlobPutter is where [Decide] shares stored files; package state's
+// stores are ones.
+type BlobPutter interface {
+	PutBlob(ctx context.Context, name string, data []byte, ttl time.Duration) error
 }
 
 // track is a.Track, or a no-op.
@@ -211,6 +227,14 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if err == nil {
 		st, err = Save(d, c.Server, c.Tool, payload)
 	}
+	if err == nil && a.Blobs != nil {
+		if err = shareStored(a, d, st); err != nil {
+			log.Error("sharing a diverted output failed", "server", c.Server, "tool", c.Tool, "file", st.Name, "error", err)
+			msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was saved but could not be shared with the other replicas, so it was not returned either: %v. Call the tool again once the shared store answers.",
+				c.Tool, commas(len(payload)), commas(c.Threshold), err)
+			return Outcome{Result: errorResult(msg)}, nil
+		}
+	}
 	if err != nil {
 		log.Error("diverting output failed", "server", c.Server, "tool", c.Tool, "error", err)
 		msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be saved to the scratchpad, so it was not returned either: %v. Free disk space or fix memory_dir, then call the tool again.",
@@ -318,4 +342,22 @@ type pointerResult struct {
 func errorResult(msg string) json.RawMessage {
 	b, _ := json.Marshal(pointerResult{Content: []textContent{{Type: "text", Text: msg}}, IsError: true})
 	return b
+}
+
+// shareStored puts the stored file, as written, in a.Blobs under its slash
+// path relative to memory_dir (a.Top, or Dir when Top is "").
+func shareStored(a *Agent, d memdir.Dir, st Stored) error {
+	data, err := d.ReadFile(st.Name)
+	if err != nil {
+		return fmt.Errorf("read the stored file back to share it: %w", err)
+	}
+	rel, err := filepath.Rel(d.Top(), st.Path)
+	if err != nil {
+		return fmt.Errorf("share the stored file: %w", err)
+	}
+	// Decide has no context; the store bounds each command itself.
+	if err := a.Blobs.PutBlob(context.Background(), filepath.ToSlash(rel), data, a.BlobTTL); err != nil {
+		return fmt.Errorf("share the stored file with the other replicas: %w", err)
+	}
+	return nil
 }

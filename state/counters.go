@@ -21,6 +21,19 @@ const MaxRecords = 100_000
 // never what a caller means.
 var ErrBadTTL = errors.New("state: ttl must be positive")
 
+// ErrOverflow is returned by a [Local] whose counter would pass the int64
+// range; Redis refuses the same HINCRBY with an error of its own.
+var ErrOverflow = errors.New("state: counter would overflow int64")
+
+// addInt64 is x+y, or false when it would wrap.
+func addInt64(x, y int64) (int64, bool) {
+	s := x + y
+	if (y > 0 && s < x) || (y < 0 && s > x) {
+		return 0, false
+	}
+	return s, true
+}
+
 // Counters is one concern of a [Store]: the budgets of agents (a hash of
 // named int64 counters per key), their usage records, and once-only
 // marks. Every change is atomic across replicas sharing a [Redis]: two
@@ -87,8 +100,12 @@ func (c *localCounters) Add(_ context.Context, key, field string, n int64) (int6
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	h := c.hash(key, true)
-	h[field] += n
-	return h[field], nil
+	v, ok := addInt64(h[field], n)
+	if !ok {
+		return h[field], fmt.Errorf("add %d to %q %q: %w", n, key, field, ErrOverflow)
+	}
+	h[field] = v
+	return v, nil
 }
 
 // TryAdd implements [Counters.TryAdd].
@@ -97,12 +114,15 @@ func (c *localCounters) TryAdd(_ context.Context, key, field string, n, limit in
 	defer c.cmu.Unlock()
 	h := c.hash(key, false)
 	v := h[field]
-	if v+n > limit {
+	sum, ok := addInt64(v, n)
+	if !ok {
+		return v, false, fmt.Errorf("add %d to %q %q: %w", n, key, field, ErrOverflow)
+	}
+	if sum > limit {
 		return v, false, nil
 	}
-	h = c.hash(key, true)
-	h[field] = v + n
-	return v + n, true, nil
+	c.hash(key, true)[field] = sum
+	return sum, true, nil
 }
 
 // Counts implements [Counters.Counts].

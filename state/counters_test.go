@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,6 +153,18 @@ func TestCounters(t *testing.T) {
 				if err != nil || v != s.want {
 					t.Fatalf("Add(%d) = %d, %v; want %d", s.n, v, err, s.want)
 				}
+			}
+		}},
+		{"add past the int64 range is an error and changes nothing", func(t *testing.T, a, b Counters, _ func()) {
+			if _, err := a.Add(ctx, "agent", "f", math.MaxInt64-1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Add(ctx, "agent", "f", 2); err == nil {
+				t.Error("Add past MaxInt64 succeeded")
+			}
+			m, err := a.Counts(ctx, "agent")
+			if err != nil || m["f"] != math.MaxInt64-1 {
+				t.Errorf("after the refused Add Counts = %v, %v", m, err)
 			}
 		}},
 		{"try add refuses past the limit and accepts a refund", func(t *testing.T, a, b Counters, _ func()) {

@@ -48,6 +48,8 @@ type Agent struct {
 	inFlight atomic.Int64 // the same count, readable
 
 	finished atomic.Bool // set by the first Events.Finish
+
+	shared *shared // set by Share; nil keeps every count here
 }
 
 // NewAgent returns an agent that may hold usable tokens in its context
@@ -75,6 +77,11 @@ func (a *Agent) Total() int { return max(a.usable, 0) }
 // Remaining returns the tokens the agent may still be given, never below
 // zero; math.MaxInt for an [Unlimited] agent.
 func (a *Agent) Remaining() int {
+	if a.shared != nil && a.usable != Unlimited {
+		if m, err := a.shared.counts(); err == nil {
+			return a.remainingOf(int(m[fieldUsed]))
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.remainingLocked()
@@ -89,6 +96,11 @@ func (a *Agent) remainingLocked() int {
 
 // Used returns the tokens the agent is known to hold.
 func (a *Agent) Used() int {
+	if a.shared != nil {
+		if m, err := a.shared.counts(); err == nil {
+			return int(m[fieldUsed])
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.used
@@ -99,6 +111,11 @@ func (a *Agent) Used() int {
 // returns what remains afterwards and whether it charged. A charged n is
 // added to tokens_extracted. A negative n charges nothing and succeeds.
 func (a *Agent) TryCharge(n int) (left int, ok bool) {
+	if a.shared != nil && n > 0 {
+		if left, charged, ok := a.sharedTryCharge(n); ok {
+			return left, charged
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if n <= 0 {
@@ -117,6 +134,9 @@ func (a *Agent) TryCharge(n int) (left int, ok bool) {
 func (a *Agent) AddIntercepted(n int) {
 	if n > 0 {
 		a.intercepted.Add(int64(n))
+		if a.shared != nil {
+			_, _ = a.shared.add(fieldIntercepted, int64(n))
+		}
 	}
 }
 
@@ -130,6 +150,9 @@ func (a *Agent) ObserveUsage(inputTokens, outputTokens int) {
 	a.mu.Lock()
 	a.used = max(a.used, total)
 	a.mu.Unlock()
+	if a.shared != nil {
+		_, _ = a.shared.raise(int64(total))
+	}
 }
 
 // Charge adds n tokens the model has received (a result passed through,
@@ -143,6 +166,9 @@ func (a *Agent) Charge(n int) {
 	a.mu.Lock()
 	a.used = satAdd(a.used, n)
 	a.mu.Unlock()
+	if a.shared != nil {
+		_, _ = a.shared.add(fieldUsed, int64(n))
+	}
 }
 
 // Track records that a count for this agent goes on in the background;
@@ -179,11 +205,24 @@ func (a *Agent) Settle(d time.Duration) bool {
 }
 
 // CountCall records one tool call made by the agent.
-func (a *Agent) CountCall() { a.calls.Add(1) }
+func (a *Agent) CountCall() {
+	a.calls.Add(1)
+	if a.shared != nil {
+		_, _ = a.shared.add(fieldCalls, 1)
+	}
+}
 
 // Usage returns a snapshot of the agent's accounting as a
 // scratchpad_usage record stamped with the current time.
 func (a *Agent) Usage() Usage {
+	u := a.localUsage()
+	if a.shared != nil {
+		a.sharedUsage(&u)
+	}
+	return u
+}
+
+func (a *Agent) localUsage() Usage {
 	return Usage{
 		Event:             EventName,
 		AgentID:           a.id.AgentID,

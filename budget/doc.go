@@ -39,6 +39,8 @@
 //     reports ([Agent.ObserveUsage]) are what corrects for them.
 //   - Finish is decided by its first call per agent: an agent idle then
 //     is never reported, even if it is used afterwards.
+//   - Replicas serving one agent share its budget only with
+//     [Agent.Share]; without it each process counts alone.
 //   - A GET /events subscriber that falls 64 records behind misses records;
 //     usage.jsonl is the complete log.
 package budget

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -242,8 +243,9 @@ func (p prefixed) Claim(ctx context.Context, set, member string, ttl time.Durati
 	return p.Leases.Claim(ctx, p.p+set, member, ttl, limit)
 }
 
-// TestRedisLeaseKey checks the Redis layout: the key layout names, its
-// own expiry at the farthest claim, gone once every claim has expired.
+// TestRedisLeaseKey checks the Redis layout: the lease key layout names, its
+// score the server-clock expiry, its own expiry at the farthest claim, gone
+// once every claim has expired; and the lock key, its ttl, gone on unlock.
 func TestRedisLeaseKey(t *testing.T) {
 	ctx := context.Background()
 	r, srv := newCoordRedis(t)
@@ -260,12 +262,33 @@ func TestRedisLeaseKey(t *testing.T) {
 	if err != nil || pttl <= 30*time.Second || pttl > time.Minute {
 		t.Fatalf("PTTL %s = %s, %v; want the farthest claim's (about 1m)", key, pttl, err)
 	}
+	// The score is an expiry on the server's clock, in ms.
+	now, err := raw.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, err := raw.ZScore(ctx, key, "b").Result()
+	if exp := time.UnixMilli(int64(score)); err != nil || exp.Before(now) || exp.After(now.Add(time.Minute)) {
+		t.Fatalf("ZSCORE %s b = %v, %v; want an expiry within %s of the server's %s", key, exp, err, time.Minute, now)
+	}
+
 	if err := r.Release(ctx, "agents", "b"); err != nil {
 		t.Fatal(err)
 	}
-	if pttl, err := raw.PTTL(ctx, key).Result(); err != nil || pttl <= 0 || pttl > shortTTL {
+	// a's expiry, or gone already if a slow machine let a expire (-2).
+	if pttl, err := raw.PTTL(ctx, key).Result(); err != nil || pttl > shortTTL || pttl <= 0 && pttl != -2 {
 		t.Fatalf("PTTL %s after releasing b = %s, %v; want a's (at most %s)", key, pttl, err, shortTTL)
 	}
+	lockKey := layout.ClusterKey(layout.DefaultClusterPrefix, "lock", "refresh")
+	unlock := lockWithin(t, r, "refresh", time.Minute)
+	if pttl, err := raw.PTTL(ctx, lockKey).Result(); err != nil || pttl <= 30*time.Second || pttl > time.Minute {
+		t.Fatalf("PTTL %s = %s, %v; want the lock's ttl (about 1m)", lockKey, pttl, err)
+	}
+	unlock()
+	if n, err := raw.Exists(ctx, lockKey).Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS %s after unlock = %d, %v; want 0", lockKey, n, err)
+	}
+
 	waitUntil(t, "the idle set's key vanishes", func() bool {
 		n, err := raw.Exists(ctx, key).Result()
 		return err == nil && n == 0
@@ -305,4 +328,47 @@ func TestCoordUnavailable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRedisReplicas runs claimers and lockers on two Redis stores of one
+// server, as two replicas would be: Claim's limit and a lock hold across
+// them, and each sees the other's claims.
+func TestRedisReplicas(t *testing.T) {
+	ctx := context.Background()
+	a, srv := newCoordRedis(t)
+	b, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	replicas := []*Redis{a, b}
+
+	const claimers, limit = 20, 7
+	var wg sync.WaitGroup
+	var won atomic.Int32
+	for i := range claimers {
+		wg.Go(func() {
+			ok, err := replicas[i%2].Claim(ctx, "sessions", fmt.Sprintf("m%02d", i), time.Minute, limit)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				won.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if won.Load() != limit {
+		t.Fatalf("%d claims succeeded across two replicas, want %d", won.Load(), limit)
+	}
+	for _, r := range replicas {
+		if live, err := r.Live(ctx, "sessions"); err != nil || len(live) != limit {
+			t.Fatalf("Live = %q, %v; want %d members", live, err, limit)
+		}
+	}
+
+	unlock := lockWithin(t, a, "refresh", time.Minute)
+	mustBeHeld(t, b, "refresh")
+	unlock()
+	lockWithin(t, b, "refresh", time.Minute)()
 }

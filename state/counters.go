@@ -16,11 +16,6 @@ import (
 // on disk remains the complete history.
 const MaxRecords = 100_000
 
-// ErrBadTTL is returned by [Counters.Touch] and [Counters.Once] for a ttl
-// that is not positive: Redis would delete the key at once, which is
-// never what a caller means.
-var ErrBadTTL = errors.New("state: ttl must be positive")
-
 // ErrOverflow is returned by a [Local] whose counter would pass the int64
 // range; Redis refuses the same HINCRBY with an error of its own.
 var ErrOverflow = errors.New("state: counter would overflow int64")

@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -33,11 +32,6 @@ type Leases interface {
 	// ok is false when the set is full. It is atomic across replicas.
 	Claim(ctx context.Context, set, member string, ttl time.Duration, limit int) (ok bool, err error)
 }
-
-// ErrBadTTL is returned by [Leases.Lease], [Leases.Claim] and
-// [Locks.Lock] for a ttl under one millisecond: such a claim would be
-// gone before anyone saw it.
-var ErrBadTTL = errors.New("state: ttl must be at least 1ms")
 
 func checkTTL(ttl time.Duration) error {
 	if ttl < time.Millisecond {

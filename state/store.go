@@ -28,6 +28,12 @@ type Store interface {
 // not reach its server; the message names [cluster] redis_url.
 var ErrUnavailable = errors.New("state: the shared store is unavailable")
 
+// ErrBadTTL is returned for a ttl under one millisecond
+// ([Leases.Lease], [Leases.Claim], [Locks.Lock], [Counters.Touch],
+// [Counters.Once]): Redis would drop the key at once, which is never what
+// a caller means.
+var ErrBadTTL = errors.New("state: ttl must be at least 1ms")
+
 var (
 	_ Store = (*Local)(nil)
 	_ Store = (*Redis)(nil)

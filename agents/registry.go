@@ -8,6 +8,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -90,6 +91,9 @@ type Registry struct {
 func NewRegistry(opts Options) (*Registry, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.State == nil {
+		opts.State = state.NewLocal(state.LocalOptions{MemoryDir: opts.Config.MemoryDir})
 	}
 	r := &Registry{opts: opts, log: opts.Logger, agents: map[string]*Agent{}, pads: map[string]*pad.Pad{},
 		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{}, scratchUsers: map[string]int{},
@@ -266,6 +270,14 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 		AgentID:   id.Agent + "-" + strconv.FormatInt(r.seq.Add(1), 10),
 		AgentName: id.Agent, Role: id.Role, RunID: id.Run, SessionID: sid, Iteration: id.Iteration, Owner: id.Owner,
 	}, usable, carried)
+	if r.opts.State.Replicated() {
+		// One budget for the agent on every replica: the same session
+		// (2025, taken up by another replica) or caller (2026-07-28)
+		// names the same counters.
+		if err := a.Budget.Share(budget.Shared{Counters: r.opts.State, Key: layout.OwnerSegment(id.Owner) + "budget/" + sid}); err != nil {
+			return nil, fmt.Errorf("agent %q: %w", id.Agent, err)
+		}
+	}
 
 	a.Layout = layout.For(cfg.MemoryDir, id.Owner)
 	var rel string
@@ -319,6 +331,17 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 		Slots:               make(chan struct{}, explore.DefaultConcurrency),
 		OwnerSlots:          r.ownerSlots(id.Owner),
 	}
+	if st := r.opts.State; st.Replicated() {
+		// Stored outputs another replica wrote are fetched into the
+		// local cache at the path they would have here.
+		base, err := filepath.Rel(cfg.MemoryDir, a.ReadRoot)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q: read root: %w", id.Agent, err)
+		}
+		a.explore.Fetch = func(rel string) error {
+			return st.FetchBlob(context.Background(), path.Join(filepath.ToSlash(base), rel))
+		}
+	}
 	return a, nil
 }
 
@@ -358,7 +381,7 @@ func (a *Agent) Explore() *explore.Env { return a.explore }
 
 // Divert is the agent's interception settings.
 func (a *Agent) Divert() *divert.Agent {
-	return &divert.Agent{
+	d := &divert.Agent{
 		Enabled:     a.Settings.Scratchpad.Enabled,
 		Dir:         a.ScratchpadDir,
 		Top:         a.reg.opts.Config.MemoryDir,
@@ -372,6 +395,11 @@ func (a *Agent) Divert() *divert.Agent {
 		},
 		Structured: a.Settings.Scratchpad.ResultView == config.ViewStructured,
 	}
+	if st := a.reg.opts.State; st.Replicated() {
+		d.Blobs = st
+		d.BlobTTL = a.reg.opts.Config.Retention.MaxAge // 0: kept, as the files are
+	}
+	return d
 }
 
 // Artifacts is the agent's environment for the artifact tools. With
@@ -568,13 +596,34 @@ func (r *Registry) finish(a *Agent) {
 	if !a.Budget.Settle(settleWait) {
 		r.log.Warn("token counts still running at the end of a session; its usage record may be short", "agent", a.ID.Agent, "session", a.SessionID, "waited", settleWait)
 	}
-	if r.opts.Events != nil {
+	if r.opts.Events != nil && r.firstOut(a) {
 		if err := r.opts.Events.Finish(a.Budget); err != nil {
 			r.log.Error("writing usage event failed", "agent", a.ID.Agent, "error", err)
 		}
 	}
 	a.close()
 }
+
+// firstOut reports whether a's usage record is this process's to write:
+// always alone; with replicas, for the first replica whose copy of the
+// agent ends (its counts are the shared ones), once.
+func (r *Registry) firstOut(a *Agent) bool {
+	if !r.opts.State.Replicated() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first, err := r.opts.State.Once(ctx, layout.OwnerSegment(a.ID.Owner)+"usage/"+a.SessionID, usageOnce)
+	if err != nil {
+		r.log.Warn("the shared store cannot say whether another replica wrote this agent's usage record; writing it", "agent", a.ID.Agent, "error", err)
+		return true
+	}
+	return first
+}
+
+// usageOnce is how long a written usage record keeps other replicas from
+// writing the same agent's.
+const usageOnce = 24 * time.Hour
 
 // FinishAll ends every agent (server shutdown).
 func (r *Registry) FinishAll() {

@@ -40,6 +40,11 @@ type Env struct {
 	// Budget is charged for every successful result. nil means the per-call
 	// cap is the only limit.
 	Budget Budget
+	// Fetch, when not nil, makes a file (relative to Root) present under
+	// Root before it is opened, or returns an error wrapping
+	// fs.ErrNotExist: replica mode's stored outputs another process wrote
+	// (package state). nil: files are where they are.
+	Fetch func(rel string) error
 	// Cache holds parsed and indexed files across calls and agents. nil means
 	// every call reads and indexes the file again.
 	Cache *Cache

@@ -158,6 +158,9 @@ func load(env *Env, name string) (*doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := fetch(env, rel); err != nil {
+		return nil, err
+	}
 	f, err := OpenRegular(env.Root, rel)
 	if err != nil {
 		return nil, classifyOpenErr(err)
@@ -327,6 +330,9 @@ func statSize(env *Env, name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := fetch(env, rel); err != nil {
+		return 0, err
+	}
 	f, err := OpenRegular(env.Root, rel)
 	if err != nil {
 		return 0, classifyOpenErr(err)
@@ -340,4 +346,17 @@ func statSize(env *Env, name string) (int64, error) {
 		return 0, ErrNotRegular
 	}
 	return st.Size(), nil
+}
+
+// fetch asks [Env].Fetch to make rel present under the root (a stored
+// output another replica wrote). Not found there either falls through to
+// the open's own not-found answer.
+func fetch(env *Env, rel string) error {
+	if env.Fetch == nil {
+		return nil
+	}
+	if err := env.Fetch(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: fetching the stored output from the shared store: %v", ErrIO, err)
+	}
+	return nil
 }

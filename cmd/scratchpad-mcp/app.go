@@ -81,9 +81,8 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			a.state.Close()
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
-		// Said until issue 34 lands in full: the store is there, the
-		// packages do not all keep their state in it yet.
-		log.Warn("[cluster] replica mode is partial: the shared store is reachable and /readyz follows it, but stored outputs, budgets and 2025 sessions are still kept per process; keep clients sticky to one replica")
+		// Said until issue 34 lands in full: what is not shared yet.
+		log.Warn("[cluster] replica mode is partial: 2025 sessions, stored outputs and budgets are shared; retention's registry of live runs, quotas, OAuth tokens and GET-stream notifications are still per replica")
 	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count

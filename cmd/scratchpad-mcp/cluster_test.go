@@ -1,10 +1,16 @@
 package main
 
 import (
+	"io/fs"
 	"net/http"
+	"net/url"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
@@ -51,5 +57,78 @@ func TestClusterReadyFollowsRedis(t *testing.T) {
 	srv.Kill()
 	if st, body := ready(); st != 503 || !strings.Contains(body, "[cluster] redis_url") {
 		t.Errorf("/readyz with Redis down: %d %q", st, body)
+	}
+}
+
+// roundRobin sends each HTTP request to the next replica, as a load
+// balancer without stickiness does.
+type roundRobin struct {
+	targets []*url.URL
+	n       atomic.Int64
+	hits    []atomic.Int64
+}
+
+func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
+	i := int(rr.n.Add(1)-1) % len(rr.targets)
+	rr.hits[i].Add(1)
+	u := rr.targets[i]
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = u.Scheme, u.Host, u.Host
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Two processes with their own memory_dir (two hosts), one Redis, every
+// request to the other one in turn: a 2025 session goes on whichever
+// answers, a stored output written by one is explored through the other,
+// and the budget footer never goes up.
+func TestReplicasRoundRobin(t *testing.T) {
+	srv := testredis.Start(t)
+	rr := &roundRobin{hits: make([]atomic.Int64, 2)}
+	var mems []string
+	for range 2 {
+		cfg, mem := writeConfig(t, clusterConfig(srv.URL()))
+		mems = append(mems, mem)
+		u, err := url.Parse(startHTTP(t, "http", cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr.targets = append(rr.targets, u)
+	}
+	c := connect(t, &mcp.StreamableClientTransport{Endpoint: "http://balancer/mcp", HTTPClient: &http.Client{Transport: rr}, DisableStandaloneSSE: true})
+	t.Cleanup(func() { c.Close() })
+	waitForTool(t, c, "listing")
+	pointer := callTool(t, c, "listing", map[string]any{"n": 300})
+	file := storedName.FindStringSubmatch(pointer)
+	if file == nil {
+		t.Fatalf("not diverted: %s", short(pointer))
+	}
+	prev := -1
+	for i := range 6 {
+		out := callTool(t, c, "head", map[string]any{"file": file[1], "lines": 3})
+		if !strings.Contains(out, `"apiVersion": "v1"`) {
+			t.Fatalf("head %d through the balancer:\n%s", i, short(out))
+		}
+		_, left := footerFigures(t, out)
+		if prev >= 0 && left >= prev {
+			t.Errorf("head %d: budget left %d, was %d: it must fall on every replica", i, left, prev)
+		}
+		prev = left
+	}
+	if a, b := rr.hits[0].Load(), rr.hits[1].Load(); a == 0 || b == 0 {
+		t.Fatalf("requests per replica %d, %d: both must have answered", a, b)
+	}
+	// The stored output is on both hosts now: written by one, fetched
+	// into the other's local cache at the same path.
+	for _, mem := range mems {
+		n := 0
+		_ = filepath.WalkDir(mem, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && filepath.Base(p) == filepath.Base(file[1]) {
+				n++
+			}
+			return nil
+		})
+		if n != 1 {
+			t.Errorf("%s holds %d copies of %s, want 1", mem, n, file[1])
+		}
 	}
 }

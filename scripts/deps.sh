@@ -49,6 +49,7 @@ apt_install() { # apt_install BINARY PACKAGE WHY
 	fi
 }
 apt_install redis-server redis-server "the pad's Redis tests need it"
+apt_install haproxy haproxy "the replica tests balance real processes with it"
 apt_install jq jq "explore's query tests cross-check their answers with it"
 
 e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20

@@ -81,13 +81,16 @@ func FrontDoor(opts FrontDoorOptions, next http.Handler) http.Handler {
 			w.Header().Set("Connection", "close")
 			http.Error(w, msg, code)
 		}
+		// Probes first: a load balancer's check often sends no Host (HTTP/1.0)
+		// or the backend's address, and a probe gives nothing a rebound
+		// page could use.
+		if opts.Probes != nil && (r.URL.Path == HealthPath || r.URL.Path == ReadyPath) {
+			opts.Probes.ServeHTTP(w, r)
+			return
+		}
 		if ReboundHost(r) {
 			w.Header().Set("Connection", "close")
 			RefuseRebound(w, r)
-			return
-		}
-		if opts.Probes != nil && (r.URL.Path == HealthPath || r.URL.Path == ReadyPath) {
-			opts.Probes.ServeHTTP(w, r)
 			return
 		}
 		if opts.WebLogins != nil && (r.URL.Path == oauth.BeginPath || r.URL.Path == oauth.CallbackPath) {

@@ -252,6 +252,14 @@ func (l *serverLog) String() string {
 // not nil).
 func startHTTPLogged(t *testing.T, kind, cfg string, log *serverLog, extra ...string) string {
 	t.Helper()
+	base, _ := startHTTPProcess(t, kind, cfg, log, extra...)
+	return base
+}
+
+// startHTTPProcess is [startHTTPLogged] returning the process too (to
+// kill it as a crash would).
+func startHTTPProcess(t *testing.T, kind, cfg string, log *serverLog, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "--config", cfg, "--transport", kind, "--addr", "127.0.0.1:0"}, extra...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -285,11 +293,11 @@ func startHTTPLogged(t *testing.T, kind, cfg string, log *serverLog, extra ...st
 	}()
 	select {
 	case addr := <-found:
-		return "http://" + addr
+		return "http://" + addr, cmd
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not report its address")
 	}
-	return ""
+	return "", cmd
 }
 
 // headerTransport adds fixed headers (identity, Authorization) to every

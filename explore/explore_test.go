@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -435,26 +436,59 @@ func TestIterateOverTooLargeLeadsWithHalfWindow(t *testing.T) {
 	}
 }
 
-func TestReadTooLargeDecidedFromSize(t *testing.T) {
+// TestTooLargeCountsExactly: read, head and slice refuse a 5 MB log with
+// its real token count, not bytes/4 (which said 1,310,735 for a log of
+// 2,063,141 tokens), and read still refuses on the budget.
+func TestTooLargeCountsExactly(t *testing.T) {
 	dir := t.TempDir()
-	big := strings.Repeat("word word word word\n", 5000)
-	writeFile(t, filepath.Join(dir, "big.txt"), big)
-	env := dirEnv(t, dir)
-	counted := 0
-	env.Count = func(s string) int { counted += len(s); return wordCount(s) }
-	got := run(t, env, "read", map[string]any{"file": "big.txt"})
-	if errCode(got) != "read_too_large" || !strings.Contains(got, `"estimated_tokens":25000`) {
-		t.Errorf("read of a 100 kB file: %s", got)
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(38, 2))
+	levels := []string{"INFO", "WARN", "ERROR", "DEBUG"}
+	for i := 0; b.Len() < 5<<20; i++ {
+		fmt.Fprintf(&b, "2026-12-02T14:%02d:%02d.%03dZ %s req=%016x path=/api/v1/items/%d status=%d dur=%dms user=u%d\n",
+			i/60%60, i%60, rng.IntN(1000), levels[rng.IntN(4)], rng.Uint64(), rng.IntN(100000), 200+rng.IntN(4)*100, rng.IntN(5000), rng.IntN(1000))
 	}
-	// Only the suggestions, tried out before they are offered, count
-	// what they would return (a few lines), never the file.
-	if counted > len(big)/10 {
-		t.Errorf("read_too_large counted %d bytes of %d; it must be decided from the size alone", counted, len(big))
+	log := b.String()
+	writeFile(t, filepath.Join(dir, "big.log"), log)
+	counter, err := tokens.ForEncoding(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := dirEnv(t, dir)
+	env.Count = counter.CountString
+	want := counter.CountString(log)
+	lines := strings.Count(log, "\n")
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want int
+	}{
+		{"read", map[string]any{"file": "big.log"}, want},
+		// head and slice count the lines' text, which alone is over the cap.
+		{"head", map[string]any{"file": "big.log", "lines": lines}, want},
+		{"slice", map[string]any{"file": "big.log", "start": 1, "end": lines}, want},
+	} {
+		got := run(t, env, tc.tool, tc.args)
+		var e struct {
+			Error     string `json:"error"`
+			Message   string `json:"message"`
+			Estimated int    `json:"estimated_tokens"`
+		}
+		if err := json.Unmarshal([]byte(got), &e); err != nil || e.Error != tc.tool+"_too_large" {
+			t.Fatalf("%s of a 5 MB log: %v %.300s", tc.tool, err, got)
+		}
+		if e.Estimated != tc.want {
+			t.Errorf("%s: estimated_tokens %d, the counter says %d for the file (bytes/4: %d)", tc.tool, e.Estimated, want, len(log)/4)
+		}
+		if !strings.Contains(e.Message, "would be "+comma(e.Estimated)+" tokens,") {
+			t.Errorf("%s: the message does not state the count %d: %s", tc.tool, e.Estimated, e.Message)
+		}
+		t.Logf("%s: %d tokens (bytes/4 said %d; counter on the file %d)", tc.tool, e.Estimated, len(log)/4, want)
 	}
 	env.Budget = &fakeBudget{total: 100000, left: 10}
-	env.MaxExtractionTokens = 1 << 20
-	if got := run(t, env, "read", map[string]any{"file": "big.txt"}); !strings.Contains(got, `"remaining_budget_tokens":10`) {
-		t.Errorf("read over budget: %s", got)
+	env.MaxExtractionTokens = 1 << 22
+	if got := run(t, env, "read", map[string]any{"file": "big.log"}); !strings.Contains(got, `"remaining_budget_tokens":10`) || !strings.Contains(got, fmt.Sprintf(`"estimated_tokens":%d`, want)) {
+		t.Errorf("read over budget: %.300s", got)
 	}
 }
 

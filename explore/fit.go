@@ -132,9 +132,36 @@ func probe(c *call, penv *Env, s suggestion) probeOutcome {
 // shrunk.
 var windowArgs = []string{"limit", "lines", "max_matches", "top", "max_depth"}
 
+// fittedWhy rewrites a halving suggestion's "why" once [resize] sized its
+// window from what was measured: the numbers are then fitted to the limit,
+// not half (limit 5000 became 114), and the text must say what they are.
+var fittedWhy = strings.NewReplacer(
+	"half the window", "a window fitted to the limit",
+	"half the lines", "the first lines, as many as fit the limit",
+	"half the matches", "the first matches, as many as fit the limit",
+	"half the items", "the first items, as many as fit the limit",
+	"half the keys", "the first keys, as many as fit the limit",
+	"first half of the range", "the start of the range, as much as fits the limit",
+	"second half of the range", "the second half's start, as much as fits the limit",
+)
+
 // resize shrinks s's window so that it would take about fitMargin of the
-// bound p went over, and reports whether it could.
+// bound p went over, and reports whether it could; its "why" then says the
+// window was fitted ([fittedWhy]).
 func resize(s *suggestion, p probeOutcome) bool {
+	if !shrinkWindow(s, p) {
+		return false
+	}
+	if why := fittedWhy.Replace(s.Why); why != s.Why {
+		s.Why = why
+	} else if !strings.Contains(s.Why, "limit") {
+		s.Why += " (window fitted to the limit)"
+	}
+	return true
+}
+
+// shrinkWindow is resize's arithmetic.
+func shrinkWindow(s *suggestion, p probeOutcome) bool {
 	scale := 0.5
 	if p.estimated > 0 && p.bound > 0 {
 		scale = min(0.5, fitMargin*float64(p.bound)/float64(p.estimated))

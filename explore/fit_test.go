@@ -100,3 +100,64 @@ func TestEverySuggestionFits(t *testing.T) {
 		t.Fatal("no too-large answer to check")
 	}
 }
+
+// TestFittedSuggestionsSayWhatTheyAre: a "half the …" suggestion whose
+// window was fitted to the cap (head of 5,000 lines → a few dozen) must not
+// say "half": its why says the window is fitted to the limit.
+func TestFittedSuggestionsSayWhatTheyAre(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&log, "2026-11-30T10:%02d:%02dZ level=info service=api msg=\"request %d served in %d ms\"\n", i/60%60, i%60, i, i%97)
+	}
+	writeFile(t, filepath.Join(dir, "app.log"), log.String())
+	writeFile(t, filepath.Join(dir, "pods.json"), string(testupstream.Listing(2000)))
+	env := dirEnv(t, dir)
+	env.Count = tokens.ForModel("openai", "gpt-4o").CountString
+	env.MaxExtractionTokens = 2000
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		arg  string // the window argument of the halving suggestion
+		full int    // the window that was too large
+	}{
+		{"head", map[string]any{"file": "app.log", "lines": 5000}, "lines", 5000},
+		{"grep", map[string]any{"file": "app.log", "pattern": "served", "context": 0, "max_matches": 5000}, "max_matches", 5000},
+		{"iterate_over", map[string]any{"file": "pods.json", "path": "$.items", "fields": "metadata.name,status.phase", "limit": 2000}, "limit", 2000},
+		{"get_in", map[string]any{"file": "pods.json", "path": "$.items", "limit": 2000}, "limit", 2000},
+	} {
+		got := run(t, env, tc.tool, tc.args)
+		var e struct {
+			Error       string `json:"error"`
+			Suggestions []struct {
+				Tool      string         `json:"tool"`
+				Arguments map[string]any `json:"arguments"`
+				Why       string         `json:"why"`
+			} `json:"suggestions"`
+		}
+		if err := json.Unmarshal([]byte(got), &e); err != nil || !strings.HasSuffix(e.Error, "_too_large") {
+			t.Fatalf("%s: %v %.300s", tc.tool, err, got)
+		}
+		fitted := 0
+		for _, s := range e.Suggestions {
+			n, ok := s.Arguments[tc.arg].(float64)
+			if !ok || s.Tool != tc.tool {
+				continue
+			}
+			half := int(n) == tc.full/2
+			if strings.Contains(s.Why, "half") != half {
+				t.Errorf("%s: %s=%d of %d, why %q", tc.tool, tc.arg, int(n), tc.full, s.Why)
+			}
+			if !half {
+				fitted++
+				if !strings.Contains(s.Why, "fit") {
+					t.Errorf("%s: a fitted window (%s=%d) whose why does not say so: %q", tc.tool, tc.arg, int(n), s.Why)
+				}
+				t.Logf("%s: %s %d → %d: %q", tc.tool, tc.arg, tc.full, int(n), s.Why)
+			}
+		}
+		if fitted == 0 {
+			t.Errorf("%s: no fitted suggestion to check: %.500s", tc.tool, got)
+		}
+	}
+}

@@ -440,7 +440,7 @@ func runGrep(c *call) *tool.Result {
 		return s
 	}
 	if over > 0 {
-		return c.tooLarge((b.Len()+over)/4, kv{"per_call_limit", limit}, sugg)
+		return c.tooLarge(c.sizeEstimate(b.Len()+over), kv{"per_call_limit", limit}, sugg)
 	}
 	return c.finish(b.String(), what, sugg)
 }

@@ -95,7 +95,7 @@ func runGetIn(c *call) *tool.Result {
 				first = d.members(n)[lo].key.start
 			}
 			if size := d.elem(n, hi-1).v.end - first; size > c.env.maxTokens()*bytesPerTokenBound {
-				return c.tooLarge(size/4, kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+				return c.tooLarge(c.sizeEstimate(size), kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
 			}
 		}
 		var raw bytes.Buffer
@@ -129,7 +129,7 @@ func runGetIn(c *call) *tool.Result {
 		what = fmt.Sprintf("%s (%s)", canon, windowText(unit, lo, hi, ln, !windowed))
 	default:
 		if n.v.end-n.v.start > c.env.maxTokens()*bytesPerTokenBound {
-			return c.tooLarge((n.v.end-n.v.start)/4, kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+			return c.tooLarge(c.sizeEstimate(n.v.end-n.v.start), kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
 		}
 		body = string(prettyJSON(d.data, n.v))
 		what = fmt.Sprintf("%s (%s)", canon, describe(d, n))
@@ -359,7 +359,7 @@ func runIterateOver(c *call) *tool.Result {
 		return s
 	}
 	if over > 0 {
-		return c.tooLarge((b.Len()+over+1)/4, kv{"per_call_limit", c.env.maxTokens()}, sugg)
+		return c.tooLarge(c.sizeEstimate(b.Len()+over+1), kv{"per_call_limit", c.env.maxTokens()}, sugg)
 	}
 	return c.finish(b.String(), what, sugg)
 }
@@ -408,7 +408,7 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 		}
 	}
 	if size > c.env.maxTokens()*bytesPerTokenBound {
-		return c.tooLarge(size/4, kv{"per_call_limit", c.env.maxTokens()}, sugg)
+		return c.tooLarge(c.sizeEstimate(size), kv{"per_call_limit", c.env.maxTokens()}, sugg)
 	}
 	raw := joinRaw(d, it, idx[lo:hi])
 	body := string(prettyJSON(raw, span{0, len(raw)}))

@@ -22,6 +22,10 @@ type call struct {
 	args *argReader
 	file string
 	doc  *doc // the file, once loaded
+	// estimate, when not "", says how the too-large count was estimated
+	// rather than counted ([tokensOf], [call.sizeEstimate]); its message
+	// then says so.
+	estimate string
 }
 
 // kv and obj build JSON objects whose key order is part of the contract
@@ -311,7 +315,7 @@ const bytesPerTokenBound = 32
 func (c *call) finish(body, what string, sugg func() []suggestion) *tool.Result {
 	limit := c.env.maxTokens()
 	if len(body) > limit*bytesPerTokenBound {
-		return c.tooLarge(len(body)/4, kv{"per_call_limit", limit}, sugg)
+		return c.tooLarge(tokensOf(c, body), kv{"per_call_limit", limit}, sugg)
 	}
 	b := c.env.Budget
 	total, rem := 0, 0
@@ -358,13 +362,51 @@ func (c *call) finish(body, what string, sugg func() []suggestion) *tool.Result 
 	return r
 }
 
+// exactCountBytes: a too-large text up to this size is counted exactly (the
+// counter runs at over 100 MB/s, so a fraction of a second); a longer one is
+// estimated from [countSamples] slices of [sampleBytes] spread over it, and
+// its message says so.
+const (
+	exactCountBytes = 32 << 20
+	countSamples    = 64
+	sampleBytes     = 64 << 10
+)
+
+// tokensOf counts s for a too-large answer: exactly up to exactCountBytes,
+// else scaled from evenly spread samples (setting c.sampled). The footer of
+// the result that was refused would add a few tokens more; the count is the
+// content's, which alone is over the limit.
+func tokensOf[T string | []byte](c *call, s T) int {
+	if len(s) <= exactCountBytes {
+		return c.env.Count(string(s))
+	}
+	c.estimate = fmt.Sprintf("estimated from %d samples of %d KB", countSamples, sampleBytes>>10)
+	step := len(s) / countSamples
+	n := 0
+	for i := range countSamples {
+		n += c.env.Count(string(s[i*step : i*step+sampleBytes]))
+	}
+	return int(float64(n) * float64(len(s)) / float64(countSamples*sampleBytes))
+}
+
+// sizeEstimate is the too-large count of a result not built (it was cut off
+// past the cap): ~4 bytes per token, said as such in the message.
+func (c *call) sizeEstimate(bytes int) int {
+	c.estimate = "estimated from its size at 4 bytes per token"
+	return bytes / 4
+}
+
 func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result {
 	var msg string
 	fits := c.fitting(sugg(), est, lim.V.(int))
+	count := comma(est) + " tokens"
+	if c.estimate != "" {
+		count = fmt.Sprintf("~%s tokens (%s)", comma(est), c.estimate)
+	}
 	if lim.K == "per_call_limit" {
-		msg = fmt.Sprintf("The %s result would be ~%s tokens, over the per-call limit of %s. Nothing was returned or charged; run one of the suggestions.", c.tool, comma(est), comma(lim.V.(int)))
+		msg = fmt.Sprintf("The %s result would be %s, over the per-call limit of %s. Nothing was returned or charged; run one of the suggestions.", c.tool, count, comma(lim.V.(int)))
 	} else {
-		msg = fmt.Sprintf("The %s result would be ~%s tokens, but only %s tokens of the context budget are left. Nothing was returned or charged; run a narrower call.", c.tool, comma(est), comma(lim.V.(int)))
+		msg = fmt.Sprintf("The %s result would be %s, but only %s tokens of the context budget are left. Nothing was returned or charged; run a narrower call.", c.tool, count, comma(lim.V.(int)))
 	}
 	if len(fits) == 0 && !c.env.probing {
 		// Every suggestion was tried out and none fits.

@@ -93,7 +93,7 @@ func (c *call) linesTooLarge(d *doc, lo, hi int, sugg func() []suggestion) *tool
 		end = lines[hi]
 	}
 	if n := end - lines[lo-1]; n > c.env.maxTokens()*bytesPerTokenBound {
-		return c.tooLarge(n/4, kv{"per_call_limit", c.env.maxTokens()}, sugg)
+		return c.tooLarge(tokensOf(c, d.data[lines[lo-1]:end]), kv{"per_call_limit", c.env.maxTokens()}, sugg)
 	}
 	return nil
 }
@@ -147,7 +147,9 @@ func runRead(c *call) *tool.Result {
 	if err != nil {
 		return c.fileError(err)
 	}
-	// Decided from the size, before reading: ~4 bytes per token.
+	// A first guess from the size (~4 bytes per token) spares reading a
+	// file that is small enough; one that may be too large is read and
+	// counted, so the refusal states its real count.
 	est := int((size + 3) / 4)
 	sugg := func() []suggestion {
 		return []suggestion{
@@ -156,15 +158,19 @@ func runRead(c *call) *tool.Result {
 			suggest("grep", "find what you need", kv{"file", c.file}, kv{"pattern", "error"}, kv{"ignore_case", true}, kv{"max_matches", 20}),
 		}
 	}
-	if lim := c.env.maxTokens(); est > lim {
-		return c.tooLarge(est, kv{"per_call_limit", lim}, sugg)
-	}
-	if b := c.env.Budget; b != nil && est > b.Remaining() {
-		return c.tooLarge(est, kv{"remaining_budget_tokens", b.Remaining()}, sugg)
-	}
+	lim, b := c.env.maxTokens(), c.env.Budget
 	d, res := c.load()
 	if res != nil {
 		return res
+	}
+	if est > lim/2 || b != nil && est > b.Remaining()/2 {
+		est = tokensOf(c, d.data)
+		if est > lim {
+			return c.tooLarge(est, kv{"per_call_limit", lim}, sugg)
+		}
+		if b != nil && est > b.Remaining() {
+			return c.tooLarge(est, kv{"remaining_budget_tokens", b.Remaining()}, sugg)
+		}
 	}
 	what := fmt.Sprintf("%s (whole file, %s lines, %s bytes)", c.file, comma(d.lineCount()), comma(len(d.data)))
 	return c.finish(string(d.data), what, sugg)

@@ -83,7 +83,7 @@ func TestPadArgumentsBounded(t *testing.T) {
 	for _, tc := range []struct {
 		tool string
 		args string
-		want string // in the answer; "bad_arguments" answers name it
+		want string // in the answer; "invalid_arguments" answers name it
 	}{
 		{ToolRead, `{"max_tokens":1.0}`, "## Task"},
 		{ToolRead, `{"max_tokens":2000000}`, "max_tokens must be at most 1000000"},

@@ -239,7 +239,7 @@ func failure(p *Pad, err error) tool.Result {
 	case errors.Is(err, ErrNoteTooLong):
 		code = "note_too_long"
 	case errors.Is(err, ErrBadTags):
-		code = "bad_arguments"
+		code = codeInvalidArguments
 	case errors.Is(err, ErrSchema):
 		code = "schema_violation"
 		extra["state_unchanged"] = true
@@ -249,7 +249,7 @@ func failure(p *Pad, err error) tool.Result {
 	case errors.Is(err, ErrWrongFormat):
 		code = "wrong_format"
 	case errors.Is(err, errBadArguments):
-		code = "bad_arguments"
+		code = codeInvalidArguments
 	case errors.Is(err, ErrOutcomeUnknown):
 		code = "outcome_unknown"
 	case errors.Is(err, memdir.ErrOutside):
@@ -262,7 +262,7 @@ func failure(p *Pad, err error) tool.Result {
 		code = "pad_busy"
 		extra["state_unchanged"] = true
 	default:
-		res := errorResult("internal", err.Error(), nil)
+		res := errorResult("internal_error", err.Error(), nil)
 		res.IsError = true
 		return res
 	}
@@ -274,6 +274,11 @@ func failure(p *Pad, err error) tool.Result {
 }
 
 var errBadArguments = errors.New("bad arguments")
+
+// codeInvalidArguments is the code of arguments that do not fit a tool's
+// schema: the same code the exploration and artifact tools answer, so an
+// agent branches on one name whichever tool it called.
+const codeInvalidArguments = "invalid_arguments"
 
 // codeOutside is the error code of a pad reached through a link planted
 // in memory_dir that leads out of it ([memdir.ErrOutside]).

@@ -67,7 +67,7 @@ func TestToolsKeys(t *testing.T) {
 		t.Fatalf("read one key as json: %s %v", text, err)
 	}
 	for _, args := range []map[string]any{{"format": "yaml"}, {"keys": []string{"a b"}}, {"max_tokens": -1}} {
-		if text, _ := h.tool(ctx, ToolRead, args); !strings.Contains(text, `"error":"bad_arguments"`) {
+		if text, _ := h.tool(ctx, ToolRead, args); !strings.Contains(text, `"error":"invalid_arguments"`) {
 			t.Fatalf("%v: %s", args, text)
 		}
 	}

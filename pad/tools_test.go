@@ -294,7 +294,7 @@ func TestUnknownOpListsEveryOp(t *testing.T) {
 }
 
 // The tools' schemas decide what arguments are: a wrong type or a missing
-// required argument is bad_arguments naming each problem, and nothing is
+// required argument is invalid_arguments naming each problem, and nothing is
 // written.
 func TestArgumentsCheckedBySchema(t *testing.T) {
 	p := newPad(t, Options{})
@@ -311,7 +311,7 @@ func TestArgumentsCheckedBySchema(t *testing.T) {
 		{ToolRead, map[string]any{"max_tokens": 1.5}, "max_tokens must be an integer, not a number"},
 	} {
 		text, _ := h.tool(ctx, tc.tool, tc.args)
-		if !strings.Contains(text, `"error":"bad_arguments"`) || !strings.Contains(text, tc.want) {
+		if !strings.Contains(text, `"error":"invalid_arguments"`) || !strings.Contains(text, tc.want) {
 			t.Errorf("%s %v: %s, want %q", tc.tool, tc.args, text, tc.want)
 		}
 	}

@@ -77,7 +77,7 @@ func TestBackendUpdateContent(t *testing.T) {
 			}
 		}
 		text, _ = h.tool(ctx, ToolUpdate, map[string]any{"content": body, "patches": []any{}})
-		if !strings.Contains(text, `"error":"bad_arguments"`) {
+		if !strings.Contains(text, `"error":"invalid_arguments"`) {
 			t.Fatalf("content with patches: %s", text)
 		}
 		if p.doc() != before {

@@ -1,6 +1,9 @@
 package tokens
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // ForModel picks the counter for an agent's [agent] provider and model:
 //
@@ -20,28 +23,40 @@ import "strings"
 // Matching ignores case, a leading "provider/" path and a fine-tune "ft:"
 // prefix.
 func ForModel(provider, model string) *Counter {
+	if c, err := LookupModel(provider, model); err == nil {
+		return c
+	}
+	return &Counter{enc: o200kBase}
+}
+
+// LookupModel is [ForModel] without the fallback: a provider and model that
+// match none of its rules return an error wrapping [ErrUnknownModel] that names
+// the known model families and the encodings, so a command line can refuse a
+// typo instead of counting with an encoding the user did not pick.
+func LookupModel(provider, model string) (*Counter, error) {
 	p, m := strings.ToLower(provider), strings.ToLower(model)
 	if p == "anthropic" || strings.Contains(m, "claude") {
-		return &Counter{enc: cl100kBase, anthropic: true}
+		return &Counter{enc: cl100kBase, anthropic: true}, nil
 	}
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
 	}
 	m = strings.TrimPrefix(m, "ft:")
 	if p == "gemini" || p == "google" || p == "vertex" || strings.HasPrefix(m, "gemini") || strings.HasPrefix(m, "gemma") {
-		return &Counter{gem: gemma3}
+		return &Counter{gem: gemma3}, nil
 	}
 	for _, pre := range o200kPrefixes {
 		if strings.HasPrefix(m, pre) {
-			return &Counter{enc: o200kBase}
+			return &Counter{enc: o200kBase}, nil
 		}
 	}
 	for _, pre := range cl100kPrefixes {
 		if strings.HasPrefix(m, pre) {
-			return &Counter{enc: cl100kBase}
+			return &Counter{enc: cl100kBase}, nil
 		}
 	}
-	return &Counter{enc: o200kBase}
+	return nil, fmt.Errorf("tokens: %w %q (known: claude*, gemini*, gemma*, %s*, %s*; providers anthropic, gemini, google, vertex; or pick --encoding %s, %s, %s or %s)",
+		ErrUnknownModel, model, strings.Join(o200kPrefixes, "*, "), strings.Join(cl100kPrefixes, "*, "), O200kBase, CL100kBase, Claude, Gemma3)
 }
 
 // o200kPrefixes is checked first because "gpt-4o" and "gpt-4.1" also start

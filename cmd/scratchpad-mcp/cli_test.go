@@ -82,6 +82,22 @@ func TestTokensCommand(t *testing.T) {
 	if code, _, errOut := runCLI(t, "tokens", "--encoding", "nope", cjk); code != 2 || !strings.Contains(errOut, `unknown encoding "nope"`) {
 		t.Errorf("unknown encoding: %d %s", code, errOut)
 	}
+	// An unknown model is refused (exit 2), naming the known models and the
+	// encodings, instead of counting silently with o200k_base.
+	for _, args := range [][]string{
+		{"tokens", "--model", "gpt-9000", cjk},
+		{"tokens", "--provider", "openai", "--model", "davinci-003", cjk},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, `unknown model "`) {
+			t.Errorf("%v: exit %d\n%q\n%s", args, code, out, errOut)
+		}
+		for _, want := range []string{"gpt-4o*", "claude*", "gemini*", "o200k_base", "cl100k_base", "gemma3"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%v: error lacks %q: %s", args, want, errOut)
+			}
+		}
+	}
 	if code, _, errOut := runCLI(t, "tokens", "/nonexistent/file"); code != 1 || !strings.Contains(errOut, "/nonexistent/file") {
 		t.Errorf("missing file: %d %s", code, errOut)
 	}

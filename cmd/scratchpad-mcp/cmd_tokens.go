@@ -38,11 +38,19 @@ func runTokens(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp tokens: --model and --encoding are exclusive")
 		return 2
 	}
-	c := tokens.ForModel(*provider, *model)
+	c := tokens.ForModel("", "") // neither flag: o200k_base, the documented default
 	if *encoding != "" {
 		var err error
 		if c, err = tokens.ForEncoding(*encoding); err != nil {
 			fmt.Fprintf(stderr, "scratchpad-mcp %v\n", err) // err reads "tokens: unknown encoding …"
+			return 2
+		}
+	} else if *model != "" || *provider != "" {
+		// A typo must not count silently with o200k_base: refuse it like any
+		// other usage error, naming what is known.
+		var err error
+		if c, err = tokens.LookupModel(*provider, *model); err != nil {
+			fmt.Fprintf(stderr, "scratchpad-mcp %v\n", err) // err reads "tokens: unknown model …"
 			return 2
 		}
 	}

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
@@ -54,11 +58,43 @@ func runUsage(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	return printUsage(layout.For(dir, *owner).Usage(), *run, stdout, stderr)
+	var owners []string
+	if *owner == "" {
+		owners = ownersWithUsage(dir)
+	}
+	return printUsage(layout.For(dir, *owner).Usage(), *run, owners, stdout, stderr)
 }
 
-func printUsage(path, run string, stdout, stderr io.Writer) int {
+// ownersWithUsage names the token owners of memoryDir whose usage.jsonl
+// holds something, sorted: with bearer tokens the records are per owner, so
+// "no usage recorded" without --owner must say where they are.
+func ownersWithUsage(memoryDir string) []string {
+	entries, err := os.ReadDir(filepath.Join(memoryDir, layout.OwnersDir))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || agents.CheckOwner(e.Name()) != nil {
+			continue
+		}
+		if st, err := os.Stat(layout.For(memoryDir, e.Name()).Usage()); err == nil && st.Size() > 0 {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// printUsage prints the table of path's records; owners, when path has none,
+// are the owners that have records, named so the user passes --owner.
+func printUsage(path, run string, owners []string, stdout, stderr io.Writer) int {
 	records, err := budget.ReadUsage(path, run)
+	if (errors.Is(err, fs.ErrNotExist) || err == nil && len(records) == 0) && len(owners) > 0 {
+		fmt.Fprintf(stdout, "no usage recorded without an owner (%s); owners with records: %s. Pass --owner NAME, e.g. --owner %s\n",
+			path, strings.Join(owners, ", "), owners[0])
+		return 0
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stdout, "no usage recorded yet (%s does not exist)\n", path)

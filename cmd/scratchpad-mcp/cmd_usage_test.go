@@ -50,3 +50,52 @@ func TestUsageCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageNamesOwners: with bearer tokens the records are per owner, so
+// usage without --owner names the owners that have records instead of
+// saying nothing was recorded.
+func TestUsageNamesOwners(t *testing.T) {
+	cfg, mem := writeConfig(t, "")
+	data, err := os.ReadFile("../../testdata/budget/usage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for owner, content := range map[string][]byte{"bob": data, "alice": data, "carol": nil} {
+		dir := filepath.Join(mem, "owners", owner)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if content != nil {
+			if err := os.WriteFile(filepath.Join(dir, "usage.jsonl"), content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		contains []string
+		absent   []string
+	}{
+		{"no owner", []string{"--config", cfg}, []string{"owners with records: alice, bob.", "--owner alice"}, []string{"carol", "no usage recorded yet"}},
+		{"one owner", []string{"--config", cfg, "--owner", "bob"}, []string{"TOTAL  4 agents"}, []string{"owners with records"}},
+		{"owner without records", []string{"--config", cfg, "--owner", "carol"}, []string{"no usage recorded yet"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"usage"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(out, s) {
+					t.Errorf("output has %q:\n%s", s, out)
+				}
+			}
+		})
+	}
+}

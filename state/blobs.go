@@ -57,9 +57,6 @@ func checkBlobName(name string) error {
 	return nil
 }
 
-// localBlobs has no fields: a Local's blobs are its files.
-type localBlobs struct{}
-
 func (l *Local) initBlobs() {}
 
 // PutBlob is a no-op: the caller wrote the file, which is the blob.

@@ -20,12 +20,7 @@ import (
 func newRedisStore(tb testing.TB, srv *testredis.Server, cacheBytes int64) (*Redis, string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	r, err := NewRedis(RedisOptions{URL: srv.URL(), MemoryDir: dir, CacheBytes: cacheBytes, Timeout: 2 * time.Second})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = r.Close() })
-	return r, dir
+	return openTestRedis(tb, srv.URL(), RedisOptions{MemoryDir: dir, CacheBytes: cacheBytes}), dir
 }
 
 func randomBytes(n int, seed uint64) []byte {

@@ -59,7 +59,7 @@ type Counters interface {
 }
 
 // localCounters keeps the counters of a [Local] in memory. Its own mutex
-// (not Local.mu) so that charges never wait on another concern.
+// so that charges never wait on another concern.
 type localCounters struct {
 	cmu     sync.Mutex
 	counts  map[string]map[string]int64
@@ -186,9 +186,6 @@ func (c *localCounters) Once(_ context.Context, key string, ttl time.Duration) (
 	c.once[key] = now.Add(ttl)
 	return true, nil
 }
-
-// redisCounters needs no state of its own: everything is in Redis.
-type redisCounters struct{}
 
 func (r *Redis) initCounters() {}
 

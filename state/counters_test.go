@@ -35,15 +35,7 @@ func counterBackends() []counterBackend {
 	}
 }
 
-func openRedis(t testing.TB, url string) *Redis {
-	t.Helper()
-	r, err := NewRedis(RedisOptions{URL: url, Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	return r
-}
+func openRedis(t testing.TB, url string) *Redis { return openTestRedis(t, url, RedisOptions{}) }
 
 // pttl is how long key has left (-1 without expiry, -2 when absent), as
 // each implementation keeps it.

@@ -41,7 +41,7 @@ func checkTTL(ttl time.Duration) error {
 }
 
 // localLeases holds [Local]'s sets: set → member → expiry. Its own mutex,
-// not Local.mu, so that leases never wait on another concern's work.
+// so that leases never wait on another concern's work.
 type localLeases struct {
 	leaseMu sync.Mutex
 	leases  map[string]map[string]time.Time

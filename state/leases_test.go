@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
@@ -37,25 +38,7 @@ func coordStores(t *testing.T) []coordStore {
 func newCoordRedis(t *testing.T) (*Redis, *testredis.Server) {
 	t.Helper()
 	srv := testredis.Start(t)
-	r, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	return r, srv
-}
-
-// waitUntil polls cond until it holds; the bound is a safety net for a
-// wedged machine, not a timing assertion.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return openTestRedis(t, srv.URL(), RedisOptions{}), srv
 }
 
 func mustLive(t *testing.T, s Leases, set string, want ...string) {
@@ -136,7 +119,7 @@ func TestLeases(t *testing.T) {
 		{"claims expire", func(t *testing.T, s Leases) {
 			mustLease(t, s, "agents", "short", shortTTL)
 			mustLease(t, s, "agents", "long", time.Minute)
-			waitUntil(t, "short expires", func() bool {
+			testwait.For(t, "short expires", func() bool {
 				held, err := s.Held(ctx, "agents", "short")
 				return err == nil && !held
 			})
@@ -146,7 +129,7 @@ func TestLeases(t *testing.T) {
 			mustLease(t, s, "agents", "renewed", shortTTL)
 			mustLease(t, s, "agents", "renewed", time.Minute)
 			mustLease(t, s, "agents", "probe", shortTTL)
-			waitUntil(t, "probe expires", func() bool {
+			testwait.For(t, "probe expires", func() bool {
 				held, err := s.Held(ctx, "agents", "probe")
 				return err == nil && !held
 			})
@@ -168,7 +151,7 @@ func TestLeases(t *testing.T) {
 		{"claim frees with expiry", func(t *testing.T, s Leases) {
 			mustClaim(t, s, "sessions", "dead", shortTTL, 1, true)
 			mustClaim(t, s, "sessions", "next", time.Minute, 1, false)
-			waitUntil(t, "dead's claim expires", func() bool {
+			testwait.For(t, "dead's claim expires", func() bool {
 				ok, err := s.Claim(ctx, "sessions", "next", time.Minute, 1)
 				return err == nil && ok
 			})
@@ -289,7 +272,7 @@ func TestRedisLeaseKey(t *testing.T) {
 		t.Fatalf("EXISTS %s after unlock = %d, %v; want 0", lockKey, n, err)
 	}
 
-	waitUntil(t, "the idle set's key vanishes", func() bool {
+	testwait.For(t, "the idle set's key vanishes", func() bool {
 		n, err := raw.Exists(ctx, key).Result()
 		return err == nil && n == 0
 	})

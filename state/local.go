@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"sync"
 )
 
 // Local is the [Store] of one process: memory, and files under
@@ -11,10 +10,9 @@ import (
 type Local struct {
 	opts LocalOptions
 
-	mu sync.Mutex
 	// Each concern keeps its fields in its own file's struct, embedded
-	// here (blobs.go, counters.go, leases.go, sessions.go, locks.go).
-	localBlobs
+	// here (counters.go, leases.go, sessions.go, locks.go); blobs are
+	// files and need none.
 	localCounters
 	localLeases
 	localSessions

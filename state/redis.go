@@ -20,9 +20,7 @@ type Redis struct {
 	opts   RedisOptions
 
 	redisBlobs
-	redisCounters
 	redisLeases
-	redisSessions
 	redisLocks
 
 	closeOnce sync.Once

@@ -154,11 +154,9 @@ func (l *Local) Subscribe(ctx context.Context, channel string) (*Subscription, e
 	return s, nil
 }
 
-// redisSessions: records are strings with a TTL, channels are Redis
-// pub/sub channels (at most once, like a GET stream: a replica that is
-// not listening has no stream to deliver to).
-type redisSessions struct{}
-
+// A Redis store's session records are strings with a TTL, its channels
+// Redis pub/sub channels (at most once, like a GET stream: a replica that
+// is not listening has no stream to deliver to). Nothing to set up.
 func (r *Redis) initSessions() {}
 
 func (r *Redis) sessionKey(id string) string { return r.key("session", id) }

@@ -1,4 +1,4 @@
-package state_test
+package state
 
 import (
 	"context"
@@ -9,24 +9,17 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
-	"github.com/scratchpad-mcp/scratchpad-mcp/state"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // sessionStores returns two stores that share their state, as two
 // replicas do: the same Local twice, or two Redis clients of one server.
-func sessionStores(t *testing.T) map[string][2]state.Sessions {
+func sessionStores(t *testing.T) map[string][2]Sessions {
 	t.Helper()
-	l := state.NewLocal(state.LocalOptions{})
+	l := NewLocal(LocalOptions{})
 	srv := testredis.Start(t)
-	open := func() *state.Redis {
-		r, err := state.NewRedis(state.RedisOptions{URL: srv.URL(), Prefix: "t"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		return r
-	}
-	return map[string][2]state.Sessions{"local": {l, l}, "redis": {open(), open()}}
+	open := func() *Redis { return openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"}) }
+	return map[string][2]Sessions{"local": {l, l}, "redis": {open(), open()}}
 }
 
 func TestSessionRecords(t *testing.T) {
@@ -34,7 +27,7 @@ func TestSessionRecords(t *testing.T) {
 	for name, st := range sessionStores(t) {
 		t.Run(name, func(t *testing.T) {
 			a, b := st[0], st[1]
-			if _, err := b.GetSession(ctx, "s1"); !errors.Is(err, state.ErrNoSession) {
+			if _, err := b.GetSession(ctx, "s1"); !errors.Is(err, ErrNoSession) {
 				t.Fatalf("unknown session: %v", err)
 			}
 			if err := a.PutSession(ctx, "s1", []byte(`{"v":"2025-11-25"}`), time.Minute); err != nil {
@@ -53,23 +46,16 @@ func TestSessionRecords(t *testing.T) {
 			if err := a.RenewSession(ctx, "s1", time.Hour); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := a.GetSession(ctx, "s1"); !errors.Is(err, state.ErrNoSession) {
+			if _, err := a.GetSession(ctx, "s1"); !errors.Is(err, ErrNoSession) {
 				t.Errorf("deleted session: %v", err)
 			}
 			if err := a.PutSession(ctx, "short", []byte("x"), 50*time.Millisecond); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			testwait.For(t, "a session past its ttl to go", func() bool {
 				_, err := b.GetSession(ctx, "short")
-				if errors.Is(err, state.ErrNoSession) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("a session past its ttl is still there: %v", err)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return errors.Is(err, ErrNoSession)
+			})
 		})
 	}
 }
@@ -112,20 +98,10 @@ func TestSessionChannels(t *testing.T) {
 			for range sub.C() { // closed after Close
 			}
 			// Nobody listens any more: published to no one.
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			testwait.For(t, "no receivers after Close", func() bool {
 				n, err := a.Publish(ctx, "sess-1", []byte("late"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("still %d receivers after Close", n)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return err == nil && n == 0
+			})
 		})
 	}
 }
@@ -142,7 +118,7 @@ func TestSubscriptionBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer sub.Close()
-			const n = 3 * state.SubscriptionQueue
+			const n = 3 * SubscriptionQueue
 			for i := range n {
 				if _, err := a.Publish(ctx, "slow", fmt.Appendf(nil, "%d", i)); err != nil {
 					t.Fatal(err)
@@ -150,12 +126,11 @@ func TestSubscriptionBounded(t *testing.T) {
 			}
 			// Redis delivers asynchronously: wait until every message is
 			// either queued or counted as dropped.
-			deadline := time.Now().Add(10 * time.Second)
-			for len(sub.C())+int(sub.Dropped()) < n-state.SubscriptionQueue && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if got := len(sub.C()); got > state.SubscriptionQueue {
-				t.Errorf("queue holds %d, bound %d", got, state.SubscriptionQueue)
+			testwait.For(t, "every message queued or dropped", func() bool {
+				return len(sub.C())+int(sub.Dropped()) >= n-SubscriptionQueue
+			})
+			if got := len(sub.C()); got > SubscriptionQueue {
+				t.Errorf("queue holds %d, bound %d", got, SubscriptionQueue)
 			}
 			if sub.Dropped() == 0 {
 				t.Errorf("%d messages to a subscriber that reads none: none dropped", n)
@@ -166,11 +141,7 @@ func TestSubscriptionBounded(t *testing.T) {
 
 func TestSessionsRedisDown(t *testing.T) {
 	srv := testredis.Start(t)
-	r, err := state.NewRedis(state.RedisOptions{URL: srv.URL(), Prefix: "t", Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
 	ctx := context.Background()
 	if err := r.PutSession(ctx, "s", []byte("x"), time.Minute); err != nil {
 		t.Fatal(err)
@@ -182,7 +153,7 @@ func TestSessionsRedisDown(t *testing.T) {
 		"pub": func() error { _, err := r.Publish(ctx, "c", []byte("m")); return err }(),
 		"sub": func() error { _, err := r.Subscribe(ctx, "c"); return err }(),
 	} {
-		if !errors.Is(err, state.ErrUnavailable) || !strings.Contains(err.Error(), "[cluster] redis_url") {
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "[cluster] redis_url") {
 			t.Errorf("%s with Redis down: %v", what, err)
 		}
 	}

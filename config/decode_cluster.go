@@ -1,10 +1,6 @@
 package config
 
-import (
-	"time"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
-)
+import "time"
 
 // Cluster is [cluster]: replica mode. With RedisURL set, everything that
 // outlives a request (stored outputs, budgets, usage, the registry of live
@@ -48,12 +44,8 @@ func (d *decoder) cluster(p keyPath, v any, c *Cluster) {
 		d.fail(p, "redis_url is required in [cluster]")
 	}
 	if v, ok := m["prefix"]; ok {
-		if s, ok := d.str(p.key("prefix"), v); ok {
-			if msg := layout.CheckRedisPrefix(s); msg != "" {
-				d.fail(p.key("prefix"), "invalid prefix %q: %s", s, msg)
-			} else {
-				c.Prefix = s
-			}
+		if s, ok := d.redisPrefix(p.key("prefix"), v); ok {
+			c.Prefix = s
 		}
 	}
 	if v, ok := m["cache_mb"]; ok {

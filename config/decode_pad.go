@@ -159,12 +159,8 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 		pd.RedisURL, _ = d.redisURL(p.key("redis_url"), v)
 	}
 	if v, ok := m["redis_prefix"]; ok {
-		if s, ok := d.str(p.key("redis_prefix"), v); ok {
-			if msg := layout.CheckRedisPrefix(s); msg != "" {
-				d.fail(p.key("redis_prefix"), "invalid prefix %q: %s", s, msg)
-			} else {
-				pd.RedisPrefix = s
-			}
+		if s, ok := d.redisPrefix(p.key("redis_prefix"), v); ok {
+			pd.RedisPrefix = s
 		}
 	}
 	if v, ok := m["redis_ttl"]; ok {
@@ -184,6 +180,20 @@ func (d *decoder) padBackend(p keyPath, m map[string]any, pd *Pad) {
 			d.fail(p.key(k), "only used with backend = %q", BackendRedis)
 		}
 	}
+}
+
+// redisPrefix checks a key prefix with the rule of package layout
+// ([layout.CheckRedisPrefix]), for [pad] redis_prefix and [cluster] prefix.
+func (d *decoder) redisPrefix(p keyPath, v any) (string, bool) {
+	s, ok := d.str(p, v)
+	if !ok {
+		return "", false
+	}
+	if msg := layout.CheckRedisPrefix(s); msg != "" {
+		d.fail(p, "invalid prefix %q: %s", s, msg)
+		return "", false
+	}
+	return s, true
 }
 
 // redisURL checks a Redis URL with the check the pad's client applies. Messages show it

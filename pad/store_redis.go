@@ -12,7 +12,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -69,7 +68,7 @@ type Redis struct {
 // (see [Redis.Ping]). A bad URL is an error wrapping [ErrOptions] that
 // never shows the password.
 func NewRedis(o RedisOptions) (*Redis, error) {
-	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
+	redisurl.Quiet()
 	redacted, err := redisurl.Check(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: redis url %s: %v", ErrOptions, redacted, err)
@@ -112,15 +111,6 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	return &Redis{client: redis.NewClient(ro), url: redacted, prefix: o.Prefix,
 		lease: o.LockLease, wait: o.LockWait, timeout: o.Timeout, ttl: max(o.TTL, 0)}, nil
 }
-
-// quietLogger drops go-redis's own log lines (a dial failure per attempt,
-// on stderr): every failure already reaches the caller as an error naming
-// the pad and the operation.
-type quietLogger struct{}
-
-func (quietLogger) Printf(context.Context, string, ...any) {}
-
-var quietOnce sync.Once
 
 // String is the server's URL with the password redacted.
 func (r *Redis) String() string { return r.url }

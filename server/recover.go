@@ -82,11 +82,11 @@ func (h *httpHandler) renew(ctx context.Context, hs *httpSession) {
 // negotiated is the version go-sdk answers an initialize asking for v
 // with: v when served, else the newest 2025 revision.
 func negotiated(v string) string {
-	if l := wire.Legacy(); slices.Contains(l, v) {
+	l := wire.Legacy()
+	if slices.Contains(l, v) {
 		return v
-	} else {
-		return l[0]
 	}
+	return l[0]
 }
 
 // takeUp makes the session id, held by another replica (or by this one

@@ -52,6 +52,7 @@ type RedisOptions struct {
 // (see [Redis.Ready]). A bad URL is an error that never shows the
 // password.
 func NewRedis(o RedisOptions) (*Redis, error) {
+	redisurl.Quiet()
 	redacted, err := redisurl.Check(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("state: [cluster] redis_url %s: %v", redacted, err)

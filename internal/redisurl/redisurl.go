@@ -5,11 +5,13 @@
 package redisurl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -57,3 +59,14 @@ func Check(raw string) (redacted string, err error) {
 	}
 	return redacted, nil
 }
+
+// Quiet drops go-redis's own log lines (a dial failure per attempt, on
+// stderr) for the whole process: every failure already reaches its caller
+// as an error naming the config key. Each client's constructor calls it.
+func Quiet() { quietOnce.Do(func() { redis.SetLogger(quietLogger{}) }) }
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once

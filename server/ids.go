@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
 // A client's request ids, answered exactly as sent. go-sdk decodes an id
@@ -275,95 +277,14 @@ func exactID(raw json.RawMessage) bool {
 // messageID is the raw value of msg's top-level "id" member (nil when
 // there is none), the key matched exactly after unescaping and the last
 // one winning: how go-sdk's decoder reads it. msg is valid JSON (the
-// caller decoded it); one pass over its bytes, no allocation: a request
-// may carry megabytes of arguments.
+// caller decoded it); [jsonscan.Lookup] reads it in one pass without
+// allocating: a request may carry megabytes of arguments.
 func messageID(msg []byte) json.RawMessage {
-	i := skipSpace(msg, 0)
-	if i >= len(msg) || msg[i] != '{' {
+	id, ok := jsonscan.Lookup(msg, "id")
+	if !ok {
 		return nil
 	}
-	var id json.RawMessage
-	for i++; ; {
-		i = skipSpace(msg, i)
-		if i >= len(msg) || msg[i] == '}' {
-			return id
-		}
-		if msg[i] == ',' {
-			i++
-			continue
-		}
-		k := skipString(msg, i)
-		key := msg[i:k]
-		i = skipSpace(msg, k) + 1 // the colon
-		i = skipSpace(msg, i)
-		v := skipJSON(msg, i)
-		if isIDKey(key) {
-			id = msg[i:v]
-		}
-		i = v
-	}
-}
-
-// isIDKey: the key (quoted, as written) is "id".
-func isIDKey(key []byte) bool {
-	if string(key) == `"id"` {
-		return true
-	}
-	if bytes.IndexByte(key, '\\') < 0 {
-		return false
-	}
-	var k string
-	return json.Unmarshal(key, &k) == nil && k == "id"
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipJSON returns the index after the value starting at b[i].
-func skipJSON(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
+	return id
 }
 
 // encodeResponse is resp as sent: go-sdk's encoding, with id as sent

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,6 +70,7 @@ type httpConn struct {
 	incoming chan jsonrpc.Message
 	done     chan struct{} // closed by Close
 	onClose  func()
+	log      *slog.Logger // nil: nothing logged
 
 	mu      sync.Mutex
 	closed  bool
@@ -272,6 +274,9 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			s.written = s.next
 		} else {
 			s.w = nil // the client is gone; the response ends with its context
+			if c.log != nil {
+				c.log.Debug("stream write failed: the client's stream is dropped", "session", c.id, "stream", s.id, "error", err)
+			}
 		}
 	}
 	if s.w == nil {

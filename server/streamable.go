@@ -409,6 +409,7 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	se.wire = &rawWire{}
 	c := newHTTPConn(se.id, h.store, se.wire)
 	c.grace = h.grace
+	c.log = h.s.log
 	se.clientGone = c.clientGone
 	hs = &httpSession{conn: c, se: se}
 	se.changed = func(ctx context.Context) { h.keep(ctx, hs) }

@@ -141,7 +141,7 @@ func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
 
 // stalledSession opens a session of token's owner that asks for every
 // log message and then never reads its standalone (GET) stream.
-func stalledSession(t *testing.T, base, token string) {
+func stalledSession(t *testing.T, base, token string) (sid string) {
 	t.Helper()
 	post := func(sid, body string) string {
 		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
@@ -160,7 +160,7 @@ func stalledSession(t *testing.T, base, token string) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp.Header.Get("Mcp-Session-Id")
 	}
-	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"stalled","version":"1"}}}`)
+	sid = post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"stalled","version":"1"}}}`)
 	if sid == "" {
 		t.Fatal("no session id")
 	}
@@ -178,6 +178,7 @@ func stalledSession(t *testing.T, base, token string) {
 	fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: %s\r\n\r\n",
 		strings.TrimPrefix(base, "http://"), token, sid, protocolVersion)
 	// ... and nothing is ever read from conn.
+	return sid
 }
 
 // A client that stops reading its stream holds no one else (issue 26):
@@ -185,12 +186,30 @@ func stalledSession(t *testing.T, base, token string) {
 // log message; her upstream floods it with log messages; her first
 // session's calls to the same upstream still answer at once (before,
 // the upstream's one delivery goroutine blocked on the stalled socket).
+//
+// "At once" is said by the server's own log, not by a clock: the fix has
+// two halves and each leaves its line. The stalled session's bounded
+// queue fills and drops ("client does not read its stream"); its stream's
+// write deadline (10 s) later ends the blocked write ("stream write
+// failed … timeout"). The calls must all answer before that second
+// line: with delivery on the caller's goroutine (no queue) the flood and
+// the calls wait for the deadline, so the timeout is logged first and no
+// drop ever is; with no deadline the blocked write never ends.
 func TestStalledReaderHoldsNoOne(t *testing.T) {
 	cfg, _, tokens := tenancyConfig(t, "", "alice")
-	base := startHTTP(t, "http", cfg)
+	log := &serverLog{}
+	base := startHTTPLogged(t, "http", cfg, log, "--log-level", "debug")
 	alice := connectOwner(t, base, tokens["alice"], "")
 	callTextOf(t, alice.cs, "pid", nil)
-	stalledSession(t, base, tokens["alice"])
+	sid := stalledSession(t, base, tokens["alice"])
+	stalled := func(msg string) func(string) bool {
+		return func(line string) bool {
+			return strings.Contains(line, msg) && strings.Contains(line, sid)
+		}
+	}
+	timedOut := func(line string) bool {
+		return stalled("stream write failed")(line) && strings.Contains(line, "timeout")
+	}
 	// 8 MB of log messages: far beyond any socket buffer.
 	if got := callTextOf(t, alice.cs, "log_flood", map[string]any{"n": 4000, "size": 2000}); got != "flooded" {
 		t.Fatalf("log_flood: %q", got)
@@ -202,6 +221,15 @@ func TestStalledReaderHoldsNoOne(t *testing.T) {
 		if err != nil || text(res) != "still here" {
 			t.Fatalf("call %d after the flood: %v %v (held by the stalled reader)", i, err, res)
 		}
+	}
+	if line := log.first(timedOut); line != "" {
+		t.Fatalf("the stalled stream's write deadline passed before the calls answered (they waited on it):\n%s", line)
+	}
+	if log.wait(t, 20*time.Second, stalled("client does not read its stream")) == "" {
+		t.Fatalf("the stalled session's queue never dropped a notification (delivered without a bounded queue?); log:\n%s", log.tail(20))
+	}
+	if log.wait(t, 30*time.Second, timedOut) == "" {
+		t.Fatalf("the stalled stream's blocked write never timed out (no write deadline?); log:\n%s", log.tail(20))
 	}
 }
 

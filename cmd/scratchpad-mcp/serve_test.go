@@ -242,6 +242,34 @@ func (l *serverLog) add(line string) {
 	l.mu.Unlock()
 }
 
+// first is the first line so far that match accepts ("" when none).
+func (l *serverLog) first(match func(string) bool) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if match(line) {
+			return line
+		}
+	}
+	return ""
+}
+
+// wait is [serverLog.first], waiting up to limit for a line match
+// accepts ("" when none came).
+func (l *serverLog) wait(t *testing.T, limit time.Duration, match func(string) bool) string {
+	t.Helper()
+	var line string
+	testwait.Until(limit, func() bool { line = l.first(match); return line != "" })
+	return line
+}
+
+// tail is the last n lines so far.
+func (l *serverLog) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines[max(0, len(l.lines)-n):], "\n")
+}
+
 func (l *serverLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -103,18 +103,33 @@ func TestPoolStopsAnIdleOwnersUpstreams(t *testing.T) {
 	callText(t, q.Upstreams()[0], "pid")
 }
 
+// A held owner is never put on the idle clock: while one session still
+// holds alice, no idle timer runs, so nothing can stop her upstreams
+// (read from the pool itself, not by waiting for nothing to happen);
+// the last release starts it, and it stops them.
 func TestPoolKeepsAHeldOwner(t *testing.T) {
 	pl := NewPool(PoolOptions{Proxy: Options{Logger: quiet(), Servers: []config.Server{stdioServer(t, "own", false)}}, Idle: 20 * time.Millisecond})
 	defer pl.Close()
 	p, release1 := pl.Acquire("alice")
 	_, release2 := pl.Acquire("alice")
 	release1()
-	time.Sleep(100 * time.Millisecond) // several idle periods: one session still holds it
-	if pl.Owners() != 1 {
-		t.Fatal("a held owner's upstreams were stopped")
+	idling := func() bool {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		o := pl.owners["alice"]
+		return o == nil || o.idle != nil
+	}
+	if idling() {
+		t.Fatal("alice is on the idle clock while a session still holds her")
 	}
 	callText(t, p.Upstreams()[0], "pid")
 	release2()
+	if !idling() {
+		t.Fatal("alice's last release started no idle clock")
+	}
+	if !testwait.Until(testwait.Timeout, func() bool { return pl.Owners() == 0 }) {
+		t.Fatal("alice's upstreams were not stopped once idle")
+	}
 }
 
 // An owner whose proxy has no upstream of its own lists a shared

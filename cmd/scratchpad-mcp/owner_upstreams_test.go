@@ -27,6 +27,42 @@ type ownerPeer struct {
 	sampled atomic.Int32
 	mu      sync.Mutex
 	logs    []string
+	// progressed gets the token of each progress notification received.
+	progressed chan any
+}
+
+// inFlight starts a call to the upstream's slow tool (steps of ms each)
+// with a progress token, and returns once its first progress came back:
+// the call has then reached the upstream and runs for (steps-1)*ms more.
+// done gets its text.
+func (p *ownerPeer) inFlight(t *testing.T, steps, ms int) (done <-chan string) {
+	t.Helper()
+	tok := fmt.Sprintf("slow-%d", time.Now().UnixNano())
+	out := make(chan string, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": steps, "ms": ms}}
+		params.SetProgressToken(tok)
+		res, err := p.cs.CallTool(ctx, params)
+		if err != nil {
+			out <- "error: " + err.Error()
+			return
+		}
+		out <- text(res)
+	}()
+	for {
+		select {
+		case got := <-p.progressed:
+			if got == tok {
+				return out
+			}
+		case r := <-out:
+			t.Fatalf("the slow call ended before any progress came: %s", r)
+		case <-time.After(testwait.Timeout):
+			t.Fatal("no progress of the slow call came back")
+		}
+	}
 }
 
 func (p *ownerPeer) logged() []string {
@@ -37,8 +73,14 @@ func (p *ownerPeer) logged() []string {
 
 func connectOwner(t *testing.T, base, token, answer string) *ownerPeer {
 	t.Helper()
-	p := &ownerPeer{}
+	p := &ownerPeer{progressed: make(chan any, 64)}
 	c := mcp.NewClient(&mcp.Implementation{Name: "owner-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			select {
+			case p.progressed <- r.Params.ProgressToken:
+			default:
+			}
+		},
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			p.sampled.Add(1)
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: answer}}, nil
@@ -94,11 +136,9 @@ func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
 		t.Fatalf("alice and bob share the upstream process %s", a)
 	}
 
-	// Bob's call is in flight (the most recent) while alice's upstream
-	// asks for sampling.
-	bobDone := make(chan string, 1)
-	go func() { bobDone <- callTextOf(t, bob.cs, "slow", map[string]any{"steps": 2, "ms": 1500}) }()
-	time.Sleep(300 * time.Millisecond) // bob's call reaches his upstream first
+	// Bob's call is in flight (the most recent: its first progress came
+	// back) while alice's upstream asks for sampling.
+	bobDone := bob.inFlight(t, 4, 500)
 	got := callTextOf(t, alice.cs, "ask_sampling", nil)
 	if !strings.Contains(got, "alice's answer") || alice.sampled.Load() != 1 || bob.sampled.Load() != 0 {
 		t.Fatalf("alice's sampling: result %q, alice asked %d, bob asked %d", got, alice.sampled.Load(), bob.sampled.Load())
@@ -128,11 +168,10 @@ func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
 	// Two sessions of alice, both with calls in flight on her stdio
 	// upstream: its sampling request cannot be attributed and is refused.
 	alice2 := connectOwner(t, base, tokens["alice"], "alice2's answer")
-	slowDone := make(chan string, 1)
-	go func() { slowDone <- callTextOf(t, alice.cs, "slow", map[string]any{"steps": 2, "ms": 2000}) }()
-	time.Sleep(300 * time.Millisecond)
-	// Asked 1.5 s into the call: alice's is in flight by then.
-	got = callTextOf(t, alice2.cs, "ask_sampling", map[string]any{"delay_ms": 1500})
+	// Alice's call is in flight (its first progress came back, 1.5 s of
+	// it to go) when alice2's asks, 0.5 s into its own.
+	slowDone := alice.inFlight(t, 4, 500)
+	got = callTextOf(t, alice2.cs, "ask_sampling", map[string]any{"delay_ms": 500})
 	if !strings.Contains(got, "rather than guess") || alice2.sampled.Load() != 0 || alice.sampled.Load() != 1 {
 		t.Fatalf("ambiguous sampling: result %q, alice asked %d, alice2 asked %d", got, alice.sampled.Load(), alice2.sampled.Load())
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,9 +37,19 @@ func TestServerRequestAttribution(t *testing.T) {
 			waitTool(t, c2, "ask_sampling")
 			// c2's call asks for sampling only once c1's call, made
 			// later, is in flight: the most recent call is not its own.
+			// c2's call has reached the upstream once its progress 0
+			// came back.
 			asked := make(chan *mcp.CallToolResult, 1)
-			go func() { asked <- call(t, c2, "ask_sampling", map[string]any{"delay_ms": 2000}) }()
-			time.Sleep(300 * time.Millisecond)
+			go func() {
+				p := &mcp.CallToolParams{Name: "ask_sampling", Arguments: map[string]any{"delay_ms": 2000}}
+				p.SetProgressToken("asker")
+				res, err := c2.CallTool(context.Background(), p)
+				if err != nil {
+					t.Error(err)
+				}
+				asked <- res
+			}()
+			asker.waitNotes(t, "notifications/progress", 1)
 			call(t, c1, "slow", map[string]any{"steps": 3, "ms": 1500})
 			res := <-asked
 			if n := len(busy.askedAll()); n != 0 {
@@ -78,7 +87,7 @@ func TestServerRequestAttributedByProgressToken(t *testing.T) {
 		}
 		asked <- res
 	}()
-	time.Sleep(300 * time.Millisecond)
+	asker.waitNotes(t, "notifications/progress", 1) // c2's call reached the upstream
 	call(t, c1, "slow", map[string]any{"steps": 3, "ms": 1500})
 	res := <-asked
 	if res == nil || res.IsError || len(asker.askedAll()) != 1 || len(busy.askedAll()) != 0 {

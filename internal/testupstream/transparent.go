@@ -96,6 +96,11 @@ func addTransparency(s *mcp.Server) {
 		})
 	s.AddTool(tool("ask_sampling", "asks the client to sample (after delay_ms; meta = progress names the call's progress token), returns its answer as JSON", arg{"delay_ms", "number", false}, arg{"meta", "string", false}),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				// Progress 0: the call has reached the upstream (tests
+				// wait on it instead of sleeping).
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 0, Message: "started"})
+			}
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()

@@ -180,7 +180,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if stage == nil {
 		stage = func(string) {}
 	}
-	stage("counting tokens")
+	stage("checking the output against the threshold")
 	// A text small enough to count whole now is counted once: that one
 	// figure decides the threshold, and is what the model is charged
 	// when it passes (or what the pointer says when it does not).
@@ -221,13 +221,14 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 				c.Tool, commas(len(payload)), commas(c.Threshold), err))}, nil
 		}
 	}
-	stage("writing file")
+	stage(fmt.Sprintf("storing %s bytes", commas(len(payload))))
 	d, err := memdir.In(a.Top, a.Dir)
 	var st Stored
 	if err == nil {
 		st, err = Save(d, c.Server, c.Tool, payload)
 	}
 	if err == nil && a.Blobs != nil {
+		stage(fmt.Sprintf("stored %s bytes; sharing them with the other replicas", commas(len(payload))))
 		if err = shareStored(a, d, st); err != nil {
 			log.Error("sharing a diverted output failed", "server", c.Server, "tool", c.Tool, "file", st.Name, "error", err)
 			msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was saved but could not be shared with the other replicas, so it was not returned either: %v. Call the tool again once the shared store answers.",
@@ -245,7 +246,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		a.OnStore(st.Path)
 	}
 	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold}
-	stage("counting tokens")
+	stage(fmt.Sprintf("stored %s bytes as %s; counting their tokens", commas(len(payload)), st.Name))
 	// What the model would have read is what was stored: the figure the
 	// threshold was checked against, counted to the end.
 	size := len(payload)

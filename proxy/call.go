@@ -130,7 +130,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	if err != nil {
 		return ToolError("scratchpad-mcp: " + err.Error()), false, nil
 	}
-	rep := p.newDivertProgress(pr)
+	rep := p.newDivertProgress(pr, len(raw))
 	defer rep.stop()
 	out, err := divert.Decide(divert.Call{
 		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage,

@@ -32,7 +32,7 @@ type Options struct {
 	ExactCountLimit int
 	// ProgressDelay is how long diverting may run before a caller that
 	// passed a progressToken is sent notifications/progress for it
-	// ("counting tokens", "writing file"). 0 means 200ms; a negative
+	// ("storing 20,971,520 bytes", "stored …; counting their tokens"). 0 means 200ms; a negative
 	// value reports every stage at once.
 	ProgressDelay time.Duration
 	// StartWait bounds how long an initialize answer waits for upstreams

@@ -32,16 +32,18 @@ func TestDivertProgressStages(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		delay time.Duration
+		size  int
 		want  []string
 	}{
-		{"at once", -1, []string{"a", "b", "c"}},
-		{"never due", time.Hour, nil},
+		{"at once", -1, 100, []string{"a", "b", "c"}},
+		{"never due", time.Hour, 100, nil},
+		{"big: at once", time.Hour, progressAtOnce, []string{"a", "b", "c"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Options{Logger: quiet(), ProgressDelay: tc.delay})
 			pr := &progressRoute{token: "t", last: 7} // the upstream reached 7
 			var got []map[string]any
-			d := p.newDivertProgress(pr)
+			d := p.newDivertProgress(pr, tc.size)
 			d.send = func(n map[string]any) { got = append(got, n) }
 			d.stage("a")
 			d.stage("b")
@@ -58,7 +60,7 @@ func TestDivertProgressStages(t *testing.T) {
 			}
 		})
 	}
-	var nilReporter *divertProgress
+	var nilReporter *divertProgress // no token
 	nilReporter.stage("no token: no-op")
 	nilReporter.stop()
 }

@@ -62,10 +62,17 @@ const protocolVersion = "2025-11-25"
 // Connect's context for its stream).
 func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, tr, nil, protocolVersion)
+}
+
+// connectWith is [connect] with the client's options (nil: go-sdk's
+// defaults) and the protocol version it asks for.
+func connectWith(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(30*time.Second, cancel)
-	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, opts)
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil || !timer.Stop() {
 		cancel()
 		t.Fatalf("initialize: %v", err)

@@ -47,6 +47,7 @@ env = { SCRATCHPAD_TESTUPSTREAM = %q }
 		{"stdio", protocolVersion},
 		{"http", protocolVersion},
 		{"http", "2026-07-28"},
+		{"stdio", "2026-07-28"},
 	} {
 		transport := tc.transport
 		t.Run(transport+" "+tc.version, func(t *testing.T) {

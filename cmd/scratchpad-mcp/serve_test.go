@@ -50,10 +50,11 @@ env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
 	return path, mem
 }
 
-// protocolVersion is the version the tests' clients ask for: the latest
-// with an initialize handshake and resumable streams. go-sdk's default,
-// 2026-07-28, sends server/discover instead of initialize; over stdio the
-// proxy starts its upstreams at initialize, so such a client sees none.
+// protocolVersion is the version most tests' clients ask for: the latest
+// with an initialize handshake, sessions and resumable streams, which
+// those tests are about. go-sdk's default, 2026-07-28, sends
+// server/discover instead of initialize; tests of that era ask for it
+// by name ([connectWith]).
 const protocolVersion = "2025-11-25"
 
 // connect starts a go-sdk client session over tr: initialize, then

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"sync/atomic"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -33,7 +35,8 @@ type Session struct {
 	Instructions   string
 	InitializeMeta map[string]any
 
-	reg *Registry
+	reg    *Registry
+	listed atomic.Int64 // tokens of the longest tools/list answer the client got ([Session.Listed])
 }
 
 // Session returns the session sid: over stdio (req nil) the registry's
@@ -155,12 +158,46 @@ func (r *Registry) Reserved() (tools, resources, prompts []string) {
 }
 
 // carried counts what an agent already holds from this server before its
-// first call: the tool definitions it was listed and the instructions.
+// first call: the tools/list answer it got ([Session.Listed]: the
+// server's own tools and every upstream's, as sent) and the
+// instructions. Before any listing, its own tool definitions stand in
+// for it.
 func (r *Registry) carried(s *Session, count func(string) int) int {
+	if n := s.listed.Load(); n > 0 {
+		return int(n) + count(s.Instructions)
+	}
 	defs := append([]tool.Def{}, s.Tools...)
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	b, _ := json.Marshal(defs)
 	return count(string(b)) + count(s.Instructions)
+}
+
+// Listed takes a tools/list answer as the client received it (raw, the
+// whole result): what the agent carries becomes its count plus the
+// instructions, counted by the agent's tokenizer, when that is more than
+// before ([budget.Agent.Carry]). A client lists again after
+// tools/list_changed, so an upstream's new tools are carried then.
+// Before the agent's first call the count waits in the session, and the
+// agent starts with it.
+func (s *Session) Listed(raw []byte) {
+	r := s.reg
+	settings := r.settings(s.Identity)
+	counter := tokens.ForModel(settings.Provider, settings.Model)
+	n := int64(counter.Count(raw))
+	for {
+		cur := s.listed.Load()
+		if n <= cur || s.listed.CompareAndSwap(cur, n) {
+			break
+		}
+	}
+	r.mu.Lock()
+	a := r.agents[s.ID]
+	r.mu.Unlock()
+	if a != nil {
+		if d := a.Budget.Carry(int(n) + counter.CountString(s.Instructions)); d > 0 {
+			r.log.Debug("agent carries a longer tool listing", "agent", s.Identity.Agent, "session", s.ID, "added", d)
+		}
+	}
 }
 
 // BeforeCall runs before every tool call of a session: it resolves the

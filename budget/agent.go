@@ -33,9 +33,10 @@ const Unlimited = -1
 type Agent struct {
 	id Identity
 
-	mu     sync.Mutex
-	usable int // Unlimited or >= 0; fixed after NewAgent
-	used   int
+	mu      sync.Mutex
+	usable  int // Unlimited or >= 0; fixed after NewAgent
+	used    int
+	carried int // of used: what the agent was listed and told ([Agent.Carry])
 
 	intercepted atomic.Int64
 	extracted   atomic.Int64
@@ -61,7 +62,42 @@ func NewAgent(id Identity, usable, initialUsed int) *Agent {
 	if usable < 0 && usable != Unlimited {
 		usable = 0
 	}
-	return &Agent{id: id, usable: usable, used: max(initialUsed, 0)}
+	n := max(initialUsed, 0)
+	return &Agent{id: id, usable: usable, used: n, carried: n}
+}
+
+// Carry raises what the agent is known to carry before any call (the tool
+// definitions it was listed and the server instructions) to n tokens, and
+// its used count by the difference: a client that lists tools again after
+// a change holds the new listing. A smaller n changes nothing: the
+// client may still hold the longer listing (its conversation has it), so
+// "left" is never too generous. It returns the tokens added.
+func (a *Agent) Carry(n int) int {
+	if a.shared != nil {
+		if d, err := a.shared.raiseCarried(int64(n)); err == nil {
+			a.mu.Lock()
+			a.carried = max(a.carried, n)
+			a.used = satAdd(a.used, int(d))
+			a.mu.Unlock()
+			return int(d)
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n <= a.carried {
+		return 0
+	}
+	d := n - a.carried
+	a.carried, a.used = n, satAdd(a.used, d)
+	return d
+}
+
+// Carried returns the tokens the agent carries before any call (see
+// [Agent.Carry]).
+func (a *Agent) Carried() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.carried
 }
 
 // Identity returns who the agent is.

@@ -197,3 +197,23 @@ func TestChargeAndSettle(t *testing.T) {
 		t.Fatalf("after the count: intercepted %d", a.Usage().TokensIntercepted)
 	}
 }
+
+// Carry raises what an agent carries to a new listing's count and its
+// used count by the difference, never lowering either (issue 38, item 1).
+func TestCarry(t *testing.T) {
+	a := NewAgent(Identity{AgentName: "w"}, 1000, 100)
+	a.Charge(20)
+	for _, tc := range []struct{ carry, added, used, carried int }{
+		{100, 0, 120, 100}, // the same listing again
+		{350, 250, 370, 350},
+		{200, 0, 370, 350}, // shorter: the client may hold the longer one
+		{-5, 0, 370, 350},
+	} {
+		if d := a.Carry(tc.carry); d != tc.added || a.Used() != tc.used || a.Carried() != tc.carried {
+			t.Errorf("Carry(%d) = %d, Used %d, Carried %d; want %d, %d, %d", tc.carry, d, a.Used(), a.Carried(), tc.added, tc.used, tc.carried)
+		}
+	}
+	if a.Remaining() != 630 {
+		t.Errorf("Remaining %d, want 630", a.Remaining())
+	}
+}

@@ -28,6 +28,7 @@ const (
 	fieldExtracted   = "extracted"
 	fieldIntercepted = "intercepted"
 	fieldCalls       = "calls"
+	fieldCarried     = "carried" // of used: the listing and instructions ([Agent.Carry])
 )
 
 // shared is the agent's [Shared] with the last error it met.
@@ -53,9 +54,9 @@ func (a *Agent) Share(s Shared) error {
 	if s.Timeout <= 0 {
 		s.Timeout = 2 * time.Second
 	}
-	carried := a.Used() // read before a.shared is set, so from a's own count
+	carried := a.Carried() // a's own count: a.shared is not set yet
 	a.shared = &shared{Shared: s}
-	_, err := a.shared.raise(int64(carried))
+	_, err := a.shared.raiseCarried(int64(carried))
 	return a.shared.keep(err)
 }
 
@@ -125,6 +126,39 @@ func (s *shared) raise(x int64) (int64, error) {
 		cur = v
 	}
 	return cur, nil
+}
+
+// raiseCarried makes the shared carried count at least x and adds what
+// it raised it by to the used count, returning that difference (0 when
+// another replica carried as much already: a session taken up elsewhere
+// carries the same listing). Counters has no "max" operation:
+// TryAdd(x-cur, limit x) on the carried field succeeds only if no other
+// replica raised it since cur was read; each refusal means it grew, so
+// the loop ends, and each raise is added to used exactly once, by the
+// replica that made it.
+func (s *shared) raiseCarried(x int64) (int64, error) {
+	m, err := s.counts()
+	if err != nil {
+		return 0, err
+	}
+	cur := m[fieldCarried]
+	for cur < x {
+		ctx, cancel := s.ctx()
+		v, ok, err := s.Counters.TryAdd(ctx, s.Key, fieldCarried, x-cur, x)
+		cancel()
+		if err = s.keep(err); err != nil {
+			return 0, err
+		}
+		if ok {
+			d := x - cur
+			if _, err := s.add(fieldUsed, d); err != nil {
+				return 0, err
+			}
+			return d, nil
+		}
+		cur = v
+	}
+	return 0, nil
 }
 
 // sharedTryCharge is [Agent.TryCharge] of a shared agent with n > 0; ok

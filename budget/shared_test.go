@@ -112,6 +112,24 @@ func TestShared(t *testing.T) {
 				t.Errorf("Usage calls %d, intercepted %d; want 2, 7", u.Calls, u.TokensIntercepted)
 			}
 		}},
+		{"a longer listing is carried once, whichever replica hears it", func(t *testing.T, c1, c2 state.Counters, _ func()) {
+			a, b := sharedAgents(t, c1, c2, 10000, 100)
+			a.Charge(50)
+			// Both replicas answer the same relisting of 400 tokens.
+			var wg sync.WaitGroup
+			var added atomic.Int64
+			for _, ag := range []*Agent{a, b} {
+				wg.Add(1)
+				go func() { defer wg.Done(); added.Add(int64(ag.Carry(400))) }()
+			}
+			wg.Wait()
+			if added.Load() != 300 || a.Used() != 450 || b.Used() != 450 {
+				t.Errorf("Carry(400) on both added %d, Used %d, %d; want 300, 450", added.Load(), a.Used(), b.Used())
+			}
+			if d := b.Carry(300); d != 0 || a.Used() != 450 {
+				t.Errorf("a shorter listing added %d, Used %d; want 0, 450", d, a.Used())
+			}
+		}},
 		{"without Counters an agent keeps its own budget", func(t *testing.T, _, _ state.Counters, _ func()) {
 			a, b := sharedAgents(t, nil, nil, 10, 0)
 			if _, ok := a.TryCharge(10); !ok {

@@ -219,7 +219,11 @@ func (s *Server) modernToolsList(ctx context.Context, r *modernRequest) ([]byte,
 		// describe.
 		listed = px.SearchDefs()
 	}
-	return listJSON("tools", defs, listed)
+	raw, err := listJSON("tools", defs, listed)
+	if err == nil && r.ag.own.Listed != nil {
+		r.ag.own.Listed(raw)
+	}
+	return raw, err
 }
 
 func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte, error) {

@@ -108,6 +108,9 @@ func (se *session) toolsList(ctx context.Context, method string, req mcp.Request
 		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)
 	}
 	raw, err := listJSON("tools", own, listed)
+	if err == nil && se.own.Listed != nil {
+		se.own.Listed(raw)
+	}
 	return &rawListTools{raw: raw}, err
 }
 

@@ -125,6 +125,10 @@ type Own struct {
 	// ([Options]) for this session: an agent is told its own limits.
 	Instructions   string
 	InitializeMeta map[string]any
+	// Listed, when not nil, is given every tools/list result as the
+	// client receives it (the server's own tools and the upstreams'),
+	// so that the agent's budget carries what was really listed.
+	Listed func(raw []byte)
 }
 
 // Server is the MCP server clients talk to: one go-sdk server per client

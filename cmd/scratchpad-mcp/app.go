@@ -187,6 +187,7 @@ func (a *app) session(info server.SessionInfo) (*server.Own, error) {
 		Watch:          s.Watch(),
 		Instructions:   s.Instructions,
 		InitializeMeta: s.InitializeMeta,
+		Listed:         s.Listed,
 	}, nil
 }
 

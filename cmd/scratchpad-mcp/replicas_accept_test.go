@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // The acceptance of issue 34: three replicas (three memory_dirs, as on
@@ -59,6 +62,7 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 	type agent struct {
 		era, name, role, run string
 		iteration            int
+		script               []map[string]any
 		d                    *replicaDriver
 	}
 	var agents []*agent
@@ -142,14 +146,29 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 		if a.role == "worker" {
 			ops = append(ops, call("read_scratchpad", map[string]any{}))
 		}
+		a.script = ops
 		a.d = startReplicaDriver(t, node, a.era, url(a), ops)
 		a.d.waitPaused(t)
 	}
 	// A replica dies as a crash would, with every agent mid-run (the
-	// 2025 sessions were taken up by all three replicas by now).
-	if err := procs[0].Process.Kill(); err != nil {
+	// 2025 sessions were taken up by all three replicas by now): the one
+	// that stored the first output, so that outputs it stored are
+	// explored after it died.
+	victim := ""
+	for _, l := range coordOf("pin").d.ops() {
+		if l.divertedFile() != "" {
+			victim = l.ServedBy
+			break
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(victim, "r"))
+	if err != nil || n < 0 || n >= len(procs) {
+		t.Fatalf("the first output was stored by replica %q: haproxy did not name it", victim)
+	}
+	if err := procs[n].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	survivors := slices.Delete(slices.Clone(procs), n, n+1)
 	killedAt := map[*agent]int{}
 	for _, a := range agents {
 		killedAt[a] = len(a.d.ops())
@@ -159,12 +178,32 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 
 	seen := map[string]int{}
 	seenAfter := map[string]int{}
+	// Every stored output, by its path in its run: which replica stored
+	// it, which explored it, and which after the kill.
+	storedBy := map[string]string{}
+	exploredBy := map[string]map[string]bool{}
+	exploredAfter := map[string]int{}
 	for _, a := range agents {
 		who := a.era + "/" + a.name
 		lines := a.d.ops()
+		if len(lines) != len(a.script) {
+			t.Errorf("%s: %d lines for %d ops", who, len(lines), len(a.script))
+			continue
+		}
 		prev, first := -1, -1
-		var file, storedBy string
-		explored := map[string]bool{}
+		var diverted []string
+		// inRun is the run-relative path of a file argument of a.
+		inRun := func(file string) string {
+			switch {
+			case file == "$diverted" && len(diverted) > 0:
+				file = diverted[len(diverted)-1]
+			case strings.HasPrefix(file, "$diverted"):
+				if k, err := strconv.Atoi(strings.TrimPrefix(file, "$diverted")); err == nil && k < len(diverted) {
+					file = diverted[k]
+				}
+			}
+			return a.run + "/" + path.Join(filepath.ToSlash(layout.IterationScratchpad(a.iteration)), file)
+		}
 		for i, l := range lines {
 			if l.ServedBy != "" {
 				if i < killedAt[a] {
@@ -200,15 +239,20 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 				if l.divertedFile() == "" {
 					t.Errorf("%s: listing (op %d) not diverted: %s", who, i, short(out))
 				}
-				file, storedBy = l.divertedFile(), l.ServedBy
+				diverted = append(diverted, l.divertedFile())
+				storedBy[inRun("$diverted")] = l.ServedBy
 			case "head":
 				if !strings.Contains(out, "--- head: ") {
 					t.Errorf("%s: head (op %d, replica %s) does not explore:\n%s", who, i, l.ServedBy, short(out))
+					continue
 				}
-				if lines[i-1].Name == "listing" || (i >= 2 && lines[i-2].Name == "listing") || (i >= 3 && lines[i-3].Name == "listing") {
-					if l.ServedBy != storedBy {
-						explored[file] = true
-					}
+				f := inRun(a.script[i]["args"].(map[string]any)["file"].(string))
+				if exploredBy[f] == nil {
+					exploredBy[f] = map[string]bool{}
+				}
+				exploredBy[f][l.ServedBy] = true
+				if i >= killedAt[a] {
+					exploredAfter[f]++
 				}
 			case "read_artifact":
 				if !strings.Contains(out, artifact+a.era) {
@@ -229,11 +273,6 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 		}
 		if first < 0 || prev >= first {
 			t.Errorf("%s: budget left went from %d to %d over the run: it must fall", who, first, prev)
-		}
-		for _, f := range a.d.diverted() {
-			if !explored[f] {
-				t.Errorf("%s: %s was explored only by the replica that stored it", who, f)
-			}
 		}
 		// The artifact went through another replica than the one that
 		// wrote it.
@@ -258,17 +297,35 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 	if len(seen) != 3 {
 		t.Errorf("before the kill, requests answered per replica: %v; want all three", seen)
 	}
-	if seenAfter["r0"] != 0 || seenAfter["r1"] == 0 || seenAfter["r2"] == 0 {
-		t.Errorf("after r0 was killed, requests answered per replica: %v; want r1 and r2 only", seenAfter)
+	if len(seenAfter) != 2 || seenAfter[victim] != 0 {
+		t.Errorf("after %s was killed, requests answered per replica: %v; want the two others", victim, seenAfter)
 	}
-	t.Logf("requests answered per replica: before the kill %v, after %v", seen, seenAfter)
+	t.Logf("requests answered per replica: before %s was killed %v, after %v", victim, seen, seenAfter)
+	victims := 0
+	for f, by := range storedBy {
+		others := 0
+		for r := range exploredBy[f] {
+			if r != by {
+				others++
+			}
+		}
+		if others == 0 {
+			t.Errorf("%s (stored by %s) was explored only by %v", f, by, exploredBy[f])
+		}
+		if by == victim && exploredAfter[f] > 0 {
+			victims++
+		}
+	}
+	if victims == 0 {
+		t.Errorf("no output stored by %s was explored after it died: %v", victim, storedBy)
+	}
 
 	// Usage: the survivors end their agents at shutdown; one record per
 	// agent, written by whichever ends first, counts every call.
-	for _, p := range procs[1:] {
+	for _, p := range survivors {
 		_ = p.Process.Signal(os.Interrupt)
 	}
-	for _, p := range procs[1:] {
+	for _, p := range survivors {
 		_ = p.Wait()
 	}
 	records := map[string][]usageLine{}

@@ -7,7 +7,7 @@
 //
 // run starts clients go-sdk clients, each its own agent (identity
 // headers), each repeating a call mix until the duration is up: a small
-// pass-through call (echo), a divert (listing, about 9k tokens), and two
+// pass-through call (echo), a divert (listing of about 300 pods), and two
 // exploration calls on that output (head, grep); it prints one line,
 //
 //	calls=N errors=E calls/s=X p50_ms=Y p99_ms=Z

@@ -15,7 +15,8 @@
 // mem opens n idle 2025 sessions (initialize, initialized) and n
 // 2026-07-28 callers (one tools/list each, each its own agent) on a server
 // started with --debug-stats, and prints the live heap and the process's
-// RSS before and after, per session.
+// RSS before and after, per session, and for 2025 sessions the heap
+// 2 s after they were closed.
 package main
 
 import (
@@ -234,6 +235,16 @@ func mem(args []string) error {
 			*n, what, h0>>10, h1>>10, float64(h1-h0)/1024/float64(*n), r0, r1, float64(r1-r0)/float64(*n))
 		for _, cs := range open {
 			_ = cs.Close()
+		}
+		if era == "2025-11-25" {
+			// Closing sends DELETE: what the server still holds a moment
+			// later is what ended sessions leave behind.
+			time.Sleep(2 * time.Second)
+			h2, err := heap(base)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("  %d closed (DELETE) 2 s ago: heap %d KiB (%.1f KiB each above the start)\n", *n, h2>>10, float64(int64(h2)-int64(h0))/1024/float64(*n))
 		}
 	}
 	return nil

@@ -150,8 +150,8 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 		a.d = startReplicaDriver(t, node, a.era, url(a), ops)
 		a.d.waitPaused(t)
 	}
-	// A replica dies as a crash would, with every agent mid-run (the
-	// 2025 sessions were taken up by all three replicas by now): the one
+	// A replica dies as a crash would, with every agent mid-run (each
+	// agent's requests reached all three replicas by now): the one
 	// that stored the first output, so that outputs it stored are
 	// explored after it died.
 	victim := ""
@@ -191,6 +191,7 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 			continue
 		}
 		prev, first := -1, -1
+		before := map[string]bool{}
 		var diverted []string
 		// inRun is the run-relative path of a file argument of a.
 		inRun := func(file string) string {
@@ -207,6 +208,7 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 		for i, l := range lines {
 			if l.ServedBy != "" {
 				if i < killedAt[a] {
+					before[l.ServedBy] = true
 					seen[l.ServedBy]++
 				} else {
 					seenAfter[l.ServedBy]++
@@ -270,6 +272,9 @@ func TestReplicasAcceptanceThroughHAProxy(t *testing.T) {
 					}
 				}
 			}
+		}
+		if len(before) != 3 {
+			t.Errorf("%s: before the kill its requests reached %v, want all three replicas", who, before)
 		}
 		if first < 0 || prev >= first {
 			t.Errorf("%s: budget left went from %d to %d over the run: it must fall", who, first, prev)

@@ -66,10 +66,14 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 # Side-by-side references: jq and GNU grep (Debian packages), tiktoken via
-# ../shared/bench/tokref (installs its npm packages itself).
+# ../shared/bench/tokref (installs its npm packages itself); redis-server
+# and haproxy for bench-replicas.sh.
 bench-deps:
 	@command -v jq >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq jq; }
 	@command -v grep >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq grep; }
+	@command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq redis-server; }
+	@command -v haproxy >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq haproxy; }
+	@command -v curl >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq curl; }
 
 bench: build bench-deps
 	./scripts/bench.sh

@@ -71,7 +71,10 @@
 // mounts modern-server.mjs beside server-everything and serves both to the
 // 2025 and the 2026 client. TestModernPeersDirect runs the same driver
 // against the peers with no proxy, so a failure of the others is the
-// proxy's, not the harness's.
+// proxy's, not the harness's. A script may pause (a test acts between two
+// ops) and, with --served-by, each line names the replica a balancer says
+// answered: cmd/scratchpad-mcp's TestReplicasAcceptanceThroughHAProxy
+// drives a run's agents through three replicas with it.
 //
 // scripts/deps.sh (run first by make test) installs the npm packages with
 // npm ci into e2e/node_modules; the test runs npm ci itself when they are

@@ -20,10 +20,15 @@
 //   {"op":"call","name":"T","args":{…}}    tools/call → the result as received,
 //                                          plus "elicited": elicitations answered during it;
 //                                          an argument "$diverted" is the file of the last
-//                                          result diverted (its _meta "scratchpad/diverted".file)
+//                                          result diverted (its _meta "scratchpad/diverted".file),
+//                                          "$diverted0", "$diverted1", … the first, second, …
 //   {"op":"listResources"}                 resources/list → the result
 //   {"op":"readResource","uri":"U"}        resources/read → the result
 //   {"op":"discover"}                      server/discover → the result (SDK v2 only)
+//   {"op":"pause"}                         prints {"op":"paused"} and waits for a line on
+//                                          stdin (a test acts between two ops: kills a replica)
+// --served-by NAME adds "servedBy" to each op's line: that response header
+// of the last POST answered (a balancer names the replica in it).
 // The client declares elicitation (form) and accepts every elicitation with
 // content made from the requested schema (booleans true, strings "yes",
 // numbers 1, enums their first value), whether the server asked with a
@@ -46,7 +51,7 @@ for (let i = 0; i < argv.length; i++) {
     cmd = argv.slice(i + 1);
     break;
   }
-  if (!["--era", "--transport", "--url", "--ops"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
+  if (!["--era", "--transport", "--url", "--ops", "--served-by"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
   opts[a.slice(2)] = argv[++i];
 }
 if (!["pin", "auto", "legacy"].includes(opts.era)) usage("--era must be pin, auto or legacy");
@@ -69,10 +74,19 @@ try {
 }
 if (!Array.isArray(ops)) usage("--ops must be a JSON array");
 
+// servedBy is the --served-by header of the last POST answered: ops run
+// one at a time, so it is the replica that answered the op's request.
+let servedBy = null;
+const servedByFetch = async (url, init) => {
+  const res = await fetch(url, init);
+  if (opts["served-by"] && (init?.method ?? "GET") === "POST") servedBy = res.headers.get(opts["served-by"]);
+  return res;
+};
+
 let transport;
 if (opts.transport === "http") {
   if (!opts.url) usage("--transport http needs --url");
-  transport = new sdk.StreamableHTTPClientTransport(new URL(opts.url));
+  transport = new sdk.StreamableHTTPClientTransport(new URL(opts.url), { fetch: servedByFetch });
 } else if (opts.transport === "stdio") {
   if (cmd.length === 0) usage("--transport stdio needs -- CMD ARG...");
   transport = new sdk.StdioClientTransport({ command: cmd[0], args: cmd.slice(1), stderr: "inherit" });
@@ -136,6 +150,7 @@ print({
 // reported as that op's error.
 const timeout = 30_000;
 let diverted = null;
+const divertedAll = [];
 // v2's cacheable verbs take cacheMode; refresh so a poll sees changes.
 const ro = legacy ? { timeout } : { cacheMode: "refresh", timeout };
 async function run(op) {
@@ -151,10 +166,12 @@ async function run(op) {
     }
     case "call": {
       const before = elicited;
-      const args = Object.fromEntries(Object.entries(op.args ?? {}).map(([k, v]) => [k, v === "$diverted" ? diverted : v]));
+      const file = (v) => (v === "$diverted" ? diverted : /^\$diverted\d+$/.test(v) ? (divertedAll[Number(v.slice(9))] ?? null) : v);
+      const args = Object.fromEntries(Object.entries(op.args ?? {}).map(([k, v]) => [k, file(v)]));
       const params = { name: op.name, arguments: args };
       const res = legacy ? await client.callTool(params, undefined, { timeout }) : await client.callTool(params, { timeout });
-      diverted = res?._meta?.["scratchpad/diverted"]?.file ?? diverted;
+      const d = res?._meta?.["scratchpad/diverted"]?.file;
+      if (d) divertedAll.push((diverted = d));
       return { ...res, elicited: elicited - before };
     }
     case "listResources":
@@ -163,15 +180,29 @@ async function run(op) {
       return await client.readResource({ uri: op.uri }, ro);
     case "discover":
       return await client.discover({ timeout });
+    case "pause":
+      print({ op: "paused" });
+      await nextLine();
+      return {};
     default:
       throw new Error(`unknown op ${JSON.stringify(op.op)}`);
   }
 }
+// nextLine resolves at the next line on stdin (made on first use: stdin
+// is read only by scripts that pause).
+let lines = null;
+async function nextLine() {
+  lines ??= (await import("node:readline")).createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  return lines.next();
+}
+const by = () => (opts["served-by"] ? { servedBy } : {});
 for (const op of ops) {
+  servedBy = null;
   try {
-    print({ op: op.op, name: op.name, result: await run(op) });
+    const result = await run(op);
+    print({ op: op.op, name: op.name, result, ...by() });
   } catch (e) {
-    print({ op: op.op, name: op.name, error: errorOf(e) });
+    print({ op: op.op, name: op.name, error: errorOf(e), ...by() });
   }
 }
 await client.close().catch(() => {});

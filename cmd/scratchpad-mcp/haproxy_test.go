@@ -52,6 +52,8 @@ frontend fe
 backend be
   balance roundrobin
   option httpchk GET /readyz
+  # which replica answered, for tests to see the requests spread
+  http-response set-header X-Served-By %%s
 %s`, front, servers.String())
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {

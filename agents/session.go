@@ -178,7 +178,7 @@ func (r *Registry) carried(s *Session, count func(string) int) int {
 // before ([budget.Agent.Carry]). A client lists again after
 // tools/list_changed, so an upstream's new tools are carried then.
 // Before the agent's first call the count waits in the session, and the
-// agent starts with it.
+// agent starts with it; with replicas the agent starts at the listing.
 func (s *Session) Listed(raw []byte) {
 	r := s.reg
 	settings := r.settings(s.Identity)
@@ -193,6 +193,14 @@ func (s *Session) Listed(raw []byte) {
 	r.mu.Lock()
 	a := r.agents[s.ID]
 	r.mu.Unlock()
+	if a == nil && r.opts.State.Replicated() {
+		// The next request may reach another replica, whose copy of this
+		// session never saw the listing: the agent starts now, so that
+		// what it carries is on the shared counters.
+		if created, err := r.Resolve(s.Context(context.Background(), nil)); err == nil {
+			a = created
+		}
+	}
 	if a != nil {
 		if d := a.Budget.Carry(int(n) + counter.CountString(s.Instructions)); d > 0 {
 			r.log.Debug("agent carries a longer tool listing", "agent", s.Identity.Agent, "session", s.ID, "added", d)

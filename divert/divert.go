@@ -89,9 +89,12 @@ type Call struct {
 	// validates every message it reads), so Decide does not validate it
 	// again.
 	Valid bool
-	// Stage, when not nil, is told what diverting does now ("counting
-	// tokens", "writing file"), for progress notifications.
+	// Stage, when not nil, is told what diverting does now ("storing
+	// 20,971,520 bytes", …), for progress notifications.
 	Stage func(string)
+	// Secrets is what redaction found in Result (already masked in it,
+	// unless Kept): the pointer says so.
+	Secrets Secrets
 }
 
 // Options tune [Decide]; the zero value is the default.
@@ -245,7 +248,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if a.OnStore != nil {
 		a.OnStore(st.Path)
 	}
-	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold}
+	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, Secrets: c.Secrets}
 	stage(fmt.Sprintf("stored %s bytes as %s; counting their tokens", commas(len(payload)), st.Name))
 	// What the model would have read is what was stored: the figure the
 	// threshold was checked against, counted to the end.
@@ -285,13 +288,21 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	}
 	elapsed := time.Since(start)
 	log.Info("intercepted", "server", c.Server, "tool", c.Tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
+	meta := map[string]any{
+		"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
+		"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "server": c.Server, "tool": c.Tool,
+		"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
+	}
+	if sec := c.Secrets; sec.Total > 0 || sec.Unscanned != "" {
+		m := map[string]any{"total": sec.Total, "counts": sec.Counts, "kept": sec.Kept}
+		if sec.Unscanned != "" {
+			m["unscanned"] = sec.Unscanned
+		}
+		meta["secrets"] = m
+	}
 	res, err := json.Marshal(pointerResult{
 		Content: []textContent{{Type: "text", Text: p.Text(payload)}},
-		Meta: map[string]any{MetaKey: map[string]any{
-			"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
-			"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "server": c.Server, "tool": c.Tool,
-			"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
-		}},
+		Meta:    map[string]any{MetaKey: meta},
 	})
 	if err != nil {
 		return pass, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +30,35 @@ type Pointer struct {
 	Tokens       int  // tokens of the output as the model would have seen it
 	Estimated    bool // Tokens extrapolated from a prefix; exact count still running
 	Threshold    int
+	Secrets      Secrets // what redaction found in the output (as stored)
+}
+
+// Secrets is what redaction found in an output before it was stored:
+// counts by kind of the secrets masked (or, Kept, left as they are:
+// [redaction] mode = "flag"), or why it was not scanned.
+type Secrets struct {
+	Counts    map[string]int
+	Total     int
+	Kept      bool
+	Unscanned string
+}
+
+// line is the pointer's line about them, "" when there is nothing to say.
+func (s Secrets) line() string {
+	if s.Unscanned != "" {
+		return "secrets: not scanned (" + s.Unscanned + "); credentials in it are stored as they came\n"
+	}
+	if s.Total == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(s.Counts))
+	for _, k := range slices.Sorted(maps.Keys(s.Counts)) {
+		kinds = append(kinds, fmt.Sprintf("%s ×%d", k, s.Counts[k]))
+	}
+	if s.Kept {
+		return fmt.Sprintf("secrets: %d kept as they are ([redaction] mode = \"flag\"): %s; grep the file for them before sharing it\n", s.Total, strings.Join(kinds, ", "))
+	}
+	return fmt.Sprintf("secrets: %d masked before it was stored (%s), each as [REDACTED:kind:fingerprint]\n", s.Total, strings.Join(kinds, ", "))
 }
 
 // sketch limits keep the pointer near 400 tokens whatever the data.
@@ -48,6 +79,7 @@ func (p Pointer) Text(data []byte) string {
 	fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens (threshold %s) would have entered your context.\n",
 		p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold))
 	fmt.Fprintf(&b, "file: %s\nformat: %s, %s lines, %s bytes\n", p.Stored.Name, p.Stored.Format, commas(p.Stored.Lines), commas(p.Stored.Bytes))
+	b.WriteString(p.Secrets.line())
 	shape, calls := describe(p.Stored, data)
 	if shape != "" {
 		fmt.Fprintf(&b, "shape: %s\n", shape)

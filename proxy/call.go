@@ -121,10 +121,15 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		}
 		return out, false, nil
 	}
+	// Secrets go before anything counts, stores or shows the result.
+	raw, sec, err := p.redact(cfg, "result of "+rt.orig, raw)
+	if err != nil {
+		return ToolError(err.Error()), false, nil
+	}
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
-		return raw, false, nil
+		return withRedactedMeta(raw, sec), false, nil
 	}
 	agent, err := p.opts.Agent(ctx)
 	if err != nil {
@@ -133,10 +138,15 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	rep := p.newDivertProgress(pr, len(raw))
 	defer rep.stop()
 	out, err := divert.Decide(divert.Call{
-		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage,
+		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage, Secrets: sec.secrets(),
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
 		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), false, nil
+	}
+	if !out.Diverted {
+		// The pointer says what was found in what it stored; a result
+		// passed through says it in its _meta.
+		out.Result = withRedactedMeta(out.Result, sec)
 	}
 	p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "decide", time.Since(answered), "diverted", out.Diverted)
 	return out.Result, out.Charged, nil
@@ -248,6 +258,11 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 	if err != nil {
 		return nil, err
 	}
+	raw, sec, err := p.redact(u.Config(), "resource "+orig, raw)
+	if err != nil {
+		return nil, err
+	}
+	raw = withRedactedMeta(raw, sec)
 	prefix := strings.TrimSuffix(uri, orig)
 	if prefix == "" {
 		return raw, nil
@@ -286,7 +301,15 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	return p.forward(ctx, s, rt.up, "prompts/get", "prompts/get", params)
+	raw, err := p.forward(ctx, s, rt.up, "prompts/get", "prompts/get", params)
+	if err != nil {
+		return nil, err
+	}
+	raw, sec, err := p.redact(rt.up.Config(), "prompt "+rt.orig, raw)
+	if err != nil {
+		return nil, err
+	}
+	return withRedactedMeta(raw, sec), nil
 }
 
 // HasPrompt reports whether name is an exposed upstream prompt.

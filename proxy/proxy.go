@@ -11,6 +11,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -32,8 +33,8 @@ type Options struct {
 	ExactCountLimit int
 	// ProgressDelay is how long diverting may run before a caller that
 	// passed a progressToken is sent notifications/progress for it
-	// ("storing 20,971,520 bytes", "stored …; counting their tokens"). 0 means 200ms; a negative
-	// value reports every stage at once.
+	// ("storing 20,971,520 bytes", "stored …; counting their tokens").
+	// 0 means 200ms; a negative value reports every stage at once.
 	ProgressDelay time.Duration
 	// StartWait bounds how long an initialize answer waits for upstreams
 	// still in their first connection attempt. 0 means 15s.
@@ -62,6 +63,11 @@ type Options struct {
 	// Owner is the bearer token's owner this proxy serves ([Pool] sets
 	// it); "" without bearer tokens.
 	Owner string
+	// Redact, when set, gives the redactor of a server's results (its
+	// [config.Config.RedactionMode]), nil for a server whose mode is off:
+	// every tools/call, resources/read and prompts/get result passes it
+	// before it is counted, stored or shown. nil redacts nothing.
+	Redact func(sc *config.Server) *redact.Redactor
 }
 
 // Kind says which listing changed.

@@ -123,15 +123,23 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 	if err != nil {
 		return nil, err
 	}
+	// A task's answer may carry its tool's result: scanned as one.
+	raw, sec, err := p.redact(u.Config(), method+" answer", raw)
+	if err != nil {
+		return nil, err
+	}
 	raw, _, err = rewriteTaskID(raw, func(string) string { return wrapped })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, method, server, err)
 	}
 	charged := false
 	if method == "tasks/get" {
-		if raw, charged, err = p.taskOutcome(ctx, raw, u, wrapped); err != nil {
+		if raw, charged, err = p.taskOutcome(ctx, raw, u, wrapped, sec); err != nil {
 			return nil, err
 		}
+	}
+	if !charged {
+		raw = withRedactedMeta(raw, sec)
 	}
 	if !charged {
 		// What the model reads costs its context, as a tool's result does.
@@ -142,7 +150,7 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 
 // taskOutcome diverts a completed task's inlined result as its tool's
 // result would have been; charged says the answer was charged then.
-func (p *Proxy) taskOutcome(ctx context.Context, raw json.RawMessage, u *upstream.Upstream, wrapped string) (_ json.RawMessage, charged bool, _ error) {
+func (p *Proxy) taskOutcome(ctx context.Context, raw json.RawMessage, u *upstream.Upstream, wrapped string, sec redacted) (_ json.RawMessage, charged bool, _ error) {
 	status, _ := jsonscan.Lookup(raw, "status")
 	inner, ok := jsonscan.Lookup(raw, "result")
 	tool, known := p.tasks.of(wrapped)
@@ -160,7 +168,7 @@ func (p *Proxy) taskOutcome(ctx context.Context, raw json.RawMessage, u *upstrea
 	}
 	// Decide owns the bytes it is given (it may write in them): a copy,
 	// not a piece of raw.
-	out, err := divert.Decide(divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Result: bytes.Clone(inner), Owned: true, Valid: true},
+	out, err := divert.Decide(divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Result: bytes.Clone(inner), Owned: true, Valid: true, Secrets: sec.secrets()},
 		agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil || !out.Diverted {
 		return raw, false, nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testsecrets"
 )
 
 // The planted corpus: secrets of every default kind, made up (random, in
@@ -13,93 +15,22 @@ import (
 
 const (
 	alnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	upper2 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 	b64    = alnum + "+/"
 	hexd   = "0123456789abcdef"
 	digits = "0123456789"
 )
 
-func randStr(r *rand.Rand, set string, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = set[r.IntN(len(set))]
-	}
-	return string(b)
-}
+// The planted secrets come from internal/testsecrets (the end-to-end
+// tests plant the same).
+type planted = testsecrets.Planted
 
-// planted is one secret in its context: Text is what is written, Secret
-// the part that must not survive, Kind the kind expected.
-type planted struct {
-	Kind, Text, Secret string
-}
+func plant(r *rand.Rand, kind string) planted { return testsecrets.Plant(r, kind) }
+
+var plantedKinds = testsecrets.Kinds
+
+func randStr(r *rand.Rand, set string, n int) string { return testsecrets.RandString(r, set, n) }
 
 func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-
-// plant makes one secret of kind, in the context it is usually written in.
-func plant(r *rand.Rand, kind string) planted {
-	switch kind {
-	case "aws-access-token":
-		s := "AKIA" + randStr(r, upper2, 16)
-		return planted{kind, "aws_access_key_id = " + s, s}
-	case "aws-secret-access-key":
-		s := randStr(r, b64, 40)
-		return planted{kind, "aws_secret_access_key = " + s, s}
-	case "github-pat":
-		s := "ghp_" + randStr(r, alnum, 36)
-		return planted{kind, "GITHUB_TOKEN=" + s, s}
-	case "github-oauth":
-		s := "gho_" + randStr(r, alnum, 36)
-		return planted{kind, "oauth: " + s, s}
-	case "github-app-token":
-		s := "ghs_" + randStr(r, alnum, 36)
-		return planted{kind, "installation token " + s, s}
-	case "github-fine-grained-pat":
-		s := "github_pat_11" + randStr(r, alnum, 20) + "_" + randStr(r, alnum, 59)
-		return planted{kind, "token: " + s, s}
-	case "slack-bot-token":
-		s := "xoxb-" + randStr(r, digits, 12) + "-" + randStr(r, digits, 13) + "-" + randStr(r, alnum, 24)
-		return planted{kind, "SLACK_BOT_TOKEN=" + s, s}
-	case "slack-user-token":
-		s := "xoxp-" + randStr(r, digits, 12) + "-" + randStr(r, digits, 12) + "-" + randStr(r, digits, 13) + "-" + randStr(r, hexd, 32)
-		return planted{kind, "slack user " + s, s}
-	case "stripe-access-token":
-		s := "sk_live_" + randStr(r, alnum, 24)
-		return planted{kind, "stripe.api_key = '" + s + "'", s}
-	case "jwt":
-		s := b64url(`{"alg":"HS256","typ":"JWT"}`) + "." + b64url(fmt.Sprintf(`{"sub":"%d","name":"user %s","iat":1516239022}`, r.IntN(1e9), randStr(r, alnum, 6))) + "." + b64url(randStr(r, alnum, 32))
-		return planted{kind, "session=" + s + ";", s}
-	case "private-key":
-		var body strings.Builder
-		for range 25 {
-			body.WriteString(randStr(r, b64, 64) + "\n")
-		}
-		s := "\n" + body.String()
-		return planted{kind, "-----BEGIN RSA PRIVATE KEY-----" + s + "-----END RSA PRIVATE KEY-----", strings.TrimSpace(body.String())}
-	case "url-password":
-		s := randStr(r, alnum, 16)
-		return planted{kind, "DATABASE_URL=postgres://app:" + s + "@db.internal:5432/app", s}
-	case "gcp-api-key":
-		s := "AIza" + randStr(r, alnum+"-_", 35)
-		return planted{kind, `"apiKey": "` + s + `"`, s}
-	case "openai-api-key":
-		s := "sk-proj-" + randStr(r, alnum, 74) + "T3BlbkFJ" + randStr(r, alnum, 74)
-		return planted{kind, "OPENAI_API_KEY=" + s, s}
-	case "anthropic-api-key":
-		s := "sk-ant-api03-" + randStr(r, alnum+"-_", 93) + "AA"
-		return planted{kind, "ANTHROPIC_API_KEY=" + s, s}
-	case "bearer-token":
-		s := randStr(r, alnum, 40)
-		return planted{kind, "Authorization: Bearer " + s, s}
-	}
-	panic("no generator for " + kind)
-}
-
-// plantedKinds are the kinds the issue names, all on by default.
-var plantedKinds = []string{
-	"aws-access-token", "aws-secret-access-key", "github-pat", "github-oauth", "github-app-token",
-	"github-fine-grained-pat", "slack-bot-token", "slack-user-token", "stripe-access-token", "jwt",
-	"private-key", "url-password", "gcp-api-key", "openai-api-key", "anthropic-api-key", "bearer-token",
-}
 
 // toolResult is a tools/call result with text as its one text block, as
 // an MCP server encodes it (encoding/json: \n, \u003c, \" escapes).

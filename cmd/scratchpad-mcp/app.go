@@ -14,6 +14,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
@@ -113,8 +114,19 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
+	red, err := redact.New(cfg.Redaction.Options())
+	if err != nil {
+		return nil, fmt.Errorf("%s: [redaction]: %w", configName(cfg), err)
+	}
 	reservedTools, reservedRes, reservedPrompts := a.agents.Reserved()
 	popts := proxy.Options{
+		Redact: func(sc *config.Server) *redact.Redactor {
+			mode := redact.Mode(cfg.RedactionMode(sc))
+			if mode == redact.Off {
+				return nil
+			}
+			return red.With(mode)
+		},
 		Authorize: authorize,
 		Servers:   cfg.Servers, Logger: log, Version: versionString(),
 		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,

@@ -1,0 +1,150 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+)
+
+// RedactedMetaKey is the _meta key of a result the proxy scanned and found
+// secrets in: {"mode": "mask"|"flag", "counts": {kind: n}, "total": n}
+// (flag mode adds "findings": [{kind, start, end, fingerprint}], offsets
+// in the result as sent), or that it could not scan in flag mode
+// ({"mode": "flag", "unscanned": reason}).
+const RedactedMetaKey = "scratchpad/redacted"
+
+// redacted is what scanning one upstream result did.
+type redacted struct {
+	mode   redact.Mode
+	rep    redact.Report
+	reason string // not scanned (flag mode): why
+}
+
+// secrets is the divert's view of it: what the pointer says.
+func (r redacted) secrets() divert.Secrets {
+	return divert.Secrets{Counts: r.rep.Counts, Total: r.rep.Total, Kept: r.mode == redact.Flag, Unscanned: r.reason}
+}
+
+// redactor is the redactor of server sc's results, nil when its mode is
+// off or the proxy redacts nothing.
+func (p *Proxy) redactor(sc *config.Server) *redact.Redactor {
+	if p.opts.Redact == nil {
+		return nil
+	}
+	return p.opts.Redact(sc)
+}
+
+// redact scans an upstream result (tools/call, resources/read,
+// prompts/get) before anything counts, stores or shows it: in mask mode
+// the secrets in it are replaced ([redact.Redactor.JSON]), in flag mode
+// kept and reported. A result that cannot be scanned is refused in mask
+// mode (err says why and what to set instead), kept and reported in flag
+// mode. raw may be returned as it is, or a fresh buffer.
+func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (json.RawMessage, redacted, error) {
+	red := p.redactor(sc)
+	if red == nil {
+		return raw, redacted{}, nil
+	}
+	out, rep, err := red.JSON(nil, raw)
+	r := redacted{mode: red.Mode(), rep: rep}
+	if err != nil {
+		var ue *redact.UnscannableError
+		reason := err.Error()
+		if errors.As(err, &ue) {
+			reason = ue.Reason
+		}
+		if red.Mode() != redact.Flag {
+			return nil, r, fmt.Errorf("the %s from upstream %q was not returned: it cannot be scanned for secrets (%s). If it must pass unscanned, set redaction = \"flag\" (kept and reported) or \"off\" in [mcp.servers.%s]", what, sc.Name, reason, sc.Name)
+		}
+		r.reason = reason
+		return raw, r, nil
+	}
+	if rep.Total > 0 {
+		p.log.Info("secrets in an upstream result", "server", sc.Name, "what", what, "mode", string(r.mode), "total", rep.Total, "kinds", strings.Join(rep.Kinds(), ","))
+	}
+	return out, r, nil
+}
+
+// withRedactedMeta returns res (a JSON object) with _meta[RedactedMetaKey]
+// saying what r found, or res itself when there is nothing to say.
+func withRedactedMeta(res json.RawMessage, r redacted) json.RawMessage {
+	if r.rep.Total == 0 && r.reason == "" {
+		return res
+	}
+	m := map[string]any{"mode": string(r.mode)}
+	if r.reason != "" {
+		m["unscanned"] = r.reason
+	} else {
+		m["counts"], m["total"] = r.rep.Counts, r.rep.Total
+		if r.mode == redact.Flag {
+			type finding struct {
+				Kind        string `json:"kind"`
+				Start       int    `json:"start"`
+				End         int    `json:"end"`
+				Fingerprint string `json:"fingerprint"`
+			}
+			fs := make([]finding, len(r.rep.Findings))
+			for i, f := range r.rep.Findings {
+				fs[i] = finding{f.Kind, f.Start, f.End, f.Fingerprint}
+			}
+			m["findings"] = fs
+			if r.rep.More > 0 {
+				m["more"] = r.rep.More
+			}
+		}
+	}
+	out, err := withMeta(res, RedactedMetaKey, m)
+	if err != nil {
+		return res
+	}
+	return out
+}
+
+// withMeta returns the JSON object res with _meta[key] = v: res's own
+// _meta gains the key (or gets it replaced); without one, a _meta member
+// is added at the end, so offsets into res before it stay true.
+func withMeta(res json.RawMessage, key string, v any) (json.RawMessage, error) {
+	if old, ok := jsonscan.Lookup(res, "_meta"); ok {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(old, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("result _meta is not an object")
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		m[key] = b
+		nm, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		at := cap(res) - cap(old) // old is a subslice of res
+		out := make([]byte, 0, len(res)-len(old)+len(nm))
+		out = append(append(append(out, res[:at]...), nm...), res[at+len(old):]...)
+		return out, nil
+	}
+	end := len(res) - 1
+	for end >= 0 && res[end] != '}' {
+		end--
+	}
+	if end < 0 {
+		return nil, fmt.Errorf("result is not an object")
+	}
+	meta, err := json.Marshal(map[string]any{key: v})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(res)+len(meta)+10)
+	out = append(out, res[:end]...)
+	if i := jsonscan.SkipSpace(res, jsonscan.SkipSpace(res, 0)+1); i < end {
+		out = append(out, ',')
+	}
+	out = append(append(out, `"_meta":`...), meta...)
+	return append(out, res[end:]...), nil
+}

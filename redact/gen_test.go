@@ -30,8 +30,6 @@ var plantedKinds = testsecrets.Kinds
 
 func randStr(r *rand.Rand, set string, n int) string { return testsecrets.RandString(r, set, n) }
 
-func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-
 // toolResult is a tools/call result with text as its one text block, as
 // an MCP server encodes it (encoding/json: \n, \u003c, \" escapes).
 func toolResult(text string) []byte {

@@ -124,15 +124,15 @@ func (p *pending) complete(ctx context.Context, qv url.Values) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.saveLocked(rec)
+	return c.saveLocked(ctx, rec)
 }
 
 // earlierScopes are the scopes the stored record asked for (step-ups
 // included).
-func (c *Client) earlierScopes() []string {
+func (c *Client) earlierScopes(ctx context.Context) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rec, _ := c.currentLocked(); rec != nil {
+	if rec, _ := c.currentLocked(ctx); rec != nil {
 		return rec.Scopes
 	}
 	return nil
@@ -163,7 +163,7 @@ func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 	}
 	defer ln.Close()
 	redirectURI := fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)
-	p, err := c.begin(ctx, redirectURI, c.earlierScopes())
+	p, err := c.begin(ctx, redirectURI, c.earlierScopes(ctx))
 	if err != nil {
 		return err
 	}

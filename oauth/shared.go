@@ -202,3 +202,17 @@ func (s *Store) lock(ctx context.Context, owner, server string) (func(), error) 
 	}
 	return unlock, nil
 }
+
+// String says where the records are, for `auth status` and doctor: the
+// directory, or the shared store (its URL without the password, when it
+// prints one) and the sealing key's file.
+func (s *Store) String() string {
+	if s.Shared == nil {
+		return s.Dir
+	}
+	where := "the shared store"
+	if str, ok := s.Shared.(fmt.Stringer); ok {
+		where = str.String()
+	}
+	return fmt.Sprintf("[cluster] redis_url %s, sealed with the key in %s", where, s.keyFile())
+}

@@ -52,7 +52,7 @@ func (c *Client) begin(ctx context.Context, redirectURI string, earlier []string
 	if err != nil {
 		return nil, err
 	}
-	if !d.AS.supportsS256() {
+	if !supportsS256(&d.AS) {
 		return nil, fmt.Errorf("upstream %q: %w: authorization server %s does not list S256 in code_challenge_methods_supported, and the MCP specification forbids authorizing without PKCE",
 			c.opts.Server.Name, ErrDiscovery, config.RedactURL(d.AS.Issuer))
 	}
@@ -96,7 +96,7 @@ func (p *pending) complete(ctx context.Context, qv url.Values) error {
 	}
 	// RFC 9207: when the server says who it is, it must be the one
 	// asked (a mix-up attack sends another server's code).
-	if iss := qv.Get("iss"); iss != "" && iss != p.d.AS.Issuer || iss == "" && p.d.AS.AuthorizationResponseIssSupported {
+	if iss := qv.Get("iss"); iss != "" && iss != p.d.AS.Issuer || iss == "" && p.d.AS.AuthorizationResponseIssParameterSupported {
 		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, config.RedactURL(iss), config.RedactURL(p.d.AS.Issuer))
 	}
 	code := qv.Get("code")

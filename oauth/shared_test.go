@@ -197,3 +197,38 @@ func TestSharedTokensRedisDown(t *testing.T) {
 		t.Errorf("with an empty Redis back: %v, want ErrLoginRequired", err)
 	}
 }
+
+// BenchmarkToken is what a request pays for its token with a fresh one
+// stored: a stat of the file, or a GET and an AES-GCM open on Redis.
+func BenchmarkToken(b *testing.B) {
+	srv := testoauth.New(b, testoauth.Options{})
+	rs := testredis.Start(b)
+	for _, shared := range []bool{false, true} {
+		name := map[bool]string{false: "file", true: "redis"}[shared]
+		b.Run(name, func(b *testing.B) {
+			r, err := state.NewRedis(state.RedisOptions{URL: rs.URL(), Prefix: "b" + name})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			st := &Store{Dir: b.TempDir()}
+			if shared {
+				st.Shared = r
+			}
+			auth := config.Auth{Type: config.AuthOAuth, Grant: config.GrantAuthorizationCode}
+			c := New(Options{Server: config.Server{Name: "remote", Transport: config.TransportHTTPStreamable, URL: srv.MCPURL(), Auth: &auth},
+				Store: st, Logger: slog.New(slog.DiscardHandler)})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.Login(ctx, LoginOptions{Open: testoauth.Follow}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := c.Token(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

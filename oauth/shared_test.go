@@ -232,3 +232,36 @@ func BenchmarkToken(b *testing.B) {
 		})
 	}
 }
+
+// TestSealKeyCreatedOnce: processes starting at once on one token
+// directory end with one key, never each its own.
+func TestSealKeyCreatedOnce(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), layout.OAuthSealKeyFile)
+		const n = 8
+		ids := make([]string, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				k, err := loadSealKey(path)
+				if err == nil {
+					ids[i] = k.id
+				}
+				errs[i] = err
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || ids[i] != ids[0] {
+				t.Fatalf("round %d: process %d: key %s, %v; process 0: %s", round, i, ids[i], errs[i], ids[0])
+			}
+		}
+		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*tmp*")); len(left) > 0 {
+			t.Fatalf("round %d: temporary files left: %v", round, left)
+		}
+	}
+}

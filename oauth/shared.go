@@ -31,12 +31,6 @@ type Shared interface {
 	Lock(ctx context.Context, name string, ttl time.Duration) (unlock func(), err error)
 }
 
-// ErrSealKey means a token record on the shared store cannot be opened
-// with this process's key ([layout.OAuthSealKeyFile]): another host
-// wrote it with its own key, or the record was altered. Every replica
-// needs the same key file.
-var ErrSealKey = errors.New("oauth: the shared token record cannot be opened with this key")
-
 // refreshLockTTL bounds how long a replica that died while refreshing
 // keeps the others waiting: more than a token request may take (the
 // HTTP client's 30 s).

@@ -196,7 +196,7 @@ func (c *Client) tokenLocked(ctx context.Context, refused string) (string, error
 		// again, and uses the token the other got.
 		unlock, err := c.opts.Store.lock(ctx, c.opts.Owner, c.opts.Server.Name)
 		if err != nil {
-			return "", fmt.Errorf("upstream %q: %w", c.opts.Server.Name, err)
+			return "", err
 		}
 		defer unlock()
 		if rec, err = c.currentLocked(ctx); err != nil {

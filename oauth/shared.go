@@ -144,7 +144,7 @@ func (s *Store) loadShared(ctx context.Context, owner, server string) ([]byte, e
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("token store: %w", err)
+		return nil, fmt.Errorf("reading the OAuth token of upstream %q: %w", server, err)
 	}
 	k, err := s.sealer(false)
 	if err != nil {
@@ -177,7 +177,7 @@ func (s *Store) saveShared(ctx context.Context, owner, server string, plain []by
 	}
 	name := layout.OAuthRecordName(owner, server)
 	if err := s.Shared.PutValue(ctx, name, k.seal(name, plain), 0); err != nil {
-		return fmt.Errorf("token store: %w", err)
+		return fmt.Errorf("storing the OAuth token of upstream %q: %w", server, err)
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func (s *Store) lock(ctx context.Context, owner, server string) (func(), error) 
 	}
 	unlock, err := s.Shared.Lock(ctx, layout.OAuthRecordName(owner, server), refreshLockTTL)
 	if err != nil {
-		return nil, fmt.Errorf("token store: the refresh lock: %w", err)
+		return nil, fmt.Errorf("waiting for the OAuth refresh lock of upstream %q: %w", server, err)
 	}
 	return unlock, nil
 }

@@ -212,7 +212,7 @@ func (s *Store) Delete(ctx context.Context, owner, server string) error {
 	}
 	if s.Shared != nil {
 		if err := s.Shared.DeleteValue(ctx, layout.OAuthRecordName(owner, server)); err != nil {
-			return fmt.Errorf("token store: %w", err)
+			return fmt.Errorf("removing the OAuth token of upstream %q: %w", server, err)
 		}
 		return nil
 	}

@@ -36,12 +36,16 @@ func (s slowTokens) RoundTrip(req *http.Request) (*http.Response, error) {
 // own connection to the shared Redis.
 func replica(t *testing.T, srv *testoauth.Server, redisURL string, clk *clock, dir string) (*Client, *state.Redis) {
 	t.Helper()
+	return replicaWith(t, srv, redisURL, clk, dir, config.Auth{Type: config.AuthOAuth, Grant: config.GrantAuthorizationCode})
+}
+
+func replicaWith(t *testing.T, srv *testoauth.Server, redisURL string, clk *clock, dir string, auth config.Auth) (*Client, *state.Redis) {
+	t.Helper()
 	r, err := state.NewRedis(state.RedisOptions{URL: redisURL, Prefix: "t", Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close() })
-	auth := config.Auth{Type: config.AuthOAuth, Grant: config.GrantAuthorizationCode}
 	return New(Options{
 		Server:     config.Server{Name: "remote", Transport: config.TransportHTTPStreamable, URL: srv.MCPURL(), Auth: &auth},
 		Store:      &Store{Dir: dir, Shared: r},
@@ -148,6 +152,41 @@ func TestSharedTokens(t *testing.T) {
 	}
 	if _, err := a.Token(ctx); !errors.Is(err, ErrLoginRequired) {
 		t.Errorf("A after B's logout: %v, want ErrLoginRequired", err)
+	}
+}
+
+// TestSharedClientCredentials: two replicas of a client_credentials
+// upstream with no token yet, asking at once: one token request reaches
+// the endpoint, both use its token.
+func TestSharedClientCredentials(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{ClientID: "svc", ClientSecret: "s3cret", NoRegistration: true})
+	rs := testredis.Start(t)
+	clk := &clock{now: time.Now()}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	auth := config.Auth{Type: config.AuthOAuth, Grant: config.GrantClientCredentials, ClientID: "svc", ClientSecret: "s3cret"}
+	a, _ := replicaWith(t, srv, rs.URL(), clk, dirA, auth)
+	if _, err := a.opts.Store.sealer(false); err != nil { // the key, made before B copies it
+		t.Fatal(err)
+	}
+	copyKey(t, dirA, dirB)
+	b, _ := replicaWith(t, srv, rs.URL(), clk, dirB, auth)
+	var wg sync.WaitGroup
+	var toks [2]string
+	var errs [2]error
+	start := make(chan struct{})
+	for i, c := range []*Client{a, b} {
+		wg.Go(func() {
+			<-start
+			toks[i], errs[i] = c.Token(context.Background())
+		})
+	}
+	close(start)
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || toks[0] != toks[1] {
+		t.Fatalf("A %v, B %v, same token %v", errs[0], errs[1], toks[0] == toks[1])
+	}
+	if n := srv.ClientCredentials.Load(); n != 1 {
+		t.Errorf("client_credentials requests: %d, want 1", n)
 	}
 }
 

@@ -209,3 +209,22 @@ func TestParseRedisPadKey(t *testing.T) {
 		t.Errorf("TTL parts %v", ttl)
 	}
 }
+
+func TestOAuthRecordName(t *testing.T) {
+	cases := []struct{ owner, server, want string }{
+		{"", "linear", "oauth/linear"},
+		{"alice", "linear", "owner:alice/oauth/linear"},
+		{"", "a/b", "oauth/a%2Fb"},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		got := OAuthRecordName(c.owner, c.server)
+		if got != c.want {
+			t.Errorf("OAuthRecordName(%q, %q) = %q, want %q", c.owner, c.server, got, c.want)
+		}
+		if seen[got] {
+			t.Errorf("OAuthRecordName(%q, %q) = %q twice", c.owner, c.server, got)
+		}
+		seen[got] = true
+	}
+}

@@ -91,14 +91,19 @@ func (c *Client) loginError(format string, args ...any) error {
 }
 
 // currentLocked is the stored record, read again when its file changed
-// (a login in another process); c.mu is held. A record for another URL is
-// none: its token is never sent to a server it was not issued for.
-func (c *Client) currentLocked() (*Record, error) {
-	mod := c.opts.Store.modTime(c.opts.Owner, c.opts.Server.Name)
-	if c.loaded && mod.Equal(c.recMod) {
-		return c.rec, nil
+// (a login in another process), or every time from Shared (another
+// replica's refresh); c.mu is held. A record for another URL is none:
+// its token is never sent to a server it was not issued for.
+func (c *Client) currentLocked(ctx context.Context) (*Record, error) {
+	st := c.opts.Store
+	var mod time.Time
+	if st.Shared == nil {
+		mod = st.modTime(c.opts.Owner, c.opts.Server.Name)
+		if c.loaded && mod.Equal(c.recMod) {
+			return c.rec, nil
+		}
 	}
-	rec, err := c.opts.Store.Load(c.opts.Owner, c.opts.Server.Name)
+	rec, err := st.Load(ctx, c.opts.Owner, c.opts.Server.Name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		rec = nil
@@ -112,19 +117,23 @@ func (c *Client) currentLocked() (*Record, error) {
 }
 
 // saveLocked stores rec as the current record; c.mu is held.
-func (c *Client) saveLocked(rec *Record) error {
-	if err := c.opts.Store.Save(c.opts.Owner, c.opts.Server.Name, rec); err != nil {
+func (c *Client) saveLocked(ctx context.Context, rec *Record) error {
+	st := c.opts.Store
+	if err := st.Save(ctx, c.opts.Owner, c.opts.Server.Name, rec); err != nil {
 		return err
 	}
-	c.rec, c.recMod, c.loaded = rec, c.opts.Store.modTime(c.opts.Owner, c.opts.Server.Name), true
+	c.rec, c.loaded = rec, true
+	if st.Shared == nil {
+		c.recMod = st.modTime(c.opts.Owner, c.opts.Server.Name)
+	}
 	close(c.changed)
 	c.changed = make(chan struct{})
 	return nil
 }
 
 // Changed is closed when this client stores new credentials (a login, a
-// refresh); a record another process writes is not seen here, but at the
-// next request.
+// refresh); a record another process (or replica) writes is not seen
+// here, but at the next request.
 func (c *Client) Changed() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -173,12 +182,30 @@ func (c *Client) refused(ctx context.Context, refusedTok string) (string, error)
 }
 
 func (c *Client) tokenLocked(ctx context.Context, refused string) (string, error) {
-	rec, err := c.currentLocked()
+	rec, err := c.currentLocked(ctx)
 	if err != nil {
 		return "", err
 	}
 	if rec != nil && rec.Token.AccessToken != refused && c.fresh(rec.Token) {
 		return rec.Token.AccessToken, nil
+	}
+	if c.opts.Store.Shared != nil && c.asksServer(rec) {
+		// One replica at a time asks the authorization server: a rotated
+		// refresh token is good once, so two refreshing at once would
+		// leave one of them refused. The one that waited reads the record
+		// again, and uses the token the other got.
+		unlock, err := c.opts.Store.lock(ctx, c.opts.Owner, c.opts.Server.Name)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		if rec, err = c.currentLocked(ctx); err != nil {
+			return "", err
+		}
+		if rec != nil && rec.Token.AccessToken != refused && c.fresh(rec.Token) {
+			c.log.Debug("another replica got the OAuth token")
+			return rec.Token.AccessToken, nil
+		}
 	}
 	if c.cfg.Grant == config.GrantClientCredentials {
 		return c.clientCredentialsLocked(ctx, rec)
@@ -198,6 +225,12 @@ func (c *Client) tokenLocked(ctx context.Context, refused string) (string, error
 	return c.refreshLocked(ctx, rec)
 }
 
+// asksServer reports whether getting a token for rec needs a token
+// request (client credentials, or a refresh), rather than a person.
+func (c *Client) asksServer(rec *Record) bool {
+	return c.cfg.Grant == config.GrantClientCredentials || rec != nil && rec.Refused == "" && rec.Token.RefreshToken != ""
+}
+
 // refreshLocked trades the refresh token for a new access token (OAuth
 // 2.1 §4.3) and stores both. A refresh token the server refuses (revoked,
 // expired, the client gone) needs a new login; any other failure (the
@@ -215,7 +248,7 @@ func (c *Client) refreshLocked(ctx context.Context, rec *Record) (string, error)
 		reason := fmt.Sprintf("the authorization server refused the refresh token: %v", te)
 		next := *rec
 		next.Token, next.Refused = Token{}, reason
-		if err := c.saveLocked(&next); err != nil {
+		if err := c.saveLocked(ctx, &next); err != nil {
 			c.log.Warn("could not record the refused refresh token", "error", err)
 		}
 		return "", c.loginError("%s", reason)
@@ -231,7 +264,7 @@ func (c *Client) refreshLocked(ctx context.Context, rec *Record) (string, error)
 	}
 	next := *rec
 	next.Token = *tok
-	if err := c.saveLocked(&next); err != nil {
+	if err := c.saveLocked(ctx, &next); err != nil {
 		return "", err
 	}
 	c.log.Info("OAuth token refreshed", "expires", tok.Expiry.Format(time.RFC3339))
@@ -296,7 +329,7 @@ func (c *Client) clientCredentialsLocked(ctx context.Context, rec *Record) (stri
 	next.Token = *tok
 	// The secret stays in the config: the store holds what was issued.
 	next.Client.Secret = ""
-	if err := c.saveLocked(&next); err != nil {
+	if err := c.saveLocked(ctx, &next); err != nil {
 		return "", err
 	}
 	return tok.AccessToken, nil
@@ -316,7 +349,7 @@ func (c *Client) stepUp(ctx context.Context, ch Challenge) (string, error) {
 func (c *Client) askScope(ctx context.Context, ch Challenge) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.currentLocked()
+	rec, err := c.currentLocked(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -329,7 +362,7 @@ func (c *Client) askScope(ctx context.Context, ch Challenge) (string, error) {
 	if c.cfg.Grant == config.GrantClientCredentials {
 		return c.clientCredentialsLocked(ctx, &next)
 	}
-	if err := c.saveLocked(&next); err != nil {
+	if err := c.saveLocked(ctx, &next); err != nil {
 		return "", err
 	}
 	return "", c.loginError("the server asks for scope %q", ch.Scope)

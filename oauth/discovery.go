@@ -12,32 +12,22 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // ResourceMetadata is a server's OAuth 2.0 Protected Resource Metadata
-// (RFC 9728 §2), the fields a client uses.
-type ResourceMetadata struct {
-	Resource             string   `json:"resource"`
-	AuthorizationServers []string `json:"authorization_servers"`
-	ScopesSupported      []string `json:"scopes_supported"`
-}
+// (RFC 9728 §2): go-sdk's type. Its fetch is ours (see [discover]):
+// oauthex.GetProtectedResourceMetadata wants the resource to equal the
+// endpoint, and quotes URLs unmasked in its errors (NOTES.md, issue 35).
+type ResourceMetadata = oauthex.ProtectedResourceMetadata
 
 // ServerMetadata is an authorization server's metadata (RFC 8414 §2, or
-// OpenID Connect Discovery 1.0), the fields a client uses.
-type ServerMetadata struct {
-	Issuer                            string   `json:"issuer"`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
-	TokenEndpoint                     string   `json:"token_endpoint"`
-	RegistrationEndpoint              string   `json:"registration_endpoint"`
-	RevocationEndpoint                string   `json:"revocation_endpoint"`
-	ScopesSupported                   []string `json:"scopes_supported"`
-	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
-	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
-	GrantTypesSupported               []string `json:"grant_types_supported"`
-	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
-	AuthorizationResponseIssSupported bool     `json:"authorization_response_iss_parameter_supported"`
-}
+// OpenID Connect Discovery 1.0): go-sdk's type. Its fetch and checks are
+// ours ([serverMetadata]): oauthex.GetAuthServerMeta takes PKCE "plain"
+// alone for PKCE and refuses a client-credentials server without any.
+type ServerMetadata = oauthex.AuthServerMeta
 
 // Discovery is what discovery found for one MCP server: the resource to
 // name in authorization and token requests (RFC 8707), its metadata,
@@ -127,7 +117,12 @@ func getJSON(ctx context.Context, hc *http.Client, rawURL string, v any) error {
 	if len(b) > maxDocument {
 		return fmt.Errorf("document over %d bytes", maxDocument)
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	// A field of another type than the RFC's (a string for a list) is
+	// left zero, not the document refused: go-sdk's types name more
+	// fields than the client reads, and the ones it reads are checked
+	// by the callers.
+	var mistyped *json.UnmarshalTypeError
+	if err := json.Unmarshal(b, v); err != nil && !errors.As(err, &mistyped) {
 		return fmt.Errorf("%w: %v", errNotFound, err)
 	}
 	return nil
@@ -245,8 +240,9 @@ func serverMetadata(ctx context.Context, hc *http.Client, issuer string, strict 
 }
 
 // supportsS256 reports whether the authorization server says it does PKCE
-// with S256. Absent means no PKCE, and the specification forbids going on.
-func (m *ServerMetadata) supportsS256() bool {
+// with S256. Absent means no PKCE, and the specification forbids going on;
+// "plain" alone is no better (MCP: clients MUST use S256).
+func supportsS256(m *ServerMetadata) bool {
 	return slices.Contains(m.CodeChallengeMethodsSupported, "S256")
 }
 

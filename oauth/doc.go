@@ -58,6 +58,14 @@
 // for. A record another process wrote (a login while serve runs) is read
 // again at the next request.
 //
+// With [Store].Shared (replicas, [cluster] redis_url) the records are on
+// the store every replica shares instead, read at every request, sealed
+// with AES-256-GCM under a key kept beside where the files would be
+// ([layout.OAuthSealKeyFile], 0600; every replica needs the same one,
+// else [ErrSealKey]); a token request (refresh, client credentials) runs
+// under the shared store's lock, one replica at a time, and the one that
+// waited uses the token the other got.
+//
 // # Caveats
 //
 //   - Without a usable token a person must act: [Client.Token] returns a

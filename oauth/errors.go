@@ -27,6 +27,12 @@ var (
 	// the server redirected back with an error, the state did not match,
 	// or nobody completed it in time.
 	ErrAuthorization = errors.New("oauth authorization failed")
+	// ErrSealKey means a token record on the replicas' shared store
+	// ([Store].Shared) cannot be opened with this process's key
+	// ([layout.OAuthSealKeyFile] in the token directory): another host
+	// sealed it with its own key, or the record was altered or moved to
+	// another name. Every replica needs the same key file.
+	ErrSealKey = errors.New("oauth: the shared token record cannot be opened with this key")
 )
 
 // LoginError is [ErrLoginRequired] for one server, with the reason and the

@@ -52,7 +52,7 @@ func (c *Client) begin(ctx context.Context, redirectURI string, earlier []string
 	if err != nil {
 		return nil, err
 	}
-	if !d.AS.supportsS256() {
+	if !supportsS256(&d.AS) {
 		return nil, fmt.Errorf("upstream %q: %w: authorization server %s does not list S256 in code_challenge_methods_supported, and the MCP specification forbids authorizing without PKCE",
 			c.opts.Server.Name, ErrDiscovery, config.RedactURL(d.AS.Issuer))
 	}
@@ -96,7 +96,7 @@ func (p *pending) complete(ctx context.Context, qv url.Values) error {
 	}
 	// RFC 9207: when the server says who it is, it must be the one
 	// asked (a mix-up attack sends another server's code).
-	if iss := qv.Get("iss"); iss != "" && iss != p.d.AS.Issuer || iss == "" && p.d.AS.AuthorizationResponseIssSupported {
+	if iss := qv.Get("iss"); iss != "" && iss != p.d.AS.Issuer || iss == "" && p.d.AS.AuthorizationResponseIssParameterSupported {
 		return fmt.Errorf("upstream %q: %w: the redirect's iss %q is not the authorization server %q", c.opts.Server.Name, ErrAuthorization, config.RedactURL(iss), config.RedactURL(p.d.AS.Issuer))
 	}
 	code := qv.Get("code")
@@ -124,15 +124,15 @@ func (p *pending) complete(ctx context.Context, qv url.Values) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.saveLocked(rec)
+	return c.saveLocked(ctx, rec)
 }
 
 // earlierScopes are the scopes the stored record asked for (step-ups
 // included).
-func (c *Client) earlierScopes() []string {
+func (c *Client) earlierScopes(ctx context.Context) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rec, _ := c.currentLocked(); rec != nil {
+	if rec, _ := c.currentLocked(ctx); rec != nil {
 		return rec.Scopes
 	}
 	return nil
@@ -163,7 +163,7 @@ func (c *Client) Login(ctx context.Context, lo LoginOptions) error {
 	}
 	defer ln.Close()
 	redirectURI := fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)
-	p, err := c.begin(ctx, redirectURI, c.earlierScopes())
+	p, err := c.begin(ctx, redirectURI, c.earlierScopes(ctx))
 	if err != nil {
 		return err
 	}

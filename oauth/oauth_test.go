@@ -163,7 +163,7 @@ func TestLoginStoresTokenPrivately(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("token file mode %v, want 0600", fi.Mode().Perm())
 	}
-	rec, _ := c.opts.Store.Load("", "remote")
+	rec, _ := c.opts.Store.Load(context.Background(), "", "remote")
 	if s := rec.Token.String(); strings.Contains(s, rec.Token.AccessToken) || strings.Contains(s, rec.Token.RefreshToken) {
 		t.Errorf("Token.String shows a token: %s", s)
 	}
@@ -233,7 +233,7 @@ func TestRefresh(t *testing.T) {
 	if _, err := initialize(t, c); !errors.As(err, &le) || !strings.Contains(le.Reason, "refused the refresh token") {
 		t.Errorf("the next request: %v", err)
 	}
-	rec, _ := c.opts.Store.Load("", "remote")
+	rec, _ := c.opts.Store.Load(context.Background(), "", "remote")
 	if srv.RefreshAttempts.Load() != refreshes || rec.Token.RefreshToken != "" || rec.Token.AccessToken != "" {
 		t.Errorf("the refused grant was tried again (%d refreshes) or kept", srv.RefreshAttempts.Load()-refreshes)
 	}
@@ -329,7 +329,7 @@ func TestClientCredentials(t *testing.T) {
 			if n := srv.ClientCredentials.Load(); n != 2 {
 				t.Errorf("token requests = %d, want 2", n)
 			}
-			rec, _ := c.opts.Store.Load("", "remote")
+			rec, _ := c.opts.Store.Load(context.Background(), "", "remote")
 			if rec.Client.Secret != "" {
 				t.Error("the configured secret was written to the token store")
 			}

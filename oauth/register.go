@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
@@ -57,17 +59,17 @@ func registerDynamic(ctx context.Context, hc *http.Client, as *ServerMetadata, r
 	if m := as.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, AuthNone) {
 		method = chooseAuthMethod("secret", m)
 	}
-	body := map[string]any{
-		"client_name":                clientName,
-		"redirect_uris":              []string{redirectURI},
-		"grant_types":                []string{"authorization_code", "refresh_token"},
-		"response_types":             []string{"code"},
-		"token_endpoint_auth_method": method,
-	}
-	if len(scopes) > 0 {
-		body["scope"] = strings.Join(scopes, " ")
-	}
-	b, _ := json.Marshal(body)
+	// go-sdk's type for what is sent; the request and the answer are ours
+	// (oauthex.RegisterClient quotes the whole answer in its errors, the
+	// issued client_secret included: NOTES.md, issue 35).
+	b, _ := json.Marshal(oauthex.ClientRegistrationMetadata{
+		ClientName:              clientName,
+		RedirectURIs:            []string{redirectURI},
+		GrantTypes:              []string{"authorization_code", "refresh_token"},
+		ResponseTypes:           []string{"code"},
+		TokenEndpointAuthMethod: method,
+		Scope:                   strings.Join(scopes, " "),
+	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.RegistrationEndpoint, bytes.NewReader(b))
 	if err != nil {
 		return Identity{}, fmt.Errorf("%w: %v", ErrRegistration, config.RedactURLError(err))

@@ -22,12 +22,13 @@ type Status struct {
 	Refused string
 }
 
-// Status reads the stored record (no network). An unreadable record is
-// an error; none is a Status that is not LoggedIn.
+// Status reads the stored record (no network but the shared store's, whose
+// commands have their own timeout). An unreadable record is an error;
+// none is a Status that is not LoggedIn.
 func (c *Client) Status() (Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.currentLocked()
+	rec, err := c.currentLocked(context.Background())
 	if err != nil || rec == nil {
 		return Status{Grant: c.cfg.Grant}, err
 	}
@@ -44,12 +45,12 @@ func (c *Client) Status() (Status, error) {
 func (c *Client) Logout(ctx context.Context) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.currentLocked()
+	rec, err := c.currentLocked(ctx)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// An unreadable record is removed all the same.
 		rec = nil
 	}
-	had := rec != nil || !c.opts.Store.modTime(c.opts.Owner, c.opts.Server.Name).IsZero()
+	had := rec != nil || c.opts.Store.has(ctx, c.opts.Owner, c.opts.Server.Name)
 	if rec != nil && rec.RevocationEndpoint != "" {
 		for _, t := range []struct{ tok, hint string }{{rec.Token.RefreshToken, "refresh_token"}, {rec.Token.AccessToken, "access_token"}} {
 			if t.tok == "" {
@@ -60,7 +61,7 @@ func (c *Client) Logout(ctx context.Context) (bool, error) {
 			_, _ = tokenRequest(ctx, c.hc, rec.RevocationEndpoint, form, rec.Client, nil, c.opts.Now())
 		}
 	}
-	if err := c.opts.Store.Delete(c.opts.Owner, c.opts.Server.Name); err != nil {
+	if err := c.opts.Store.Delete(ctx, c.opts.Owner, c.opts.Server.Name); err != nil {
 		return had, err
 	}
 	c.rec, c.loaded = nil, false

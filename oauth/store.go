@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
@@ -40,8 +42,17 @@ func DefaultDir() (string, error) {
 // Writes are atomic (a temporary file renamed over the old one), so a
 // serve refreshing and an `auth login` writing at once leave one whole
 // record, never a mix.
+//
+// With Shared set (replica mode, [cluster] redis_url) the records are on
+// the store replicas share instead, sealed with the key in Dir
+// ([layout.OAuthSealKeyFile]; see [Shared]); Dir then holds that key
+// alone.
 type Store struct {
-	Dir string
+	Dir    string
+	Shared Shared
+
+	keyMu sync.Mutex
+	key   *sealKey // loaded at the first use of Shared
 }
 
 // Record is what is stored for one server: the identity the client
@@ -121,21 +132,41 @@ func pathElement(name string) error {
 
 // Load reads the record of server for owner. A missing record is an
 // error matching [fs.ErrNotExist].
-func (s *Store) Load(owner, server string) (*Record, error) {
+func (s *Store) Load(ctx context.Context, owner, server string) (*Record, error) {
 	p, err := s.path(owner, server)
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	var b []byte
+	where := p
+	if s.Shared != nil {
+		where = "the token record of " + server + " on [cluster] redis_url"
+		b, err = s.loadShared(ctx, owner, server)
+	} else {
+		b, err = os.ReadFile(p)
+	}
 	if err != nil {
 		return nil, err
 	}
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
 		// Never quote the content: it holds tokens.
-		return nil, fmt.Errorf("%s: not a token record (remove it with `scratchpad-mcp auth logout %s`)", p, server)
+		return nil, fmt.Errorf("%s: not a token record (remove it with `scratchpad-mcp auth logout %s`)", where, server)
 	}
 	return &r, nil
+}
+
+// has reports whether a record of server for owner is stored, usable or
+// not.
+func (s *Store) has(ctx context.Context, owner, server string) bool {
+	if s.Shared == nil {
+		return !s.modTime(owner, server).IsZero()
+	}
+	if _, err := s.path(owner, server); err != nil {
+		return false
+	}
+	_, err := s.Shared.GetValue(ctx, layout.OAuthRecordName(owner, server))
+	return err == nil
 }
 
 // modTime is the record file's modification time (zero when missing): a
@@ -152,8 +183,9 @@ func (s *Store) modTime(owner, server string) time.Time {
 	return fi.ModTime()
 }
 
-// Save writes the record of server for owner atomically, mode 0600.
-func (s *Store) Save(owner, server string, r *Record) error {
+// Save writes the record of server for owner atomically, mode 0600 (or
+// sealed, on Shared).
+func (s *Store) Save(ctx context.Context, owner, server string, r *Record) error {
 	p, err := s.path(owner, server)
 	if err != nil {
 		return err
@@ -161,6 +193,9 @@ func (s *Store) Save(owner, server string, r *Record) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
+	}
+	if s.Shared != nil {
+		return s.saveShared(ctx, owner, server, b)
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("token store: %w", err)
@@ -170,10 +205,16 @@ func (s *Store) Save(owner, server string, r *Record) error {
 
 // Delete removes the record of server for owner; a missing one is not an
 // error.
-func (s *Store) Delete(owner, server string) error {
+func (s *Store) Delete(ctx context.Context, owner, server string) error {
 	p, err := s.path(owner, server)
 	if err != nil {
 		return err
+	}
+	if s.Shared != nil {
+		if err := s.Shared.DeleteValue(ctx, layout.OAuthRecordName(owner, server)); err != nil {
+			return fmt.Errorf("removing the OAuth token of upstream %q: %w", server, err)
+		}
+		return nil
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("token store: %w", err)

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 func TestStorePaths(t *testing.T) {
 	s := &Store{Dir: t.TempDir()}
+	ctx := context.Background()
 	tests := []struct {
 		owner, server string
 		want          string // relative to Dir; "" refused
@@ -24,7 +26,7 @@ func TestStorePaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rec := &Record{URL: "https://x/mcp", Token: Token{AccessToken: "secret-a"}}
-		err := s.Save(tt.owner, tt.server, rec)
+		err := s.Save(ctx, tt.owner, tt.server, rec)
 		if tt.want == "" {
 			if err == nil {
 				t.Errorf("Save(%q, %q) accepted", tt.owner, tt.server)
@@ -41,17 +43,17 @@ func TestStorePaths(t *testing.T) {
 		if di, _ := os.Stat(filepath.Dir(filepath.Join(s.Dir, tt.want))); tt.owner != "" && di.Mode().Perm() != 0o700 {
 			t.Errorf("owner directory mode %v, want 0700", di.Mode().Perm())
 		}
-		got, err := s.Load(tt.owner, tt.server)
+		got, err := s.Load(ctx, tt.owner, tt.server)
 		if err != nil || got.Token.AccessToken != "secret-a" {
 			t.Errorf("Load: %+v, %v", got, err)
 		}
-		if err := s.Delete(tt.owner, tt.server); err != nil {
+		if err := s.Delete(ctx, tt.owner, tt.server); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Load(tt.owner, tt.server); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.Load(ctx, tt.owner, tt.server); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Load after Delete: %v", err)
 		}
-		if err := s.Delete(tt.owner, tt.server); err != nil {
+		if err := s.Delete(ctx, tt.owner, tt.server); err != nil {
 			t.Errorf("a second Delete: %v", err)
 		}
 	}
@@ -60,7 +62,7 @@ func TestStorePaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.Dir, "bad.json"), []byte("secret-b not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load("", "bad"); err == nil || strings.Contains(err.Error(), "secret-b") {
+	if _, err := s.Load(ctx, "", "bad"); err == nil || strings.Contains(err.Error(), "secret-b") {
 		t.Errorf("Load of a broken record: %v", err)
 	}
 	left, _ := filepath.Glob(filepath.Join(s.Dir, ".*tmp*"))

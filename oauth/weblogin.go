@@ -408,7 +408,7 @@ func (c *Client) withWebLogin(ctx context.Context, err error) error {
 	if !ok || c.opts.Web == nil {
 		return err
 	}
-	u, werr := c.opts.Web.url(ctx, c, c.earlierScopes())
+	u, werr := c.opts.Web.url(ctx, c, c.earlierScopes(ctx))
 	if werr != nil {
 		le.Reason += "; starting a login failed: " + werr.Error()
 		return le

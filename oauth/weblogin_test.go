@@ -373,7 +373,7 @@ func TestWebLoginTwoOwners(t *testing.T) {
 	who := func(c *Client) string {
 		t.Helper()
 		f.whoami(c)
-		rec, err := f.store.Load(c.opts.Owner, "remote")
+		rec, err := f.store.Load(context.Background(), c.opts.Owner, "remote")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,12 +11,13 @@ type Local struct {
 	opts LocalOptions
 
 	// Each concern keeps its fields in its own file's struct, embedded
-	// here (counters.go, leases.go, sessions.go, locks.go); blobs are
+	// here (counters.go, leases.go, sessions.go, locks.go, values.go); blobs are
 	// files and need none.
 	localCounters
 	localLeases
 	localSessions
 	localLocks
+	localValues
 }
 
 // LocalOptions configures [NewLocal]. The zero value is usable.
@@ -33,6 +34,7 @@ func NewLocal(opts LocalOptions) *Local {
 	l.initLeases()
 	l.initSessions()
 	l.initLocks()
+	l.initValues()
 	return l
 }
 

@@ -13,6 +13,7 @@ type Store interface {
 	Leases
 	Sessions
 	Locks
+	Values
 
 	// Replicated reports whether other processes share this store
 	// (true for [Redis]).
@@ -30,8 +31,8 @@ var ErrUnavailable = errors.New("state: the shared store is unavailable")
 
 // ErrBadTTL is returned for a ttl under one millisecond
 // ([Leases.Lease], [Leases.Claim], [Locks.Lock], [Counters.Touch],
-// [Counters.Once]): Redis would drop the key at once, which is never what
-// a caller means.
+// [Counters.Once]; [Values.PutValue] but for 0, no expiry): Redis would
+// drop the key at once, which is never what a caller means.
 var ErrBadTTL = errors.New("state: ttl must be at least 1ms")
 
 var (

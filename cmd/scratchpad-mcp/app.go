@@ -83,7 +83,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
 		// Said until issue 34 lands in full: what is not shared yet.
-		log.Warn("[cluster] replica mode is partial: 2025 sessions, stored outputs and budgets are shared; retention's registry of live runs, quotas, OAuth tokens and GET-stream notifications are still per replica")
+		log.Warn("[cluster] replica mode is partial: 2025 sessions, stored outputs and budgets are shared; retention's registry of live runs, quotas and GET-stream notifications are still per replica")
 	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
@@ -110,7 +110,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			}
 		}
 	}
-	authorize, err := oauthClients(cfg, log, a.web)
+	authorize, err := oauthClients(cfg, log, a.web, a.state)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -43,8 +44,9 @@ func setRedirect(cfg *config.Config, web *oauth.WebLogins, ln net.Listener, log 
 // user's token store (owners/{owner}/ for an owner of a bearer token, so
 // that no owner ever uses another's token). web, when not nil, is how
 // owners log in: through the server (the error of their call carries
-// the URL); without it the error names `auth login`.
-func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (func(owner string, sc config.Server) upstream.Authorizer, error) {
+// the URL); without it the error names `auth login`. shared is the
+// serve's state store: replicated, it holds the tokens.
+func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins, shared state.Store) (func(owner string, sc config.Server) upstream.Authorizer, error) {
 	some := false
 	for _, sc := range cfg.Servers {
 		some = some || sc.Auth != nil
@@ -52,7 +54,7 @@ func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (f
 	if !some {
 		return nil, nil
 	}
-	store, err := authStore()
+	store, _, err := authStore(cfg, shared)
 	if err != nil {
 		return nil, err
 	}
@@ -70,13 +72,25 @@ func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins) (f
 }
 
 // authStore is the user's token store ($SCRATCHPAD_MCP_AUTH_DIR, else in
-// the user's configuration directory).
-func authStore() (*oauth.Store, error) {
+// the user's configuration directory). With [cluster] redis_url the
+// records are on that Redis, for every replica: on shared (the serve's
+// store) when given, else on one opened here, closed by done.
+func authStore(cfg *config.Config, shared state.Store) (store *oauth.Store, done func(), err error) {
 	dir, err := oauth.DefaultDir()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &oauth.Store{Dir: dir}, nil
+	store, done = &oauth.Store{Dir: dir}, func() {}
+	if shared == nil && cfg.Cluster.Enabled() {
+		if shared, err = state.Open(cfg.Cluster, cfg.MemoryDir); err != nil {
+			return nil, nil, err
+		}
+		done = func() { _ = shared.Close() }
+	}
+	if shared != nil && shared.Replicated() {
+		store.Shared = shared
+	}
+	return store, done, nil
 }
 
 func newOAuthClient(cfg *config.Config, sc config.Server, store *oauth.Store, log *slog.Logger) *oauth.Client {

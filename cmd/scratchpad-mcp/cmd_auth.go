@@ -79,10 +79,11 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	store, err := authStore()
+	store, done, err := authStore(cfg, nil)
 	if err != nil {
 		return fail("%v", err)
 	}
+	defer done()
 	servers, err := authServers(cfg, names)
 	if err != nil {
 		fmt.Fprintf(stderr, "scratchpad-mcp auth %s: %v\n", sub, err)
@@ -146,7 +147,7 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sc.Name, sc.Auth.Grant, state, scope, exp)
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "\ntokens: %s\n", store.Dir)
+	fmt.Fprintf(stdout, "\ntokens: %s\n", store)
 	return 0
 }
 

@@ -184,13 +184,14 @@ func (d *doctor) reportAuth(cfg *config.Config, sc *config.Server) {
 	if sc.Auth == nil {
 		return
 	}
-	store, err := authStore()
+	store, done, err := authStore(cfg, nil)
 	if err != nil {
 		fmt.Fprintf(d.out, "  auth: oauth (%s): %v\n", sc.Auth.Grant, err)
 		return
 	}
+	defer done()
 	st, err := newOAuthClient(cfg, *sc, store, d.log).Status()
-	fmt.Fprintf(d.out, "  auth: oauth (%s): %s%s; tokens in %s\n", sc.Auth.Grant, authState(st, err), describeAuth(st), store.Dir)
+	fmt.Fprintf(d.out, "  auth: oauth (%s): %s%s; tokens in %s\n", sc.Auth.Grant, authState(st, err), describeAuth(st), store)
 }
 
 // checkPad reaches a Redis pad backend with PING; it reports whether the

@@ -1,0 +1,149 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+)
+
+func TestValues(t *testing.T) {
+	ctx := context.Background()
+	mustGet := func(t *testing.T, s Values, name string, want []byte) {
+		t.Helper()
+		got, err := s.GetValue(ctx, name)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("GetValue(%q) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	mustNone := func(t *testing.T, s Values, name string) {
+		t.Helper()
+		got, err := s.GetValue(ctx, name)
+		if !errors.Is(err, ErrNoValue) || !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("GetValue(%q) = %q, %v; want ErrNoValue (and fs.ErrNotExist)", name, got, err)
+		}
+	}
+	cases := []struct {
+		name string
+		run  func(t *testing.T, s Values, name string)
+	}{
+		{"put get replace delete", func(t *testing.T, s Values, name string) {
+			mustNone(t, s, name)
+			for _, v := range [][]byte{[]byte("one"), []byte("two, longer"), {}} {
+				if err := s.PutValue(ctx, name, v, 0); err != nil {
+					t.Fatal(err)
+				}
+				mustGet(t, s, name, v)
+			}
+			if err := s.DeleteValue(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+			mustNone(t, s, name)
+			if err := s.DeleteValue(ctx, name); err != nil {
+				t.Fatalf("DeleteValue of none: %v", err)
+			}
+		}},
+		{"caller's bytes are not kept", func(t *testing.T, s Values, name string) {
+			v := []byte("abc")
+			if err := s.PutValue(ctx, name, v, 0); err != nil {
+				t.Fatal(err)
+			}
+			v[0] = 'X'
+			got, _ := s.GetValue(ctx, name)
+			mustGet(t, s, name, []byte("abc"))
+			got[1] = 'Y'
+			mustGet(t, s, name, []byte("abc"))
+		}},
+		{"ttl expires", func(t *testing.T, s Values, name string) {
+			if err := s.PutValue(ctx, name, []byte("v"), shortTTL); err != nil {
+				t.Fatal(err)
+			}
+			mustGet(t, s, name, []byte("v"))
+			time.Sleep(shortTTL + 100*time.Millisecond) // the expiry is the behaviour under test
+			mustNone(t, s, name)
+		}},
+		{"put without ttl clears an earlier ttl", func(t *testing.T, s Values, name string) {
+			if err := s.PutValue(ctx, name, []byte("v"), shortTTL); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.PutValue(ctx, name, []byte("w"), 0); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(shortTTL + 100*time.Millisecond)
+			mustGet(t, s, name, []byte("w"))
+		}},
+		{"names are apart", func(t *testing.T, s Values, name string) {
+			if err := s.PutValue(ctx, name+"/a", []byte("a"), 0); err != nil {
+				t.Fatal(err)
+			}
+			mustNone(t, s, name+"/b")
+			mustGet(t, s, name+"/a", []byte("a"))
+		}},
+		{"bad ttl", func(t *testing.T, s Values, name string) {
+			for _, ttl := range []time.Duration{-time.Second, time.Microsecond} {
+				if err := s.PutValue(ctx, name, []byte("v"), ttl); !errors.Is(err, ErrBadTTL) {
+					t.Fatalf("PutValue ttl %s: %v, want ErrBadTTL", ttl, err)
+				}
+			}
+			mustNone(t, s, name)
+		}},
+	}
+	for _, st := range coordStores(t) {
+		for _, c := range cases {
+			t.Run(st.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				c.run(t, st.s, "values/"+c.name)
+			})
+		}
+	}
+}
+
+// TestValuesShared: what one Redis store puts, another on the same server
+// reads (two replicas).
+func TestValuesShared(t *testing.T) {
+	srv := testredis.Start(t)
+	a := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+	b := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+	other := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "u"})
+	ctx := context.Background()
+	if err := a.PutValue(ctx, "tok", []byte("v1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.GetValue(ctx, "tok"); err != nil || string(got) != "v1" {
+		t.Fatalf("replica b reads %q, %v; want v1", got, err)
+	}
+	if _, err := other.GetValue(ctx, "tok"); !errors.Is(err, ErrNoValue) {
+		t.Fatalf("another prefix reads %v; want ErrNoValue", err)
+	}
+}
+
+func TestValuesRedisDown(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+	ctx := context.Background()
+	if err := r.PutValue(ctx, "v", []byte("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	for what, err := range map[string]error{
+		"put":    r.PutValue(ctx, "v", []byte("y"), 0),
+		"get":    func() error { _, err := r.GetValue(ctx, "v"); return err }(),
+		"delete": r.DeleteValue(ctx, "v"),
+	} {
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "[cluster] redis_url") || errors.Is(err, ErrNoValue) {
+			t.Errorf("%s with Redis down: %v", what, err)
+		}
+	}
+	srv.Restart() // an empty server: testredis keeps nothing on disk
+	if err := r.PutValue(ctx, "v", []byte("z"), 0); err != nil {
+		t.Fatalf("after Redis is back: %v", err)
+	}
+	if got, err := r.GetValue(ctx, "v"); err != nil || string(got) != "z" {
+		t.Errorf("after Redis is back: %q, %v; want z", got, err)
+	}
+}

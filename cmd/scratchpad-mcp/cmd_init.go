@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -282,11 +283,32 @@ func convertClientConfig(data []byte) (*conversion, error) {
 
 // runsItself reports whether a client's server entry runs scratchpad-mcp:
 // its command, or an argument (npx scratchpad-mcp, a path to the binary),
-// is named scratchpad-mcp.
+// is named scratchpad-mcp, or is this very executable under another name
+// or path (a symlink, a copy's hard link, a command on PATH): the files
+// are compared with [os.SameFile].
 func runsItself(cs clientServer) bool {
-	for _, a := range append([]string{cs.Command}, cs.Args...) {
+	self, err := os.Executable()
+	var selfInfo os.FileInfo
+	if err == nil {
+		selfInfo, _ = os.Stat(self)
+	}
+	for i, a := range append([]string{cs.Command}, cs.Args...) {
 		base := strings.TrimSuffix(filepath.Base(filepath.FromSlash(a)), ".exe")
 		if base == "scratchpad-mcp" || strings.HasPrefix(base, "scratchpad-mcp@") {
+			return true
+		}
+		// The command is looked up as the client would (PATH); an
+		// argument only when it is a path (npx's package names are not).
+		if selfInfo == nil || a == "" || i > 0 && !strings.ContainsRune(filepath.FromSlash(a), filepath.Separator) {
+			continue
+		}
+		p := a
+		if i == 0 {
+			if p, err = exec.LookPath(a); err != nil {
+				continue
+			}
+		}
+		if fi, err := os.Stat(p); err == nil && os.SameFile(fi, selfInfo) {
 			return true
 		}
 	}

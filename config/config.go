@@ -348,6 +348,9 @@ type HTTP struct {
 	// [[tokens]] entries like [[http.tokens]] and is where
 	// `scratchpad-mcp token add` appends.
 	TokensFile string
+	// InlineTokens are the [[http.tokens]] alone: Tokens without the
+	// tokens file's ([TokenSet] re-reads the file, not these).
+	InlineTokens []Token
 	// MaxSessions and MaxSessionsPerOwner bound the live HTTP sessions
 	// (all, and one bearer token owner's); 0: the server's defaults
 	// (2,000 and 500).

@@ -463,9 +463,12 @@ token = "`+tokens["mallory"]+`"
 // TestAuthStatusBesideAnUnsetEnv (issue 38 item 6): a server whose table
 // needs an unset {{ env.X }} does not stop `auth status` for the others;
 // the row or the line of that server names the variable, and a login to
-// it says which one to set.
+// it says which one to set. Nor does a tokens file not made yet.
 func TestAuthStatusBesideAnUnsetEnv(t *testing.T) {
 	cfgPath, _ := writeConfig(t, `
+[http]
+tokens_file = "tokens-not-made-yet.toml"
+
 [mcp.servers.remote]
 transport = "http_streamable"
 url = "https://mcp.example.com/mcp"

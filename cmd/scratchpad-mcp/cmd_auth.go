@@ -166,12 +166,13 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // loadAuthConfig is [loadConfig] where a server whose table needs an
 // unset environment variable is left out ([config.Options].SkipServersWithUnsetEnv):
-// one server's missing secret does not stop the status of the others.
+// one server's missing secret does not stop the status of the others; nor
+// does a tokens file not made yet (bearer tokens are not auth's business).
 func loadAuthConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return config.Default(), nil
 	}
-	return config.LoadWith(path, &config.Options{SkipServersWithUnsetEnv: true})
+	return config.LoadWith(path, &config.Options{SkipServersWithUnsetEnv: true, TokensFileMayBeMissing: true})
 }
 
 // missingEnv says what a skipped server lacks: "environment variable X

@@ -91,7 +91,9 @@ func runToken(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *cfgPath == "" {
 		return fail(2, "--config is required (its [http] tokens_file names where the hashes are)")
 	}
-	cfg, err := config.LoadWith(*cfgPath, &config.Options{TokensFileMayBeMissing: true})
+	// The servers are not this command's business: one whose secret is
+	// not set in this shell does not stop it.
+	cfg, err := config.LoadWith(*cfgPath, &config.Options{TokensFileMayBeMissing: true, SkipServersWithUnsetEnv: true})
 	if err != nil {
 		return fail(2, "%v", err)
 	}
@@ -134,7 +136,7 @@ func runToken(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(1, "%s: %v", file, err)
 		}
-		if _, err := config.Load(*cfgPath); err != nil {
+		if _, err := config.LoadWith(*cfgPath, &config.Options{SkipServersWithUnsetEnv: true}); err != nil {
 			return fail(1, "revoked, but the config no longer loads: %v", err)
 		}
 		fmt.Fprintf(stdout, "revoked %d token(s) of %q in %s: a running server refuses them within a second\n", n, owner, file)
@@ -166,7 +168,7 @@ func runToken(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The check that the file still loads: a hand-broken file is said now,
 	// not at the next serve.
-	if _, err := config.Load(*cfgPath); err != nil {
+	if _, err := config.LoadWith(*cfgPath, &config.Options{SkipServersWithUnsetEnv: true}); err != nil {
 		return fail(1, "written, but the config no longer loads: %v", err)
 	}
 	if replaced > 0 {

@@ -43,8 +43,9 @@ const TokenRecheck = time.Second
 
 // TokenSet is the bearer tokens in force for a running server: the
 // config's [[http.tokens]] and its tokens file's, the file re-read when
-// it is replaced or its modification time or size changes, looked at (one stat) at most
-// once every [TokenRecheck], by whichever request comes first; the others
+// it is replaced or its modification time or size changes, looked at
+// (one stat) at most once every [TokenRecheck], by whichever request
+// comes first (the first look always reads it); the others
 // go on with the tokens they have. So `scratchpad-mcp token add` and
 // `token revoke` take effect within a second, without a restart. A file
 // that no longer reads (a hand edit half done) keeps the last tokens
@@ -60,6 +61,9 @@ type TokenSet struct {
 	cur  atomic.Pointer[[]Token]
 	mu   sync.Mutex  // one look at a time
 	last os.FileInfo // the file at the last look; nil: none
+	// unsure: no look yet. The file may have changed since the config
+	// was loaded, so the first look reads it whatever it finds.
+	unsure bool
 }
 
 // NewTokenSet is the tokens of c's [HTTP] (Tokens as loaded), watching
@@ -68,14 +72,9 @@ func NewTokenSet(c *Config, log *slog.Logger) *TokenSet {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &TokenSet{inline: c.HTTP.InlineTokens, path: c.HTTP.TokensFile, log: log, every: TokenRecheck}
+	s := &TokenSet{inline: c.HTTP.InlineTokens, path: c.HTTP.TokensFile, log: log, every: TokenRecheck, unsure: true}
 	toks := slices.Clone(c.HTTP.Tokens)
 	s.cur.Store(&toks)
-	if fi, err := os.Stat(s.path); s.path != "" && err == nil {
-		// What was loaded is this file (or one a second older: the next
-		// change is seen all the same).
-		s.last = fi
-	}
 	s.next.Store(time.Now().Add(s.every).UnixNano())
 	return s
 }
@@ -96,8 +95,8 @@ func (s *TokenSet) look() {
 	fi, err := os.Stat(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if s.last != nil {
-			s.last = nil
+		if s.last != nil || s.unsure {
+			s.last, s.unsure = nil, false
 			toks := slices.Clone(s.inline)
 			s.cur.Store(&toks)
 			s.log.Warn("the tokens file is gone: its tokens are refused", "tokens_file", s.path, "tokens", len(toks))
@@ -105,12 +104,12 @@ func (s *TokenSet) look() {
 		return
 	case err != nil:
 		return // unreadable for now: the last tokens stay
-	case s.last != nil && os.SameFile(s.last, fi) && fi.ModTime().Equal(s.last.ModTime()) && fi.Size() == s.last.Size():
+	case !s.unsure && s.last != nil && os.SameFile(s.last, fi) && fi.ModTime().Equal(s.last.ModTime()) && fi.Size() == s.last.Size():
 		// Same file (an atomic replace is a new one), same time, same
 		// size: unchanged.
 		return
 	}
-	s.last = fi
+	s.last, s.unsure = fi, false
 	file, err := ReadTokensFile(s.path, nil)
 	if err != nil {
 		s.log.Warn("the tokens file changed but does not read; the tokens in force stay", "tokens_file", s.path, "error", err)

@@ -14,7 +14,8 @@ import (
 
 // TestTokenSetFollowsTheFile (issue 38 item 13): a [TokenSet] sees the
 // tokens file replaced, grown, broken (the last good tokens stay) and
-// removed (its tokens go, the config's own stay), without a new load.
+// removed (its tokens go, the config's own stay), without a new load; and
+// a change made between the load and the set is not missed.
 func TestTokenSetFollowsTheFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tokens.toml")
@@ -39,6 +40,8 @@ func TestTokenSetFollowsTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Changed between the load and the set: the first look reads it.
+	write(entry("alice", "tok-a") + entry("bob", "tok-b") + entry("eve", "tok-e"))
 	set := NewTokenSet(c, nil)
 	set.every = 10 * time.Millisecond // the test need not wait a second per step
 	// owners is the tokens in force as owner/token (the token found by
@@ -47,7 +50,7 @@ func TestTokenSetFollowsTheFile(t *testing.T) {
 		var o []string
 		for _, tk := range set.Tokens() {
 			name := "?"
-			for _, s := range []string{"tok-ops", "tok-a", "tok-A", "tok-b", "tok-c", "tok-d"} {
+			for _, s := range []string{"tok-ops", "tok-a", "tok-A", "tok-b", "tok-c", "tok-d", "tok-e"} {
 				if sha256.Sum256([]byte(s)) == tk.SHA256 {
 					name = s
 				}
@@ -64,7 +67,8 @@ func TestTokenSetFollowsTheFile(t *testing.T) {
 		do   func()
 		want []string
 	}{
-		{"bob revoked", func() { write(entry("alice", "tok-a")) }, []string{"ops/tok-ops", "alice/tok-a"}},
+		{"changed before the set was made", func() {}, []string{"ops/tok-ops", "alice/tok-a", "bob/tok-b", "eve/tok-e"}},
+		{"bob and eve revoked", func() { write(entry("alice", "tok-a")) }, []string{"ops/tok-ops", "alice/tok-a"}},
 		{"alice rotated (same size)", func() { write(entry("alice", "tok-A")) }, []string{"ops/tok-ops", "alice/tok-A"}},
 		{"carol added", func() { write(entry("alice", "tok-A") + entry("carol", "tok-c")) }, []string{"ops/tok-ops", "alice/tok-A", "carol/tok-c"}},
 		{"a broken file keeps the last", func() { write("[[tokens]\n") }, []string{"ops/tok-ops", "alice/tok-A", "carol/tok-c"}},

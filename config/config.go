@@ -12,10 +12,13 @@ import (
 // Config is a loaded, validated configuration with every default filled in.
 // Treat it as read-only once loaded: several goroutines read it.
 type Config struct {
-	Path          string // file loaded; "" for [Default]
-	MemoryDir     string // absolute, ~ expanded
-	Agent         Agent
-	Servers       []Server // in file order
+	Path      string // file loaded; "" for [Default]
+	MemoryDir string // absolute, ~ expanded
+	Agent     Agent
+	Servers   []Server // in file order
+	// Skipped is the servers left out because their table needs an unset
+	// environment variable; only with [Options].SkipServersWithUnsetEnv.
+	Skipped       []SkippedServer
 	Orchestration Orchestration
 	Pad           Pad
 	Explore       Explore
@@ -24,6 +27,13 @@ type Config struct {
 	Catalogue     Catalogue
 	Redaction     Redaction
 	Cluster       Cluster
+}
+
+// SkippedServer is a server [Options].SkipServersWithUnsetEnv left out.
+type SkippedServer struct {
+	Name       string
+	MissingEnv []string // the unset variables, in file order
+	Auth       bool     // its table has an auth table: `auth` would concern it
 }
 
 // Catalogue is [catalogue]: how upstream tools reach the client's listing.
@@ -338,6 +348,9 @@ type HTTP struct {
 	// [[tokens]] entries like [[http.tokens]] and is where
 	// `scratchpad-mcp token add` appends.
 	TokensFile string
+	// InlineTokens are the [[http.tokens]] alone: Tokens without the
+	// tokens file's ([TokenSet] re-reads the file, not these).
+	InlineTokens []Token
 	// MaxSessions and MaxSessionsPerOwner bound the live HTTP sessions
 	// (all, and one bearer token owner's); 0: the server's defaults
 	// (2,000 and 500).

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +86,7 @@ func (d *decoder) http(p keyPath, v any, h *HTTP) {
 	seen := tokenSeen{}
 	if v, ok := m["tokens"]; ok {
 		h.Tokens = d.tokens(p.key("tokens"), v, seen)
+		h.InlineTokens = slices.Clone(h.Tokens)
 	}
 	if v, ok := m["tokens_file"]; ok {
 		if path, ok := d.path(p.key("tokens_file"), v); ok {

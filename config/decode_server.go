@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -25,10 +26,36 @@ func (d *decoder) mcp(p keyPath, v any, c *Config) {
 		return
 	}
 	for _, name := range d.sortedKeys(sp, servers) {
-		if s, ok := d.server(sp.key(name), name, servers[name]); ok {
+		before := len(d.errs)
+		s, ok := d.server(sp.key(name), name, servers[name])
+		if d.skipUnsetEnv {
+			if missing := unsetEnv(d.errs[before:]); len(missing) > 0 {
+				// The server's other problems may follow from the empty
+				// value; they are said once its variables are set.
+				d.errs = d.errs[:before]
+				t, _ := servers[name].(map[string]any)
+				_, auth := t["auth"]
+				c.Skipped = append(c.Skipped, SkippedServer{Name: name, MissingEnv: missing, Auth: auth})
+				continue
+			}
+		}
+		if ok {
 			c.Servers = append(c.Servers, s)
 		}
 	}
+}
+
+// unsetEnv is the variables, in order and once each, whose absence made
+// one of errs.
+func unsetEnv(errs Errors) []string {
+	var names []string
+	for _, e := range errs {
+		var u *EnvUnsetError
+		if errors.As(e, &u) && !slices.Contains(names, u.Name) {
+			names = append(names, u.Name)
+		}
+	}
+	return names
 }
 
 // validServerName: the name is part of stored file names

@@ -46,8 +46,14 @@
 //   - Only {{ env.NAME }} and {{ env.NAME | default: 'x' }} (or "x") are
 //     interpolated, in string values only, never in keys. Other {{ ... }}
 //     text (Go templates in arguments) is left as it is. An unset variable
-//     without a default is an error; a variable set to "" takes the default
-//     when there is one (like the shell's ${NAME:-x}).
+//     without a default is an error ([ErrEnvUnset], an [*EnvUnsetError]
+//     naming it); a variable set to "" takes the default when there is one
+//     (like the shell's ${NAME:-x}). [Options].SkipServersWithUnsetEnv
+//     leaves a server whose table needs one out instead, listed in
+//     [Config].Skipped (for `auth`, which concerns some servers only).
+//   - Bearer tokens are loaded once; a running server follows the tokens
+//     file with a [TokenSet] (re-read when it changes, looked at once a
+//     second at most). [ReadTokensFile] reads that file alone.
 //   - Relative paths (memory_dir, cwd, pad.schema) are relative to the
 //     directory of the config file, not the working directory: clients
 //     start servers from anywhere. A leading ~ or ~/ is the home directory;

@@ -1,9 +1,26 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
+
+// ErrEnvUnset is matched (with [errors.Is]) by the problem a {{ env.NAME }}
+// without a default makes when NAME is not set: an [*EnvUnsetError] says
+// which. [Options].SkipServersWithUnsetEnv turns it, inside one server's
+// table, into a [SkippedServer].
+var ErrEnvUnset = errors.New("environment variable is not set")
+
+// EnvUnsetError names the variable a {{ env.NAME }} needs.
+type EnvUnsetError struct{ Name string }
+
+func (e *EnvUnsetError) Error() string {
+	return fmt.Sprintf("environment variable %s is not set (give a fallback with {{ env.%s | default: '...' }})", e.Name, e.Name)
+}
+
+// Unwrap makes errors.Is(err, [ErrEnvUnset]) true.
+func (e *EnvUnsetError) Unwrap() error { return ErrEnvUnset }
 
 // interpolate replaces {{ env.NAME }} and {{ env.NAME | default: 'x' }}
 // (or "x") in s. Other {{ ... }} text is left alone, so arguments such as
@@ -90,5 +107,5 @@ func evalEnv(expr string, lookup func(string) (string, bool)) (string, error) {
 	case ok:
 		return "", nil
 	}
-	return "", fmt.Errorf("environment variable %s is not set (give a fallback with {{ env.%s | default: '...' }})", name, name)
+	return "", &EnvUnsetError{Name: name}
 }

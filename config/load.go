@@ -27,6 +27,13 @@ type Options struct {
 	// TokensFileMayBeMissing accepts an [http] tokens_file that does not
 	// exist yet (as no tokens): `scratchpad-mcp token add` creates it.
 	TokensFileMayBeMissing bool
+	// SkipServersWithUnsetEnv loads a config in which a server's table
+	// uses an unset {{ env.NAME }} without a default: that server is left
+	// out of [Config].Servers and listed in [Config].Skipped with the
+	// variables it lacks, instead of failing the load. For commands that
+	// concern some servers only (`auth status`): another server's missing
+	// secret must not stop them.
+	SkipServersWithUnsetEnv bool
 }
 
 // Load reads the TOML file at path, interpolates {{ env.NAME }}, checks
@@ -99,7 +106,7 @@ func Parse(path string, data []byte, opts *Options) (*Config, error) {
 		return nil, e
 	}
 
-	d := &decoder{file: path, dir: dir, home: home, lookup: lookup, pos: scanPositions(src), tokensFileMayBeMissing: opts.TokensFileMayBeMissing}
+	d := &decoder{file: path, dir: dir, home: home, lookup: lookup, pos: scanPositions(src), tokensFileMayBeMissing: opts.TokensFileMayBeMissing, skipUnsetEnv: opts.SkipServersWithUnsetEnv}
 	d.root(raw, c)
 	if len(d.errs) == 0 {
 		return c, nil
@@ -130,6 +137,7 @@ type decoder struct {
 	errs   Errors
 
 	tokensFileMayBeMissing bool
+	skipUnsetEnv           bool // Options.SkipServersWithUnsetEnv
 	tokensOnly             bool // decoding a tokens file, not the config
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -466,5 +467,68 @@ func TestClusterSection(t *testing.T) {
 	}
 	if d := Default(); d.Cluster.Enabled() {
 		t.Errorf("default config has replica mode on: %+v", d.Cluster)
+	}
+}
+
+// TestSkipServersWithUnsetEnv (issue 38 item 6): with the option, a
+// server needing an unset variable is left out with the names it lacks
+// (once each, its follow-on problems dropped); other problems still fail
+// the load, and without the option the unset variable does.
+func TestSkipServersWithUnsetEnv(t *testing.T) {
+	const servers = `
+[mcp.servers.ok]
+cmd = ["ok-mcp"]
+
+[mcp.servers.db]
+cmd = ["db-mcp", "{{ env.DB_HOST }}"]
+env = { DB_URL = "{{ env.DB_URL }}", DB_HOST = "{{ env.DB_HOST }}" }
+
+[mcp.servers.remote]
+transport = "http_streamable"
+url = "{{ env.REMOTE_URL }}"
+
+[mcp.servers.remote.auth]
+type = "oauth"
+`
+	skip := testEnv(nil)
+	skip.SkipServersWithUnsetEnv = true
+	for _, tc := range []struct {
+		name    string
+		src     string
+		opts    *Options
+		servers []string
+		skipped []SkippedServer
+		err     string
+	}{
+		{"skipped", servers, skip, []string{"ok"}, []SkippedServer{
+			{Name: "db", MissingEnv: []string{"DB_HOST", "DB_URL"}},
+			{Name: "remote", MissingEnv: []string{"REMOTE_URL"}, Auth: true},
+		}, ""},
+		{"without the option", servers, testEnv(nil), nil, nil, "environment variable DB_HOST is not set"},
+		{"another problem still fails", servers + "\n[mcp.servers.ok2]\ncmd = [\"x\"]\ntimout = \"1s\"\n", skip, nil, nil, `unknown key "timout"`},
+		{"outside a server it fails", "memory_dir = \"{{ env.MEM }}\"\n" + servers, skip, nil, nil, "environment variable MEM is not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("t.toml", []byte(tc.src), tc.opts)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				if strings.Contains(tc.err, "not set") && !errors.Is(err, ErrEnvUnset) {
+					t.Errorf("%v does not match ErrEnvUnset", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, s := range c.Servers {
+				names = append(names, s.Name)
+			}
+			if !slices.Equal(names, tc.servers) || !reflect.DeepEqual(c.Skipped, tc.skipped) {
+				t.Errorf("servers %v skipped %+v, want %v %+v", names, c.Skipped, tc.servers, tc.skipped)
+			}
+		})
 	}
 }

@@ -50,7 +50,8 @@ func (d *decoder) str(p keyPath, v any) (string, bool) {
 	}
 	out, err := interpolate(s, d.lookup)
 	if err != nil {
-		d.fail(p, "%v", err)
+		pos, _ := d.pos.key(p)
+		d.failAt(p, pos, err, err.Error()) // the cause kept: an unset variable is told apart
 		return "", false
 	}
 	return out, true

@@ -54,6 +54,15 @@
 // data in text and in image blocks, base64 JSON) none is altered by the
 // default rules, 17% with the generic rule on.
 //
+// # Named values
+//
+// [LooksLikeCredential] is the one rule for a named value (an environment
+// variable, a header, a URL query parameter) that must not be written in
+// clear into a file a person keeps (`scratchpad-mcp init`): its value is
+// a credential by the rules above ([Credential]) or its name says it is
+// one ([CredentialName]: token, secret, passw, api_key, auth, …), unless
+// the value is empty, a boolean or a small number.
+//
 // # Caveats
 //
 //   - Input that is not scanned returns an [*UnscannableError] (matching

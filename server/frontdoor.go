@@ -24,6 +24,12 @@ type FrontDoorOptions struct {
 	// Tokens, when not empty, are the bearer tokens a request must carry
 	// one of; its owner becomes the request's [Caller].Owner.
 	Tokens []config.Token
+	// TokensNow, when not nil, replaces Tokens: it is asked on every
+	// request for the tokens in force ([config.TokenSet.Tokens]: the
+	// tokens file re-read when it changes), so a token revoked is refused
+	// from the next request on. A token is then always required, even
+	// when none is left. It must be cheap.
+	TokensNow func() []config.Token
 	// AllowedOrigins are the Origin values allowed besides loopback ones
 	// ([http] allowed_origins); "*" allows any.
 	AllowedOrigins []string
@@ -98,9 +104,13 @@ func FrontDoor(opts FrontDoorOptions, next http.Handler) http.Handler {
 			return
 		}
 		owner := ""
-		if len(opts.Tokens) > 0 {
+		tokens := opts.Tokens
+		if opts.TokensNow != nil {
+			tokens = opts.TokensNow()
+		}
+		if len(tokens) > 0 || opts.TokensNow != nil {
 			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-				owner = OwnerOfToken(opts.Tokens, tok)
+				owner = OwnerOfToken(tokens, tok)
 			}
 			if owner == "" {
 				rf.note(opts.Log, r)

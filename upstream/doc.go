@@ -45,7 +45,9 @@
 //     text/event-stream) answered by JSON or an event stream; the session
 //     id of the initialize answer and the negotiated protocol version go
 //     on every later request; a GET listening stream carries what belongs
-//     to no call; a broken stream is resumed with Last-Event-ID after the
+//     to no call (a server that answers that GET with 405, or with 404
+//     outside a session, has none: that is logged once at INFO, without
+//     the answer's body, and not asked again); a broken stream is resumed with Last-Event-ID after the
 //     server's retry time; the session is DELETEd on Close. A 404 to a
 //     request in a session means the server lost it (it restarted):
 //     [Upstream] re-initializes at once and re-sends that request once,

@@ -48,8 +48,9 @@ const (
 	maxListenBackoff = 30 * time.Second
 )
 
-// errNoListenStream means the server offers no GET stream (405): it only
-// talks within requests, which is allowed.
+// errNoListenStream means the server offers no GET stream (405, or 404
+// when there is no session the 404 could mean lost, or an answer that is
+// not an event stream): it only talks within requests, which is allowed.
 var errNoListenStream = errors.New("the server offers no listening stream")
 
 // httpConn speaks streamable HTTP. Like the other transports it hands
@@ -522,12 +523,15 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 		return nil, err
 	}
 	switch {
-	case resp.StatusCode == http.StatusMethodNotAllowed:
-		resp.Body.Close()
-		return nil, errNoListenStream
 	case resp.StatusCode == http.StatusNotFound && session != "":
 		resp.Body.Close()
 		return nil, c.expire("GET", session)
+	case resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotFound:
+		// 405 is the spec's "no stream here"; many servers without one
+		// answer 404 (an HTML page) instead. Either way there is nothing
+		// to retry, and the body says nothing the log needs.
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: GET answered %s", errNoListenStream, resp.Status)
 	}
 	if err := httpStatusError(resp); err != nil {
 		resp.Body.Close()
@@ -557,7 +561,9 @@ func (c *httpConn) listen() {
 			case c.ctx.Err() != nil, errors.Is(err, ErrSessionExpired):
 				return
 			case errors.Is(err, errNoListenStream):
-				c.log.Debug("upstream has no listening stream", "server", c.name, "error", err)
+				// Said once: the stream is not asked for again on this
+				// connection.
+				c.log.Info("upstream offers no listening stream: its notifications and requests come only within calls", "reason", err)
 				return
 			case isDialError(err):
 				c.lost("GET", err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,54 @@ func TestInitLeavesOutItself(t *testing.T) {
 	}
 	if all := stdout + stderr; !strings.Contains(all, `"scratchpad" runs scratchpad-mcp itself: left out`) || !strings.Contains(all, `"npx-scratchpad" runs scratchpad-mcp itself`) {
 		t.Errorf("init does not say what it left out:\n%s", all)
+	}
+}
+
+// TestInitLeavesOutItselfUnderAnotherName (issue 38 item 9): an entry
+// that runs this very executable under another name — a symlink by its
+// path, the same link found on PATH, a path given as an argument — is
+// left out too; another program is kept.
+func TestInitLeavesOutItselfUnderAnotherName(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	link := filepath.Join(bin, "my-proxy")
+	if err := os.Symlink(self, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, tc := range []struct {
+		name, entry string
+		left        bool
+	}{
+		{"by path", `{"command": ` + strconv.Quote(link) + `, "args": ["serve"]}`, true},
+		{"on PATH", `{"command": "my-proxy", "args": ["serve"]}`, true},
+		{"as an argument", `{"command": "env", "args": ["A=1", ` + strconv.Quote(link) + `, "serve"]}`, true},
+		{"another program", `{"command": ` + strconv.Quote(sh) + `, "args": ["-c", "exit 0"]}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			from, out := filepath.Join(dir, "client.json"), filepath.Join(dir, "scratchpad.toml")
+			if err := os.WriteFile(from, []byte(`{"mcpServers": {"entry": `+tc.entry+`}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, "init", "--from", from, "--out", out)
+			b, _ := os.ReadFile(out)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			said := strings.Contains(stderr, `"entry" runs scratchpad-mcp itself: left out`)
+			mounted := strings.Contains(string(b), "[mcp.servers.entry]")
+			if said != tc.left || mounted == tc.left {
+				t.Errorf("left out: said %v, mounted %v; want left out %v\n%s\n%s", said, mounted, tc.left, stderr, b)
+			}
+		})
 	}
 }
 

@@ -459,3 +459,56 @@ token = "`+tokens["mallory"]+`"
 		t.Errorf("the log was not captured:\n%s", logged)
 	}
 }
+
+// TestAuthStatusBesideAnUnsetEnv (issue 38 item 6): a server whose table
+// needs an unset {{ env.X }} does not stop `auth status` for the others;
+// the row or the line of that server names the variable, and a login to
+// it says which one to set. Nor does a tokens file not made yet.
+func TestAuthStatusBesideAnUnsetEnv(t *testing.T) {
+	cfgPath, _ := writeConfig(t, `
+[http]
+tokens_file = "tokens-not-made-yet.toml"
+
+[mcp.servers.remote]
+transport = "http_streamable"
+url = "https://mcp.example.com/mcp"
+
+[mcp.servers.remote.auth]
+type = "oauth"
+
+[mcp.servers.db]
+transport = "stdio"
+cmd = ["db-mcp"]
+env = { DB_URL = "{{ env.SPM_TEST_UNSET_DB_URL }}" }
+
+[mcp.servers.vault]
+transport = "http_streamable"
+url = "https://{{ env.SPM_TEST_UNSET_VAULT_HOST }}/mcp"
+
+[mcp.servers.vault.auth]
+type = "oauth"
+`)
+	env := []string{"SCRATCHPAD_MCP_AUTH_DIR=" + filepath.Join(t.TempDir(), "auth")}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"status"}, 0, []string{"remote", "not logged in", "vault", "NOT LOADED: needs environment variable SPM_TEST_UNSET_VAULT_HOST (not set)", "db needs environment variable SPM_TEST_UNSET_DB_URL (not set)"}},
+		{[]string{"status", "remote"}, 0, []string{"remote", "not logged in"}},
+		{[]string{"status", "vault"}, 0, []string{"vault", "NOT LOADED: needs environment variable SPM_TEST_UNSET_VAULT_HOST"}},
+		{[]string{"login", "vault"}, 1, []string{`server "vault" needs environment variable SPM_TEST_UNSET_VAULT_HOST (not set)`}},
+	} {
+		args := append([]string{"auth", tc.args[0], "--config", cfgPath}, tc.args[1:]...)
+		code, out := runBin(t, env, args...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, out)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q\n%s", tc.args, w, out)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -75,7 +76,7 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
+	cfg, err := loadAuthConfig(*cfgPath)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -84,10 +85,13 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	defer done()
-	servers, err := authServers(cfg, names)
+	servers, unset, err := authServers(cfg, names)
 	if err != nil {
 		fmt.Fprintf(stderr, "scratchpad-mcp auth %s: %v\n", sub, err)
 		return 2
+	}
+	if sub != "status" && len(unset) > 0 {
+		return fail("%s: server %q needs %s", configName(cfg), unset[0].Name, missingEnv(unset[0]))
 	}
 	log := slog.New(slog.DiscardHandler)
 	if *owner != "" {
@@ -146,14 +150,45 @@ func runAuth(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sc.Name, sc.Auth.Grant, state, scope, exp)
 	}
+	for _, sk := range unset {
+		fmt.Fprintf(tw, "%s\t-\tNOT LOADED: needs %s\t-\t-\n", sk.Name, missingEnv(sk))
+	}
 	tw.Flush()
+	// The servers this command does not concern are said too: a serve
+	// with this environment would stop at them.
+	for _, sk := range cfg.Skipped {
+		if !slices.ContainsFunc(unset, func(u config.SkippedServer) bool { return u.Name == sk.Name }) {
+			fmt.Fprintf(stdout, "not loaded (no [auth], not needed here): %s needs %s\n", sk.Name, missingEnv(sk))
+		}
+	}
 	fmt.Fprintf(stdout, "\ntokens: %s\n", store)
 	return 0
 }
 
+// loadAuthConfig is [loadConfig] where a server whose table needs an
+// unset environment variable is left out ([config.Options].SkipServersWithUnsetEnv):
+// one server's missing secret does not stop the status of the others; nor
+// does a tokens file not made yet (bearer tokens are not auth's business).
+func loadAuthConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return config.Default(), nil
+	}
+	return config.LoadWith(path, &config.Options{SkipServersWithUnsetEnv: true, TokensFileMayBeMissing: true})
+}
+
+// missingEnv says what a skipped server lacks: "environment variable X
+// (not set)" or "environment variables X, Y (not set)".
+func missingEnv(sk config.SkippedServer) string {
+	if len(sk.MissingEnv) == 1 {
+		return "environment variable " + sk.MissingEnv[0] + " (not set)"
+	}
+	return "environment variables " + strings.Join(sk.MissingEnv, ", ") + " (not set)"
+}
+
 // authServers are the servers named (all with [auth] when none is), each
-// checked to have an [auth] table.
-func authServers(cfg *config.Config, names []string) ([]config.Server, error) {
+// checked to have an [auth] table, and the ones of those the config left
+// out for an unset environment variable.
+func authServers(cfg *config.Config, names []string) ([]config.Server, []config.SkippedServer, error) {
 	var withAuth []string
 	var all []config.Server
 	for _, sc := range cfg.Servers {
@@ -162,26 +197,43 @@ func authServers(cfg *config.Config, names []string) ([]config.Server, error) {
 			all = append(all, sc)
 		}
 	}
-	if len(names) == 0 {
-		if len(all) == 0 {
-			return nil, fmt.Errorf("%s: no server has an [mcp.servers.NAME.auth] table", configName(cfg))
+	skipped := func(name string) (config.SkippedServer, bool) {
+		i := slices.IndexFunc(cfg.Skipped, func(sk config.SkippedServer) bool { return sk.Name == name })
+		if i < 0 {
+			return config.SkippedServer{}, false
 		}
-		return all, nil
+		return cfg.Skipped[i], true
+	}
+	var unset []config.SkippedServer
+	if len(names) == 0 {
+		for _, sk := range cfg.Skipped {
+			if sk.Auth {
+				unset = append(unset, sk)
+			}
+		}
+		if len(all) == 0 && len(unset) == 0 {
+			return nil, nil, fmt.Errorf("%s: no server has an [mcp.servers.NAME.auth] table", configName(cfg))
+		}
+		return all, unset, nil
 	}
 	var out []config.Server
 	for _, n := range names {
+		if sk, ok := skipped(n); ok {
+			unset = append(unset, sk)
+			continue
+		}
 		sc := cfg.Server(n)
 		switch {
 		case sc == nil && len(withAuth) > 0:
-			return nil, fmt.Errorf("%s: no server %q (servers with [auth]: %s)", configName(cfg), n, strings.Join(withAuth, ", "))
+			return nil, nil, fmt.Errorf("%s: no server %q (servers with [auth]: %s)", configName(cfg), n, strings.Join(withAuth, ", "))
 		case sc == nil:
-			return nil, fmt.Errorf("%s: no server %q (and none has an [auth] table; pass --config?)", configName(cfg), n)
+			return nil, nil, fmt.Errorf("%s: no server %q (and none has an [auth] table; pass --config?)", configName(cfg), n)
 		case sc.Auth == nil:
-			return nil, fmt.Errorf("%s: server %q has no [mcp.servers.%s.auth] table: it needs no login", configName(cfg), n, n)
+			return nil, nil, fmt.Errorf("%s: server %q has no [mcp.servers.%s.auth] table: it needs no login", configName(cfg), n, n)
 		}
 		out = append(out, *sc)
 	}
-	return out, nil
+	return out, unset, nil
 }
 
 // authState is a status in a word or three, for `auth status` and doctor.

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
 func init() {
@@ -280,38 +283,113 @@ func convertClientConfig(data []byte) (*conversion, error) {
 
 // runsItself reports whether a client's server entry runs scratchpad-mcp:
 // its command, or an argument (npx scratchpad-mcp, a path to the binary),
-// is named scratchpad-mcp.
+// is named scratchpad-mcp, or is this very executable under another name
+// or path (a symlink, a copy's hard link, a command on PATH): the files
+// are compared with [os.SameFile].
 func runsItself(cs clientServer) bool {
-	for _, a := range append([]string{cs.Command}, cs.Args...) {
+	self, err := os.Executable()
+	var selfInfo os.FileInfo
+	if err == nil {
+		selfInfo, _ = os.Stat(self)
+	}
+	for i, a := range append([]string{cs.Command}, cs.Args...) {
 		base := strings.TrimSuffix(filepath.Base(filepath.FromSlash(a)), ".exe")
 		if base == "scratchpad-mcp" || strings.HasPrefix(base, "scratchpad-mcp@") {
+			return true
+		}
+		// The command is looked up as the client would (PATH); an
+		// argument only when it is a path (npx's package names are not).
+		if selfInfo == nil || a == "" || i > 0 && !strings.ContainsRune(filepath.FromSlash(a), filepath.Separator) {
+			continue
+		}
+		p := a
+		if i == 0 {
+			if p, err = exec.LookPath(a); err != nil {
+				continue
+			}
+		}
+		if fi, err := os.Stat(p); err == nil && os.SameFile(fi, selfInfo) {
 			return true
 		}
 	}
 	return false
 }
 
-// secretKey names env variables and headers whose values are secrets.
-var secretKey = regexp.MustCompile(`(?i)token|secret|passw|api[_-]?key|auth|credential|private|session|cookie`)
-
-// secretValue matches values that are secrets whatever they are named:
-// well-known token prefixes, and credentials after an auth scheme.
-var secretValue = regexp.MustCompile(`^(?:(?:Bearer|Basic|Token)\s+\S{8,}|gh[pousr]_\w{10,}|github_pat_\w{10,}|sk-\S{10,}|sk_(?:live|test)_\w{10,}|xox[abposr]-\S{10,}|glpat-\S{10,}|AKIA[0-9A-Z]{12,})$`)
-
-// secret keeps a secret value out of the written config: it is replaced
-// by {{ env.VAR }} (after the scheme of "Bearer …"), and the variable is
-// listed for the user to set where scratchpad-mcp runs. A value that
-// already is a placeholder, or is short, stays.
+// secret keeps a credential out of the written config: a value that
+// [redact.LooksLikeCredential] says is one, by its name or by itself
+// (the one rule for env values, headers and URL query parameters), is
+// replaced by {{ env.VAR }} (after the scheme of "Bearer …"), and the
+// variable is listed for the user to set where scratchpad-mcp runs. A
+// value that already is a placeholder stays.
 func (c *conversion) secret(server, key, envVar, v string) string {
-	if strings.Contains(v, "{{") || len(v) < 8 || !secretKey.MatchString(key) && !secretValue.MatchString(v) {
+	if strings.Contains(v, "{{") || !redact.LooksLikeCredential(key, v) {
 		return v
 	}
+	return c.moveToEnv(server, key, envVar, v)
+}
+
+// moveToEnv is v replaced by {{ env.envVar }}, recorded in c.Secrets.
+func (c *conversion) moveToEnv(server, what, envVar, v string) string {
 	repl := "{{ env." + envVar + " }}"
 	if scheme, rest, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "Token")) && rest != "" {
 		repl = scheme + " " + repl
 	}
-	c.Secrets = append(c.Secrets, fmt.Sprintf("%s (%s of server %q)", envVar, key, server))
+	c.Secrets = append(c.Secrets, fmt.Sprintf("%s (%s of server %q)", envVar, what, server))
 	return repl
+}
+
+// secretURL keeps the credentials of a server's URL out of the written
+// config: the userinfo's password always, a user name that
+// [config.SecretSegment] or [redact.Credential] takes for one, and every
+// query parameter by [conversion.secret]'s rule. It works on the raw
+// text (the URL may already hold {{ env.NAME }}), so what is not a
+// credential stays byte for byte.
+func (c *conversion) secretURL(server, raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, tail := rest[:end], rest[end:]
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 && !strings.Contains(authority[:at], "{{") {
+		user, host := authority[:at], authority[at:]
+		if name, pw, hasPW := strings.Cut(user, ":"); hasPW && pw != "" {
+			user = name + ":" + c.moveToEnv(server, "the password in its url", envName(server, "password"), pw)
+		} else if !hasPW && (config.SecretSegment(unescape(name)) || redact.Credential(unescape(name))) {
+			user = c.moveToEnv(server, "the user name in its url", envName(server, "url_user"), name)
+		}
+		authority = user + host
+	}
+	path, query, hasQ := strings.Cut(tail, "?")
+	if hasQ {
+		query, frag, hasF := strings.Cut(query, "#")
+		params := strings.Split(query, "&")
+		for i, kv := range params {
+			k, v, _ := strings.Cut(kv, "=")
+			if v != "" {
+				params[i] = k + "=" + c.secret(server, "query parameter "+unescape(k), envName(server, unescape(k)), unescape(v))
+				if params[i] == k+"="+unescape(v) {
+					params[i] = kv // not a credential: as it was written
+				}
+			}
+		}
+		tail = path + "?" + strings.Join(params, "&")
+		if hasF {
+			tail += "#" + frag
+		}
+	}
+	return scheme + "://" + authority + tail
+}
+
+// unescape is s with URL escapes decoded, or s when it has a bad one.
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // envName is the variable a secret header of server is read from:
@@ -368,7 +446,7 @@ func convertServer(conv *conversion, name string, cs clientServer) (convertedSer
 		default:
 			return s, fmt.Errorf("unknown type %q for a url server (want sse or http)", cs.Type)
 		}
-		s.URL = conv.placeholders(name, cs.URL)
+		s.URL = conv.secretURL(name, conv.placeholders(name, cs.URL))
 		if len(cs.Headers) > 0 {
 			s.Headers = map[string]string{}
 			for k, v := range cs.Headers {

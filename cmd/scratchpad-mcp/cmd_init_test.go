@@ -329,3 +329,71 @@ func TestInitMarksOAuthCandidates(t *testing.T) {
 		t.Errorf("linear's auth = %+v", a)
 	}
 }
+
+// TestInitKeepsEveryCredentialOut (issue 38 item 8): one rule for every
+// value that looks like a credential — env values (short ones too),
+// headers, URL query parameters, the URL's password and a token as its
+// user name — each becomes {{ env.VAR }}, listed on stdout; settings stay
+// as written. Set to the old values, the file loads back to the client's
+// servers.
+func TestInitKeepsEveryCredentialOut(t *testing.T) {
+	const ghp = "ghp_0123456789abcdefABCDEF0123456789abcd"
+	client := `{"mcpServers": {
+		"db": {"command": "db-mcp", "env": {"DB_PASSWORD": "hunter2", "NODE_ENV": "production", "AUTH_ENABLED": "true", "NOTE": "` + ghp + `"}},
+		"search": {"url": "https://search.example.com/mcp?api_key=abc123&region=eu-west-1"},
+		"basic": {"url": "https://bob:pw1@basic.example.com/mcp", "headers": {"X-Api-Key": "k-42", "Accept-Language": "en"}},
+		"git": {"url": "https://` + ghp + `@git.example.com/mcp"}
+	}}`
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "client.json"), filepath.Join(dir, "scratchpad.toml")
+	if err := os.WriteFile(in, []byte(client), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "init", "--from", in, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", "abc123", "pw1", "k-42", ghp} {
+		if strings.Contains(string(text), secret) {
+			t.Errorf("the written config holds %q in clear:\n%s", secret, text)
+		}
+	}
+	vars := map[string]string{
+		"DB_PASSWORD": "hunter2", "NOTE": ghp, "SEARCH_API_KEY": "abc123",
+		"BASIC_PASSWORD": "pw1", "BASIC_API_KEY": "k-42", "GIT_URL_USER": ghp,
+	}
+	for _, kept := range []string{`NODE_ENV = "production"`, `AUTH_ENABLED = "true"`, "region=eu-west-1", `Accept-Language = "en"`} {
+		if !strings.Contains(string(text), kept) {
+			t.Errorf("the written config lacks %s:\n%s", kept, text)
+		}
+	}
+	for v := range vars {
+		if !strings.Contains(stdout, "  "+v+" (") {
+			t.Errorf("stdout does not list %s:\n%s", v, stdout)
+		}
+	}
+	cfg, err := config.LoadWith(out, &config.Options{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	want := map[string]string{
+		"search": "https://search.example.com/mcp?api_key=abc123&region=eu-west-1",
+		"basic":  "https://bob:pw1@basic.example.com/mcp",
+		"git":    "https://" + ghp + "@git.example.com/mcp",
+	}
+	for name, u := range want {
+		if s := cfg.Server(name); s == nil || s.URL != u {
+			t.Errorf("server %s: %+v, want url %s", name, s, u)
+		}
+	}
+	if db := cfg.Server("db"); db == nil || db.Env["DB_PASSWORD"] != "hunter2" || db.Env["NOTE"] != ghp {
+		t.Errorf("db: %+v", db)
+	}
+	if b := cfg.Server("basic"); b == nil || b.Headers["X-Api-Key"] != "k-42" {
+		t.Errorf("basic: %+v", b)
+	}
+}

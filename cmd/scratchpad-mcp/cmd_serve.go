@@ -263,6 +263,10 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	if a.web != nil {
 		fd.WebLogins = a.web
 	}
+	if a.cfg.HTTP.TokensFile != "" && len(a.cfg.HTTP.Tokens) > 0 {
+		// token add / token revoke take effect without a restart.
+		fd.TokensNow = config.NewTokenSet(a.cfg, a.log).Tokens
+	}
 	handler := server.FrontDoor(fd, mux)
 	// With tokens, connections no request has proven with a valid token
 	// hold a bounded share of max_connections: a flood of silent sockets

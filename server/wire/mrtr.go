@@ -22,9 +22,13 @@ type InputRequired struct {
 }
 
 // ParseResultType is a result's resultType; "complete" when it has none
-// (a 2025 result, or a server that leaves it out).
+// (a 2025 result, or a server that leaves it out). raw must be valid JSON
+// (every result is validated where it is read: the upstream client, our
+// own encoder): it is not validated again, since a result may be
+// hundreds of megabytes and this is asked of each on the hot path; on
+// other input the answer is only as good as [jsonscan.Lookup]'s.
 func ParseResultType(raw []byte) string {
-	if v, ok := member(raw, "resultType"); ok && isString(v) {
+	if v, ok := jsonscan.Lookup(raw, "resultType"); ok && isString(v) {
 		return jsonscan.Unquote(v)
 	}
 	return ResultComplete

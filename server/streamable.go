@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 )
 
 // The streamable HTTP transport's server side is our own, not go-sdk's
@@ -176,10 +177,14 @@ func (hs *httpSession) end(why error) {
 // place back.
 func (h *httpHandler) forget(hs *httpSession) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.sessions[hs.conn.id] == hs {
+	gone := h.sessions[hs.conn.id] == hs
+	if gone {
 		delete(h.sessions, hs.conn.id)
 		h.release(hs.se.owner)
+	}
+	h.mu.Unlock()
+	if gone {
+		h.unclaim(hs.se.owner, hs.conn.id) // claims.go
 	}
 }
 
@@ -287,6 +292,13 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		if hs, err = h.create(r); err != nil {
+			if errors.Is(err, state.ErrUnavailable) {
+				// The message names [cluster] redis_url, never its password.
+				h.s.log.Warn("session refused", "owner", ownerOf(r), "error", err)
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 			if errors.Is(err, ErrTooManySessions) {
 				h.s.log.Warn("session refused", "owner", ownerOf(r), "error", err)
 				w.Header().Set("Retry-After", "30")
@@ -401,6 +413,15 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 			h.release(owner)
 		}
 		h.mu.Unlock()
+	}()
+	// Counted across the replicas too (claims.go).
+	if err := h.claim(r.Context(), owner, id, st != nil); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			h.unclaim(owner, id)
+		}
 	}()
 	se, err := h.s.newSession(SessionInfo{ID: id, Request: r})
 	if err != nil {

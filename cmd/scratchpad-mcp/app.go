@@ -150,6 +150,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		Name: "scratchpad-mcp", Version: versionString(), Instructions: agents.Instructions(cfg.Agent), Logger: log,
 		Proxy:          a.proxy,
 		State:          a.state,
+		Lease:          cfg.Cluster.Lease,
 		Session:        a.session,
 		InitializeMeta: agents.LimitsMeta(cfg.Agent),
 		StartUpstreams: start,

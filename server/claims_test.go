@@ -47,7 +47,8 @@ func TestSessionBoundsAcrossReplicas(t *testing.T) {
 	}
 	bounds := StreamableHTTPOptions{MaxSessions: 3, MaxSessionsPerOwner: 2}
 	stA := mk()
-	a, b := replicaWith(t, stA, "a", lease, bounds), replicaWith(t, mk(), "b", lease, bounds)
+	a, _ := replicaWith(t, stA, "a", lease, bounds)
+	b, _ := replicaWith(t, mk(), "b", lease, bounds)
 	must := func(base, owner string, want int) string {
 		t.Helper()
 		code, sid := initialize(t, base, owner)

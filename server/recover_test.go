@@ -25,12 +25,13 @@ import (
 // proxy and sessions, sharing st with the others.
 func replica(t *testing.T, st state.Store, name string) *httptest.Server {
 	t.Helper()
-	return replicaWith(t, st, name, 0, StreamableHTTPOptions{})
+	ts, _ := replicaWith(t, st, name, 0, StreamableHTTPOptions{})
+	return ts
 }
 
 // replicaWith is [replica] with a claim lease ([Options].Lease) and
 // transport options of its own.
-func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration, hopts StreamableHTTPOptions) *httptest.Server {
+func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration, hopts StreamableHTTPOptions) (*httptest.Server, *Server) {
 	t.Helper()
 	dir := t.TempDir()
 	px := proxy.New(proxy.Options{Logger: quietLog(),
@@ -53,7 +54,7 @@ func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration,
 		cancel()
 		px.Close()
 	})
-	return ts
+	return ts, srv
 }
 
 // roundRobin sends each request to the next replica, as a load balancer

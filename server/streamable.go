@@ -163,6 +163,7 @@ func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
 	hs.end(ErrSessionEnded)
 	h.forget(hs)
 	h.forgetRecord(hs.conn.id)
+	h.publishEnd(hs.se.owner, hs.conn.id) // the other replicas' copies end too (relay.go)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -219,6 +220,8 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 		return // replayed a stream that is over
 	}
 	defer s.leave(w)
+	// What other replicas' copies of the session send it (relay.go).
+	defer h.listenStream(r.Context(), hs)()
 	h.hang(r, hs.conn, release)
 }
 
@@ -433,7 +436,12 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	se.clientGone = c.clientGone
 	hs = &httpSession{conn: c, se: se}
 	se.changed = func(ctx context.Context) { h.keep(ctx, hs) }
+	ended, endListen := context.WithCancel(context.Background())
+	if h.replicated() {
+		c.relay = h.relayTo(owner, id)
+	}
 	c.onClose = func() {
+		endListen()
 		se.stop(ErrSessionEnded)
 		h.forget(hs)
 		hs.mu.Lock()
@@ -465,6 +473,9 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	}
 	h.sessions[c.id] = hs
 	h.mu.Unlock()
+	if h.replicated() {
+		h.listenEnd(ended, hs) // a DELETE on another replica ends this copy (relay.go)
+	}
 	return hs, nil
 }
 

@@ -24,11 +24,14 @@ const testLease = 2 * time.Second
 
 // replica is a registry on its own memory_dir sharing url's Redis, as a
 // replica on another host; its store is closed when t ends.
-func replica(t *testing.T, url, owner string) (*Registry, *state.Redis) {
+func replica(t *testing.T, url string, tweak ...func(*config.Config)) (*Registry, *state.Redis) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.MemoryDir = t.TempDir()
 	cfg.Cluster = config.Cluster{RedisURL: url, Prefix: "live-test", Lease: testLease}
+	for _, f := range tweak {
+		f(cfg)
+	}
 	st, err := state.NewRedis(state.RedisOptions{URL: url, Prefix: "live-test", MemoryDir: cfg.MemoryDir, Lease: testLease, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -58,8 +61,8 @@ func TestSweepKeepsRunLiveOnAnotherReplica(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url := testredis.Start(t).URL()
 			const owner = "alice"
-			a, stA := replica(t, url, owner)
-			b, _ := replica(t, url, owner)
+			a, stA := replica(t, url)
+			b, _ := replica(t, url)
 			id := Identity{Agent: "w1", Role: RoleWorker, Run: "r1", Iteration: 1, Owner: owner}
 			if _, err := a.Resolve(sessionCtx(t, a, "sa", id)); err != nil {
 				t.Fatal(err)

@@ -402,7 +402,7 @@ func (a *Agent) Divert() *divert.Agent {
 		Structured: a.Settings.Scratchpad.ResultView == config.ViewStructured,
 	}
 	if st := a.reg.opts.State; st.Replicated() {
-		d.Blobs = st
+		d.Blobs = sharedQuota{st: st, owner: a.ID.Owner, max: a.reg.opts.Config.Retention.OwnerMaxBytes}
 		d.BlobTTL = a.reg.opts.Config.Retention.MaxAge // 0: kept, as the files are
 	}
 	return d

@@ -34,6 +34,13 @@ type Leases interface {
 	// than limit live members are in set (or member already holds one);
 	// ok is false when the set is full. It is atomic across replicas.
 	Claim(ctx context.Context, set, member string, ttl time.Duration, limit int) (ok bool, err error)
+	// ClaimSize is a claim bounded by size rather than count: member
+	// holds size units in set until ttl from now (0: until claimed
+	// again), admitted only if the live claims' sizes, member's own
+	// earlier one left out, plus size stay within limit; total is the
+	// set's sum after the claim, or now when refused (ok false). It is
+	// atomic across replicas (sizes.go).
+	ClaimSize(ctx context.Context, set, member string, size int64, ttl time.Duration, limit int64) (total int64, ok bool, err error)
 }
 
 func checkTTL(ttl time.Duration) error {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 )
@@ -108,7 +109,7 @@ func (q sharedQuota) PutBlob(ctx context.Context, name string, data []byte, ttl 
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("%w: this owner stores %s on the replicas and its bound is %s ([retention] owner_max_bytes), so this output of %s was not stored; delete finished runs or wait for old outputs to expire (max_age)", ErrOwnerFull, config.SizeText(total), config.SizeText(q.max), config.SizeText(n))
+			return refusal{fmt.Errorf("%w: this owner stores %s on the replicas and its bound is %s ([retention] owner_max_bytes), so this output of %s was not stored; delete finished runs or wait for old outputs to expire (max_age)", ErrOwnerFull, config.SizeText(total), config.SizeText(q.max), config.SizeText(n))}
 		}
 		if err := q.st.PutBlob(ctx, name, data, ttl); err != nil {
 			// Not kept: its claim holds nothing (best effort; it
@@ -120,3 +121,10 @@ func (q sharedQuota) PutBlob(ctx context.Context, name string, data []byte, ttl 
 	}
 	return q.st.PutBlob(ctx, name, data, ttl)
 }
+
+// refusal is an error divert tells the model as a refusal
+// ([divert.ErrRefused]), not as a store to call again once it answers.
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error      { return r.error }
+func (refusal) Is(target error) bool { return target == divert.ErrRefused }

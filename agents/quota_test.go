@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
@@ -92,6 +94,13 @@ func TestOwnerBoundAcrossReplicas(t *testing.T) {
 		if c.full && !strings.Contains(err.Error(), "owner_max_bytes") {
 			t.Fatalf("%s: the error does not name the bound: %v", c.why, err)
 		}
+	}
+	// Through divert, as a tool's output: refused, and the model is told
+	// the bound, not to call again once the store answers.
+	res := []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("word ", 30) + `"}]}`)
+	out, err := divert.Decide(divert.Call{Server: "s", Tool: "t", Threshold: 10, Result: res}, aliceA.Divert(), divert.Options{Logger: slog.New(slog.DiscardHandler)})
+	if text := string(out.Result); err != nil || out.Diverted || !strings.Contains(text, "was not stored") || !strings.Contains(text, "owner_max_bytes") || strings.Contains(text, "could not be shared") {
+		t.Fatalf("a divert past the replicas' bound: %v, diverted %v: %s", err, out.Diverted, out.Result)
 	}
 	testwait.For(t, "the expired output's bytes freed", func() bool { return put(aliceA, "z.json", 100, 0) == nil })
 }

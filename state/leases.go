@@ -39,7 +39,7 @@ type Leases interface {
 	// again), admitted only if the live claims' sizes, member's own
 	// earlier one left out, plus size stay within limit; total is the
 	// set's sum after the claim, or now when refused (ok false). It is
-	// atomic across replicas (sizes.go).
+	// atomic across replicas (sizes.go). Member "" is [ErrEmptyMember].
 	ClaimSize(ctx context.Context, set, member string, size int64, ttl time.Duration, limit int64) (total int64, ok bool, err error)
 }
 

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -16,7 +17,14 @@ import (
 // the running total, so a claim costs the members that expired since the
 // last one, not a walk of all of them.
 
-func checkSizeTTL(ttl time.Duration) error {
+// ErrEmptyMember is returned by [Leases.ClaimSize] for member "": the
+// name [Redis] keeps a set's running total under.
+var ErrEmptyMember = errors.New("state: a size claim needs a member name")
+
+func checkSizeClaim(member string, ttl time.Duration) error {
+	if member == "" {
+		return ErrEmptyMember
+	}
 	if ttl == 0 {
 		return nil
 	}
@@ -36,7 +44,7 @@ type sizeClaim struct {
 
 // ClaimSize implements [Leases.ClaimSize].
 func (l *Local) ClaimSize(_ context.Context, set, member string, size int64, ttl time.Duration, limit int64) (int64, bool, error) {
-	if err := checkSizeTTL(ttl); err != nil {
+	if err := checkSizeClaim(member, ttl); err != nil {
 		return 0, false, err
 	}
 	l.sizeMu.Lock()
@@ -70,12 +78,9 @@ func (l *Local) ClaimSize(_ context.Context, set, member string, size int64, ttl
 	return after, true, nil
 }
 
-// sizeTotal is the hash field holding the running total; no member is
-// "" (a stored output's name is never empty).
-const sizeTotal = ""
-
 // ARGV: member, size, ttl ms (0: none), limit. KEYS: the sorted set of
-// expiries, the hash of sizes.
+// expiries, the hash of sizes, whose field "" holds the running total (no
+// member is "": a stored output's name is never empty).
 var sizeClaimScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -99,7 +104,7 @@ return {after, 1}`)
 
 // ClaimSize implements [Leases.ClaimSize].
 func (r *Redis) ClaimSize(ctx context.Context, set, member string, size int64, ttl time.Duration, limit int64) (int64, bool, error) {
-	if err := checkSizeTTL(ttl); err != nil {
+	if err := checkSizeClaim(member, ttl); err != nil {
 		return 0, false, err
 	}
 	if limit > math.MaxInt64/2 {

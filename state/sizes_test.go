@@ -57,6 +57,9 @@ func TestClaimSize(t *testing.T) {
 			if _, _, err := a.ClaimSize(ctx, "bytes", "x", 1, -time.Second, 1000); !errors.Is(err, ErrBadTTL) {
 				t.Fatalf("negative ttl: %v", err)
 			}
+			if _, _, err := a.ClaimSize(ctx, "bytes", "", 1, 0, 1000); !errors.Is(err, ErrEmptyMember) {
+				t.Fatalf("no member: %v", err)
+			}
 		})
 	}
 }

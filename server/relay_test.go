@@ -127,12 +127,14 @@ func TestNotificationReachesGETStreamOnAnotherReplica(t *testing.T) {
 		t.Fatalf("alice's GET on A: %s", got)
 	}
 
+	sent := time.Now()
 	srvB.ElicitationComplete("alice", "login-1")
 	select {
 	case got := <-aliceGET:
 		if !strings.Contains(got, "notifications/elicitation/complete") || !strings.Contains(got, "login-1") {
 			t.Fatalf("alice's GET on A got %s", got)
 		}
+		t.Logf("B's notification on A's GET stream after %s", time.Since(sent).Round(10*time.Microsecond))
 	case <-time.After(10 * time.Second):
 		t.Fatal("B's notification for alice's session never reached her GET stream on A")
 	}

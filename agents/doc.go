@@ -34,7 +34,12 @@
 // The registry is retention's guard ([Registry.Protected],
 // [Registry.LiveRun]): it records what a live agent needs by the paths its
 // tree gives, the same paths a sweep classifies files by, so a live run of
-// any owner is kept by construction.
+// any owner is kept by construction. With a replicated store
+// ([state.Store].Replicated) each replica also holds a lease on each run
+// live there (renewed every third of [cluster] lease, released when its
+// last agent ends), and [Registry.LiveRun] asks the store too: a sweep on
+// one replica keeps a run live on another, and the run of a replica that
+// died is swept once its lease expired.
 //
 // # Caveats
 //

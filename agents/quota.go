@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 )
 
 // ErrOwnerFull is the error of a store refused because its owner holds
@@ -79,3 +83,48 @@ func treeBytes(dir string) int64 {
 	})
 	return n
 }
+
+// sharedQuota is the store stored outputs are shared through, with
+// replicas, bounded by [retention] owner_max_bytes across them: each
+// stored output is a size claim ([state.Leases].ClaimSize) named by its
+// blob's name, lasting as long as the blob (the same ttl), so the bound
+// counts what the owner keeps on the shared store whichever replica wrote
+// it; an output stored again replaces its claim rather than adding one.
+// The count of this replica's own tree ([quotas]) still bounds its disk.
+type sharedQuota struct {
+	st    state.Store
+	owner string
+	max   int64
+}
+
+// storedBytesSet is owner's set of size claims.
+func storedBytesSet(owner string) string { return layout.OwnerSegment(owner) + "stored-bytes" }
+
+// PutBlob implements divert.BlobPutter: the claim first, then the blob.
+func (q sharedQuota) PutBlob(ctx context.Context, name string, data []byte, ttl time.Duration) error {
+	if q.max > 0 && q.owner != "" {
+		n := int64(len(data))
+		total, ok, err := q.st.ClaimSize(ctx, storedBytesSet(q.owner), name, n, ttl, q.max)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return refusal{fmt.Errorf("%w: this owner stores %s on the replicas and its bound is %s ([retention] owner_max_bytes), so this output of %s was not stored; delete finished runs or wait for old outputs to expire (max_age)", ErrOwnerFull, config.SizeText(total), config.SizeText(q.max), config.SizeText(n))}
+		}
+		if err := q.st.PutBlob(ctx, name, data, ttl); err != nil {
+			// Not kept: its claim holds nothing (best effort; it
+			// expires with the blob's ttl otherwise).
+			_, _, _ = q.st.ClaimSize(ctx, storedBytesSet(q.owner), name, 0, ttl, q.max)
+			return err
+		}
+		return nil
+	}
+	return q.st.PutBlob(ctx, name, data, ttl)
+}
+
+// refusal is an error divert tells the model as a refusal
+// ([divert.ErrRefused]), not as a store to call again once it answers.
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error      { return r.error }
+func (refusal) Is(target error) bool { return target == divert.ErrRefused }

@@ -65,6 +65,8 @@ type Registry struct {
 
 	quotas *quotas // [retention] owner_max_bytes
 
+	live *liveLeases // the leases of runs live here, with a replicated store; nil alone
+
 	// exploring bounds each owner's exploration calls at once, all its
 	// agents together ([explore] max_calls_per_owner): one channel per
 	// owner, kept for the registry's life (owners are the configured
@@ -99,6 +101,9 @@ func NewRegistry(opts Options) (*Registry, error) {
 		keepPads: map[string]int{}, keepRuns: map[string]int{}, keepPointed: map[string]int{}, scratchUsers: map[string]int{},
 		quotas:    &quotas{max: opts.Config.Retention.OwnerMaxBytes, by: map[string]*ownerUse{}},
 		exploring: map[string]chan struct{}{}}
+	if opts.State.Replicated() {
+		r.live = r.newLiveLeases()
+	}
 	r.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
 		ag, err := r.Resolve(ctx)
 		if err != nil {
@@ -238,6 +243,7 @@ func (r *Registry) Resolve(ctx context.Context) (*Agent, error) {
 	r.agents[sid] = a
 	r.keep(a, 1)
 	r.mu.Unlock()
+	r.syncRun(id.Owner, id.Run)
 	r.log.Info("agent started", "agent", id.Agent, "role", id.Role, "run", id.Run, "iteration", id.Iteration, "session", sid,
 		"tokens", a.Counter.Name(), "budget", a.Budget.Total(), "carried", a.Budget.Used())
 	r.observeHeader(ctx, a)
@@ -396,7 +402,7 @@ func (a *Agent) Divert() *divert.Agent {
 		Structured: a.Settings.Scratchpad.ResultView == config.ViewStructured,
 	}
 	if st := a.reg.opts.State; st.Replicated() {
-		d.Blobs = st
+		d.Blobs = sharedQuota{st: st, owner: a.ID.Owner, max: a.reg.opts.Config.Retention.OwnerMaxBytes}
 		d.BlobTTL = a.reg.opts.Config.Retention.MaxAge // 0: kept, as the files are
 	}
 	return d
@@ -576,6 +582,7 @@ func (r *Registry) Finish(sessionID string) {
 	if a == nil {
 		return
 	}
+	r.syncRun(a.ID.Owner, a.ID.Run)
 	if a.Budget.Settled() {
 		r.finish(a)
 		return
@@ -638,6 +645,14 @@ func (r *Registry) FinishAll() {
 	for _, a := range all {
 		wg.Go(func() { r.finish(a) })
 	}
+	if r.live != nil {
+		// The server is going: its runs' leases are released, not left
+		// to expire, and no longer renewed.
+		r.live.close()
+		for _, a := range all {
+			r.syncRun(a.ID.Owner, a.ID.Run)
+		}
+	}
 	wg.Wait()
 	r.finishing.Wait()
 }
@@ -692,33 +707,45 @@ func (a *Agent) point(path string) {
 
 // Protected tells retention whether the file at path (absolute) must stay:
 // it is in a live agent's pad directory, in the artifacts of a run with a
-// live agent, or a live session was pointed to it. Part of
-// retention.Guard.
+// live agent (here, or on another replica: [Registry.LiveRun]), or a live
+// session was pointed to it. Part of retention.Guard.
 func (r *Registry) Protected(path string) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.keepPointed[path] > 0 {
+		r.mu.Unlock()
 		return true
 	}
+	var runs []string // the runs whose artifacts path may be in
 	for d := filepath.Dir(path); ; {
 		if r.keepPads[d] > 0 {
+			r.mu.Unlock()
 			return true
 		}
-		if filepath.Base(d) == layout.ArtifactsDir && r.keepRuns[filepath.Dir(d)] > 0 {
-			return true
+		if filepath.Base(d) == layout.ArtifactsDir {
+			runs = append(runs, filepath.Dir(d))
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return false
+			break
 		}
 		d = parent
 	}
+	r.mu.Unlock()
+	for _, run := range runs {
+		if r.LiveRun(run) {
+			return true
+		}
+	}
+	return false
 }
 
 // LiveRun tells retention whether the run directory dir (absolute) has a
-// live agent. Part of retention.Guard.
+// live agent: here, or, with a replicated store, on any replica (its
+// lease, [Registry.syncRun]). Part of retention.Guard.
 func (r *Registry) LiveRun(dir string) bool {
+	dir = filepath.Clean(dir)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.keepRuns[filepath.Clean(dir)] > 0
+	live := r.keepRuns[dir] > 0
+	r.mu.Unlock()
+	return live || r.liveShared(dir)
 }

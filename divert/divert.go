@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -67,6 +68,12 @@ type Agent struct {
 type BlobPutter interface {
 	PutBlob(ctx context.Context, name string, data []byte, ttl time.Duration) error
 }
+
+// ErrRefused is matched (errors.Is) by a [BlobPutter]'s error that
+// refuses a file rather than fails to share it (an owner at its bound of
+// stored data): the model is told why, not to call again once the store
+// answers.
+var ErrRefused = errors.New("storing the output was refused")
 
 // track is a.Track, or a no-op.
 func (a *Agent) track() func() {
@@ -232,7 +239,12 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	}
 	if err == nil && a.Blobs != nil {
 		stage(fmt.Sprintf("stored %s bytes; sharing them with the other replicas", commas(len(payload))))
-		if err = shareStored(a, d, st); err != nil {
+		if err = shareStored(a, d, st); errors.Is(err, ErrRefused) {
+			log.Warn("output not diverted: sharing it was refused", "server", c.Server, "tool", c.Tool, "error", err)
+			return Outcome{Result: errorResult(fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was not stored, so it was not returned either: %v.",
+				c.Tool, commas(len(payload)), commas(c.Threshold), err))}, nil
+		}
+		if err != nil {
 			log.Error("sharing a diverted output failed", "server", c.Server, "tool", c.Tool, "file", st.Name, "error", err)
 			msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was saved but could not be shared with the other replicas, so it was not returned either: %v. Call the tool again once the shared store answers.",
 				c.Tool, commas(len(payload)), commas(c.Threshold), err)

@@ -9,7 +9,8 @@
 //
 // What must stay is told by a [Guard], which the caller implements (the
 // agents registry: pads of live agents, live runs, files a live session
-// was pointed to). The package knows nothing of MCP or sessions, only
+// was pointed to; with replicas, runs live on any replica, by their
+// leases on the shared store). The package knows nothing of MCP or sessions, only
 // absolute paths; the guard is asked again right before each removal.
 //
 // Nothing is half-deleted. A file is removed with one unlink, so it is

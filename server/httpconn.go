@@ -71,6 +71,10 @@ type httpConn struct {
 	done     chan struct{} // closed by Close
 	onClose  func()
 	log      *slog.Logger // nil: nothing logged
+	// relay, when not nil, offers another replica a message for the
+	// standalone stream that no response carries here; true when a
+	// replica holding the session's GET stream took it (relay.go).
+	relay func(data []byte) bool
 
 	mu      sync.Mutex
 	closed  bool
@@ -239,6 +243,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return errSessionClosed
 	}
 	var s *httpStream
+	standalone := false
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		answers = resp.ID
 		cl := c.calls[resp.ID]
@@ -252,13 +257,20 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return fmt.Errorf("%w: the request it relates to is answered", errRejected)
 		}
 	} else {
-		s = c.streams[""]
+		s, standalone = c.streams[""], true
 	}
 	c.mu.Unlock()
 	if s == nil {
 		return fmt.Errorf("%w: no request %v is waiting for an answer", errRejected, answers.Raw())
 	}
+	return c.send(ctx, s, parts, answers, standalone && c.relay != nil)
+}
 
+// send writes parts, a message of stream s (the answer to the request
+// answers, if valid), to the response carrying s and keeps it in the
+// store. With relay, a message no response here carries is offered to
+// the replica holding the session's GET stream first.
+func (c *httpConn) send(ctx context.Context, s *httpStream, parts [][]byte, answers jsonrpc.ID, relay bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var eventID string
@@ -278,6 +290,12 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				c.log.Debug("stream write failed: the client's stream is dropped", "session", c.id, "stream", s.id, "error", err)
 			}
 		}
+	}
+	if s.w == nil && relay && c.relay(join(parts)) {
+		// Another replica's GET stream took it: not to be caught up on
+		// here too.
+		written = true
+		s.written = s.next
 	}
 	if s.w == nil {
 		s.orphaned()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,16 +25,24 @@ import (
 // proxy and sessions, sharing st with the others.
 func replica(t *testing.T, st state.Store, name string) *httptest.Server {
 	t.Helper()
+	ts, _ := replicaWith(t, st, name, 0, StreamableHTTPOptions{})
+	return ts
+}
+
+// replicaWith is [replica] with a claim lease ([Options].Lease) and
+// transport options of its own.
+func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration, hopts StreamableHTTPOptions) (*httptest.Server, *Server) {
+	t.Helper()
 	dir := t.TempDir()
 	px := proxy.New(proxy.Options{Logger: quietLog(),
 		Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{Dir: dir}, nil }})
 	who := tool.Def{Name: "who", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(context.Context, json.RawMessage) tool.Result { return tool.Text(name) }}
-	srv := New(Options{Proxy: px, Logger: quietLog(), State: st,
+	srv := New(Options{Proxy: px, Logger: quietLog(), State: st, Lease: lease,
 		Session: func(SessionInfo) (*Own, error) { return &Own{Tools: []tool.Def{who}}, nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	px.Start(ctx, nil)
-	h := srv.StreamableHTTP(StreamableHTTPOptions{})
+	h := srv.StreamableHTTP(hopts)
 	// The owner, as a front door would put it (a test header here).
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), Caller{Owner: r.Header.Get("X-Test-Owner")})))
@@ -45,7 +54,7 @@ func replica(t *testing.T, st state.Store, name string) *httptest.Server {
 		cancel()
 		px.Close()
 	})
-	return ts
+	return ts, srv
 }
 
 // roundRobin sends each request to the next replica, as a load balancer

@@ -31,6 +31,10 @@ type Options struct {
 	// 2025 sessions, their owners' counts, notifications between
 	// replicas. nil means a [state.Local] of this process.
 	State state.Store
+	// Lease is how long a replica's claim on a session lasts without
+	// renewal ([cluster] lease): the claims of a replica that dies expire
+	// after it. 0 means [DefaultLease].
+	Lease time.Duration
 	// Session says what one client session gets of the server's own: its
 	// tools, resources and prompts, and what their handlers need in their
 	// context. It is called when a session is created (over HTTP, with
@@ -310,7 +314,9 @@ type StreamableHTTPOptions struct {
 	// MaxSessionsPerOwner those of one owner (a bearer token's; all
 	// sessions without tokens): an initialize past either is answered 429
 	// naming the limit. 0 means [DefaultMaxSessions] and
-	// [DefaultMaxSessionsPerOwner]; negative, no bound.
+	// [DefaultMaxSessionsPerOwner]; negative, no bound. With a replicated
+	// [Options].State both bound the 2025 sessions of all the replicas
+	// together too (claims.go), as well as each process's own.
 	MaxSessions, MaxSessionsPerOwner int
 	// AgentIdle is how long the agent of a 2026-07-28 caller (which has
 	// no session to end) lives on after its last request; then it ends
@@ -384,8 +390,12 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	case grace < 0 || store == nil:
 		grace = 0 // nothing to resume
 	}
-	return &httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
+	h := &httpHandler{s: s, timeout: opts.SessionTimeout, store: store, limit: limit, grace: grace,
 		maxAll: maxAll, maxOwner: maxOwner, sessions: map[string]*httpSession{}, perOwner: map[string]int{}}
+	if h.replicated() {
+		go h.renewClaims()
+	}
+	return h
 }
 
 // refuseForeignSession answers 404, as for an unknown session, a request

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 )
 
 // The streamable HTTP transport's server side is our own, not go-sdk's
@@ -162,6 +163,7 @@ func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
 	hs.end(ErrSessionEnded)
 	h.forget(hs)
 	h.forgetRecord(hs.conn.id)
+	h.publishEnd(hs.se.owner, hs.conn.id) // the other replicas' copies end too (relay.go)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -176,10 +178,14 @@ func (hs *httpSession) end(why error) {
 // place back.
 func (h *httpHandler) forget(hs *httpSession) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.sessions[hs.conn.id] == hs {
+	gone := h.sessions[hs.conn.id] == hs
+	if gone {
 		delete(h.sessions, hs.conn.id)
 		h.release(hs.se.owner)
+	}
+	h.mu.Unlock()
+	if gone {
+		h.unclaim(hs.se.owner, hs.conn.id) // claims.go
 	}
 }
 
@@ -214,6 +220,8 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 		return // replayed a stream that is over
 	}
 	defer s.leave(w)
+	// What other replicas' copies of the session send it (relay.go).
+	defer h.listenStream(r.Context(), hs)()
 	h.hang(r, hs.conn, release)
 }
 
@@ -287,6 +295,13 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		if hs, err = h.create(r); err != nil {
+			if errors.Is(err, state.ErrUnavailable) {
+				// The message names [cluster] redis_url, never its password.
+				h.s.log.Warn("session refused", "owner", ownerOf(r), "error", err)
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 			if errors.Is(err, ErrTooManySessions) {
 				h.s.log.Warn("session refused", "owner", ownerOf(r), "error", err)
 				w.Header().Set("Retry-After", "30")
@@ -402,6 +417,15 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 		}
 		h.mu.Unlock()
 	}()
+	// Counted across the replicas too (claims.go).
+	if err := h.claim(r.Context(), owner, id, st != nil); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			h.unclaim(owner, id)
+		}
+	}()
 	se, err := h.s.newSession(SessionInfo{ID: id, Request: r})
 	if err != nil {
 		return nil, err
@@ -413,7 +437,12 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	se.clientGone = c.clientGone
 	hs = &httpSession{conn: c, se: se}
 	se.changed = func(ctx context.Context) { h.keep(ctx, hs) }
+	ended, endListen := context.WithCancel(context.Background())
+	if h.replicated() {
+		c.relay = h.relayTo(owner, id)
+	}
 	c.onClose = func() {
+		endListen()
 		se.stop(ErrSessionEnded)
 		h.forget(hs)
 		hs.mu.Lock()
@@ -445,6 +474,9 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	}
 	h.sessions[c.id] = hs
 	h.mu.Unlock()
+	if h.replicated() {
+		h.listenEnd(ended, hs) // a DELETE on another replica ends this copy (relay.go)
+	}
 	return hs, nil
 }
 

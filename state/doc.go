@@ -19,6 +19,13 @@
 // [Open] picks one from the config. Every key name comes from package
 // layout ([layout.ClusterKey]).
 //
+// Leases ([Leases]) are how replicas share what is live: a lease a
+// replica renews ([Leases.Lease], [Leases.LeaseAll]) and that expires
+// when it dies; a bounded claim ([Leases.Claim]) for counts; a claim by
+// size ([Leases.ClaimSize]) for bytes. Channels ([Sessions.Subscribe])
+// carry messages between replicas; a [Redis] store serves all its
+// subscriptions on one connection.
+//
 // # Caveats
 //
 // A call that needs Redis while it is unreachable fails with an error

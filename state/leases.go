@@ -21,6 +21,9 @@ type Leases interface {
 	// Lease claims member in set until ttl from now (renewing an earlier
 	// claim). A ttl under 1ms is [ErrBadTTL].
 	Lease(ctx context.Context, set, member string, ttl time.Duration) error
+	// LeaseAll is [Leases.Lease] of each of members, in one round trip:
+	// the renewal of everything a replica holds in set.
+	LeaseAll(ctx context.Context, set string, members []string, ttl time.Duration) error
 	// Release drops member's claim (no error if none).
 	Release(ctx context.Context, set, member string) error
 	// Held reports whether member's claim in set is live.
@@ -31,6 +34,13 @@ type Leases interface {
 	// than limit live members are in set (or member already holds one);
 	// ok is false when the set is full. It is atomic across replicas.
 	Claim(ctx context.Context, set, member string, ttl time.Duration, limit int) (ok bool, err error)
+	// ClaimSize is a claim bounded by size rather than count: member
+	// holds size units in set until ttl from now (0: until claimed
+	// again), admitted only if the live claims' sizes, member's own
+	// earlier one left out, plus size stay within limit; total is the
+	// set's sum after the claim, or now when refused (ok false). It is
+	// atomic across replicas (sizes.go). Member "" is [ErrEmptyMember].
+	ClaimSize(ctx context.Context, set, member string, size int64, ttl time.Duration, limit int64) (total int64, ok bool, err error)
 }
 
 func checkTTL(ttl time.Duration) error {
@@ -69,6 +79,16 @@ func (l *Local) pruneLocked(set string, now time.Time) map[string]time.Time {
 func (l *Local) Lease(_ context.Context, set, member string, ttl time.Duration) error {
 	_, err := l.claim(set, member, ttl, -1)
 	return err
+}
+
+// LeaseAll implements [Leases.LeaseAll].
+func (l *Local) LeaseAll(_ context.Context, set string, members []string, ttl time.Duration) error {
+	for _, m := range members {
+		if _, err := l.claim(set, m, ttl, -1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Release implements [Leases.Release].
@@ -133,7 +153,7 @@ func (l *Local) claim(set, member string, ttl time.Duration, limit int) (bool, e
 
 // redisLeases holds [Redis]'s lease scripts.
 type redisLeases struct {
-	leaseClaim, leaseRelease, leaseHeld, leaseLive *redis.Script
+	leaseClaim, leaseAll, leaseRelease, leaseHeld, leaseLive *redis.Script
 }
 
 // leasePrelude starts every lease script: now (ms) from the server's
@@ -160,6 +180,12 @@ if limit >= 0 and not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCA
   return 0
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+` + leaseExpire + `
+return 1`)
+	// ARGV: ttl ms, members…
+	r.leaseAll = redis.NewScript(leasePrelude + `
+local exp = now + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], exp, ARGV[i]) end
 ` + leaseExpire + `
 return 1`)
 	r.leaseRelease = redis.NewScript(leasePrelude + `
@@ -199,6 +225,22 @@ func (r *Redis) claim(ctx context.Context, op, set, member string, ttl time.Dura
 		return false, r.wrap(op+" "+set, err)
 	}
 	return n == 1, nil
+}
+
+// LeaseAll implements [Leases.LeaseAll].
+func (r *Redis) LeaseAll(ctx context.Context, set string, members []string, ttl time.Duration) error {
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(members)+1)
+	args = append(args, ttl.Milliseconds())
+	for _, m := range members {
+		args = append(args, m)
+	}
+	return r.wrap("lease "+set, r.leaseAll.Run(ctx, r.client, []string{r.leaseKey(set)}, args...).Err())
 }
 
 // Release implements [Leases.Release].

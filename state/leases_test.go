@@ -104,6 +104,24 @@ func TestLeases(t *testing.T) {
 				t.Fatalf("Release of no claim: %v", err)
 			}
 		}},
+		{"lease all renews each", func(t *testing.T, s Leases) {
+			mustLease(t, s, "sessions", "a", shortTTL)
+			if err := s.LeaseAll(ctx, "sessions", []string{"a", "b"}, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			mustLease(t, s, "sessions", "probe", shortTTL)
+			testwait.For(t, "probe expires", func() bool {
+				held, err := s.Held(ctx, "sessions", "probe")
+				return err == nil && !held
+			})
+			mustLive(t, s, "sessions", "a", "b")
+			if err := s.LeaseAll(ctx, "sessions", nil, time.Minute); err != nil {
+				t.Fatalf("LeaseAll of none: %v", err)
+			}
+			if err := s.LeaseAll(ctx, "sessions", []string{"a"}, 0); !errors.Is(err, ErrBadTTL) {
+				t.Fatalf("LeaseAll with ttl 0: %v", err)
+			}
+		}},
 		{"live is sorted", func(t *testing.T, s Leases) {
 			// Expiries in the reverse order of the names.
 			mustLease(t, s, "runs", "c", time.Minute)
@@ -212,6 +230,9 @@ type prefixed struct {
 
 func (p prefixed) Lease(ctx context.Context, set, member string, ttl time.Duration) error {
 	return p.Leases.Lease(ctx, p.p+set, member, ttl)
+}
+func (p prefixed) LeaseAll(ctx context.Context, set string, members []string, ttl time.Duration) error {
+	return p.Leases.LeaseAll(ctx, p.p+set, members, ttl)
 }
 func (p prefixed) Release(ctx context.Context, set, member string) error {
 	return p.Leases.Release(ctx, p.p+set, member)

@@ -15,6 +15,7 @@ type Local struct {
 	// files and need none.
 	localCounters
 	localLeases
+	localSizes
 	localSessions
 	localLocks
 	localValues

@@ -22,6 +22,7 @@ type Redis struct {
 	redisBlobs
 	redisLeases
 	redisLocks
+	redisSubs
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -90,6 +91,7 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	r.initCounters()
 	r.initLeases()
 	r.initSessions()
+	r.initSubs()
 	r.initLocks()
 	return r, nil
 }
@@ -107,6 +109,11 @@ func (r *Redis) Close() error {
 	var err error
 	r.closeOnce.Do(func() {
 		close(r.stop)
+		r.subMu.Lock()
+		if r.ps != nil {
+			_ = r.ps.Close()
+		}
+		r.subMu.Unlock()
 		err = r.client.Close()
 	})
 	return err

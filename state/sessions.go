@@ -190,34 +190,129 @@ func (r *Redis) Publish(ctx context.Context, channel string, msg []byte) (int, e
 	return int(n), r.wrap("publish", err)
 }
 
+// Subscribe implements [Sessions.Subscribe]. Every subscription of the
+// store shares one Redis connection (SUBSCRIBE and UNSUBSCRIBE on it as
+// channels gain their first subscriber and lose their last): a replica
+// holding a thousand GET streams holds one connection for them, not a
+// thousand. It returns once Redis confirmed the channel.
 func (r *Redis) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
-	ps := r.client.Subscribe(ctx, r.channelKey(channel))
-	// Wait for the confirmation: a message published after Subscribe
-	// returns must be delivered.
-	if _, err := ps.Receive(ctx); err != nil {
-		ps.Close()
-		return nil, r.wrap("subscribe", err)
-	}
+	key := r.channelKey(channel)
 	s := &Subscription{c: make(chan []byte, SubscriptionQueue)}
+	r.subMu.Lock()
+	if r.ps == nil {
+		r.ps = r.client.Subscribe(context.WithoutCancel(ctx))
+		go r.dispatch(r.ps.ChannelWithSubscriptions(redis.WithChannelSize(SubscriptionQueue)))
+	}
+	conf := r.confirmed[key]
+	if conf == nil {
+		conf = &confirmation{c: make(chan struct{})}
+		r.confirmed[key] = conf
+		r.subs[key] = map[*Subscription]struct{}{}
+		// Under subMu: a SUBSCRIBE and an UNSUBSCRIBE of one channel go
+		// out in the order the subscribers came and went.
+		if err := r.ps.Subscribe(ctx, key); err != nil {
+			delete(r.confirmed, key)
+			delete(r.subs, key)
+			r.subMu.Unlock()
+			return nil, r.wrap("subscribe", err)
+		}
+	}
+	r.subs[key][s] = struct{}{}
+	r.subMu.Unlock()
+	wait := time.NewTimer(r.opts.Timeout)
+	defer wait.Stop()
+	select {
+	case <-conf.c:
+	case <-ctx.Done():
+		r.unsubscribe(key, s)
+		return nil, r.wrap("subscribe", ctx.Err())
+	case <-wait.C:
+		r.unsubscribe(key, s)
+		return nil, r.wrap("subscribe", context.DeadlineExceeded)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	s.stop = cancel
 	go func() {
-		defer close(s.c)
-		defer ps.Close()
-		in := ps.Channel(redis.WithChannelSize(SubscriptionQueue))
-		for {
-			select {
-			case <-ctx.Done():
+		select {
+		case <-ctx.Done():
+		case <-r.stop:
+		}
+		r.unsubscribe(key, s)
+	}()
+	return s, nil
+}
+
+// confirmation is closed once Redis confirmed a channel's SUBSCRIBE.
+type confirmation struct {
+	c    chan struct{}
+	done bool
+}
+
+// redisSubs is the one subscriber connection of a [Redis] store and the
+// subscriptions it serves, by channel key.
+type redisSubs struct {
+	subMu     sync.Mutex
+	ps        *redis.PubSub // nil until the first Subscribe
+	subs      map[string]map[*Subscription]struct{}
+	confirmed map[string]*confirmation
+}
+
+func (r *Redis) initSubs() {
+	r.subs = map[string]map[*Subscription]struct{}{}
+	r.confirmed = map[string]*confirmation{}
+}
+
+// unsubscribe ends s, once: its queue is closed, and the channel is
+// given up when s was its last subscriber here.
+func (r *Redis) unsubscribe(key string, s *Subscription) {
+	r.subMu.Lock()
+	defer r.subMu.Unlock()
+	set := r.subs[key]
+	if _, ok := set[s]; !ok {
+		return
+	}
+	delete(set, s)
+	close(s.c) // under subMu: dispatch offers to it under subMu too
+	if len(set) > 0 {
+		return
+	}
+	delete(r.subs, key)
+	delete(r.confirmed, key)
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.Timeout)
+	defer cancel()
+	// A failure leaves the channel subscribed: its messages find no
+	// subscriber here and are dropped, and go-redis resubscribes no
+	// channel it was told to leave.
+	_ = r.ps.Unsubscribe(ctx, key)
+}
+
+// dispatch hands each message to the subscribers of its channel, and
+// each confirmation to the Subscribe waiting for it, until the store
+// closes.
+func (r *Redis) dispatch(in <-chan any) {
+	for {
+		var m any
+		var ok bool
+		select {
+		case <-r.stop:
+			return
+		case m, ok = <-in:
+			if !ok {
 				return
-			case <-r.stop:
-				return
-			case m, ok := <-in:
-				if !ok {
-					return
-				}
+			}
+		}
+		r.subMu.Lock()
+		switch m := m.(type) {
+		case *redis.Subscription:
+			if c := r.confirmed[m.Channel]; c != nil && m.Kind == "subscribe" && !c.done {
+				c.done = true
+				close(c.c)
+			}
+		case *redis.Message:
+			for s := range r.subs[m.Channel] {
 				s.offer([]byte(m.Payload))
 			}
 		}
-	}()
-	return s, nil
+		r.subMu.Unlock()
+	}
 }

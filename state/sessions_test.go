@@ -162,3 +162,63 @@ func TestSessionsRedisDown(t *testing.T) {
 		t.Errorf("after Redis is back: %v", err)
 	}
 }
+
+// Every subscription of a Redis store shares one connection: many
+// channels, one pub/sub client on the server; each channel still gets
+// only its own messages, a channel left is unsubscribed on the server,
+// and one subscriber leaving keeps the channel for the other.
+func TestSubscriptionsShareOneConnection(t *testing.T) {
+	srv := testredis.Start(t)
+	ctx := context.Background()
+	pub := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+	r := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+	const n = 40
+	subs := make([]*Subscription, n)
+	for i := range subs {
+		var err error
+		if subs[i], err = r.Subscribe(ctx, fmt.Sprintf("c%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	twin, err := r.Subscribe(ctx, "c0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := pub.client.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(list, "flags=P") != 1 { // P: a pub/sub subscriber
+		t.Fatalf("pub/sub connections for %d subscriptions:\n%s", n+1, list)
+	}
+	for i := range subs {
+		if got, err := pub.Publish(ctx, fmt.Sprintf("c%d", i), fmt.Appendf(nil, "m%d", i)); err != nil || got != 1 {
+			t.Fatalf("publish c%d: %d receivers, %v", i, got, err)
+		}
+	}
+	for i, s := range subs {
+		select {
+		case m := <-s.C():
+			if string(m) != fmt.Sprintf("m%d", i) {
+				t.Fatalf("c%d got %q", i, m)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("c%d: nothing", i)
+		}
+	}
+	if m := <-twin.C(); string(m) != "m0" {
+		t.Fatalf("second subscriber of c0 got %q", m)
+	}
+	subs[0].Close()
+	if got, err := pub.Publish(ctx, "c0", []byte("again")); err != nil || got != 1 {
+		t.Fatalf("c0 with one subscriber left: %d receivers, %v", got, err)
+	}
+	if m := <-twin.C(); string(m) != "again" {
+		t.Fatalf("the subscriber left on c0 got %q", m)
+	}
+	twin.Close()
+	testwait.For(t, "c0 unsubscribed on the server", func() bool {
+		got, err := pub.Publish(ctx, "c0", []byte("late"))
+		return err == nil && got == 0
+	})
+}

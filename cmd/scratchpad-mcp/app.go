@@ -83,7 +83,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
 		// Said until issue 34 lands in full: what is not shared yet.
-		log.Warn("[cluster] replica mode is partial: 2025 sessions, stored outputs and budgets are shared; retention's registry of live runs, quotas and GET-stream notifications are still per replica")
+		log.Warn("[cluster] replica mode is partial: 2025 sessions and their notifications, stored outputs, budgets, live runs, session and byte bounds and OAuth tokens are shared; the bound on 2026-07-28 callers' agents and owners' logins through the server are still per replica")
 	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
@@ -162,6 +162,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		Name: "scratchpad-mcp", Version: versionString(), Instructions: agents.Instructions(cfg.Agent), Logger: log,
 		Proxy:          a.proxy,
 		State:          a.state,
+		Lease:          cfg.Cluster.Lease,
 		Session:        a.session,
 		InitializeMeta: agents.LimitsMeta(cfg.Agent),
 		StartUpstreams: start,

@@ -24,6 +24,7 @@ type Config struct {
 	Catalogue     Catalogue
 	Redaction     Redaction
 	Cluster       Cluster
+	Telemetry     Telemetry
 }
 
 // Catalogue is [catalogue]: how upstream tools reach the client's listing.
@@ -392,6 +393,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 		Retention: defaultRetention(),
 		Redaction: Redaction{Mode: RedactMask},
 		Cluster:   Cluster{Prefix: layout.DefaultClusterPrefix, CacheMB: DefaultClusterCacheMB, Lease: DefaultClusterLease},
+		Telemetry: defaultTelemetry(),
 	}
 }
 

@@ -1,0 +1,162 @@
+package telemetry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+)
+
+// Record is one audit line: one finished call. It holds who called, what
+// ran and what it cost, never argument or result values.
+type Record struct {
+	Time       time.Time `json:"time"`
+	Owner      string    `json:"owner,omitempty"`
+	Agent      string    `json:"agent,omitempty"`
+	Run        string    `json:"run,omitempty"`
+	Role       string    `json:"role,omitempty"`
+	Server     string    `json:"server,omitempty"` // the upstream; "" for the own tools
+	Tool       string    `json:"tool"`
+	Outcome    string    `json:"outcome"`         // "ok", "tool_error", or error.type
+	TokensIn   int       `json:"tokens_in"`       // the result's tokens as counted
+	TokensOut  int       `json:"tokens_out"`      // tokens that reached the context
+	Diverted   int       `json:"tokens_diverted"` // TokensIn kept out of the context
+	File       string    `json:"diverted_file,omitempty"`
+	BudgetLeft int       `json:"budget_left,omitempty"` // the agent's budget after the call
+	DurationMS float64   `json:"duration_ms"`
+	TraceID    string    `json:"trace_id,omitempty"`
+}
+
+// OutcomeText is Record.Outcome of o.
+func OutcomeText(o Outcome) string {
+	if et := o.errorType(); et != "" {
+		return et
+	}
+	return "ok"
+}
+
+// Audit writes r as one line of the audit log (when configured) and keeps
+// it for the dashboard ([Provider.Calls]). It never blocks: a line the
+// writer cannot take now is dropped and counted.
+func (p *Provider) Audit(r Record) {
+	if p == nil {
+		return
+	}
+	if r.Time.IsZero() {
+		r.Time = time.Now()
+	}
+	r.Time = r.Time.UTC()
+	p.recent.add(r)
+	if p.audit == nil {
+		return
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return // a Record of strings and numbers always marshals
+	}
+	p.audit.write(append(line, '\n'))
+}
+
+// auditLog is the bounded writer behind [Provider.Audit].
+type auditLog struct {
+	ch      chan []byte
+	w       io.Writer
+	file    *os.File // nil for stderr
+	done    chan struct{}
+	once    sync.Once
+	dropped atomic.Int64
+}
+
+func openAudit(dest string, size int, stderr io.Writer) (*auditLog, error) {
+	a := &auditLog{ch: make(chan []byte, size), done: make(chan struct{})}
+	if dest == config.AuditStderr {
+		a.w = stderr
+		if a.w == nil {
+			a.w = os.Stderr
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+			return nil, fmt.Errorf("telemetry: [telemetry] audit_log: %w", err)
+		}
+		f, err := os.OpenFile(dest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: [telemetry] audit_log: %w", err)
+		}
+		a.file, a.w = f, f
+	}
+	go a.run()
+	return a, nil
+}
+
+func (a *auditLog) write(line []byte) {
+	select {
+	case a.ch <- line:
+	default:
+		a.dropped.Add(1)
+	}
+}
+
+func (a *auditLog) run() {
+	defer close(a.done)
+	for line := range a.ch {
+		if _, err := a.w.Write(line); err != nil {
+			// A full disk: the line is lost, counted like a drop.
+			a.dropped.Add(1)
+		}
+	}
+}
+
+func (a *auditLog) close(ctx context.Context) error {
+	a.once.Do(func() { close(a.ch) })
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if a.file != nil {
+		return a.file.Close()
+	}
+	return nil
+}
+
+// maxAuditTail bounds how much of an audit log [ReadAudit] reads: its
+// last bytes, the recent calls.
+const maxAuditTail = 8 << 20
+
+// ReadAudit reads the records of an audit log file, oldest first, from
+// its last 8 MiB; lines that are not a record are skipped. For the
+// dashboard command, which runs beside a server it cannot ask.
+func ReadAudit(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: read audit log: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxAuditTail {
+		if _, err := f.Seek(st.Size()-maxAuditTail, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("telemetry: read audit log: %w", err)
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var out []Record
+	for sc.Scan() {
+		var r Record
+		if b := sc.Bytes(); bytes.HasPrefix(b, []byte("{")) && json.Unmarshal(b, &r) == nil && r.Tool != "" {
+			out = append(out, r)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("telemetry: read audit log: %w", err)
+	}
+	return out, nil
+}

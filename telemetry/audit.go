@@ -31,7 +31,8 @@ type Record struct {
 	TokensOut  int       `json:"tokens_out"`      // tokens that reached the context
 	Diverted   int       `json:"tokens_diverted"` // TokensIn kept out of the context
 	File       string    `json:"diverted_file,omitempty"`
-	BudgetLeft int       `json:"budget_left,omitempty"` // the agent's budget after the call
+	BudgetLeft int       `json:"budget_left,omitempty"`  // the agent's budget after the call
+	BudgetSize int       `json:"budget_total,omitempty"` // the agent's whole budget, for the dashboard's bar
 	DurationMS float64   `json:"duration_ms"`
 	TraceID    string    `json:"trace_id,omitempty"`
 }

@@ -66,7 +66,7 @@
     const rows = d.by_tool.filter((r) => r.diverted > 0 || r.passed > 0);
     if (rows.length === 0) { empty(g, c, "no calls yet"); mark(c, 0); return; }
     const keys = d.kept.series.map((s) => s.key);
-    const L = 150, R = 60, rh = Math.min(22, (c.height - 10) / rows.length), W = c.width - L - R;
+    const L = 150, R = 110, rh = Math.min(22, (c.height - 10) / rows.length), W = c.width - L - R;
     const max = Math.max(1, ...rows.map((r) => r.diverted + r.passed));
     rows.forEach((r, i) => {
       const y = 5 + i * rh, k = keys.indexOf(r.key);
@@ -74,7 +74,7 @@
       const wd = (r.diverted / max) * W, wp = (r.passed / max) * W;
       g.fillStyle = palette[(k >= 0 ? k : i) % palette.length]; g.fillRect(L, y + 3, wd, rh - 6);
       g.fillStyle = "#bbbbbb"; g.fillRect(L + wd, y + 3, wp, rh - 6);
-      g.fillStyle = "#555"; g.textAlign = "left"; g.fillText(fmt(r.diverted), L + wd + wp + 4, y + rh / 2);
+      g.fillStyle = "#555"; g.textAlign = "left"; g.fillText(fmt(r.diverted) + (r.passed > 0 ? " + " + fmt(r.passed) + " passed" : ""), L + wd + wp + 4, y + rh / 2);
     });
     mark(c, rows.length);
   }

@@ -26,9 +26,9 @@ if ! "$staticcheck" -version 2>/dev/null | grep -qF "(${staticcheck_version})"; 
 	go install "honnef.co/go/tools/cmd/staticcheck@v${staticcheck_version}"
 fi
 
-# redis-server, haproxy, jq, promtool and chromium: from the distribution's packages (sudo only when
-# not root). The tests need the binaries only; no service is enabled or
-# started here.
+# redis-server, haproxy, jq, promtool (package prometheus) and chromium:
+# from the distribution's packages (sudo only when not root). The tests
+# need the binaries only; no service is enabled or started here.
 apt_install() { # apt_install BINARY PACKAGE WHY
 	if command -v "$1" >/dev/null 2>&1; then
 		return

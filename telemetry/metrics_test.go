@@ -222,3 +222,25 @@ func TestAuditNeverBlocks(t *testing.T) {
 		t.Errorf("after close DroppedAudit = %d, want 101", got)
 	}
 }
+
+// TestMetricsOverOTLP: with an endpoint, the same instruments are pushed
+// over OTLP/HTTP; Close sends the last collection.
+func TestMetricsOverOTLP(t *testing.T) {
+	rcv := newReceiver(t, false)
+	p, err := Open(context.Background(), config.Telemetry{Endpoint: rcv.srv.URL}, Options{LookupEnv: env(nil), MetricInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, s := p.StartServer(ctx, Op{Method: "tools/call", Target: "t"})
+	s.End(Outcome{})
+	p.RecordTokens(ctx, Usage{Server: "s", Tool: "t", Diverted: 10})
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mcp.server.operation.duration", MetricTokensDiverted, MetricSpansDropped} {
+		if rcv.metric(name) == 0 {
+			t.Errorf("no %s received over OTLP", name)
+		}
+	}
+}

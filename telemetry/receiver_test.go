@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -22,6 +23,7 @@ type receiver struct {
 	mu      sync.Mutex
 	spans   []*tracepb.Span
 	service string
+	metrics map[string]int // metric name → data points received
 	block   chan struct{}
 	started chan struct{} // one value per request received while blocked
 }
@@ -33,6 +35,10 @@ func newReceiver(t *testing.T, block bool) *receiver {
 		r.block = make(chan struct{})
 	}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/v1/metrics" && req.Header.Get("Content-Type") == "application/x-protobuf" {
+			r.receiveMetrics(w, req)
+			return
+		}
 		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
 			http.Error(w, "unexpected "+req.URL.Path+" "+req.Header.Get("Content-Type"), http.StatusNotFound)
 			return
@@ -77,6 +83,40 @@ func newReceiver(t *testing.T, block bool) *receiver {
 		r.srv.Close()
 	})
 	return r
+}
+
+func (r *receiver) receiveMetrics(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return
+	}
+	var msg colmetrics.ExportMetricsServiceRequest
+	if err := proto.Unmarshal(body, &msg); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.mu.Lock()
+	if r.metrics == nil {
+		r.metrics = map[string]int{}
+	}
+	for _, rm := range msg.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				n := len(m.GetSum().GetDataPoints()) + len(m.GetHistogram().GetDataPoints()) + len(m.GetGauge().GetDataPoints())
+				r.metrics[m.Name] += n
+			}
+		}
+	}
+	r.mu.Unlock()
+	out, _ := proto.Marshal(&colmetrics.ExportMetricsServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+func (r *receiver) metric(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.metrics[name]
 }
 
 func (r *receiver) got() []*tracepb.Span {

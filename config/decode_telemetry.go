@@ -11,12 +11,16 @@ import (
 // value (no endpoint, no metrics_addr, no audit_log) turns everything off;
 // the standard OTEL_EXPORTER_OTLP_* environment can still turn OTLP on.
 type Telemetry struct {
-	// Endpoint is the OTLP/HTTP base URL ("endpoint", e.g.
-	// "http://localhost:4318"): traces go to {Endpoint}/v1/traces and
-	// metrics to {Endpoint}/v1/metrics. "" leaves it to
-	// OTEL_EXPORTER_OTLP_ENDPOINT (and the per-signal variables).
+	// Endpoint is the OTLP base URL ("endpoint", e.g.
+	// "http://localhost:4318"): over http/protobuf traces go to
+	// {Endpoint}/v1/traces and metrics to {Endpoint}/v1/metrics; over
+	// grpc it is the collector's address ("http://localhost:4317"). ""
+	// leaves it to OTEL_EXPORTER_OTLP_ENDPOINT (and the per-signal
+	// variables).
 	Endpoint string
-	// Protocol is "http/protobuf", the only one built in ("protocol").
+	// Protocol is "http/protobuf" or "grpc" ("protocol"); "" leaves it
+	// to OTEL_EXPORTER_OTLP_PROTOCOL (and the per-signal variables), then
+	// "http/protobuf".
 	Protocol string
 	// Headers are sent with every export ("headers"), e.g. an API key;
 	// over OTEL_EXPORTER_OTLP_HEADERS.
@@ -49,16 +53,16 @@ type Telemetry struct {
 // Telemetry defaults and values.
 const (
 	ProtocolHTTPProtobuf      = "http/protobuf"
+	ProtocolGRPC              = "grpc"
 	AuditStderr               = "stderr"
 	DefaultTelemetryTimeout   = 10 * time.Second
 	DefaultTelemetryQueueSize = 2048
 	maxTelemetryQueueSize     = 1 << 20
 	maxTelemetryExportTimeout = 5 * time.Minute
-	protocolGRPC              = "grpc"
 )
 
 func defaultTelemetry() Telemetry {
-	return Telemetry{Protocol: ProtocolHTTPProtobuf, ExportTimeout: DefaultTelemetryTimeout, QueueSize: DefaultTelemetryQueueSize}
+	return Telemetry{ExportTimeout: DefaultTelemetryTimeout, QueueSize: DefaultTelemetryQueueSize}
 }
 
 func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
@@ -77,11 +81,7 @@ func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
 		}
 	}
 	if v, ok := m["protocol"]; ok {
-		if s, ok := d.str(p.key("protocol"), v); ok && s == protocolGRPC {
-			d.fail(p.key("protocol"), "%q is not built in: use %q (an OpenTelemetry Collector takes both)", s, ProtocolHTTPProtobuf)
-		} else if ok {
-			t.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolHTTPProtobuf)
-		}
+		t.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolHTTPProtobuf, ProtocolGRPC)
 	}
 	if v, ok := m["headers"]; ok {
 		t.Headers, _ = d.strMap(p.key("headers"), v, func(k string) string {

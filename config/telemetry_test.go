@@ -14,13 +14,13 @@ func TestTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Telemetry{Protocol: ProtocolHTTPProtobuf, ExportTimeout: 10 * time.Second, QueueSize: 2048}
+	want := Telemetry{ExportTimeout: 10 * time.Second, QueueSize: 2048}
 	if !equalTelemetry(c.Telemetry, want) {
 		t.Fatalf("defaults: %+v", c.Telemetry)
 	}
 	c, err = Parse("/etc/sp/cfg.toml", []byte(`[telemetry]
-endpoint = "http://collector:4318"
-protocol = "http/protobuf"
+endpoint = "http://collector:4317"
+protocol = "grpc"
 headers = { "x-api-key" = "{{ env.KEY }}" }
 insecure = true
 service_name = "sp-prod"
@@ -33,7 +33,7 @@ queue_size = 64
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Telemetry{Endpoint: "http://collector:4318", Protocol: ProtocolHTTPProtobuf, Headers: map[string]string{"x-api-key": "k"},
+	want = Telemetry{Endpoint: "http://collector:4317", Protocol: ProtocolGRPC, Headers: map[string]string{"x-api-key": "k"},
 		Insecure: true, ServiceName: "sp-prod", RecordArguments: true, MetricsAddr: "127.0.0.1:9464",
 		AuditLog: "/etc/sp/audit/calls.jsonl", ExportTimeout: 3 * time.Second, QueueSize: 64}
 	if !equalTelemetry(c.Telemetry, want) {
@@ -55,8 +55,7 @@ func TestTelemetryErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"[telemetry]\nendpont = \"http://x:4318\"\n", `cfg.toml:2:1: telemetry.endpont: unknown key "endpont" (did you mean "endpoint"?)`},
 		{"[telemetry]\nendpoint = \"collector:4318\"\n", `cfg.toml:2:1: telemetry.endpoint: invalid OTLP endpoint "collector:4318"`},
-		{"[telemetry]\nprotocol = \"grpc\"\n", `cfg.toml:2:1: telemetry.protocol: "grpc" is not built in: use "http/protobuf"`},
-		{"[telemetry]\nprotocol = \"http/json\"\n", `cfg.toml:2:1: telemetry.protocol: invalid value "http/json": want one of "http/protobuf"`},
+		{"[telemetry]\nprotocol = \"http/json\"\n", `cfg.toml:2:1: telemetry.protocol: invalid value "http/json": want one of "http/protobuf", "grpc"`},
 		{"[telemetry]\nmetrics_addr = \"9464\"\n", `cfg.toml:2:1: telemetry.metrics_addr: invalid address "9464": want host:port`},
 		{"[telemetry]\nmetrics_addr = \"localhost:99999\"\n", `cfg.toml:2:1: telemetry.metrics_addr: invalid port "99999"`},
 		{"[telemetry]\nrecord_arguments = \"no\"\n", `cfg.toml:2:1: telemetry.record_arguments: want true or false, got string`},

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -25,8 +23,8 @@ import (
 
 // Sentinel errors of [Open].
 var (
-	// ErrProtocol: the configured or environment OTLP protocol is not
-	// built in (only http/protobuf is).
+	// ErrProtocol: the environment's OTLP protocol is not one built in
+	// (http/protobuf and grpc are; http/json is not).
 	ErrProtocol = errors.New("telemetry: OTLP protocol not supported")
 	// ErrInsecureEndpoint: a plain http:// endpoint that is not loopback,
 	// without [telemetry] insecure = true.
@@ -67,7 +65,7 @@ type Provider struct {
 }
 
 // Open builds the provider that cfg and the OTEL_* environment ask for:
-// traces and metrics over OTLP/HTTP when an endpoint is configured
+// traces and metrics over OTLP (http/protobuf or grpc) when an endpoint is configured
 // (cfg.Endpoint, else OTEL_EXPORTER_OTLP_ENDPOINT or the per-signal
 // variables), the Prometheus reader when cfg.MetricsAddr is set, the audit
 // log when cfg.AuditLog is. It returns nil, nil when nothing is: callers
@@ -90,11 +88,6 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 	if !traces && !otlpMetrics && cfg.MetricsAddr == "" && cfg.AuditLog == "" {
 		return nil, nil
 	}
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"} {
-		if v := env(k); v != "" && v != config.ProtocolHTTPProtobuf && (traces || otlpMetrics) {
-			return nil, fmt.Errorf("%w: %s=%q: only %q is built in", ErrProtocol, k, v, config.ProtocolHTTPProtobuf)
-		}
-	}
 	if cfg.Endpoint != "" && !cfg.Insecure && !loopbackOrTLS(cfg.Endpoint) {
 		return nil, fmt.Errorf("%w: [telemetry] endpoint %q sends spans in the clear: use https, or set [telemetry] insecure = true", ErrInsecureEndpoint, cfg.Endpoint)
 	}
@@ -110,7 +103,7 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 		return nil, err
 	}
 	if traces {
-		exp, err := otlptracehttp.New(ctx, traceOptions(cfg, endpointURL(cfg, env, "TRACES", "/v1/traces"))...)
+		exp, err := newSpanExporter(ctx, cfg, env)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: traces: %w", err)
 		}
@@ -124,7 +117,7 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 		readers = append(readers, sdkmetric.WithReader(p.prom))
 	}
 	if otlpMetrics {
-		exp, err := otlpmetrichttp.New(ctx, metricOptions(cfg, endpointURL(cfg, env, "METRICS", "/v1/metrics"))...)
+		exp, err := newMetricExporter(ctx, cfg, env)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: metrics: %w", err)
 		}
@@ -172,49 +165,6 @@ func loopbackOrTLS(endpoint string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// traceOptions: what the section says wins over the environment, which
-// the exporter reads itself for everything not given here. Retries are
-// off: the queue, not the exporter, absorbs an endpoint that is down.
-func traceOptions(cfg config.Telemetry, endpoint string) []otlptracehttp.Option {
-	o := []otlptracehttp.Option{otlptracehttp.WithTimeout(cfg.ExportTimeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
-	if endpoint != "" {
-		o = append(o, otlptracehttp.WithEndpointURL(endpoint))
-	}
-	if len(cfg.Headers) > 0 {
-		o = append(o, otlptracehttp.WithHeaders(cfg.Headers))
-	}
-	return o
-}
-
-func metricOptions(cfg config.Telemetry, endpoint string) []otlpmetrichttp.Option {
-	o := []otlpmetrichttp.Option{otlpmetrichttp.WithTimeout(cfg.ExportTimeout), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false})}
-	if endpoint != "" {
-		o = append(o, otlpmetrichttp.WithEndpointURL(endpoint))
-	}
-	if len(cfg.Headers) > 0 {
-		o = append(o, otlpmetrichttp.WithHeaders(cfg.Headers))
-	}
-	return o
-}
-
-// endpointURL is the URL a signal is sent to: the section's endpoint,
-// else OTEL_EXPORTER_OTLP_{SIGNAL}_ENDPOINT as is, else
-// OTEL_EXPORTER_OTLP_ENDPOINT plus the signal's path, as the OTLP exporter
-// specification says. Resolved here (not left to the exporter) so that
-// Options.LookupEnv is the one environment read.
-func endpointURL(cfg config.Telemetry, env func(string) string, signal, path string) string {
-	if cfg.Endpoint != "" {
-		return strings.TrimRight(cfg.Endpoint, "/") + path
-	}
-	if u := env("OTEL_EXPORTER_OTLP_" + signal + "_ENDPOINT"); u != "" {
-		return u
-	}
-	if u := env("OTEL_EXPORTER_OTLP_ENDPOINT"); u != "" {
-		return strings.TrimRight(u, "/") + path
-	}
-	return ""
 }
 
 // scopeName names the tracer and the meter.

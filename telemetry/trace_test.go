@@ -266,7 +266,8 @@ func TestOpenErrors(t *testing.T) {
 		vars map[string]string
 		want error
 	}{
-		{"grpc from the environment", config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, ErrProtocol},
+		{"http/json from the environment", config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, ErrProtocol},
+		{"signal's protocol", config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "thrift"}, ErrProtocol},
 		{"plain http off loopback", config.Telemetry{Endpoint: "http://collector.example:4318"}, nil, ErrInsecureEndpoint},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

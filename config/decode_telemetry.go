@@ -41,6 +41,10 @@ type Telemetry struct {
 	// file path (relative to the config file's folder; appended to, mode
 	// 0600); "" writes no audit log.
 	AuditLog string
+	// AuditMaxBytes rotates the audit log file past this size
+	// ("audit_max_bytes"; default 64 MiB; 0: never): the file becomes
+	// {AuditLog}.1 (replacing the one before) and a new file starts.
+	AuditMaxBytes int64
 	// ExportTimeout bounds one OTLP export ("export_timeout"; default
 	// 10s).
 	ExportTimeout time.Duration
@@ -57,12 +61,13 @@ const (
 	AuditStderr               = "stderr"
 	DefaultTelemetryTimeout   = 10 * time.Second
 	DefaultTelemetryQueueSize = 2048
+	DefaultAuditMaxBytes      = 64 << 20
 	maxTelemetryQueueSize     = 1 << 20
 	maxTelemetryExportTimeout = 5 * time.Minute
 )
 
 func defaultTelemetry() Telemetry {
-	return Telemetry{ExportTimeout: DefaultTelemetryTimeout, QueueSize: DefaultTelemetryQueueSize}
+	return Telemetry{ExportTimeout: DefaultTelemetryTimeout, QueueSize: DefaultTelemetryQueueSize, AuditMaxBytes: DefaultAuditMaxBytes}
 }
 
 func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
@@ -70,7 +75,7 @@ func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "endpoint", "protocol", "headers", "insecure", "service_name", "record_arguments", "metrics_addr", "audit_log", "export_timeout", "queue_size")
+	d.checkKeys(p, m, "endpoint", "protocol", "headers", "insecure", "service_name", "record_arguments", "metrics_addr", "audit_log", "audit_max_bytes", "export_timeout", "queue_size")
 	if v, ok := m["endpoint"]; ok {
 		if s, ok := d.nonEmpty(p.key("endpoint"), v); ok {
 			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -114,6 +119,11 @@ func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
 			t.AuditLog = AuditStderr
 		} else if path, ok := d.path(p.key("audit_log"), v); ok {
 			t.AuditLog = path
+		}
+	}
+	if v, ok := m["audit_max_bytes"]; ok {
+		if x, ok := d.size(p.key("audit_max_bytes"), v); ok {
+			t.AuditMaxBytes = x
 		}
 	}
 	if v, ok := m["export_timeout"]; ok {

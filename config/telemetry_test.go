@@ -14,7 +14,7 @@ func TestTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Telemetry{ExportTimeout: 10 * time.Second, QueueSize: 2048}
+	want := Telemetry{ExportTimeout: 10 * time.Second, QueueSize: 2048, AuditMaxBytes: 64 << 20}
 	if !equalTelemetry(c.Telemetry, want) {
 		t.Fatalf("defaults: %+v", c.Telemetry)
 	}
@@ -27,6 +27,7 @@ service_name = "sp-prod"
 record_arguments = true
 metrics_addr = "127.0.0.1:9464"
 audit_log = "audit/calls.jsonl"
+audit_max_bytes = "1MiB"
 export_timeout = "3s"
 queue_size = 64
 `), testEnv(map[string]string{"KEY": "k"}))
@@ -35,7 +36,7 @@ queue_size = 64
 	}
 	want = Telemetry{Endpoint: "http://collector:4317", Protocol: ProtocolGRPC, Headers: map[string]string{"x-api-key": "k"},
 		Insecure: true, ServiceName: "sp-prod", RecordArguments: true, MetricsAddr: "127.0.0.1:9464",
-		AuditLog: "/etc/sp/audit/calls.jsonl", ExportTimeout: 3 * time.Second, QueueSize: 64}
+		AuditLog: "/etc/sp/audit/calls.jsonl", AuditMaxBytes: 1 << 20, ExportTimeout: 3 * time.Second, QueueSize: 64}
 	if !equalTelemetry(c.Telemetry, want) {
 		t.Fatalf("got %+v\nwant %+v", c.Telemetry, want)
 	}
@@ -63,6 +64,7 @@ func TestTelemetryErrors(t *testing.T) {
 		{"[telemetry]\nexport_timeout = \"1h\"\n", `cfg.toml:2:1: telemetry.export_timeout:`},
 		{"[telemetry]\nheaders = { a = 1 }\n", `cfg.toml:2:13: telemetry.headers.a:`},
 		{"[telemetry]\naudit_log = \"\"\n", `cfg.toml:2:1: telemetry.audit_log: must not be empty`},
+		{"[telemetry]\naudit_max_bytes = \"lots\"\n", `cfg.toml:2:1: telemetry.audit_max_bytes: invalid size "lots"`},
 		{"[telemetri]\n", `cfg.toml:1:2: telemetri: unknown key "telemetri" (did you mean "telemetry"?)`},
 	} {
 		_, err := Parse("cfg.toml", []byte(tc.src), testEnv(nil))

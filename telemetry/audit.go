@@ -72,13 +72,16 @@ type auditLog struct {
 	ch      chan []byte
 	w       io.Writer
 	file    *os.File // nil for stderr
+	path    string
+	max     int64 // rotate past this size; 0: never
+	size    int64
 	done    chan struct{}
 	once    sync.Once
 	dropped atomic.Int64
 }
 
-func openAudit(dest string, size int, stderr io.Writer) (*auditLog, error) {
-	a := &auditLog{ch: make(chan []byte, size), done: make(chan struct{})}
+func openAudit(dest string, size int, maxBytes int64, stderr io.Writer) (*auditLog, error) {
+	a := &auditLog{ch: make(chan []byte, size), done: make(chan struct{}), path: dest, max: maxBytes}
 	if dest == config.AuditStderr {
 		a.w = stderr
 		if a.w == nil {
@@ -88,11 +91,9 @@ func openAudit(dest string, size int, stderr io.Writer) (*auditLog, error) {
 		if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 			return nil, fmt.Errorf("telemetry: [telemetry] audit_log: %w", err)
 		}
-		f, err := os.OpenFile(dest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
+		if err := a.open(); err != nil {
 			return nil, fmt.Errorf("telemetry: [telemetry] audit_log: %w", err)
 		}
-		a.file, a.w = f, f
 	}
 	go a.run()
 	return a, nil
@@ -106,10 +107,42 @@ func (a *auditLog) write(line []byte) {
 	}
 }
 
+// open opens (appends to) the audit file, 0600.
+func (a *auditLog) open() error {
+	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	a.file, a.w, a.size = f, f, st.Size()
+	return nil
+}
+
+// rotate renames the full file to {path}.1 and starts a new one; on
+// failure it goes on appending (a line lost is worse than a big file).
+func (a *auditLog) rotate() {
+	if a.file.Close() != nil || os.Rename(a.path, a.path+".1") != nil {
+		_ = a.open()
+		return
+	}
+	if a.open() != nil {
+		a.file, a.w = nil, io.Discard
+	}
+}
+
 func (a *auditLog) run() {
 	defer close(a.done)
 	for line := range a.ch {
-		if _, err := a.w.Write(line); err != nil {
+		if a.file != nil && a.max > 0 && a.size > 0 && a.size+int64(len(line)) > a.max {
+			a.rotate()
+		}
+		n, err := a.w.Write(line)
+		a.size += int64(n)
+		if err != nil {
 			// A full disk: the line is lost, counted like a drop.
 			a.dropped.Add(1)
 		}

@@ -244,3 +244,34 @@ func TestMetricsOverOTLP(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRotates: past audit_max_bytes the file becomes .1 and a new
+// one starts; no line is lost or split.
+func TestAuditRotates(t *testing.T) {
+	path := t.TempDir() + "/audit.jsonl"
+	p, err := Open(context.Background(), config.Telemetry{AuditLog: path, AuditMaxBytes: 1000}, Options{LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		p.Audit(Record{Tool: fmt.Sprintf("t%02d", i), Outcome: "ok"})
+	}
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := ReadAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := ReadAudit(path + ".1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	if st.Size() > 1000 || len(cur) == 0 || len(old) == 0 || cur[len(cur)-1].Tool != "t29" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("current %d bytes, %d records (last %v), rotated %d", st.Size(), len(cur), cur, len(old))
+	}
+	if old[len(old)-1].Tool != fmt.Sprintf("t%02d", 29-len(cur)) {
+		t.Errorf("a line lost between the files: rotated ends %s, current starts %s", old[len(old)-1].Tool, cur[0].Tool)
+	}
+}

@@ -129,7 +129,7 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 			sdkmetric.WithInterval(interval), sdkmetric.WithTimeout(cfg.ExportTimeout))))
 	}
 	if cfg.AuditLog != "" {
-		if p.audit, err = openAudit(cfg.AuditLog, cfg.QueueSize, opts.Stderr); err != nil {
+		if p.audit, err = openAudit(cfg.AuditLog, cfg.QueueSize, cfg.AuditMaxBytes, opts.Stderr); err != nil {
 			return nil, err
 		}
 	}

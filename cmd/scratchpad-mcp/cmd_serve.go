@@ -255,8 +255,9 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	}
 	if a.telemetry != nil {
 		// With [telemetry] on; behind the front door like /mcp.
-		mux.Handle("/dashboard", a.dashboardHandler())
-		mux.Handle("/dashboard/", a.dashboardHandler())
+		dash := a.dashboardHandler()
+		mux.Handle("/dashboard", dash)
+		mux.Handle("/dashboard/", dash)
 	}
 	// An owner's stream carries its own agents' records only.
 	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return server.CallerOf(r.Context()).Owner }))

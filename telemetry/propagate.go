@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // metaCarrier reads W3C trace context out of params._meta (SEP-414):
@@ -38,5 +39,11 @@ func (p *Provider) Inject(ctx context.Context, meta map[string]any) {
 	if p == nil || p.tracer == nil || meta == nil {
 		return
 	}
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return
+	}
+	// The client's tracestate belongs to the client's span: ours carries
+	// its own (inherited when the trace is the client's).
+	delete(meta, "tracestate")
 	p.propag.Inject(ctx, metaCarrier(meta))
 }

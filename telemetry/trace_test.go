@@ -68,8 +68,17 @@ func TestSpansContinueTheClientsTrace(t *testing.T) {
 		Arguments: []byte(`{"q":"secret"}`),
 	})
 	cctx, cli := p.StartClient(ctx, Op{Method: "tools/call", Target: "search", Server: "github", RequestID: "41"})
-	upstreamMeta := map[string]any{"traceparent": "00-" + clientTrace + "-" + clientParent + "-01"}
+	upstreamMeta := map[string]any{"traceparent": "00-" + clientTrace + "-" + clientParent + "-01", "tracestate": "stale=1", "progressToken": 9}
 	p.Inject(cctx, upstreamMeta)
+	if upstreamMeta["tracestate"] != "vendor=x" || upstreamMeta["progressToken"] != 9 {
+		t.Errorf("upstream _meta after Inject: %v", upstreamMeta)
+	}
+	// A context without a span writes nothing.
+	untouched := map[string]any{"traceparent": "x"}
+	p.Inject(context.Background(), untouched)
+	if untouched["traceparent"] != "x" {
+		t.Errorf("Inject without a span wrote %v", untouched)
+	}
 	cli.End(Outcome{})
 	_, dv := p.StartDivert(ctx, "github", "search")
 	dv.SetTokens(Tokens{Counted: 48000, Diverted: 48000, Charged: 120, BudgetLeft: 90000})

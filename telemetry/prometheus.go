@@ -64,7 +64,7 @@ func promLabel(k attribute.Key) string {
 func labels(set attribute.Set, extraK, extraV string) string {
 	var parts []string
 	for _, kv := range set.ToSlice() {
-		parts = append(parts, promLabel(kv.Key)+`="`+escapeLabel(kv.Value.Emit())+`"`)
+		parts = append(parts, promLabel(kv.Key)+`="`+escapeLabel(kv.Value.String())+`"`)
 	}
 	if extraK != "" {
 		parts = append(parts, extraK+`="`+extraV+`"`)

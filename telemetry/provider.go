@@ -51,17 +51,16 @@ type Options struct {
 // A nil *Provider is valid and turns every method into a no-op: that is
 // what "telemetry off" is, at the cost of one nil check per call.
 type Provider struct {
-	cfg     config.Telemetry
-	tracer  trace.Tracer // nil: no traces
-	tp      *sdktrace.TracerProvider
-	queue   *spanQueue
-	mp      *sdkmetric.MeterProvider
-	prom    *sdkmetric.ManualReader // nil: no metrics_addr
-	m       *instruments            // nil: no metrics at all
-	audit   *auditLog               // nil: no audit log
-	recent  *recent
-	propag  propagation.TextMapPropagator
-	shutErr error
+	cfg    config.Telemetry
+	tracer trace.Tracer // nil: no traces
+	tp     *sdktrace.TracerProvider
+	queue  *spanQueue
+	mp     *sdkmetric.MeterProvider
+	prom   *sdkmetric.ManualReader // nil: no metrics_addr
+	m      *instruments            // nil: no metrics at all
+	audit  *auditLog               // nil: no audit log
+	recent *recent
+	propag propagation.TextMapPropagator
 }
 
 // Open builds the provider that cfg and the OTEL_* environment ask for:

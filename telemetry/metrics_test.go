@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 func scrape(t *testing.T, p *Provider) string {
@@ -273,5 +275,38 @@ func TestAuditRotates(t *testing.T) {
 	}
 	if old[len(old)-1].Tool != fmt.Sprintf("t%02d", 29-len(cur)) {
 		t.Errorf("a line lost between the files: rotated ends %s, current starts %s", old[len(old)-1].Tool, cur[0].Tool)
+	}
+}
+
+// TestOpenFailsCleanly: an Open that fails part way (an audit_log that
+// cannot be opened; a metrics protocol that does not exist, after the
+// span queue started) says what is wrong and leaves no goroutine running.
+func TestOpenFailsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/file", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rcv := newReceiver(t, false)
+	for _, tc := range []struct {
+		name string
+		cfg  config.Telemetry
+		vars map[string]string
+		want string
+	}{
+		{"audit log", config.Telemetry{Endpoint: rcv.srv.URL, MetricsAddr: "127.0.0.1:0", AuditLog: dir + "/file/audit.jsonl"}, nil, "[telemetry] audit_log"},
+		{"metrics protocol", config.Telemetry{MetricsAddr: "127.0.0.1:0"},
+			map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.srv.URL, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			_, err := Open(context.Background(), tc.cfg, Options{LookupEnv: env(tc.vars)})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Open: %v, want it to name %s", err, tc.want)
+			}
+			if !testwait.Until(5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+				buf := make([]byte, 1<<16)
+				t.Errorf("%d goroutines after a failed Open, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+			}
+		})
 	}
 }

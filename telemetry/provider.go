@@ -97,14 +97,28 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 		cfg.ExportTimeout = config.DefaultTelemetryTimeout
 	}
 	p := &Provider{cfg: cfg, recent: newRecent(recentCalls), propag: propagation.TraceContext{}}
+	// fail stops what was started before the error: no exporter or
+	// writer goroutine outlives a failed Open.
+	fail := func(err error) (*Provider, error) {
+		_ = p.Close(context.Background())
+		return nil, err
+	}
 	res, err := newResource(ctx, cfg, env, opts.Version)
 	if err != nil {
 		return nil, err
 	}
+	// First the audit log, then the exporters: a PeriodicReader runs
+	// from its creation, so it is made just before the MeterProvider
+	// that Close stops.
+	if cfg.AuditLog != "" {
+		if p.audit, err = openAudit(cfg.AuditLog, cfg.QueueSize, cfg.AuditMaxBytes, opts.Stderr); err != nil {
+			return fail(err)
+		}
+	}
 	if traces {
 		exp, err := newSpanExporter(ctx, cfg, env)
 		if err != nil {
-			return nil, fmt.Errorf("telemetry: traces: %w", err)
+			return fail(err)
 		}
 		p.queue = newSpanQueue(exp, cfg.QueueSize, cfg.ExportTimeout, opts.FlushInterval)
 		p.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSpanProcessor(p.queue))
@@ -118,7 +132,7 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 	if otlpMetrics {
 		exp, err := newMetricExporter(ctx, cfg, env)
 		if err != nil {
-			return nil, fmt.Errorf("telemetry: metrics: %w", err)
+			return fail(err)
 		}
 		interval := opts.MetricInterval
 		if interval <= 0 {
@@ -127,15 +141,10 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp,
 			sdkmetric.WithInterval(interval), sdkmetric.WithTimeout(cfg.ExportTimeout))))
 	}
-	if cfg.AuditLog != "" {
-		if p.audit, err = openAudit(cfg.AuditLog, cfg.QueueSize, cfg.AuditMaxBytes, opts.Stderr); err != nil {
-			return nil, err
-		}
-	}
 	if len(readers) > 0 {
 		p.mp = sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
 		if p.m, err = newInstruments(p); err != nil {
-			return nil, err
+			return fail(fmt.Errorf("telemetry: instruments: %w", err))
 		}
 	}
 	return p, nil

@@ -26,7 +26,7 @@ const telemetryCloseWait = 5 * time.Second
 func openTelemetry(cfg *config.Config) (*telemetry.Provider, error) {
 	p, err := telemetry.Open(context.Background(), cfg.Telemetry, telemetry.Options{Version: versionString()})
 	if err != nil {
-		return nil, fmt.Errorf("%s: [telemetry]: %w", configName(cfg), err)
+		return nil, fmt.Errorf("%s: %w", configName(cfg), err) // err names the key or variable
 	}
 	return p, nil
 }

@@ -27,6 +27,7 @@ type Config struct {
 	Catalogue     Catalogue
 	Redaction     Redaction
 	Cluster       Cluster
+	Telemetry     Telemetry
 }
 
 // SkippedServer is a server [Options].SkipServersWithUnsetEnv left out.
@@ -405,6 +406,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 		Retention: defaultRetention(),
 		Redaction: Redaction{Mode: RedactMask},
 		Cluster:   Cluster{Prefix: layout.DefaultClusterPrefix, CacheMB: DefaultClusterCacheMB, Lease: DefaultClusterLease},
+		Telemetry: defaultTelemetry(),
 	}
 }
 

@@ -153,7 +153,7 @@ func (d *decoder) failAt(p keyPath, pos position, cause error, msg string) {
 
 func (d *decoder) root(m map[string]any, c *Config) {
 	var p keyPath
-	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "explore", "http", "retention", "catalogue", "redaction", "cluster")
+	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "explore", "http", "retention", "catalogue", "redaction", "cluster", "telemetry")
 	if v, ok := m["memory_dir"]; ok {
 		if s, ok := d.path(p.key("memory_dir"), v); ok {
 			c.MemoryDir = s
@@ -185,6 +185,9 @@ func (d *decoder) root(m map[string]any, c *Config) {
 	}
 	if v, ok := m["cluster"]; ok {
 		d.cluster(p.key("cluster"), v, &c.Cluster)
+	}
+	if v, ok := m["telemetry"]; ok {
+		d.telemetry(p.key("telemetry"), v, &c.Telemetry)
 	}
 	if v, ok := m["catalogue"]; ok {
 		if t, ok := d.table(p.key("catalogue"), v); ok {

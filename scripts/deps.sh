@@ -26,9 +26,9 @@ if ! "$staticcheck" -version 2>/dev/null | grep -qF "(${staticcheck_version})"; 
 	go install "honnef.co/go/tools/cmd/staticcheck@v${staticcheck_version}"
 fi
 
-# redis-server and jq: from the distribution's packages (sudo only when
-# not root). The tests need the binaries only; no service is enabled or
-# started here.
+# redis-server, haproxy, jq, promtool (package prometheus) and chromium:
+# from the distribution's packages (sudo only when not root). The tests
+# need the binaries only; no service is enabled or started here.
 apt_install() { # apt_install BINARY PACKAGE WHY
 	if command -v "$1" >/dev/null 2>&1; then
 		return
@@ -51,6 +51,8 @@ apt_install() { # apt_install BINARY PACKAGE WHY
 apt_install redis-server redis-server "the pad's Redis tests need it"
 apt_install haproxy haproxy "the replica tests balance real processes with it"
 apt_install jq jq "explore's query tests cross-check their answers with it"
+apt_install promtool prometheus "telemetry's test checks the metrics text with promtool check metrics"
+apt_install chromium chromium "the dashboard's test renders it in headless Chromium"
 
 e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20
 

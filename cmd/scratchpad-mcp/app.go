@@ -16,6 +16,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
 
@@ -33,6 +34,9 @@ type app struct {
 	web    *oauth.WebLogins // with PerOwner: owners' OAuth logins through the server
 	agents *agents.Registry
 	events *budget.Events
+	// telemetry is the [telemetry] provider; nil (every call a no-op)
+	// when nothing is configured. Closed by closeTelemetry.
+	telemetry *telemetry.Provider
 
 	debugStats bool // serve GET /debug/stats over HTTP
 }
@@ -172,6 +176,10 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		SessionEnded: a.agents.Finish,
 		CallTimeout:  cfg.Explore.CallTimeout,
 	})
+	// Last: nothing above fails after it, so nothing leaks its exporter.
+	if a.telemetry, err = openTelemetry(cfg); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

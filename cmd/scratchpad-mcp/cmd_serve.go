@@ -118,6 +118,19 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
 	}
+	defer closeTelemetry(a.telemetry, log) // last: after the agents' final calls
+	// [telemetry] metrics_addr: taken now, like the MCP address, so a
+	// wrong one stops the start naming the key.
+	metricsLn, err := listenMetrics(cfg, a.telemetry)
+	if err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 1
+	}
+	if metricsLn != nil {
+		metricsCtx, stopMetrics := context.WithCancel(ctx)
+		defer stopMetrics()
+		go serveMetrics(metricsCtx, metricsLn, a.telemetry, log)
+	}
 	// Over HTTP the address is taken before anything starts: a port in
 	// use ends the command here, with no upstream started and no sweep.
 	var ln net.Listener
@@ -239,6 +252,12 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		h := a.server.SSE()
 		mux.Handle("/sse", h)
 		mux.Handle("/message", h)
+	}
+	if a.telemetry != nil {
+		// With [telemetry] on; behind the front door like /mcp.
+		dash := a.dashboardHandler()
+		mux.Handle("/dashboard", dash)
+		mux.Handle("/dashboard/", dash)
 	}
 	// An owner's stream carries its own agents' records only.
 	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return server.CallerOf(r.Context()).Owner }))

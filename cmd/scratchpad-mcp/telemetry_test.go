@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/dashboard"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
+)
+
+// freeAddr is a loopback address nobody listens on (now).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestServeMetricsAddrTaken: a metrics_addr that cannot be listened on
+// stops the start, the error naming the file and the key.
+func TestServeMetricsAddrTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg, _ := writeConfig(t, "\n[telemetry]\nmetrics_addr = \""+ln.Addr().String()+"\"\n")
+	out, err := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0").CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "scratchpad.toml: [telemetry] metrics_addr: listen tcp "+ln.Addr().String()) {
+		t.Fatalf("exit %d, want 1 naming the key:\n%s", code, out)
+	}
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// TestServeMetricsAndDashboard: with [telemetry] metrics_addr, serve
+// answers GET /metrics there (Prometheus text that promtool accepts) and
+// not on the MCP port; /dashboard is on the MCP port.
+func TestServeMetricsAndDashboard(t *testing.T) {
+	maddr := freeAddr(t)
+	cfg, _ := writeConfig(t, "\n[telemetry]\nmetrics_addr = \""+maddr+"\"\naudit_log = \"audit.jsonl\"\n")
+	base := startHTTP(t, "http", cfg)
+	var text string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + maddr + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				text = string(b)
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no metrics on %s: %v", maddr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(text, "# TYPE scratchpad_telemetry_spans_dropped_total counter") {
+		t.Errorf("metrics:\n%s", text)
+	}
+	if path, err := exec.LookPath("promtool"); err == nil {
+		cmd := exec.Command(path, "check", "metrics")
+		cmd.Stdin = strings.NewReader(text)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+	} else if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+		t.Fatal("promtool is not installed (Debian package prometheus; scripts/deps.sh)")
+	}
+	if resp, err := http.Get(base + "/metrics"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Error("/metrics is served on the MCP port")
+		}
+	}
+	resp, err := http.Get(base + "/dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), `<canvas id="kept"`) {
+		t.Errorf("/dashboard: %d\n%.300s", resp.StatusCode, page)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cfg), "audit.jsonl")); err != nil {
+		t.Errorf("audit log not opened: %v", err)
+	}
+}
+
+// TestDashboardCommand: the command serves the dashboard of the audit
+// log and usage.jsonl on loopback, prints its URL, shows the owner's own
+// calls only, refuses a foreign Host and a non-loopback --addr, and -h
+// exits 0.
+func TestDashboardCommand(t *testing.T) {
+	dir := t.TempDir()
+	mem := filepath.Join(dir, "mem")
+	audit := filepath.Join(dir, "audit.jsonl")
+	cfgPath := filepath.Join(dir, "sp.toml")
+	if err := os.WriteFile(cfgPath, []byte("memory_dir = \"mem\"\n[telemetry]\naudit_log = \"audit.jsonl\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := telemetry.Open(context.Background(), config.Telemetry{AuditLog: audit}, telemetry.Options{LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	p.Audit(telemetry.Record{Time: now, Owner: "team-a", Agent: "w1", Server: "github", Tool: "search", Outcome: "ok", TokensIn: 40000, Diverted: 40000, File: "scratchpad/a.json", BudgetLeft: 150000, BudgetSize: 200000})
+	p.Audit(telemetry.Record{Time: now, Owner: "team-b", Agent: "w9", Server: "github", Tool: "search", Outcome: "ok", TokensIn: 9000, Diverted: 9000, File: "scratchpad/b.json"})
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(mem, "owners", "team-a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	usage := `{"event":"scratchpad_usage","agent_name":"w0","owner":"team-a","tokens_intercepted":7000,"tokens_extracted":100,"calls":3,"time":"2026-12-02T15:00:00Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(mem, "owners", "team-a", "usage.jsonl"), []byte(usage), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() { done <- serveDashboard(ctx, cfg, "127.0.0.1:0", "team-a", pw, &stderr); pw.Close() }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/dashboard") {
+		t.Fatalf("printed %q", line)
+	}
+	resp, err := http.Get(url + "/data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d dashboard.Data
+	err = json.NewDecoder(resp.Body).Decode(&d)
+	resp.Body.Close()
+	if err != nil || d.Kept.Total != 40000 || len(d.Biggest) != 1 || d.Biggest[0].File != "scratchpad/a.json" || len(d.Budgets) != 1 || d.Finished.Intercepted != 7000 {
+		t.Errorf("data: %+v %v", d, err)
+	}
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Host = "evil.example:80"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 403 {
+		t.Errorf("foreign Host: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dashboard did not stop with its context")
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"dashboard", "-h"}, 0, "usage: scratchpad-mcp dashboard"},
+		{[]string{"dashboard", "--config", cfgPath, "--addr", "0.0.0.0:0"}, 2, "want a loopback host:port"},
+		{[]string{"dashboard", "--config", cfgPath, "--owner", "../x"}, 2, "--owner"},
+		{[]string{"dashboard", "stray"}, 2, "unexpected argument"},
+	} {
+		var out strings.Builder
+		if code := run(tc.args, nil, &out, &out); code != tc.code || !strings.Contains(out.String(), tc.out) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.out, out.String())
+		}
+	}
+}

@@ -52,6 +52,13 @@ const TokenRecheck = time.Second
 // that did, said once per change in the log; a file removed revokes
 // its tokens.
 type TokenSet struct {
+	// Revoked, when set, is called (from the request whose look saw the
+	// change, before it goes on) with each owner one of whose tokens is
+	// no longer in force: revoked, or replaced by --rotate. The server
+	// ends that owner's sessions: their requests would be refused from
+	// now on, and a stream already open must not outlive the token.
+	Revoked func(owner string)
+
 	inline []Token
 	path   string
 	log    *slog.Logger
@@ -97,8 +104,8 @@ func (s *TokenSet) look() {
 	case errors.Is(err, fs.ErrNotExist):
 		if s.last != nil || s.unsure {
 			s.last, s.unsure = nil, false
-			toks := slices.Clone(s.inline)
-			s.cur.Store(&toks)
+			s.swap(slices.Clone(s.inline))
+			toks := *s.cur.Load()
 			s.log.Warn("the tokens file is gone: its tokens are refused", "tokens_file", s.path, "tokens", len(toks))
 		}
 		return
@@ -116,6 +123,28 @@ func (s *TokenSet) look() {
 		return
 	}
 	toks := append(slices.Clone(s.inline), file...)
-	s.cur.Store(&toks)
+	s.swap(toks)
 	s.log.Info("tokens file re-read", "tokens_file", s.path, "tokens", len(toks))
+}
+
+// swap puts toks in force and tells Revoked of each owner that lost a
+// token. s.mu is held.
+func (s *TokenSet) swap(toks []Token) {
+	old := *s.cur.Load()
+	s.cur.Store(&toks)
+	if s.Revoked == nil {
+		return
+	}
+	kept := make(map[[32]byte]bool, len(toks))
+	for _, t := range toks {
+		kept[t.SHA256] = true
+	}
+	told := map[string]bool{}
+	for _, t := range old {
+		if !kept[t.SHA256] && !told[t.Owner] {
+			told[t.Owner] = true
+			s.log.Info("a bearer token is no longer in force: its owner's sessions end", "owner", t.Owner)
+			s.Revoked(t.Owner)
+		}
+	}
 }

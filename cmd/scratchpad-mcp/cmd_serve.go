@@ -284,7 +284,9 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	}
 	if a.cfg.HTTP.TokensFile != "" && len(a.cfg.HTTP.Tokens) > 0 {
 		// token add / token revoke take effect without a restart.
-		fd.TokensNow = config.NewTokenSet(a.cfg, a.log).Tokens
+		ts := config.NewTokenSet(a.cfg, a.log)
+		ts.Revoked = a.server.EndOwner // and a revoked owner's open sessions end
+		fd.TokensNow = ts.Tokens
 	}
 	handler := server.FrontDoor(fd, mux)
 	// With tokens, connections no request has proven with a valid token

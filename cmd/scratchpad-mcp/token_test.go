@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // TestTokenAddListRevoke (issue 38 item 13): a second `token add` for an
@@ -103,6 +105,7 @@ func TestTokenRevokedOnTheNextRequest(t *testing.T) {
 	if got := callTool(t, alice, "echo", map[string]any{"text": "before"}); got != "before" {
 		t.Fatalf("alice before the revoke: %q", got)
 	}
+	aliceGET, bobGET := openGETStream(t, base, tok["alice"]), openGETStream(t, base, tok["bob"])
 	if code, out, errOut := runCLI(t, "token", "revoke", "alice", "--config", cfg); code != 0 {
 		t.Fatalf("token revoke: %d %s%s", code, out, errOut)
 	}
@@ -136,4 +139,63 @@ func TestTokenRevokedOnTheNextRequest(t *testing.T) {
 	if got := callTool(t, bob, "echo", map[string]any{"text": "still"}); got != "still" {
 		t.Errorf("bob after alice's revoke: %q", got)
 	}
+	// Her GET stream, open all along, was ended by the server when it saw
+	// the token go (the first request after the change), not left open
+	// until she next sends a request; bob's stays.
+	select {
+	case <-aliceGET:
+	case <-time.After(testwait.Timeout):
+		t.Error("alice's open GET stream outlived her revoked token")
+	}
+	select {
+	case <-bobGET:
+		t.Error("bob's GET stream ended with alice's token")
+	default:
+	}
+}
+
+// openGETStream opens a 2025 session with token over raw HTTP and its GET
+// stream; the channel closes when the server ends the stream.
+func openGETStream(t *testing.T, base, token string) <-chan struct{} {
+	t.Helper()
+	post := func(sid, body string) string {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"get","version":"1"}}}`)
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", err, resp)
+	}
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	return closed
 }

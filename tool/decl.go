@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,6 +93,11 @@ func NewArgs[T any](o ArgsOptions) (*Args[T], error) {
 		return nil, err
 	}
 	normalize(m)
+	if _, ok := m["properties"]; !ok {
+		// Some clients want an object schema's properties even when
+		// there are none: list them, as before.
+		m["properties"] = map[string]any{}
+	}
 	if o.Open {
 		m["additionalProperties"] = true
 	}
@@ -599,4 +605,19 @@ func valueAt(v any, path []string) any {
 		}
 	}
 	return v
+}
+
+// Handle is the [Handler] of a tool whose arguments a declares: they are
+// validated and decoded ([Args.Decode]) before h runs, which gets them as
+// a T and the call's raw arguments (an open declaration's undeclared
+// ones are read from there); problems are answered with fail, without
+// running h.
+func Handle[T any](a *Args[T], fail func([]Problem) Result, h func(ctx context.Context, args T, raw json.RawMessage) Result) Handler {
+	return func(ctx context.Context, raw json.RawMessage) Result {
+		v, problems := a.Decode(raw)
+		if len(problems) > 0 {
+			return fail(problems)
+		}
+		return h(ctx, v, raw)
+	}
 }

@@ -56,7 +56,7 @@ func TestArgsSchema(t *testing.T) {
 	if open != `{"additionalProperties":true,"properties":{"clear":{"type":"boolean"}},"type":"object"}` {
 		t.Errorf("open schema: %s", open)
 	}
-	if s := string(MustArgs[struct{}](ArgsOptions{}).Schema()); s != `{"type":"object"}` {
+	if s := string(MustArgs[struct{}](ArgsOptions{}).Schema()); s != `{"properties":{},"type":"object"}` {
 		t.Errorf("no arguments: %s", s)
 	}
 }

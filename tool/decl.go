@@ -39,6 +39,7 @@ var ErrDeclaration = errors.New("tool: argument declaration")
 //	default            the value an absent argument takes (a non-pointer field is set to it)
 //	enum               values separated by |
 //	description        the description (for shared wording: $name)
+//	type               the JSON type, where the Go type does not say it (raw JSON)
 //	items.K            keyword K of an array's items
 //	lenient            (no value) a number given for this string is taken as its text
 //
@@ -248,7 +249,7 @@ func tagValue(k, v string, vars map[string]any) (any, error) {
 		return n, nil
 	case "enum":
 		return strings.Split(v, "|"), nil
-	case "description":
+	case "description", "type":
 		return v, nil
 	case "default":
 		var x any
@@ -302,6 +303,9 @@ type Problem struct {
 	Keyword string
 	// Message says it as the model reads it, with Path.
 	Message string
+	// Value is the value at Path as given (numbers as json.Number), nil
+	// when absent.
+	Value any
 }
 
 // Messages are the problems' messages.
@@ -542,7 +546,7 @@ func where(path []string) string {
 func problemsOf(e *jsonschema.ValidationError, inst any) []Problem {
 	at := e.InstanceLocation
 	one := func(keyword, msg string) []Problem {
-		return []Problem{{Path: at, Keyword: keyword, Message: strings.TrimSpace(where(at) + " " + msg)}}
+		return []Problem{{Path: at, Keyword: keyword, Message: strings.TrimSpace(where(at) + " " + msg), Value: valueAt(inst, at)}}
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:

@@ -41,7 +41,7 @@ type Budget interface {
 }
 
 // The bounds of the tools' string arguments, in their schemas (checked
-// by tool.Checked before a handler runs): a filename is a path, as long
+// by tool.Args before a handler runs): a filename is a path, as long
 // as Linux's PATH_MAX at most (only its last element is kept, cut to
 // maxBaseBytes); a run id is 1-64 characters (agents' identity rules).
 // An artifact's content has none: a call's size is bounded by the

@@ -71,7 +71,7 @@ func TestTTLBounded(t *testing.T) {
 }
 
 // TestPadArgumentsBounded: the pad tools' arguments are checked against
-// their schemas by tool.CheckArgs: undeclared arguments and case variants
+// their schemas by the validator (tool.Args): undeclared arguments and case variants
 // of declared ones are refused (a PATCHES used to reach the handler's
 // decoding as patches, unchecked), integers given as 1.0 work (max_tokens:
 // 1.0 was a Go decoding error), and every bound is named.

@@ -87,10 +87,10 @@ func updateDescription(o Options) string {
 	return `Patch scratchpad sections, all or none. Ops: append (content: items, one per line; numbered sections get "N. [ ] item"), replace (the whole section; the only op that drops text), check (content: item number to tick), remove (lines containing content), clear. Returns the diff and warnings; condense a section over its cap.` + keysHelp
 }
 
-// The bounds of the pad tools' arguments, in their schemas: the checker
-// (tool.Checked) enforces them on the top-level arguments and on array
-// items; what lies inside a patch (key, ttl, tags) is checked where the
-// patch is validated, against the same constants. Section content and
+// The bounds of the pad tools' arguments, in their schemas: the validator
+// (tool.Args) enforces them on the arguments, on array items and inside
+// each patch; the pad's own check of a patch (for the CLI and the pad's
+// Go callers) holds it to the same constants. Section content and
 // whole-pad content have none: a section's cap is a warning to condense,
 // not a refusal, and the transport bounds a call's size.
 const (

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	gschema "github.com/google/jsonschema-go/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -55,6 +56,8 @@ type Args[T any] struct {
 	open     bool
 	defaults T
 	lenient  [][]string // instance paths ("*" for any item) whose numbers are taken as text
+	// maxLength are the top-level strings' bounds, for [Args.tooLong].
+	maxLength map[string]int
 }
 
 // ArgsOptions are what [NewArgs] reads besides T.
@@ -107,6 +110,12 @@ func NewArgs[T any](o ArgsOptions) (*Args[T], error) {
 	if a.schema, err = json.Marshal(m); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDeclaration, err)
 	}
+	// What follows reads the schema as listed ($names' values as JSON
+	// reads them).
+	m = nil
+	if err := json.Unmarshal(a.schema, &m); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDeclaration, err)
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(a.schema))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDeclaration, err)
@@ -122,6 +131,14 @@ func NewArgs[T any](o ArgsOptions) (*Args[T], error) {
 	}
 	for name := range a.props {
 		a.names = append(a.names, name)
+	}
+	a.maxLength = map[string]int{}
+	if defs, ok := m["properties"].(map[string]any); ok {
+		for name, p := range defs {
+			if n, ok := p.(map[string]any)["maxLength"].(float64); ok {
+				a.maxLength[name] = int(n)
+			}
+		}
 	}
 	sort.Strings(a.names)
 	if defs, ok := m["properties"].(map[string]any); ok {
@@ -322,19 +339,67 @@ func Messages(ps []Problem) []string {
 // at once, so the model can fix them all in one retry. Absent or null
 // arguments decode as no arguments.
 func (a *Args[T]) Decode(raw json.RawMessage) (T, []Problem) {
-	v := a.defaults
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		t = []byte("{}")
 	}
 	if t[0] != '{' {
-		return v, []Problem{{Keyword: "json", Message: "the arguments must be one JSON object"}}
+		return a.defaults, []Problem{{Keyword: "json", Message: "the arguments must be one JSON object"}}
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(t))
 	if err != nil {
-		return v, []Problem{{Keyword: "json", Message: "the arguments must be one JSON object: " + err.Error()}}
+		return a.defaults, []Problem{{Keyword: "json", Message: "the arguments must be one JSON object: " + err.Error()}}
 	}
-	obj := inst.(map[string]any)
+	return a.decode(inst.(map[string]any), t)
+}
+
+// DecodeValue is [Args.Decode] for arguments already decoded, as
+// encoding/json decodes into an any or as Go code writes them (ints,
+// typed slices): the same validation, without encoding them first. args
+// is not changed.
+func (a *Args[T]) DecodeValue(args map[string]any) (T, []Problem) {
+	obj, ok := plain(args).(map[string]any)
+	if !ok {
+		return a.defaults, []Problem{{Keyword: "json", Message: "the arguments must be JSON values"}}
+	}
+	return a.decode(obj, nil)
+}
+
+// plain is a copy of v made of the values the validator reads: its
+// containers copied (validation rewrites them), values it does not know
+// (typed slices and maps, structs) passed through JSON.
+func plain(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, json.Number, float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, c := range x {
+			out[k] = plain(c)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, c := range x {
+			out[i] = plain(c)
+		}
+		return out
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v // the validator calls it of an invalid type
+	}
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+// decode validates obj, which it may rewrite, and decodes it into a T;
+// raw is obj's text when it came as text (the fast path), or nil.
+func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
+	v := a.defaults
 	problems := a.nameProblems(obj)
 	// null is absent: drop it before the schema sees it, as
 	// encoding/json leaves the field as it was.
@@ -347,30 +412,53 @@ func (a *Args[T]) Decode(raw json.RawMessage) (T, []Problem) {
 	for _, p := range a.lenient {
 		lenient = textify(obj, p) || lenient
 	}
+	values := a.tooLong(obj)
 	if err := a.compiled.Validate(obj); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return v, []Problem{{Keyword: "json", Message: err.Error()}}
 		}
-		problems = append(problems, collect(ve, obj)...)
+		values = append(values, collect(ve, obj)...)
 	}
+	sort.SliceStable(values, func(i, j int) bool {
+		return strings.Join(values[i].Path, "\x00") < strings.Join(values[j].Path, "\x00")
+	})
+	problems = append(problems, values...)
 	if len(problems) > 0 {
 		return v, problems
 	}
-	if err := json.Unmarshal(t, &v); err != nil || lenient {
-		// 1.0 for an int, or a number given for a lenient string: the
-		// schema accepted it, encoding/json does not; decode what the
-		// validator read, integers written as integers.
+	if raw == nil || lenient || json.Unmarshal(raw, &v) != nil {
+		// No text, a number given for a lenient string, or 1.0 for an
+		// int (the schema accepts it, encoding/json does not): decode
+		// what the validator read, integers written as integers.
 		v = a.defaults
-		b, merr := json.Marshal(canonical(obj))
-		if merr == nil {
-			merr = json.Unmarshal(b, &v)
+		b, err := json.Marshal(canonical(obj))
+		if err == nil {
+			err = json.Unmarshal(b, &v)
 		}
-		if merr != nil {
-			return v, []Problem{{Keyword: "json", Message: "the arguments do not decode: " + merr.Error()}}
+		if err != nil {
+			return v, []Problem{{Keyword: "json", Message: "the arguments do not decode: " + Clip(err.Error(), 200)}}
 		}
 	}
 	return v, nil
+}
+
+// tooLong refuses, and takes out of obj, the top-level strings too long
+// to be within their maxLength whatever their characters (4 bytes a
+// character at most): the validator copies a string to count its
+// characters, and a refused megabyte should cost nothing.
+func (a *Args[T]) tooLong(obj map[string]any) []Problem {
+	var out []Problem
+	for name, max := range a.maxLength {
+		s, ok := obj[name].(string)
+		if !ok || len(s) <= 4*max {
+			continue
+		}
+		out = append(out, Problem{Path: []string{name}, Keyword: "maxLength", Value: s,
+			Message: fmt.Sprintf("%s must be at most %d characters, not %d", name, max, utf8.RuneCountInString(s))})
+		obj[name] = "" // present, for required; refused already
+	}
+	return out
 }
 
 // nameProblems are the problems of top-level names: a case variant of a
@@ -393,11 +481,7 @@ func (a *Args[T]) nameProblems(obj map[string]any) []Problem {
 		}
 	}
 	if len(unknown) > 0 {
-		params := make(map[string]Param, len(a.names))
-		for _, n := range a.names {
-			params[n] = Param{}
-		}
-		problems = append(problems, Problem{Keyword: "unknown", Message: Undeclared(unknown, params)})
+		problems = append(problems, Problem{Keyword: "unknown", Message: Undeclared(unknown, a.names)})
 	}
 	return problems
 }
@@ -457,6 +541,10 @@ func canonical(v any) any {
 		}
 	case json.Number:
 		if r, ok := new(big.Rat).SetString(x.String()); ok && r.IsInt() {
+			return json.Number(r.Num().String())
+		}
+	case float64:
+		if r := new(big.Rat); r.SetFloat64(x) != nil && r.IsInt() {
 			return json.Number(r.Num().String())
 		}
 	}
@@ -561,10 +649,8 @@ func problemsOf(e *jsonschema.ValidationError, inst any) []Problem {
 		if k.Got != "null" {
 			// The validator calls 2 a number; models read "an integer"
 			// for it, as this answer always said.
-			if n, ok := valueAt(inst, at).(json.Number); ok && k.Got == "number" {
-				if r, ok := new(big.Rat).SetString(n.String()); ok && r.IsInt() {
-					k.Got = "integer"
-				}
+			if k.Got == "number" && integral(valueAt(inst, at)) {
+				k.Got = "integer"
 			}
 			got = article(k.Got) + " " + k.Got
 		}
@@ -624,4 +710,19 @@ func Handle[T any](a *Args[T], fail func([]Problem) Result, h func(ctx context.C
 		}
 		return h(ctx, v, raw)
 	}
+}
+
+// integral reports whether v is a number without a fraction.
+func integral(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		r, ok := new(big.Rat).SetString(x.String())
+		return ok && r.IsInt()
+	case float64:
+		r := new(big.Rat).SetFloat64(x)
+		return r != nil && r.IsInt()
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	}
+	return false
 }

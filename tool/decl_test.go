@@ -179,3 +179,32 @@ func TestArgsDeclarationErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsDecodeValue: arguments as Go code writes them are validated
+// as their JSON would be, and left as they were.
+func TestArgsDecodeValue(t *testing.T) {
+	a := MustArgs[declArgs](declOpts)
+	tags := []string{"a", "b"}
+	in := map[string]any{"file": "a", "lines": 7, "tags": tags, "ids": []any{2.0, 3}, "limit": int64(0), "items": []map[string]any{{"op": "set", "content": 2}}}
+	v, ps := a.DecodeValue(in)
+	if len(ps) > 0 || v.Lines != 7 || len(v.Tags) != 2 || v.IDs[0] != 2 || v.Limit == nil || v.Items[0].Content != "2" {
+		t.Fatalf("%+v %q", v, Messages(ps))
+	}
+	if in["ids"].([]any)[0] != 2.0 || in["lines"] != 7 {
+		t.Errorf("input changed: %v", in)
+	}
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"file": "a", "lines": 0}, "lines must be at least 1"},
+		{map[string]any{"file": "a", "lines": 2.5}, "lines must be an integer, not a number"},
+		{map[string]any{"file": 3}, "file must be a string, not an integer"},
+		{map[string]any{"file": "a", "tags": []string{"abcdef"}}, "tags item 0 must be at most 4 characters, not 6"},
+		{map[string]any{}, "file is required"},
+	} {
+		if _, ps := a.DecodeValue(tc.args); strings.Join(Messages(ps), "; ") != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, Messages(ps), tc.want)
+		}
+	}
+}

@@ -443,9 +443,9 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 	return v, nil
 }
 
-// tooLong refuses, and takes out of obj, the top-level strings too long
-// to be within their maxLength whatever their characters (4 bytes a
-// character at most): the validator copies a string to count its
+// tooLong refuses the top-level strings too long to be within their
+// maxLength whatever their characters (4 bytes a character at most), and
+// blanks them in obj for the validator: it copies a string to count its
 // characters, and a refused megabyte should cost nothing.
 func (a *Args[T]) tooLong(obj map[string]any) []Problem {
 	var out []Problem

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -228,9 +227,9 @@ type updateCall struct {
 
 // badArguments is the answer to arguments a tool's schema refuses. A
 // problem inside one patch is answered as the pad's check of that patch
-// answers: its code (unknown_section, unknown_op, bad_patch; a structured
-// pad's section op is wrong_format), the patch's place in the call,
-// nothing changed.
+// answers: its code (unknown_section, unknown_op, bad_patch; on a
+// structured pad any op but a key op is wrong_format), the patch's place
+// in the call, nothing changed.
 func (d *decls) badArguments(problems []tool.Problem) tool.Result {
 	first, in := -1, true
 	for _, p := range problems {
@@ -260,7 +259,9 @@ func (d *decls) badArguments(problems []tool.Problem) tool.Result {
 		v, _ := p.Value.(string)
 		switch {
 		case err != nil:
-		case field == "op" && d.stateUp != nil && slices.Contains(Ops, v):
+		case field == "op" && d.stateUp != nil && (p.Keyword == "enum" || p.Keyword == "required"):
+			// Not a key op: a section patch, as the pad has always
+			// read it.
 			return failure(nil, fmt.Errorf("%w: this pad is structured; section patches do not apply, send {\"state\": {...}} with the keys to change", ErrWrongFormat))
 		case field == "section" && p.Keyword == "enum":
 			err = fmt.Errorf("%w %s (sections: %s)", ErrUnknownSection, quoteArg(v), sectionNames(d.o.Sections))

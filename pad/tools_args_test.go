@@ -41,6 +41,7 @@ func TestEveryConstraintKind(t *testing.T) {
 		{"items type", mdh, ToolUpdate, `{"patches":[3]}`, []string{`"error":"invalid_arguments"`, "patches item 0 must be an object, not an integer"}},
 		{"unknown", mdh, ToolAppend, `{"note":"n","by":"me"}`, []string{`"error":"invalid_arguments"`, `unknown argument(s) \"by\" (this tool takes: note, tags)`}},
 		{"open: a state key", jsh, ToolUpdate, `{"goal":"ship"}`, []string{"updated"}},
+		{"null is absent", jsh, ToolUpdate, `{"state":null,"patches":null,"content":null,"owner":"me"}`, []string{"updated", "owner"}},
 		{"open: case variant", jsh, ToolUpdate, `{"Clear":true}`, []string{`"error":"invalid_arguments"`, `did you mean clear?`}},
 
 		// Inside a patch.

@@ -202,6 +202,9 @@ func (a *Args[T]) annotate(t reflect.Type, m map[string]any, path []string, vars
 		if path == nil {
 			a.props[name] = true
 		}
+		if props[name] == true { // any value: the empty schema, which tags may add to
+			props[name] = map[string]any{}
+		}
 		p, _ := props[name].(map[string]any)
 		if p == nil {
 			continue
@@ -401,11 +404,13 @@ func plain(v any) any {
 func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 	v := a.defaults
 	problems := a.nameProblems(obj)
-	// null is absent: drop it before the schema sees it, as
-	// encoding/json leaves the field as it was.
+	// null is absent: drop it before the schema sees it, and decode
+	// without it (encoding/json would set a json.RawMessage to null).
+	nulls := false
 	for k, x := range obj {
 		if x == nil && a.props[k] {
 			delete(obj, k)
+			nulls = true
 		}
 	}
 	lenient := false
@@ -427,10 +432,10 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 	if len(problems) > 0 {
 		return v, problems
 	}
-	if raw == nil || lenient || json.Unmarshal(raw, &v) != nil {
-		// No text, a number given for a lenient string, or 1.0 for an
-		// int (the schema accepts it, encoding/json does not): decode
-		// what the validator read, integers written as integers.
+	if raw == nil || lenient || nulls || json.Unmarshal(raw, &v) != nil {
+		// No text, a number given for a lenient string, a null, or 1.0
+		// for an int (the schema accepts it, encoding/json does not):
+		// decode what the validator read, integers written as integers.
 		v = a.defaults
 		b, err := json.Marshal(canonical(obj))
 		if err == nil {

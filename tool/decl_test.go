@@ -20,16 +20,17 @@ type fileArg struct {
 
 type declArgs struct {
 	fileArg
-	Lines      int      `json:"lines,omitempty" arg:"default=$defLines,minimum=1,maximum=$maxLines"`
-	Limit      *int     `json:"limit,omitempty" arg:"minimum=0"`
-	IgnoreCase bool     `json:"ignore_case,omitempty"`
-	Order      string   `json:"order,omitempty" arg:"enum=asc|desc"`
-	Format     string   `json:"format,omitempty" arg:"enum=$formats"`
-	Tags       []string `json:"tags,omitempty" jsonschema:"Only these." arg:"maxItems=3,items.maxLength=4"`
-	IDs        []int    `json:"ids,omitempty"`
-	Ratio      float64  `json:"ratio,omitempty"`
-	Value      any      `json:"value,omitempty"`
-	Items      []item   `json:"items,omitempty"`
+	Lines      int             `json:"lines,omitempty" arg:"default=$defLines,minimum=1,maximum=$maxLines"`
+	Limit      *int            `json:"limit,omitempty" arg:"minimum=0"`
+	IgnoreCase bool            `json:"ignore_case,omitempty"`
+	Order      string          `json:"order,omitempty" arg:"enum=asc|desc"`
+	Format     string          `json:"format,omitempty" arg:"enum=$formats"`
+	Tags       []string        `json:"tags,omitempty" jsonschema:"Only these." arg:"maxItems=3,items.maxLength=4"`
+	IDs        []int           `json:"ids,omitempty"`
+	Ratio      float64         `json:"ratio,omitempty"`
+	Value      any             `json:"value,omitempty"`
+	Items      []item          `json:"items,omitempty"`
+	Raw        json.RawMessage `json:"raw,omitempty" arg:"type=object"`
 }
 
 var declOpts = ArgsOptions{Vars: map[string]any{"fileDesc": "The file.", "defLines": 50, "maxLines": 1000, "formats": []string{"md", "xml"}}}
@@ -44,7 +45,7 @@ func TestArgsSchema(t *testing.T) {
 		`"ignore_case":{"type":"boolean"},` +
 		`"items":{"items":{"properties":{"content":{"type":"string"},"key":{"maxLength":4,"type":"string"},"op":{"enum":["set","delete"],"type":"string"},"ttl":{"maximum":60,"minimum":0,"type":"number"}},"required":["op"],"type":"object"},"type":"array"},` +
 		`"limit":{"minimum":0,"type":"integer"},"lines":{"default":50,"maximum":1000,"minimum":1,"type":"integer"},` +
-		`"order":{"enum":["asc","desc"],"type":"string"},"ratio":{"type":"number"},` +
+		`"order":{"enum":["asc","desc"],"type":"string"},"ratio":{"type":"number"},"raw":{"type":"object"},` +
 		`"tags":{"description":"Only these.","items":{"maxLength":4,"type":"string"},"maxItems":3,"type":"array"},` +
 		`"value":{}},"required":["file"],"type":"object"}`
 	if got != want {
@@ -75,6 +76,8 @@ func TestArgsDecode(t *testing.T) {
 		{"defaults filled", `{"file":"a.log"}`, "", func(v declArgs) bool { return v.File == "a.log" && v.Lines == 50 && v.Limit == nil }},
 		{"given kept", `{"file":"a","lines":3,"limit":0,"order":"asc"}`, "", func(v declArgs) bool { return v.Lines == 3 && v.Limit != nil && *v.Limit == 0 && v.Order == "asc" }},
 		{"null is absent", `{"file":"a","lines":null,"limit":null,"tags":null}`, "", func(v declArgs) bool { return v.Lines == 50 && v.Limit == nil && v.Tags == nil }},
+		{"null raw JSON is absent", `{"file":"a","raw":null}`, "", func(v declArgs) bool { return v.Raw == nil }},
+		{"raw JSON kept", `{"file":"a","raw":{"k":[1]}}`, "", func(v declArgs) bool { return string(v.Raw) == `{"k":[1]}` }},
 		{"1.0 is 1", `{"file":"a","lines":1.0,"ids":[2.0,3e0]}`, "", func(v declArgs) bool { return v.Lines == 1 && len(v.IDs) == 2 && v.IDs[1] == 3 }},
 		{"1e2 is 100", `{"file":"a","lines":1e2}`, "", func(v declArgs) bool { return v.Lines == 100 }},
 		{"a number for a lenient string", `{"file":"a","items":[{"op":"set","content":2}]}`, "", func(v declArgs) bool { return v.Items[0].Content == "2" }},
@@ -88,8 +91,8 @@ func TestArgsDecode(t *testing.T) {
 		{"all problems at once", `{"lines":1.5,"ignore_case":"yes","order":"up"}`, "file is required; ignore_case must be a boolean, not a string; lines must be an integer, not a number; order must be one of \"asc\", \"desc\"", nil},
 
 		// Names.
-		{"unknown", `{"file":"a","extra":[1]}`, `unknown argument(s) "extra" (this tool takes: file, format, ids, ignore_case, items, limit, lines, order, ratio, tags, value)`, nil},
-		{"unknown name clipped", `{"file":"a","` + huge + `":1}`, `unknown argument(s) "` + strings.Repeat("x", 40) + `…" (this tool takes: file, format, ids, ignore_case, items, limit, lines, order, ratio, tags, value)`, nil},
+		{"unknown", `{"file":"a","extra":[1]}`, `unknown argument(s) "extra" (this tool takes: file, format, ids, ignore_case, items, limit, lines, order, ratio, raw, tags, value)`, nil},
+		{"unknown name clipped", `{"file":"a","` + huge + `":1}`, `unknown argument(s) "` + strings.Repeat("x", 40) + `…" (this tool takes: file, format, ids, ignore_case, items, limit, lines, order, ratio, raw, tags, value)`, nil},
 		{"case variant", `{"file":"a","LINES":"many"}`, `"LINES" is not an argument (names are case-sensitive): did you mean lines?`, nil},
 		{"unicode fold variant", `{"file":"a","tagſ":[]}`, `"tagſ" is not an argument (names are case-sensitive): did you mean tags?`, nil},
 

@@ -27,30 +27,12 @@ func (h handlers) env(ctx context.Context) (*Env, error) {
 // msgNoRun is what a coordinator without a run is told.
 const msgNoRun = "this session belongs to no run, so nothing persists between agents: embed the content in the task instead"
 
-// arguments are a call's decoded arguments.
-type arguments map[string]any
-
-// decodeArgs decodes raw; anything but a JSON object reads as no
-// arguments, so each tool reports what it misses.
-func decodeArgs(raw json.RawMessage) arguments {
-	var a arguments
-	_ = json.Unmarshal(raw, &a)
-	return a
-}
-
-// str is the string argument name; absent or not a string reads as "".
-func (a arguments) str(name string) string {
-	s, _ := a[name].(string)
-	return s
-}
-
-func (h handlers) write(ctx context.Context, raw json.RawMessage) tool.Result {
+func (h handlers) write(ctx context.Context, args writeArgs, _ json.RawMessage) tool.Result {
 	env, err := h.env(ctx)
 	if err != nil {
 		return tool.Error(err.Error())
 	}
-	args := decodeArgs(raw)
-	filename, content := args.str("filename"), args.str("content")
+	filename, content := args.Filename, args.Content
 	switch {
 	case env.Role != RoleCoordinator:
 		return jsonResult(WriteResult{Error: "write_artifact is for coordinators; this session's role is " + strconv.Quote(env.Role)})
@@ -95,13 +77,12 @@ type suggestion struct {
 	Arguments map[string]any `json:"arguments"`
 }
 
-func (h handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
+func (h handlers) read(ctx context.Context, args readArgs, _ json.RawMessage) tool.Result {
 	env, err := h.env(ctx)
 	if err != nil {
 		return tool.Error(err.Error())
 	}
-	args := decodeArgs(raw)
-	filename, runID := args.str("filename"), args.str("run_id")
+	filename, runID := args.Filename, args.RunID
 	store, inPlace := env.Store, true
 	if runID != "" && runID != env.RunID {
 		if env.OpenRun == nil {
@@ -226,7 +207,7 @@ type listResult struct {
 	Message   string  `json:"message,omitempty"`
 }
 
-func (h handlers) list(ctx context.Context, _ json.RawMessage) tool.Result {
+func (h handlers) list(ctx context.Context, _ listArgs, _ json.RawMessage) tool.Result {
 	env, err := h.env(ctx)
 	if err != nil {
 		return tool.Error(err.Error())

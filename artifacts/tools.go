@@ -41,7 +41,7 @@ type Budget interface {
 }
 
 // The bounds of the tools' string arguments, in their schemas (checked
-// by tool.Checked before a handler runs): a filename is a path, as long
+// by tool.Args before a handler runs): a filename is a path, as long
 // as Linux's PATH_MAX at most (only its last element is kept, cut to
 // maxBaseBytes); a run id is 1-64 characters (agents' identity rules).
 // An artifact's content has none: a call's size is bounded by the
@@ -96,41 +96,54 @@ func Tools(envFor EnvFunc) []tool.Def {
 			Description: "Save a file for this run's workers to read with read_artifact; hand them the returned " +
 				"filename instead of pasting large content into their task. Stored with the prefix " +
 				"coordinator- (an unusual extension gets .txt); the same name again replaces it.",
-			InputSchema: tool.Object(
-				tool.String("filename", "e.g. findings.md", tool.Required(), tool.MaxLength(maxFilenameChars)),
-				tool.String("content", "", tool.Required())),
+			InputSchema: writeDecl.Schema(),
 			Annotations: tool.Annotations{
 				ReadOnly:    tool.Bool(false),
 				Destructive: tool.Bool(true), // may replace a file
 				Idempotent:  tool.Bool(true),
 				OpenWorld:   tool.Bool(false),
 			},
-			Handler: h.write},
+			Handler: tool.Handle(writeDecl, badArguments, h.write)},
 		{Name: ToolRead,
 			Description: "Read one of this run's artifacts: whole if it fits the per-call cap and your " +
 				"context budget, else its path for the exploration tools. An unknown name lists the available ones.",
-			InputSchema: tool.Object(
-				tool.String("filename", "As written or listed by list_artifacts.", tool.Required(), tool.MaxLength(maxFilenameChars)),
-				tool.String("run_id", "Another run's id; omit for this run.", tool.MaxLength(maxRunIDChars))),
+			InputSchema: readDecl.Schema(),
 			Annotations: tool.ReadOnly(),
-			Handler:     h.read},
+			Handler:     tool.Handle(readDecl, badArguments, h.read)},
 		{Name: ToolList,
 			Description: "List this run's artifacts with their sizes in bytes and tokens.",
-			InputSchema: tool.Object(),
+			InputSchema: listDecl.Schema(),
 			Annotations: tool.ReadOnly(),
-			Handler:     h.list},
-	}
-	for i := range defs {
-		// The schema is the one declaration of each argument's type and
-		// of being required; the handlers read what it vouched for.
-		defs[i].Handler = tool.Checked(defs[i].InputSchema, badArguments, defs[i].Handler)
+			Handler:     tool.Handle(listDecl, badArguments, h.list)},
 	}
 	return defs
 }
 
+// The tools' arguments, each declared once: the struct is what the
+// handler reads and what the listed schema is generated from
+// ([tool.Args]); the bounds are the constants above.
+type (
+	writeArgs struct {
+		Filename string `json:"filename" jsonschema:"e.g. findings.md" arg:"maxLength=$maxFilenameChars"`
+		Content  string `json:"content"`
+	}
+	readArgs struct {
+		Filename string `json:"filename" jsonschema:"As written or listed by list_artifacts." arg:"maxLength=$maxFilenameChars"`
+		RunID    string `json:"run_id,omitempty" jsonschema:"Another run's id; omit for this run." arg:"maxLength=$maxRunIDChars"`
+	}
+	listArgs struct{}
+)
+
+var (
+	bounds    = tool.ArgsOptions{Vars: map[string]any{"maxFilenameChars": maxFilenameChars, "maxRunIDChars": maxRunIDChars}}
+	writeDecl = tool.MustArgs[writeArgs](bounds)
+	readDecl  = tool.MustArgs[readArgs](bounds)
+	listDecl  = tool.MustArgs[listArgs](bounds)
+)
+
 // badArguments is the answer to arguments the tool's schema refuses.
-func badArguments(problems []string) tool.Result {
-	return jsonResult(toolError{Error: "invalid_arguments", Message: strings.Join(problems, "; ") + "."})
+func badArguments(problems []tool.Problem) tool.Result {
+	return jsonResult(toolError{Error: "invalid_arguments", Message: strings.Join(tool.Messages(problems), "; ") + "."})
 }
 
 // Visible reports whether a session with env may see the tool name:

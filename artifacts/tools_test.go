@@ -108,7 +108,7 @@ func TestToolSchemas(t *testing.T) {
 	want := map[string]string{
 		ToolWrite: `{"properties":{"content":{"type":"string"},"filename":{"description":"e.g. findings.md","maxLength":4096,"type":"string"}},"required":["filename","content"],"type":"object"}`,
 		ToolRead:  `{"properties":{"filename":{"description":"As written or listed by list_artifacts.","maxLength":4096,"type":"string"},"run_id":{"description":"Another run's id; omit for this run.","maxLength":64,"type":"string"}},"required":["filename"],"type":"object"}`,
-		ToolList:  `{"properties":{},"required":[],"type":"object"}`,
+		ToolList:  `{"properties":{},"type":"object"}`, // no "required": [] since tool.Args (issue 35)
 	}
 	for _, d := range Tools(nil) {
 		if got := string(d.InputSchema); got != want[d.Name] {
@@ -157,7 +157,7 @@ func TestWorkerWithoutVisibleIsRefused(t *testing.T) {
 	s, _ := runStore(t)
 	env := &Env{Store: s, Role: "worker"}
 	h := handlers{envFor: func(context.Context) (*Env, error) { return env, nil }}
-	res := h.write(context.Background(), json.RawMessage(`{"filename":"x.md","content":"x"}`))
+	res := h.write(context.Background(), writeArgs{Filename: "x.md", Content: "x"}, nil)
 	m := decode(t, res.Text)
 	if m["written"] != false || !strings.Contains(m["error"].(string), "coordinators") {
 		t.Fatalf("worker write: %v", m)

@@ -2,205 +2,193 @@ package explore
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// specs are every tool's arguments by name, read from [definitions] by
-// [tool.Params]: the schema is the one declaration of a default, of a
-// bound and of being required, for explore as for the pad and artifact
-// tools.
-var specs = func() map[string]map[string]tool.Param {
-	out := map[string]map[string]tool.Param{}
-	for _, d := range definitions {
-		out[d.Name] = tool.MustParams(d.InputSchema)
+// Each tool's arguments, declared once: the struct is what its handler
+// reads and what its listed schema is generated from ([tool.Args]); the
+// arg tags' $names are [vars]. Arguments shared by several tools are
+// embedded structs, so their wording is written once too.
+type (
+	fileArg struct {
+		File string `json:"file" arg:"description=$fileDesc,maxLength=$maxPathChars"`
+	}
+	pathArg struct {
+		Path string `json:"path" arg:"description=$pathDesc,maxLength=$maxPathChars"`
+	}
+	// windowArg is an item window; absent is not the same as 0 (a whole
+	// array's answer differs from a window's).
+	windowArg struct {
+		Offset *int `json:"offset,omitempty" jsonschema:"Window start, 0-based." arg:"minimum=0,maximum=$maxPosition"`
+		Limit  *int `json:"limit,omitempty" arg:"minimum=0,maximum=$maxPosition"` // absent: the whole rest
+	}
+	filterArg struct {
+		Filter string `json:"filter,omitempty" arg:"description=$filterDesc,maxLength=$maxPathChars"`
+	}
+
+	headArgs struct {
+		fileArg
+		Lines int `json:"lines,omitempty" arg:"default=50,minimum=1,maximum=$maxWindow"`
+	}
+	sliceArgs struct {
+		fileArg
+		Start int `json:"start" arg:"minimum=1,maximum=$maxPosition"`
+		End   int `json:"end" arg:"minimum=1,maximum=$maxPosition"`
+	}
+	grepArgs struct {
+		File       string `json:"file,omitempty" arg:"description=$fileDesc,maxLength=$maxPathChars"`
+		Pattern    string `json:"pattern" arg:"maxLength=$MaxPatternBytes"`
+		Context    *int   `json:"context,omitempty" jsonschema:"Lines around each match." arg:"default=$defaultContext,minimum=0,maximum=$maxContext"`
+		IgnoreCase bool   `json:"ignore_case,omitempty" arg:"default=false"`
+		MaxMatches *int   `json:"max_matches,omitempty" arg:"default=$defaultMaxMatches,minimum=1,maximum=$maxMatches"`
+	}
+	schemaArgs struct {
+		fileArg
+		MaxDepth int `json:"max_depth,omitempty" arg:"default=4,minimum=1,maximum=$maxDepthArg"`
+	}
+	itemSchemaArgs struct {
+		fileArg
+		pathArg
+		windowArg
+	}
+	getInArgs struct {
+		fileArg
+		pathArg
+		windowArg
+		filterArg
+	}
+	iterateArgs struct {
+		fileArg
+		pathArg
+		Fields string `json:"fields" jsonschema:"Comma-separated, e.g. \"id,title,meta.author\"; a[*].b gives an array." arg:"maxLength=$maxPathChars"`
+		windowArg
+		filterArg
+		SortBy string `json:"sort_by,omitempty" arg:"maxLength=$maxPathChars"`
+		Order  string `json:"order,omitempty" arg:"enum=asc|desc"`
+	}
+	countByArgs struct {
+		fileArg
+		Path     string `json:"path,omitempty" arg:"description=$pathDesc,maxLength=$maxPathChars"`
+		Pattern  string `json:"pattern,omitempty" jsonschema:"For a text file, instead of path: RE2 regex; lines are counted by its first group, e.g. \"service=(\\w+)\"." arg:"maxLength=$MaxPatternBytes"`
+		GroupBy  string `json:"group_by,omitempty" jsonschema:"Comma-separated fields, e.g. \"ns,status.phase\"; a[*] counts each element." arg:"maxLength=$maxPathChars"`
+		Distinct string `json:"distinct,omitempty" jsonschema:"Field whose distinct values are counted (per group)." arg:"maxLength=$maxPathChars"`
+		filterArg
+		Top int `json:"top,omitempty" jsonschema:"Groups shown; the rest are summed as other." arg:"default=$defaultTop,minimum=1,maximum=$maxWindow"`
+	}
+	readArgs struct {
+		fileArg
+	}
+)
+
+// fileName is the file a call reads ("" for grep over every file).
+func (a fileArg) fileName() string  { return a.File }
+func (a grepArgs) fileName() string { return a.File }
+
+// window is the item window: offset and limit, and whether each was
+// given.
+func (w windowArg) window() (off, lim int, hasOff, hasLim bool) {
+	if w.Offset != nil {
+		off, hasOff = *w.Offset, true
+	}
+	if w.Limit != nil {
+		lim, hasLim = *w.Limit, true
+	}
+	return
+}
+
+// vars are the values the declarations name.
+var vars = map[string]any{
+	"fileDesc": fileDesc, "pathDesc": pathDesc, "filterDesc": filterDesc,
+	"maxPathChars": maxPathChars, "maxPosition": maxPosition, "maxWindow": maxWindow, "maxContext": maxContext,
+	"maxMatches": maxMatches, "maxDepthArg": maxDepthArg, "MaxPatternBytes": MaxPatternBytes, "defaultTop": defaultTop,
+	"defaultContext": defaultContext, "defaultMaxMatches": defaultMaxMatches,
+}
+
+// explorer is one exploration tool: its definition, and its arguments'
+// decoding into the run of its handler.
+type explorer struct {
+	def tool.Def
+	// decode validates and decodes raw arguments into a run of the
+	// handler with them, and the file it reads.
+	decode func(raw json.RawMessage) (run func(*call) *tool.Result, file string, problems []tool.Problem)
+	// decodeValue is decode for arguments as [Call] takes them.
+	decodeValue func(args map[string]any) (run func(*call) *tool.Result, file string, problems []tool.Problem)
+	// types are the declared arguments' JSON types, for [coerce].
+	types map[string]string
+}
+
+// declare is the explorer of a tool whose arguments T declares.
+func declare[T interface{ fileName() string }](name, desc string, run func(*call, T) *tool.Result) explorer {
+	a := tool.MustArgs[T](tool.ArgsOptions{Vars: vars})
+	var s struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(a.Schema(), &s); err != nil {
+		panic(err)
+	}
+	types := map[string]string{}
+	for n, p := range s.Properties {
+		types[n] = p.Type
+	}
+	bind := func(v T, problems []tool.Problem) (func(*call) *tool.Result, string, []tool.Problem) {
+		if len(problems) > 0 {
+			return nil, "", problems
+		}
+		return func(c *call) *tool.Result { return run(c, v) }, v.fileName(), nil
+	}
+	return explorer{
+		def:   tool.Def{Name: name, Description: desc, InputSchema: a.Schema()},
+		types: types,
+		decode: func(raw json.RawMessage) (func(*call) *tool.Result, string, []tool.Problem) {
+			return bind(a.Decode(raw))
+		},
+		decodeValue: func(args map[string]any) (func(*call) *tool.Result, string, []tool.Problem) {
+			return bind(a.DecodeValue(args))
+		},
+	}
+}
+
+// refused is the answer to arguments a tool's schema refuses:
+// invalid_arguments naming every problem, except a pattern past its
+// length, which grep and count_by answer pattern_too_long with the sizes.
+func refused(name string, problems []tool.Problem) *tool.Result {
+	for _, p := range problems {
+		if len(p.Path) == 1 && p.Path[0] == "pattern" && p.Keyword == "maxLength" {
+			s, _ := p.Value.(string)
+			return patternTooLong(name, len(s))
+		}
+	}
+	return errorResult("invalid_arguments", strings.Join(tool.Messages(problems), "; ")+".")
+}
+
+// coerce is the explore subcommand's shim: its key=value arguments are
+// strings, which are read as the integers and booleans the tool declares
+// before the same validation as a model's call. A string that does not
+// read as one is left for the validator to refuse.
+func coerce(types map[string]string, args map[string]any) map[string]any {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		s, ok := v.(string)
+		if !ok {
+			out[k] = v
+			continue
+		}
+		switch types[k] {
+		case "integer":
+			if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+				v = n
+			}
+		case "boolean":
+			if b, err := strconv.ParseBool(s); err == nil {
+				v = b
+			}
+		}
+		out[k] = v
 	}
 	return out
-}()
-
-// argReader reads tool arguments as JSON decodes them (numbers as float64)
-// and as the explore subcommand passes them (strings), with the defaults,
-// bounds and required arguments of the tool's schema, collecting every
-// problem so the model can fix them all in one retry.
-type argReader struct {
-	args map[string]any
-	spec map[string]tool.Param
-	errs []string
-}
-
-func newArgReader(args map[string]any, spec map[string]tool.Param) *argReader {
-	return &argReader{args: args, spec: spec}
-}
-
-// arg is the spec of the argument name, which the tool's schema must
-// declare: a handler reading one it does not is a programming error
-// (every handler's test finds it; [Call] recovers it as internal_error).
-func (a *argReader) arg(name string) tool.Param {
-	s, ok := a.spec[name]
-	if !ok {
-		panic(fmt.Sprintf("explore: argument %q is not in the tool's schema", name))
-	}
-	return s
-}
-
-// bound records a problem when v is past a bound of the argument's
-// schema, and reports whether v is within them.
-func (a *argReader) bound(name string, spec tool.Param, v any) bool {
-	if msg := spec.Bounds(v); msg != "" {
-		a.errs = append(a.errs, name+" "+msg)
-		return false
-	}
-	return true
-}
-
-// echo is a value as a problem repeats it: cut short, since it may be
-// megabytes.
-func echo(v any) string { return tool.Clip(fmt.Sprint(v), 40) }
-
-// str returns the argument ("" when absent or out of its bounds).
-func (a *argReader) str(name string) string {
-	return a.string(name, true)
-}
-
-// pattern returns the regex argument name without its schema's length
-// bound: grep and count_by check it in bytes (a bound at least as tight)
-// and answer pattern_too_long with the sizes.
-func (a *argReader) pattern(name string) string {
-	return a.string(name, false)
-}
-
-func (a *argReader) string(name string, bounded bool) string {
-	spec := a.arg(name)
-	v, ok := a.args[name]
-	if !ok || v == nil {
-		if spec.Required {
-			a.errs = append(a.errs, fmt.Sprintf("%s is required", name))
-		}
-		return ""
-	}
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case float64, int, int64, json.Number, bool:
-		s = fmt.Sprint(x)
-	default:
-		a.errs = append(a.errs, fmt.Sprintf("%s must be a string", name))
-		return ""
-	}
-	if bounded && !a.bound(name, spec, s) {
-		return ""
-	}
-	return s
-}
-
-// int returns the argument, the schema's default when absent or out of
-// its bounds, and whether it was given.
-func (a *argReader) int(name string) (int, bool) {
-	spec := a.arg(name)
-	def, required := 0, spec.Required
-	if f, ok := spec.Default.(float64); ok {
-		def = int(f)
-	}
-	v, ok := a.args[name]
-	if !ok || v == nil {
-		if required {
-			a.errs = append(a.errs, fmt.Sprintf("%s is required", name))
-		}
-		return def, false
-	}
-	bad := func() (int, bool) {
-		a.errs = append(a.errs, fmt.Sprintf("%s must be an integer, got %s", name, echo(v)))
-		return def, false
-	}
-	var n int
-	switch x := v.(type) {
-	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > tool.MaxSafeInteger {
-			return bad()
-		}
-		n = int(x)
-	case int:
-		n = x
-	case int64:
-		n = int(x)
-	case json.Number:
-		i, err := x.Int64()
-		if err != nil {
-			return bad()
-		}
-		n = int(i)
-	case string:
-		i, err := strconv.Atoi(strings.TrimSpace(x))
-		if err != nil {
-			return bad()
-		}
-		n = i
-	default:
-		return bad()
-	}
-	if !a.bound(name, spec, float64(n)) {
-		return def, false
-	}
-	return n, true
-}
-
-// bool returns the argument, the schema's default when absent.
-func (a *argReader) bool(name string) bool {
-	def, _ := a.arg(name).Default.(bool)
-	v, ok := a.args[name]
-	if !ok || v == nil {
-		return def
-	}
-	switch b := v.(type) {
-	case bool:
-		return b
-	case string:
-		if p, err := strconv.ParseBool(b); err == nil {
-			return p
-		}
-	}
-	a.errs = append(a.errs, fmt.Sprintf("%s must be true or false, got %s", name, echo(v)))
-	return def
-}
-
-// precheck answers invalid_arguments for arguments the schema of tool
-// name refuses whatever the handler reads (undeclared, or past a bound),
-// or nil. The handler's own reading checks the same and more; this runs
-// before a call slot is taken. pattern is left to the handler, which
-// answers pattern_too_long with the sizes.
-func precheck(name string, args map[string]any) *tool.Result {
-	spec, ok := specs[name]
-	if !ok {
-		return nil // unknown tool: Call answers
-	}
-	a := newArgReader(args, spec)
-	for k, v := range args {
-		if p, ok := spec[k]; ok && v != nil && k != "pattern" {
-			a.bound(k, p, v)
-		}
-	}
-	if msg := a.check(); msg != "" {
-		return errorResult("invalid_arguments", msg+".")
-	}
-	return nil
-}
-
-// check reports unknown arguments and collected errors as one message.
-func (a *argReader) check() string {
-	var unknown []string
-	for k := range a.args {
-		if _, ok := a.spec[k]; !ok {
-			unknown = append(unknown, k)
-		}
-	}
-	errs := a.errs
-	if len(unknown) > 0 {
-		errs = append(errs, tool.Undeclared(unknown, a.spec))
-	}
-	return strings.Join(errs, "; ")
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,4 +206,35 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b)
+}
+
+// benchHandler is benchCall through the handler a server calls: the raw
+// JSON arguments validated and decoded, a call slot taken, then the call.
+func benchHandler(b *testing.B, tool string, args string) {
+	env, _ := benchEnv(b)
+	var h func(context.Context, json.RawMessage) string
+	for _, d := range Tools(func(context.Context) (*Env, error) { return env, nil }) {
+		if d.Name == tool {
+			h = func(ctx context.Context, raw json.RawMessage) string { return d.Handler(ctx, raw).Text }
+		}
+	}
+	raw := json.RawMessage(args)
+	h(context.Background(), raw)
+	for b.Loop() {
+		if t := h(context.Background(), raw); strings.HasPrefix(t, `{"error"`) {
+			b.Fatal(t)
+		}
+	}
+}
+
+func BenchmarkHandlerSliceWarm(b *testing.B) {
+	benchHandler(b, ToolSlice, `{"file":"app.log","start":1000000,"end":1000049}`)
+}
+
+func BenchmarkHandlerGetInWarm(b *testing.B) {
+	benchHandler(b, ToolGetIn, `{"file":"listing.json","path":"$.results[1000].metadata"}`)
+}
+
+func BenchmarkHandlerIterateOverWarm(b *testing.B) {
+	benchHandler(b, ToolIterateOver, `{"file":"listing.json","path":"results","fields":"id,title,metadata.author.login","offset":1000,"limit":50}`)
 }

@@ -11,16 +11,12 @@ import (
 // defaultTop is how many groups count_by shows when top is not given.
 const defaultTop = 20
 
-func runCountBy(c *call) *tool.Result {
-	p := c.args.str("path")
-	pattern := c.args.pattern("pattern")
-	groupArg := c.args.str("group_by")
-	distinctArg := c.args.str("distinct")
-	top, _ := c.args.int("top")
-	q := c.queryArgs(false)
+func runCountBy(c *call, a countByArgs) *tool.Result {
+	p, pattern, groupArg, distinctArg, top := a.Path, a.Pattern, a.GroupBy, a.Distinct, a.Top
+	q := c.queryArgs(a.Filter, "", "")
 	if pattern != "" {
 		if p != "" || groupArg != "" || distinctArg != "" || q.filterText != "" {
-			c.args.errs = append(c.args.errs, "pattern (lines of a text file) goes without path, group_by, distinct and filter (items of a JSON array)")
+			c.errs = append(c.errs, "pattern (lines of a text file) goes without path, group_by, distinct and filter (items of a JSON array)")
 		}
 		if res := c.argErr(); res != nil {
 			return res
@@ -31,7 +27,7 @@ func runCountBy(c *call) *tool.Result {
 		return runCountLines(c, pattern, top)
 	}
 	if p == "" {
-		c.args.errs = append(c.args.errs, "path is required")
+		c.errs = append(c.errs, "path is required")
 	}
 	if res := c.argErr(); res != nil {
 		return res

@@ -11,13 +11,22 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
+// patternTooLong is grep's or count_by's answer to a pattern of n bytes,
+// past [MaxPatternBytes].
+func patternTooLong(name string, n int) *tool.Result {
+	msg := fmt.Sprintf("the pattern is %d bytes; count_by accepts at most %d.", n, MaxPatternBytes)
+	if name == ToolGrep {
+		msg = fmt.Sprintf("the pattern is %d bytes; grep accepts at most %d. Search for a distinctive part of it.", n, MaxPatternBytes)
+	}
+	return errorResult("pattern_too_long", msg, kv{"pattern_bytes", n}, kv{"max_pattern_bytes", MaxPatternBytes})
+}
+
 // runCountLines is count_by over the lines of a file (any kind: it is
 // read as text): the lines pattern matches, grouped by what its first
 // capture group captured, top ones shown, the rest summed in other.
 func runCountLines(c *call, pattern string, top int) *tool.Result {
 	if len(pattern) > MaxPatternBytes {
-		return errorResult("pattern_too_long", fmt.Sprintf("the pattern is %d bytes; count_by accepts at most %d.", len(pattern), MaxPatternBytes),
-			kv{"pattern_bytes", len(pattern)}, kv{"max_pattern_bytes", MaxPatternBytes})
+		return patternTooLong(ToolCountBy, len(pattern))
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {

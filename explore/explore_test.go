@@ -667,7 +667,7 @@ func TestToolsSnapshot(t *testing.T) {
 		if d.Annotations.ReadOnly == nil || !*d.Annotations.ReadOnly {
 			t.Errorf("%s is not readOnlyHint", d.Name)
 		}
-		if _, ok := handlers[d.Name]; !ok || d.Handler == nil {
+		if _, ok := byName[d.Name]; !ok || d.Handler == nil {
 			t.Errorf("%s has no handler", d.Name)
 		}
 	}

@@ -343,19 +343,26 @@ func requiredLiteral(re *syntax.Regexp) (lit []byte, fold, complete bool) {
 	return nil, false, false
 }
 
-func runGrep(c *call) *tool.Result {
-	pattern := c.args.pattern("pattern")
-	ctxLines, _ := c.args.int("context")
-	ic := c.args.bool("ignore_case")
-	maxM, hasM := c.args.int("max_matches")
-	if res := c.argErr(); res != nil {
-		return res
+// grep's defaults, in its schema; without a file, absent context and
+// max_matches are 0 and [grepAllDefaultM] instead.
+const (
+	defaultContext    = 3
+	defaultMaxMatches = 20
+)
+
+func runGrep(c *call, a grepArgs) *tool.Result {
+	pattern, ic := a.Pattern, a.IgnoreCase
+	ctxLines, hasCtx := defaultContext, a.Context != nil
+	if hasCtx {
+		ctxLines = *a.Context
 	}
-	_, hasCtx := c.args.args["context"]
+	maxM, hasM := defaultMaxMatches, a.MaxMatches != nil
+	if hasM {
+		maxM = *a.MaxMatches
+	}
 	all := c.file == ""
 	if len(pattern) > MaxPatternBytes {
-		return errorResult("pattern_too_long", fmt.Sprintf("the pattern is %d bytes; grep accepts at most %d. Search for a distinctive part of it.", len(pattern), MaxPatternBytes),
-			kv{"pattern_bytes", len(pattern)}, kv{"max_pattern_bytes", MaxPatternBytes})
+		return patternTooLong(ToolGrep, len(pattern))
 	}
 	if pattern == "" {
 		return errorResult("invalid_arguments", "pattern must not be empty; use head or slice to read lines.")

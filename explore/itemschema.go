@@ -7,12 +7,9 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-func runItemSchema(c *call) *tool.Result {
-	p := c.args.str("path")
-	off, lim, hasOff, hasLim := c.windowArgs()
-	if res := c.argErr(); res != nil {
-		return res
-	}
+func runItemSchema(c *call, a itemSchemaArgs) *tool.Result {
+	p := a.Path
+	off, lim, hasOff, hasLim := a.window()
 	d, n, canon, res := c.resolveArg(p)
 	if res != nil {
 		return res

@@ -10,16 +10,6 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// windowArgs reads offset/limit; both must be >= 0.
-func (c *call) windowArgs() (off, lim int, hasOff, hasLim bool) {
-	off, hasOff = c.args.int("offset")
-	lim, hasLim = c.args.int("limit")
-	if off < 0 || lim < 0 {
-		c.args.errs = append(c.args.errs, "offset and limit must be >= 0")
-	}
-	return
-}
-
 // resolveArg loads the JSON file and resolves the path argument.
 func (c *call) resolveArg(p string) (*doc, node, string, *tool.Result) {
 	d, res := c.loadJSON()
@@ -53,13 +43,10 @@ func (c *call) notArray(d *doc, n node, canon string) *tool.Result {
 		kv{"path", canon}, kv{"type", t}, kv{"suggestions", s})
 }
 
-func runGetIn(c *call) *tool.Result {
-	p := c.args.str("path")
-	off, lim, hasOff, hasLim := c.windowArgs()
-	q := c.queryArgs(false)
-	if res := c.argErr(); res != nil {
-		return res
-	}
+func runGetIn(c *call, a getInArgs) *tool.Result {
+	p := a.Path
+	off, lim, hasOff, hasLim := a.window()
+	q := c.queryArgs(a.Filter, "", "")
 	p = q.splitPath(p)
 	d, n, canon, res := c.resolveArg(p)
 	if res != nil {
@@ -207,11 +194,11 @@ func firstFields(d *doc, n node, k int) string {
 	return strings.Join(out, ",")
 }
 
-func runIterateOver(c *call) *tool.Result {
-	p := c.args.str("path")
-	fieldsArg := c.args.str("fields")
-	off, lim, hasOff, hasLim := c.windowArgs()
-	q := c.queryArgs(true)
+func runIterateOver(c *call, a iterateArgs) *tool.Result {
+	p := a.Path
+	fieldsArg := a.Fields
+	off, lim, hasOff, hasLim := a.window()
+	q := c.queryArgs(a.Filter, a.SortBy, a.Order)
 	if res := c.argErr(); res != nil {
 		return res
 	}

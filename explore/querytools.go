@@ -20,21 +20,12 @@ type itemQuery struct {
 	desc                            bool
 }
 
-func (c *call) queryArgs(withSort bool) itemQuery {
-	q := itemQuery{filterText: c.args.str("filter")}
-	if withSort {
-		q.sortText = c.args.str("sort_by")
-		q.orderText = c.args.str("order")
-		switch strings.ToLower(strings.TrimSpace(q.orderText)) {
-		case "", "asc", "ascending":
-		case "desc", "descending":
-			q.desc = true
-		default:
-			c.args.errs = append(c.args.errs, fmt.Sprintf("order must be asc or desc, got %q", tool.Clip(q.orderText, 40)))
-		}
-		if q.orderText != "" && strings.TrimSpace(q.sortText) == "" {
-			c.args.errs = append(c.args.errs, "order needs sort_by (the field to order by)")
-		}
+// queryArgs is the query of a filter and, for iterate_over, a sort
+// field and order (the schema's enum: asc or desc).
+func (c *call) queryArgs(filter, sortBy, order string) itemQuery {
+	q := itemQuery{filterText: filter, sortText: sortBy, orderText: order, desc: order == "desc"}
+	if order != "" && strings.TrimSpace(sortBy) == "" {
+		c.errs = append(c.errs, "order needs sort_by (the field to order by)")
 	}
 	return q
 }

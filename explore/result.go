@@ -19,8 +19,10 @@ type call struct {
 	ctx  context.Context
 	env  *Env
 	tool string
-	args *argReader
 	file string
+	// errs are problems between arguments (pattern with path, order
+	// without sort_by), answered by argErr.
+	errs []string
 	doc  *doc // the file, once loaded
 	// estimate, when not "", says how the too-large count was estimated
 	// rather than counted ([tokensOf], [call.sizeEstimate]); its message

@@ -22,14 +22,8 @@ const (
 	maxSchemaDepth    = 32 // max_depth above this is treated as this
 )
 
-func runSchema(c *call) *tool.Result {
-	depth, _ := c.args.int("max_depth")
-	if res := c.argErr(); res != nil {
-		return res
-	}
-	if depth < 1 {
-		return errorResult("invalid_arguments", "max_depth must be at least 1.", kv{"max_depth", depth})
-	}
+func runSchema(c *call, a schemaArgs) *tool.Result {
+	depth := a.MaxDepth
 	// Deeper trees are unreadable anyway, and indenting them is quadratic.
 	depth = min(depth, maxSchemaDepth)
 	d, res := c.load()

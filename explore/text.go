@@ -40,14 +40,8 @@ func writeLine(b *strings.Builder, n, width int, text []byte, mark bool) {
 	b.WriteByte('\n')
 }
 
-func runHead(c *call) *tool.Result {
-	n, _ := c.args.int("lines")
-	if res := c.argErr(); res != nil {
-		return res
-	}
-	if n < 1 {
-		return errorResult("invalid_arguments", "lines must be at least 1.", kv{"lines", n})
-	}
+func runHead(c *call, a headArgs) *tool.Result {
+	n := a.Lines
 	d, res := c.load()
 	if res != nil {
 		return res
@@ -98,12 +92,8 @@ func (c *call) linesTooLarge(d *doc, lo, hi int, sugg func() []suggestion) *tool
 	return nil
 }
 
-func runSlice(c *call) *tool.Result {
-	start, _ := c.args.int("start")
-	end, _ := c.args.int("end")
-	if res := c.argErr(); res != nil {
-		return res
-	}
+func runSlice(c *call, a sliceArgs) *tool.Result {
+	start, end := a.Start, a.End
 	if start < 1 || end < start {
 		return errorResult("invalid_range", fmt.Sprintf("slice needs 1 <= start <= end (both inclusive, 1-based); got start=%d end=%d.", start, end),
 			kv{"start", start}, kv{"end", end},
@@ -139,10 +129,7 @@ func runSlice(c *call) *tool.Result {
 	return c.finish(b.String(), what, sugg)
 }
 
-func runRead(c *call) *tool.Result {
-	if res := c.argErr(); res != nil {
-		return res
-	}
+func runRead(c *call, _ readArgs) *tool.Result {
 	size, err := statSize(c.env, c.file)
 	if err != nil {
 		return c.fileError(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -22,18 +23,6 @@ const (
 	ToolRead        = "read"
 )
 
-var handlers = map[string]func(*call) *tool.Result{
-	ToolHead:        runHead,
-	ToolSlice:       runSlice,
-	ToolGrep:        runGrep,
-	ToolSchema:      runSchema,
-	ToolItemSchema:  runItemSchema,
-	ToolGetIn:       runGetIn,
-	ToolIterateOver: runIterateOver,
-	ToolRead:        runRead,
-	ToolCountBy:     runCountBy,
-}
-
 // The argument descriptions are shared wording, short because every
 // tool listing repeats them (issue 28): what a model needs to call the
 // tool right, no more. No <, > or & in them: JSON encoders such as go-sdk's
@@ -42,9 +31,10 @@ const fileDesc = "A pointer's file name, or a path under the read root."
 
 const pathDesc = `JSON path, e.g. $.items[3].name; NDJSON/CSV files are arrays of records.`
 
+const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' || @.msg =~ /oom/i).`
+
 // The largest arguments, stated in the schemas (models read them) and
-// enforced from there by argReader (for the explore subcommand and any
-// caller that skipped the schema too). Each is what a real call needs,
+// enforced from there by the validator, for the explore subcommand too. Each is what a real call needs,
 // with headroom; none is what bounds a call's work or memory: the code
 // bounds those by the file and the per-call cap whatever the argument
 // (grep walks only the context lines it shows; fields are parsed in
@@ -82,34 +72,6 @@ const (
 	maxPathChars = 4096
 )
 
-func fileArg() tool.Property {
-	return tool.String("file", fileDesc, tool.Required(), tool.MaxLength(maxPathChars))
-}
-
-func pathArg() tool.Property {
-	return tool.String("path", pathDesc, tool.Required(), tool.MaxLength(maxPathChars))
-}
-
-const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' || @.msg =~ /oom/i).`
-
-func filterArg() tool.Property {
-	return tool.String("filter", filterDesc, tool.MaxLength(maxPathChars))
-}
-
-func offsetArg() tool.Property {
-	return tool.Integer("offset", "Window start, 0-based.", tool.Min(0), tool.Max(maxPosition))
-}
-
-func limitArg() tool.Property {
-	return tool.Integer("limit", "", tool.Min(0), tool.Max(maxPosition)) // absent: the whole rest
-}
-
-// fieldArg is a field list or one field (fields, sort_by, group_by,
-// distinct).
-func fieldArg(name, desc string, opts ...tool.Option) tool.Property {
-	return tool.String(name, desc, append(opts, tool.MaxLength(maxPathChars))...)
-}
-
 // Tools returns the nine exploration tools, all read-only. Their names
 // and argument names are the contract models learn; a snapshot test
 // guards them. Each handler resolves the calling session's [Env] with
@@ -124,76 +86,51 @@ func Tools(envFor func(ctx context.Context) (*Env, error)) []tool.Def {
 	return defs
 }
 
-// definitions are the tools without handlers: their input schemas are the
-// one declaration of every argument's type, default and whether it is
-// required, which [argReader] reads them by.
-var definitions = []tool.Def{
-	{Name: ToolHead,
-		Description: "First lines of a stored output, numbered. Start here for text; use schema first for JSON.",
-		InputSchema: tool.Object(fileArg(),
-			tool.Integer("lines", "", tool.Default(50), tool.Min(1), tool.Max(maxWindow)))},
-	{Name: ToolSlice,
-		Description: "Lines start..end of a stored output, numbered (1-based, both inclusive).",
-		InputSchema: tool.Object(fileArg(),
-			tool.Integer("start", "", tool.Required(), tool.Min(1), tool.Max(maxPosition)),
-			tool.Integer("end", "", tool.Required(), tool.Min(1), tool.Max(maxPosition)))},
-	{Name: ToolGrep,
-		Description: "Lines matching an RE2 regex (an invalid one is searched as literal text), with context; the footer counts all matches. Without file: every stored output's match count and first max_matches lines (default 3).",
-		InputSchema: tool.Object(tool.String("file", fileDesc, tool.MaxLength(maxPathChars)),
-			tool.String("pattern", "", tool.Required(), tool.MaxLength(MaxPatternBytes)),
-			tool.Integer("context", "Lines around each match.", tool.Default(3), tool.Min(0), tool.Max(maxContext)),
-			tool.Boolean("ignore_case", "", tool.Default(false)),
-			tool.Integer("max_matches", "", tool.Default(20), tool.Min(1), tool.Max(maxMatches)))},
-	{Name: ToolSchema,
-		Description: "Shape of a stored output, not its content: JSON key tree with types, array lengths and line ranges; NDJSON record keys; Markdown headings; CSV/TSV columns; text line shapes.",
-		InputSchema: tool.Object(fileArg(),
-			tool.Integer("max_depth", "", tool.Default(4), tool.Min(1), tool.Max(maxDepthArg)))},
-	{Name: ToolItemSchema,
-		Description: "Every key of the items of the array at path (nested keys dotted), its types and how many items have it. Windowed by item.",
-		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg(), limitArg())},
-	{Name: ToolGetIn,
-		Description: "The value at path as JSON. offset/limit window an array's items, an object's keys or a string's lines (printed raw); filter keeps the matching items.",
-		InputSchema: tool.Object(fileArg(), pathArg(), offsetArg(), limitArg(), filterArg())},
-	{Name: ToolIterateOver,
-		Description: "Rows of chosen fields of each item of the array at path, with its _index; windowed after filter and sort.",
-		InputSchema: tool.Object(fileArg(), pathArg(),
-			fieldArg("fields", `Comma-separated, e.g. "id,title,meta.author"; a[*].b gives an array.`, tool.Required()),
-			offsetArg(), limitArg(), filterArg(),
-			fieldArg("sort_by", ""),
-			tool.String("order", "", tool.Enum("asc", "desc")))},
-	{Name: ToolCountBy,
-		Description: "Count the items of the array at path (after filter) by group_by, biggest first, or a field's distinct values; numbers get min/max/sum/mean/p50/p95. A filter alone counts matches.",
-		InputSchema: tool.Object(fileArg(),
-			tool.String("path", pathDesc, tool.MaxLength(maxPathChars)),
-			tool.String("pattern", `For a text file, instead of path: RE2 regex; lines are counted by its first group, e.g. "service=(\w+)".`, tool.MaxLength(MaxPatternBytes)),
-			fieldArg("group_by", `Comma-separated fields, e.g. "ns,status.phase"; a[*] counts each element.`),
-			fieldArg("distinct", "Field whose distinct values are counted (per group)."),
-			filterArg(),
-			tool.Integer("top", "Groups shown; the rest are summed as other.", tool.Default(defaultTop), tool.Min(1), tool.Max(maxWindow)))},
-	{Name: ToolRead,
-		Description: "The whole stored output, if it fits the per-call cap and your context budget.",
-		InputSchema: tool.Object(fileArg())},
+// explorers are the tools in the order [Tools] returns them, each with
+// the one declaration of its arguments (args.go).
+var explorers = []explorer{
+	declare(ToolHead, "First lines of a stored output, numbered. Start here for text; use schema first for JSON.", runHead),
+	declare(ToolSlice, "Lines start..end of a stored output, numbered (1-based, both inclusive).", runSlice),
+	declare(ToolGrep, "Lines matching an RE2 regex (an invalid one is searched as literal text), with context; the footer counts all matches. Without file: every stored output's match count and first max_matches lines (default 3).", runGrep),
+	declare(ToolSchema, "Shape of a stored output, not its content: JSON key tree with types, array lengths and line ranges; NDJSON record keys; Markdown headings; CSV/TSV columns; text line shapes.", runSchema),
+	declare(ToolItemSchema, "Every key of the items of the array at path (nested keys dotted), its types and how many items have it. Windowed by item.", runItemSchema),
+	declare(ToolGetIn, "The value at path as JSON. offset/limit window an array's items, an object's keys or a string's lines (printed raw); filter keeps the matching items.", runGetIn),
+	declare(ToolIterateOver, "Rows of chosen fields of each item of the array at path, with its _index; windowed after filter and sort.", runIterateOver),
+	declare(ToolCountBy, "Count the items of the array at path (after filter) by group_by, biggest first, or a field's distinct values; numbers get min/max/sum/mean/p50/p95. A filter alone counts matches.", runCountBy),
+	declare(ToolRead, "The whole stored output, if it fits the per-call cap and your context budget.", runRead),
 }
 
-// handler adapts [Call] to a [tool.Handler]: the arguments are decoded
-// once, as JSON decodes them (numbers as float64), which argReader reads.
+// byName are the explorers by tool name.
+var byName = func() map[string]*explorer {
+	m := map[string]*explorer{}
+	for i := range explorers {
+		m[explorers[i].def.Name] = &explorers[i]
+	}
+	return m
+}()
+
+// definitions are the tools without handlers.
+var definitions = func() []tool.Def {
+	defs := make([]tool.Def, len(explorers))
+	for i, e := range explorers {
+		defs[i] = e.def
+	}
+	return defs
+}()
+
+// handler adapts an explorer to a [tool.Handler]: the arguments are
+// validated and decoded once, before a call slot is taken (a flood of
+// refused calls must not make the agent's or its owner's good calls busy).
 func handler(name string, envFor func(ctx context.Context) (*Env, error)) tool.Handler {
+	e := byName[name]
 	return func(ctx context.Context, raw json.RawMessage) tool.Result {
 		env, err := envFor(ctx)
 		if err != nil {
 			return tool.Error(err.Error())
 		}
-		var args map[string]any
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return *errorResult("invalid_arguments", "the arguments must be one JSON object.")
-			}
-		}
-		// Arguments past their bounds or undeclared are answered before
-		// a slot is taken: a flood of refused calls must not make the
-		// agent's or its owner's good calls busy.
-		if res := precheck(name, args); res != nil {
-			return *res
+		run, file, problems := e.decode(raw)
+		if len(problems) > 0 {
+			return *refused(name, problems)
 		}
 		release, full := env.acquire()
 		switch {
@@ -204,7 +141,7 @@ func handler(name string, envFor func(ctx context.Context) (*Env, error)) tool.H
 			return *errorResult("busy", fmt.Sprintf("this agent's owner already has %d exploration calls running, all its agents together, the most it may run at once; retry once one of them has answered.", cap(env.OwnerSlots)))
 		}
 		defer release()
-		return Call(ctx, env, name, args)
+		return runCall(ctx, env, name, file, run)
 	}
 }
 
@@ -212,34 +149,40 @@ func handler(name string, envFor func(ctx context.Context) (*Env, error)) tool.H
 // arguments, missing paths, results too large) come back as a successful
 // result holding one JSON object {"error": code, "message": …,
 // "suggestions": […]}. args are as JSON decodes them, or strings (the
-// explore subcommand's key=value arguments).
-func Call(ctx context.Context, env *Env, name string, args map[string]any) (res tool.Result) {
+// explore subcommand's key=value arguments, read as the integers and
+// booleans the tool declares), validated as a model's call is.
+func Call(ctx context.Context, env *Env, name string, args map[string]any) tool.Result {
+	e, ok := byName[name]
+	if !ok {
+		return *errorResult("unknown_tool", fmt.Sprintf("no exploration tool %q; the tools are head, slice, grep, schema, item_schema, get_in, iterate_over, count_by, read.", name))
+	}
+	run, file, problems := e.decodeValue(coerce(e.types, args))
+	if len(problems) > 0 {
+		return *refused(name, problems)
+	}
+	return runCall(ctx, env, name, file, run)
+}
+
+// runCall runs a decoded call.
+func runCall(ctx context.Context, env *Env, name, file string, run func(*call) *tool.Result) (res tool.Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			// A bug must not take down a server shared by many agents.
 			res = *errorResult("internal_error", fmt.Sprintf("%s failed unexpectedly: %v", name, r))
 		}
 	}()
-	h, ok := handlers[name]
-	if !ok {
-		return *errorResult("unknown_tool", fmt.Sprintf("no exploration tool %q; the tools are head, slice, grep, schema, item_schema, get_in, iterate_over, count_by, read.", name))
-	}
-	if args == nil {
-		args = map[string]any{}
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &call{ctx: ctx, env: env, tool: name, args: newArgReader(args, specs[name])}
-	c.file = c.args.str("file") // grep's is optional: without it grep searches them all
-	return *h(c)
+	c := &call{ctx: ctx, env: env, tool: name, file: file}
+	return *run(c)
 }
 
-// argErr returns the invalid_arguments result once a handler has read all
-// its arguments, or nil.
+// argErr returns the invalid_arguments result of the problems a handler
+// found between its arguments (the schema checked each), or nil.
 func (c *call) argErr() *tool.Result {
-	if msg := c.args.check(); msg != "" {
-		return errorResult("invalid_arguments", msg+".")
+	if len(c.errs) > 0 {
+		return errorResult("invalid_arguments", strings.Join(c.errs, "; ")+".")
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestTTLBounded(t *testing.T) {
 			return text
 		}
 		for _, ttl := range []float64{9.3e9, 1e300, maxTTLSeconds + 1} {
-			if text := set("far", ttl); !strings.Contains(text, `"error":"bad_patch"`) || !strings.Contains(text, "ttl is at most 31536000 seconds") {
+			if text := set("far", ttl); !strings.Contains(text, `"error":"bad_patch"`) || !strings.Contains(text, `"message":"bad patch: ttl must be at most 31536000"`) || !strings.Contains(text, `"patch":1`) {
 				t.Errorf("ttl %g: %s", ttl, text)
 			}
 		}
@@ -71,7 +71,7 @@ func TestTTLBounded(t *testing.T) {
 }
 
 // TestPadArgumentsBounded: the pad tools' arguments are checked against
-// their schemas by tool.CheckArgs: undeclared arguments and case variants
+// their schemas by the validator (tool.Args): undeclared arguments and case variants
 // of declared ones are refused (a PATCHES used to reach the handler's
 // decoding as patches, unchecked), integers given as 1.0 work (max_tokens:
 // 1.0 was a Go decoding error), and every bound is named.
@@ -96,11 +96,12 @@ func TestPadArgumentsBounded(t *testing.T) {
 		{ToolUpdate, `{"patches":[],"extra":1}`, `unknown argument(s) \"extra\"`},
 		{ToolAppend, `{"note":"` + strings.Repeat("n", 4001) + `"}`, "note must be at most 4000 characters, not 4001"},
 		{ToolAppend, `{"note":"n","tags":["` + long + `"]}`, "tags item 0 must be at most 64 characters, not 200000"},
-		// Inside a patch the pad's own checks bound what is repeated.
-		{ToolUpdate, `{"patches":[{"op":"set","key":"` + long + `","value":1}]}`, `key names are at most 128 bytes: \"` + strings.Repeat("x", 80) + `…\"`},
+		// Inside a patch the schema's answer repeats no value, the
+		// pad's own checks bound what they repeat.
+		{ToolUpdate, `{"patches":[{"op":"set","key":"` + long + `","value":1}]}`, `"error":"bad_patch","message":"bad patch: key must be at most 128 characters, not 200000","patch":1`},
 		{ToolUpdate, `{"patches":[{"section":"Task","op":"` + long + `"}]}`, `unknown op \"` + strings.Repeat("x", 80) + `…\"`},
 		{ToolUpdate, `{"patches":[{"op":"snapshot","content":"` + long + `"}]}`, `got \"` + strings.Repeat("x", 80) + `…\"`},
-		{ToolUpdate, `{"patches":[{"op":"set","key":"k","value":1,"tags":["` + strings.Repeat("t", 65) + `"]}]}`, "tags are at most 64 characters"},
+		{ToolUpdate, `{"patches":[{"op":"set","key":"k","value":1,"tags":["` + strings.Repeat("t", 65) + `"]}]}`, `"error":"bad_patch","message":"bad patch: tags item 0 must be at most 64 characters, not 65","patch":1`},
 	} {
 		d := h.defs[tc.tool]
 		text := d.Handler(ctx, json.RawMessage(tc.args)).Text

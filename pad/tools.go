@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -42,51 +41,38 @@ func Tools(padFor PadFunc, opts Options, w *Watcher) ([]tool.Def, error) {
 		return nil, err
 	}
 	h := &handlers{padFor: padFor, w: w}
+	d, err := declare(o)
+	if err != nil {
+		return nil, err
+	}
+	fail := d.badArguments
 	defs := []tool.Def{
 		{Name: ToolRead,
 			Description: "Read your working-memory scratchpad: sections (with cap and purpose), keys, findings ledger (newest last), warnings. Read it at the start of every turn; it survives context resets.",
-			InputSchema: tool.MustJSON(map[string]any{"type": "object", "properties": map[string]any{
-				"tags":       tagsProp("Only ledger entries and keys with one of these tags."),
-				"keys":       map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": maxKeyArg}, "maxItems": maxKeys, "description": `Only these keys ("ns:" = a namespace), nothing else.`},
-				"format":     map[string]any{"type": "string", "enum": RenderModes},
-				"max_tokens": map[string]any{"type": "integer", "minimum": 1, "maximum": maxReadTokens},
-			}}),
+			InputSchema: d.read.Schema(),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(true), OpenWorld: tool.Bool(false)},
-			Handler:     h.read},
+			Handler:     tool.Handle(d.read, fail, h.read)},
 		{Name: ToolUpdate,
 			Description: updateDescription(o),
-			InputSchema: updateSchema(o),
+			InputSchema: d.updateSchema(),
 			Annotations: tool.Annotations{
 				ReadOnly:    tool.Bool(false),
 				Destructive: tool.Bool(true), // replace and clear drop text
 				OpenWorld:   tool.Bool(false),
 			},
-			Handler: h.update},
+			Handler: d.updateHandler(fail, h.update)},
 		{Name: ToolAppend,
 			Description: "Append one finding to the scratchpad's ledger, safe with concurrent writers: facts as you learn them; the sections are for the summary.",
-			InputSchema: tool.MustJSON(map[string]any{"type": "object", "properties": map[string]any{
-				"note": map[string]any{"type": "string", "maxLength": maxNoteChars, "description": "The finding, with where it came from."},
-				"tags": tagsProp(""),
-			}, "required": []string{"note"}}),
+			InputSchema: d.append.Schema(),
 			Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(false), OpenWorld: tool.Bool(false)},
-			Handler:     h.append},
+			Handler:     tool.Handle(d.append, fail, h.append)},
 	}
 	if o.ReadOnly {
 		// Only read_scratchpad: the pad is the model's to read, not to
 		// change ([pad] read_only).
 		defs = defs[:1]
 	}
-	for i := range defs {
-		// The schema declares each argument's type and whether it is
-		// required; the handlers decode what it vouched for.
-		defs[i].Handler = tool.Checked(defs[i].InputSchema, badArguments, defs[i].Handler)
-	}
 	return defs, nil
-}
-
-// badArguments is the answer to arguments the tool's schema refuses.
-func badArguments(problems []string) tool.Result {
-	return failure(nil, fmt.Errorf("%w: %s", errBadArguments, strings.Join(problems, "; ")))
 }
 
 // keysHelp is the part of update_scratchpad's description about keys and
@@ -100,10 +86,10 @@ func updateDescription(o Options) string {
 	return `Patch scratchpad sections, all or none. Ops: append (content: items, one per line; numbered sections get "N. [ ] item"), replace (the whole section; the only op that drops text), check (content: item number to tick), remove (lines containing content), clear. Returns the diff and warnings; condense a section over its cap.` + keysHelp
 }
 
-// The bounds of the pad tools' arguments, in their schemas: the checker
-// (tool.Checked) enforces them on the top-level arguments and on array
-// items; what lies inside a patch (key, ttl, tags) is checked where the
-// patch is validated, against the same constants. Section content and
+// The bounds of the pad tools' arguments, in their schemas: the validator
+// (tool.Args) enforces them on the arguments, on array items and inside
+// each patch; the pad's own check of a patch (for the CLI and the pad's
+// Go callers) holds it to the same constants. Section content and
 // whole-pad content have none: a section's cap is a warning to condense,
 // not a refusal, and the transport bounds a call's size.
 const (
@@ -117,78 +103,186 @@ const (
 	maxReadTokens = 1_000_000
 )
 
-// tagsProp is a list of tags: at most maxKeyTags of at most maxTagChars.
-func tagsProp(desc string) map[string]any {
-	p := map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": maxTagChars}, "maxItems": maxKeyTags}
-	if desc != "" {
-		p["description"] = desc
+// The tools' arguments, each declared once: the structs are what the
+// handlers read and what the listed schemas are generated from
+// ([tool.Args]); $names are the bounds above and the values of the pad's
+// options.
+type (
+	readArgs struct {
+		Tags      []string `json:"tags,omitempty" jsonschema:"Only ledger entries and keys with one of these tags." arg:"maxItems=$maxKeyTags,items.maxLength=$maxTagChars"`
+		Keys      []string `json:"keys,omitempty" jsonschema:"Only these keys (\"ns:\" = a namespace), nothing else." arg:"maxItems=$maxKeys,items.maxLength=$maxKeyArg"`
+		Format    string   `json:"format,omitempty" arg:"enum=$renderModes"`
+		MaxTokens int      `json:"max_tokens,omitempty" arg:"minimum=1,maximum=$maxReadTokens"`
 	}
-	return p
+	appendArgs struct {
+		Note string   `json:"note" jsonschema:"The finding, with where it came from." arg:"maxLength=$maxNoteChars"`
+		Tags []string `json:"tags,omitempty" arg:"maxItems=$maxKeyTags,items.maxLength=$maxTagChars"`
+	}
+
+	// wholeArgs are update_scratchpad's forms without patches, the same
+	// for both pad formats.
+	wholeArgs struct {
+		Clear   bool    `json:"clear,omitempty" jsonschema:"true, alone, when the task is done: empty the sections (or state), keys and ledger (kept in history)."`
+		Content *string `json:"content,omitempty" jsonschema:"Instead of patches: the whole new pad file text, validated first."`
+	}
+	// keyPatch is a patch of a structured pad: a key operation (content
+	// is a snapshot's name). A number given for content is taken as its
+	// text: models send {"op": "check", "content": 2}.
+	keyPatch struct {
+		Op      string          `json:"op" arg:"enum=$ops"`
+		Content string          `json:"content,omitempty" arg:"lenient"`
+		Key     string          `json:"key,omitempty" arg:"maxLength=$maxKeyName"`
+		Value   json.RawMessage `json:"value,omitempty"`
+		TTL     *float64        `json:"ttl,omitempty" arg:"minimum=0,maximum=$maxTTLSeconds"`
+		Sliding bool            `json:"sliding,omitempty"`
+		Tags    []string        `json:"tags,omitempty" arg:"maxItems=$maxKeyTags,items.maxLength=$maxTagChars"`
+	}
+	// sectionPatch is a patch of a pad with sections: a section's or a
+	// key's.
+	sectionPatch struct {
+		Section string `json:"section,omitempty" arg:"enum=$sections"`
+		keyPatch
+	}
+	updateArgs struct {
+		Patches *[]sectionPatch `json:"patches,omitempty"`
+		wholeArgs
+	}
+	// updateStateArgs is update_scratchpad of a structured pad, whose
+	// undeclared arguments are the state's keys sent directly.
+	updateStateArgs struct {
+		State   json.RawMessage `json:"state,omitempty" jsonschema:"The keys to change (or send them directly)." arg:"type=object"`
+		Patches *[]keyPatch     `json:"patches,omitempty"`
+		wholeArgs
+	}
+)
+
+// decls are the pad tools' declarations for one set of options.
+type decls struct {
+	o       Options
+	read    *tool.Args[readArgs]
+	append  *tool.Args[appendArgs]
+	update  *tool.Args[updateArgs]      // a pad with sections
+	stateUp *tool.Args[updateStateArgs] // a structured pad
 }
 
-// keyPatchProps are the properties a patch item has for key operations.
-func keyPatchProps(props map[string]any) map[string]any {
-	props["key"] = map[string]any{"type": "string", "maxLength": maxKeyName}
-	props["value"] = map[string]any{}
-	props["ttl"] = map[string]any{"type": "number", "minimum": 0, "maximum": maxTTLSeconds}
-	props["sliding"] = map[string]any{"type": "boolean"}
-	props["tags"] = tagsProp("")
-	return props
-}
-
-// clearProp is update_scratchpad's clear argument.
-var clearProp = map[string]any{"type": "boolean", "description": "true, alone, when the task is done: empty the sections (or state), keys and ledger (kept in history)."}
-
-func updateSchema(o Options) json.RawMessage {
-	if o.Format == FormatJSON {
-		return tool.MustJSON(map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"state":   map[string]any{"type": "object", "description": "The keys to change (or send them directly)."},
-				"content": contentProp,
-				"clear":   clearProp,
-				"patches": map[string]any{
-					"type": "array",
-					"items": map[string]any{
-						"type": "object",
-						"properties": keyPatchProps(map[string]any{
-							"op":      map[string]any{"type": "string", "enum": KeyOps},
-							"content": map[string]any{"type": "string"},
-						}),
-						"required": []string{"op"},
-					},
-				},
-			},
-			"additionalProperties": true,
-		})
-	}
+func declare(o Options) (*decls, error) {
 	names := make([]string, len(o.Sections))
 	for i, s := range o.Sections {
 		names[i] = s.Name
 	}
-	return tool.MustJSON(map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"patches": map[string]any{
-				"type": "array",
-				"items": map[string]any{
-					"type": "object",
-					"properties": keyPatchProps(map[string]any{
-						"section": map[string]any{"type": "string", "enum": names},
-						"op":      map[string]any{"type": "string", "enum": append(slices.Clone(Ops), KeyOps...)},
-						"content": map[string]any{"type": "string"},
-					}),
-					"required": []string{"op"},
-				},
-			},
-			"clear":   clearProp,
-			"content": contentProp,
-		},
+	vars := map[string]any{"maxKeyTags": maxKeyTags, "maxTagChars": maxTagChars, "maxKeys": maxKeys, "maxKeyArg": maxKeyArg,
+		"renderModes": RenderModes, "maxReadTokens": maxReadTokens, "maxNoteChars": maxNoteChars, "maxKeyName": maxKeyName,
+		"maxTTLSeconds": maxTTLSeconds, "sections": names, "ops": allOps()}
+	d := &decls{o: o}
+	var err error
+	if d.read, err = tool.NewArgs[readArgs](tool.ArgsOptions{Vars: vars}); err != nil {
+		return nil, err
+	}
+	if d.append, err = tool.NewArgs[appendArgs](tool.ArgsOptions{Vars: vars}); err != nil {
+		return nil, err
+	}
+	if o.Format == FormatJSON {
+		vars["ops"] = KeyOps
+		d.stateUp, err = tool.NewArgs[updateStateArgs](tool.ArgsOptions{Vars: vars, Open: true})
+	} else {
+		d.update, err = tool.NewArgs[updateArgs](tool.ArgsOptions{Vars: vars})
+	}
+	return d, err
+}
+
+func (d *decls) updateSchema() json.RawMessage {
+	if d.stateUp != nil {
+		return d.stateUp.Schema()
+	}
+	return d.update.Schema()
+}
+
+// updateHandler decodes either format's arguments into the one form
+// update reads.
+func (d *decls) updateHandler(fail func([]tool.Problem) tool.Result, update func(context.Context, updateCall, json.RawMessage) tool.Result) tool.Handler {
+	if d.stateUp == nil {
+		return tool.Handle(d.update, fail, func(ctx context.Context, a updateArgs, raw json.RawMessage) tool.Result {
+			return update(ctx, updateCall{Patches: a.Patches, wholeArgs: a.wholeArgs}, raw)
+		})
+	}
+	return tool.Handle(d.stateUp, fail, func(ctx context.Context, a updateStateArgs, raw json.RawMessage) tool.Result {
+		c := updateCall{State: a.State, wholeArgs: a.wholeArgs}
+		if a.Patches != nil {
+			ps := make([]sectionPatch, len(*a.Patches))
+			for i, k := range *a.Patches {
+				ps[i].keyPatch = k
+			}
+			c.Patches = &ps
+		}
+		return update(ctx, c, raw)
 	})
 }
 
-// contentProp is update_scratchpad's whole-body replacement.
-var contentProp = map[string]any{"type": "string", "description": "Instead of patches: the whole new pad file text, validated first."}
+// updateCall is update_scratchpad's arguments, of either pad format.
+type updateCall struct {
+	Patches *[]sectionPatch
+	State   json.RawMessage
+	wholeArgs
+}
+
+// badArguments is the answer to arguments a tool's schema refuses. A
+// problem inside one patch is answered as the pad's check of that patch
+// answers: its code (unknown_section, unknown_op, bad_patch; on a
+// structured pad any op but a key op is wrong_format), the patch's place
+// in the call, nothing changed.
+func (d *decls) badArguments(problems []tool.Problem) tool.Result {
+	first, in := -1, true
+	for _, p := range problems {
+		i, ok := patchIndex(p)
+		if !ok || p.Keyword == "type" {
+			// Outside a patch, or a value of the wrong type inside one
+			// (it did not decode: that was always invalid_arguments).
+			in = false
+			break
+		}
+		if first < 0 || i < first {
+			first = i
+		}
+	}
+	if !in || len(problems) == 0 {
+		return failure(nil, fmt.Errorf("%w: %s", errBadArguments, strings.Join(tool.Messages(problems), "; ")))
+	}
+	var msgs []string
+	var err error
+	for _, p := range problems {
+		if i, _ := patchIndex(p); i != first {
+			continue
+		}
+		// The answer's "patch" says which: the message need not.
+		msgs = append(msgs, strings.TrimPrefix(p.Message, "patches item "+p.Path[1]+" "))
+		field := p.Path[2]
+		v, _ := p.Value.(string)
+		switch {
+		case err != nil:
+		case field == "op" && d.stateUp != nil && (p.Keyword == "enum" || p.Keyword == "required"):
+			// Not a key op: a section patch, as the pad has always
+			// read it.
+			return failure(nil, fmt.Errorf("%w: this pad is structured; section patches do not apply, send {\"state\": {...}} with the keys to change", ErrWrongFormat))
+		case field == "section" && p.Keyword == "enum":
+			err = fmt.Errorf("%w %s (sections: %s)", ErrUnknownSection, quoteArg(v), sectionNames(d.o.Sections))
+		case field == "op" && (p.Keyword == "enum" || p.Keyword == "required"):
+			err = fmt.Errorf("%w %s (ops: %s)", ErrUnknownOp, quoteArg(v), strings.Join(allOps(), ", "))
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: %s", ErrBadPatch, strings.Join(msgs, "; "))
+	}
+	return failureWith(d.o.Sections, nil, &PatchError{Index: first, Err: err})
+}
+
+// patchIndex is the index of the patch a problem lies inside.
+func patchIndex(p tool.Problem) (int, bool) {
+	if len(p.Path) < 3 || p.Path[0] != "patches" {
+		return 0, false
+	}
+	i, err := strconv.Atoi(p.Path[1])
+	return i, err == nil
+}
 
 // errorResult is a tool error the model can act on: a successful result
 // holding one JSON object.
@@ -204,6 +298,16 @@ func errorResult(code, message string, extra map[string]any) tool.Result {
 // failure maps a pad error to a tool result. Errors the model cannot act on
 // (I/O) are marked isError.
 func failure(p *Pad, err error) tool.Result {
+	var sections []Section
+	if p != nil {
+		sections = p.opts.Sections
+	}
+	return failureWith(sections, p, err)
+}
+
+// failureWith is failure where the pad's sections are known without the
+// pad.
+func failureWith(sections []Section, p *Pad, err error) tool.Result {
 	extra := map[string]any{}
 	var pe *PatchError
 	if errors.As(err, &pe) {
@@ -214,9 +318,9 @@ func failure(p *Pad, err error) tool.Result {
 	switch {
 	case errors.Is(err, ErrUnknownSection):
 		code = "unknown_section"
-		if p != nil {
+		if sections != nil {
 			names := []string{}
-			for _, s := range p.opts.Sections {
+			for _, s := range sections {
 				names = append(names, s.Name)
 			}
 			extra["sections"] = names
@@ -298,14 +402,6 @@ type handlers struct {
 	w      *Watcher
 }
 
-// bind decodes a call's arguments into v; no arguments leave v zero.
-func bind(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	return json.Unmarshal(raw, v)
-}
-
 func (h *handlers) pad(ctx context.Context) (*Pad, *tool.Result) {
 	p, err := h.padFor(ctx)
 	if err != nil || p == nil {
@@ -323,16 +419,7 @@ func (h *handlers) pad(ctx context.Context) (*Pad, *tool.Result) {
 	return p, nil
 }
 
-func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
-	var args struct {
-		Tags      []string `json:"tags"`
-		Keys      []string `json:"keys"`
-		Format    string   `json:"format"`
-		MaxTokens int      `json:"max_tokens"`
-	}
-	if err := bind(raw, &args); err != nil {
-		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
-	}
+func (h *handlers) read(ctx context.Context, args readArgs, _ json.RawMessage) tool.Result {
 	p, fail := h.pad(ctx)
 	if fail != nil {
 		return *fail
@@ -344,16 +431,7 @@ func (h *handlers) read(ctx context.Context, raw json.RawMessage) tool.Result {
 	return tool.Text(text)
 }
 
-func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result {
-	var args struct {
-		Patches *[]json.RawMessage `json:"patches"`
-		State   json.RawMessage    `json:"state"`
-		Content *string            `json:"content"`
-		Clear   bool               `json:"clear"`
-	}
-	if err := bind(raw, &args); err != nil {
-		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
-	}
+func (h *handlers) update(ctx context.Context, args updateCall, raw json.RawMessage) tool.Result {
 	p, fail := h.pad(ctx)
 	if fail != nil {
 		return *fail
@@ -380,10 +458,7 @@ func (h *handlers) update(ctx context.Context, raw json.RawMessage) tool.Result 
 	var ops []KeyOp
 	var where []int // position in the call of patches, then of ops
 	if args.Patches != nil {
-		var err error
-		if patches, ops, where, err = splitPatches(*args.Patches); err != nil {
-			return failure(p, err)
-		}
+		patches, ops, where = splitPatches(*args.Patches)
 	}
 	var res *Result
 	var err error
@@ -464,14 +539,7 @@ func formatResult(res *Result) string {
 	return b.String()
 }
 
-func (h *handlers) append(ctx context.Context, raw json.RawMessage) tool.Result {
-	var args struct {
-		Note string   `json:"note"`
-		Tags []string `json:"tags"`
-	}
-	if err := bind(raw, &args); err != nil {
-		return failure(nil, fmt.Errorf("%w: %v", errBadArguments, err))
-	}
+func (h *handlers) append(ctx context.Context, args appendArgs, _ json.RawMessage) tool.Result {
 	p, fail := h.pad(ctx)
 	if fail != nil {
 		return *fail
@@ -490,34 +558,21 @@ func (h *handlers) append(ctx context.Context, raw json.RawMessage) tool.Result 
 // splitPatches sorts a call's patch list into section patches and key
 // operations; where maps their positions (patches first, then ops) back
 // to the call's, for errors.
-func splitPatches(raw []json.RawMessage) ([]Patch, []KeyOp, []int, error) {
+func splitPatches(items []sectionPatch) ([]Patch, []KeyOp, []int) {
 	var patches []Patch
 	var ops []KeyOp
 	var pw, ow []int
-	for i, item := range raw {
-		var head struct {
-			Op string `json:"op"`
-		}
-		if err := json.Unmarshal(item, &head); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
-		}
-		if IsKeyOp(head.Op) {
-			var op KeyOp
-			if err := json.Unmarshal(item, &op); err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
-			}
-			ops = append(ops, op)
+	for i, it := range items {
+		if IsKeyOp(it.Op) {
+			k := it.keyPatch
+			ops = append(ops, KeyOp{Op: k.Op, Key: k.Key, Value: k.Value, TTL: k.TTL, Sliding: k.Sliding, Tags: k.Tags, Content: k.Content})
 			ow = append(ow, i)
 			continue
 		}
-		var pt Patch
-		if err := json.Unmarshal(item, &pt); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: patch %d: %v", errBadArguments, i+1, err)
-		}
-		patches = append(patches, pt)
+		patches = append(patches, Patch{Section: it.Section, Op: it.Op, Content: it.Content})
 		pw = append(pw, i)
 	}
-	return patches, ops, append(pw, ow...), nil
+	return patches, ops, append(pw, ow...)
 }
 
 // updateWhole handles update_scratchpad's forms without patches: content,

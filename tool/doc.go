@@ -8,26 +8,30 @@
 // call's arguments as raw JSON and returns one [Result]. A [Resource] and
 // a [Prompt] are registered the same way.
 //
-// Input schemas are JSON Schema objects. [Object] builds the common case
-// from [Property] values ([String], [Integer], [Boolean]), encoded as
-// encoding/json encodes maps: keys sorted, so a definition's bytes are
-// stable and snapshot tests can pin them.
+// A tool's arguments are declared once, as a struct: [Args] generates
+// the input schema from it with google/jsonschema-go (as go-sdk's
+// AddTool[In] does; bounds, defaults and enums from arg tags), validates
+// a call's arguments against that schema with santhosh-tekuri/jsonschema
+// ([Args.Decode]: every keyword, inside array items and their objects
+// too, every problem at once, each a [Problem] naming where and which
+// keyword), refuses undeclared arguments and case variants of declared
+// ones (encoding/json would decode those as the declared one), and
+// decodes them into the struct. [Handle] wraps a handler of the struct.
+// Schemas are encoded with keys sorted, so a definition's bytes are
+// stable and snapshot tests pin them.
 //
-// A schema is also the one declaration its handler's arguments are
-// checked by: [Checked] runs [Schema.Check] before the handler, which
-// enforces types, enums, minimum, maximum, maxLength (in characters) and
-// maxItems, refuses arguments the schema does not declare (unless its
-// additionalProperties allows them) and any that differ from a declared
-// name only in case, and hands the handler the checked object
-// re-encoded, so that what it decodes is exactly what was checked.
-//
+//	type headArgs struct {
+//		File  string `json:"file" jsonschema:"A stored output's name." arg:"maxLength=4096"`
+//		Lines int    `json:"lines,omitempty" arg:"default=50,minimum=1,maximum=$maxLines"`
+//	}
+//	args := tool.MustArgs[headArgs](tool.ArgsOptions{Vars: map[string]any{"maxLines": 100_000}})
 //	def := tool.Def{
 //		Name:        "head",
 //		Description: "First lines of a stored output.",
-//		InputSchema: tool.Object(
-//			tool.String("file", "A stored output's name.", tool.Required()),
-//			tool.Integer("lines", "How many lines.", tool.Min(1), tool.Default(50))),
+//		InputSchema: args.Schema(),
 //		Annotations: tool.ReadOnly(),
-//		Handler:     func(ctx context.Context, args json.RawMessage) tool.Result { … },
+//		Handler:     tool.Handle(args, refused, func(ctx context.Context, a headArgs, _ json.RawMessage) tool.Result { … }),
 //	}
+//
+// [Object] builds a schema by hand, for tools declared elsewhere (tests).
 package tool

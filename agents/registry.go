@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"log/slog"
 	"os"
@@ -41,6 +42,9 @@ type Options struct {
 	// State is where what outlives a request is kept (package state):
 	// nil means a [state.Local] of this process.
 	State state.Store
+	// Redactor masks credentials in what the pad and artifact tools write
+	// ([redaction] mode; nil or mode off: written as given).
+	Redactor *redact.Redactor
 }
 
 // Registry holds the live agents, one per MCP session.
@@ -139,7 +143,7 @@ func NewRegistry(opts Options) (*Registry, error) {
 	}
 	for _, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
 		for i := range defs {
-			defs[i].Handler = r.charging(defs[i].Handler)
+			defs[i].Handler = r.charging(r.scrubbing(defs[i].Name, defs[i].Handler))
 		}
 	}
 	return r, nil

@@ -24,9 +24,10 @@ import (
 // kind in a small config dump and throughout a 3,000-line log, and reads
 // both through the proxy from the real server-filesystem (issue 37):
 // with the default mode none of them is in the passed-through text, in
-// any file the proxy wrote, or in a head or grep answer over the stored
-// log, and the pointer and the result's _meta count them by kind; with
-// mode = "off" the same bytes pass.
+// any file the proxy wrote, in a head or grep answer over the stored log,
+// or in the pad after the model wrote two of them to it, and the pointer
+// and the result's _meta count them by kind; with mode = "off" the same
+// bytes pass.
 func TestRedactionWithServerFilesystem(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped under -short (runs node and server-filesystem)")
@@ -170,6 +171,18 @@ func TestRedactionWithServerFilesystem(t *testing.T) {
 				if !strings.Contains(out, "[REDACTED:") {
 					t.Errorf("%s shows no mask: %s", q.tool, short(out))
 				}
+			}
+			// What the model writes to its pad keeps no credential either:
+			// a ledger note and a section.
+			out, _ := call("append_scratchpad", map[string]any{"note": "found in the log: " + secrets[2].Text})
+			if !strings.Contains(out, "masked before writing: github-pat ×1") {
+				t.Errorf("append_scratchpad does not say it masked: %s", short(out))
+			}
+			if out, _ = call("update_scratchpad", map[string]any{"patches": []map[string]any{{"section": "Task", "op": "replace", "content": "db: " + secrets[11].Text}}}); !strings.Contains(out, "masked before writing") {
+				t.Errorf("update_scratchpad does not say it masked: %s", short(out))
+			}
+			if out, _ = call("read_scratchpad", nil); !strings.Contains(out, "[REDACTED:") || len(leaked(out)) > 0 {
+				t.Errorf("read_scratchpad: masks %v, secrets %v:\n%s", strings.Contains(out, "[REDACTED:"), leaked(out), short(out))
 			}
 			// Nothing the proxy wrote holds one.
 			_ = filepath.WalkDir(mem, func(path string, d fs.DirEntry, err error) error {

@@ -99,7 +99,11 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if cfg.Explore.CacheBytes > 0 {
 		cache = explore.NewCache(cfg.Explore.CacheBytes)
 	}
-	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events, State: a.state}); err != nil {
+	red, err := redact.New(cfg.Redaction.Options())
+	if err != nil {
+		return nil, fmt.Errorf("%s: [redaction]: %w", configName(cfg), err)
+	}
+	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events, State: a.state, Redactor: red}); err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
 	if opts.PerOwner && needsWebLogins(cfg) {
@@ -117,10 +121,6 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	authorize, err := oauthClients(cfg, log, a.web, a.state)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
-	}
-	red, err := redact.New(cfg.Redaction.Options())
-	if err != nil {
-		return nil, fmt.Errorf("%s: [redaction]: %w", configName(cfg), err)
 	}
 	reservedTools, reservedRes, reservedPrompts := a.agents.Reserved()
 	popts := proxy.Options{

@@ -1,0 +1,65 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
+	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+)
+
+// writes are the own tools that store what the model gives them: the
+// pad's updates and appends (sections, ledger notes, keyed values) and
+// an artifact's content. Their arguments pass [Registry.scrubbing].
+var writes = map[string]bool{pad.ToolUpdate: true, pad.ToolAppend: true, artifacts.ToolWrite: true}
+
+// scrubbing wraps a writing tool's handler so that no credential in its
+// arguments is stored ([redaction] mode): in mask mode every string of
+// the arguments is scanned and the secrets masked before the handler
+// decodes them, so the pad, its history and ledger, and the artifact
+// (files or Redis) hold the mask; the answer says how many of which
+// kinds. In flag mode the arguments are kept and the answer says what is
+// in them. Arguments that cannot be scanned are refused in mask mode.
+func (r *Registry) scrubbing(name string, h tool.Handler) tool.Handler {
+	red := r.opts.Redactor
+	if red == nil || red.Mode() == redact.Off || !writes[name] {
+		return h
+	}
+	return func(ctx context.Context, args json.RawMessage) tool.Result {
+		out, rep, err := red.JSON(nil, args)
+		if err != nil {
+			var ue *redact.UnscannableError
+			if errors.As(err, &ue) && red.Mode() == redact.Mask {
+				b, _ := json.Marshal(map[string]string{"error": "invalid_arguments",
+					"message": fmt.Sprintf("%s was not written: its arguments cannot be scanned for credentials (%s).", name, ue.Reason)})
+				return tool.Error(string(b))
+			}
+			return h(ctx, args)
+		}
+		if rep.Total == 0 {
+			return h(ctx, args)
+		}
+		kinds := make([]string, 0, len(rep.Counts))
+		for _, k := range slices.Sorted(maps.Keys(rep.Counts)) {
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, rep.Counts[k]))
+		}
+		r.log.Info("credentials in a write", "tool", name, "mode", string(red.Mode()), "total", rep.Total, "kinds", strings.Join(kinds, ","))
+		if red.Mode() == redact.Flag {
+			res := h(ctx, args)
+			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) written as they are: %s; [redaction] mode = \"flag\")", rep.Total, strings.Join(kinds, ", "))
+			return res
+		}
+		res := h(ctx, out)
+		if !res.IsError {
+			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) masked before writing: %s; they are stored as [REDACTED:kind:fingerprint])", rep.Total, strings.Join(kinds, ", "))
+		}
+		return res
+	}
+}

@@ -399,6 +399,7 @@ func (a *Agent) Divert() *divert.Agent {
 		OnIntercept: a.Budget.AddIntercepted,
 		OnStore:     a.point,
 		OnReturn:    a.Budget.Charge,
+		OnMasked:    a.Budget.AddMasked,
 		Track:       a.Budget.Track,
 		Reserve: func(n int64) error {
 			return a.reg.quotas.reserve(a.ID.Owner, a.Layout.Base, n)

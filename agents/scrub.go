@@ -57,6 +57,9 @@ func (r *Registry) scrubbing(name string, h tool.Handler) tool.Handler {
 			return res
 		}
 		res := h(ctx, out)
+		if ag, err := r.Resolve(ctx); err == nil {
+			ag.Budget.AddMasked(rep.Counts)
+		}
 		if !res.IsError {
 			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) masked before writing: %s; they are stored as [REDACTED:kind:fingerprint])", rep.Total, strings.Join(kinds, ", "))
 		}

@@ -64,6 +64,14 @@ func TestWritesMasked(t *testing.T) {
 					t.Errorf("%s answered %q, want it to say %q", c.tool, text, tc.says)
 				}
 			}
+			ag, err := r.Resolve(sessionCtx(t, r, "s1", coord))
+			if err != nil {
+				t.Fatal(err)
+			}
+			masked := ag.Budget.Usage().SecretsMasked
+			if want := tc.mode == redact.Mask; want != (len(masked) == 3 && masked["slack-bot-token"] == 1) {
+				t.Errorf("usage secrets_masked %v (mode %q)", masked, tc.mode)
+			}
 			found := map[string]bool{}
 			_ = filepath.WalkDir(cfg.MemoryDir, func(path string, d os.DirEntry, err error) error {
 				if err != nil || d.IsDir() {

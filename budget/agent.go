@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"maps"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,9 @@ type Agent struct {
 	finished atomic.Bool // set by the first Events.Finish
 
 	shared *shared // set by Share; nil keeps every count here
+
+	maskedMu sync.Mutex
+	masked   map[string]int // credentials masked, by kind ([Agent.AddMasked])
 }
 
 // NewAgent returns an agent that may hold usable tokens in its context
@@ -271,8 +275,39 @@ func (a *Agent) localUsage() Usage {
 		TokensIntercepted: int(a.intercepted.Load()),
 		TokensExtracted:   int(a.extracted.Load()),
 		Calls:             int(a.calls.Load()),
+		SecretsMasked:     a.maskedCounts(),
 		Time:              time.Now().UTC(),
 	}
+}
+
+// AddMasked counts credentials masked for the agent, by kind (what the
+// usage record says in secrets_masked).
+func (a *Agent) AddMasked(counts map[string]int) {
+	if len(counts) == 0 {
+		return
+	}
+	a.maskedMu.Lock()
+	if a.masked == nil {
+		a.masked = map[string]int{}
+	}
+	for k, n := range counts {
+		a.masked[k] += n
+	}
+	a.maskedMu.Unlock()
+	if a.shared != nil {
+		for k, n := range counts {
+			_, _ = a.shared.add(fieldMaskedPrefix+k, int64(n))
+		}
+	}
+}
+
+func (a *Agent) maskedCounts() map[string]int {
+	a.maskedMu.Lock()
+	defer a.maskedMu.Unlock()
+	if len(a.masked) == 0 {
+		return nil
+	}
+	return maps.Clone(a.masked)
 }
 
 // satAdd adds two non-negative ints without wrapping.

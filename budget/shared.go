@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"math"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,9 @@ const (
 	fieldIntercepted = "intercepted"
 	fieldCalls       = "calls"
 	fieldCarried     = "carried" // of used: the listing and instructions ([Agent.Carry])
+	// fieldMaskedPrefix and a kind name the count of masked credentials
+	// of that kind ([Agent.AddMasked]).
+	fieldMaskedPrefix = "masked:"
 )
 
 // shared is the agent's [Shared] with the last error it met.
@@ -202,4 +206,12 @@ func (a *Agent) sharedUsage(u *Usage) {
 	u.TokensExtracted = int(m[fieldExtracted])
 	u.TokensIntercepted = int(m[fieldIntercepted])
 	u.Calls = int(m[fieldCalls])
+	for f, n := range m {
+		if k, ok := strings.CutPrefix(f, fieldMaskedPrefix); ok && n > 0 {
+			if u.SecretsMasked == nil {
+				u.SecretsMasked = map[string]int{}
+			}
+			u.SecretsMasked[k] = int(n)
+		}
+	}
 }

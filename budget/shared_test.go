@@ -130,6 +130,14 @@ func TestShared(t *testing.T) {
 				t.Errorf("a shorter listing added %d, Used %d; want 0, 450", d, a.Used())
 			}
 		}},
+		{"masked credentials are counted once, seen by both", func(t *testing.T, c1, c2 state.Counters, _ func()) {
+			a, b := sharedAgents(t, c1, c2, 1000, 0)
+			a.AddMasked(map[string]int{"github-pat": 2})
+			b.AddMasked(map[string]int{"github-pat": 1, "jwt": 1})
+			if m := a.Usage().SecretsMasked; m["github-pat"] != 3 || m["jwt"] != 1 || len(m) != 2 {
+				t.Errorf("secrets_masked %v, want github-pat 3, jwt 1", m)
+			}
+		}},
 		{"without Counters an agent keeps its own budget", func(t *testing.T, _, _ state.Counters, _ func()) {
 			a, b := sharedAgents(t, nil, nil, 10, 0)
 			if _, ok := a.TryCharge(10); !ok {

@@ -18,18 +18,21 @@ const EventName = "scratchpad_usage"
 
 // Usage is the scratchpad_usage record emitted once per finished agent.
 type Usage struct {
-	Event             string    `json:"event"`
-	AgentID           string    `json:"agent_id"`
-	AgentName         string    `json:"agent_name"`
-	Role              string    `json:"role"`
-	RunID             string    `json:"run_id"`
-	SessionID         string    `json:"session_id"`
-	Iteration         int       `json:"iteration,omitempty"`
-	Owner             string    `json:"owner,omitempty"`
-	TokensIntercepted int       `json:"tokens_intercepted"`
-	TokensExtracted   int       `json:"tokens_extracted"`
-	Calls             int       `json:"calls"`
-	Time              time.Time `json:"time"`
+	Event             string `json:"event"`
+	AgentID           string `json:"agent_id"`
+	AgentName         string `json:"agent_name"`
+	Role              string `json:"role"`
+	RunID             string `json:"run_id"`
+	SessionID         string `json:"session_id"`
+	Iteration         int    `json:"iteration,omitempty"`
+	Owner             string `json:"owner,omitempty"`
+	TokensIntercepted int    `json:"tokens_intercepted"`
+	TokensExtracted   int    `json:"tokens_extracted"`
+	Calls             int    `json:"calls"`
+	// SecretsMasked counts by kind the credentials masked in what the
+	// agent was given or wrote ([redaction]); absent when none.
+	SecretsMasked map[string]int `json:"secrets_masked,omitempty"`
+	Time          time.Time      `json:"time"`
 }
 
 // maxUsageLine bounds one line of usage.jsonl; real records are ~300 bytes.

@@ -41,6 +41,9 @@ type Agent struct {
 	// receives of a result ([Charge]): the budget is charged with it. May
 	// be nil.
 	OnReturn func(tokens int)
+	// OnMasked is told the credentials redaction masked in a result the
+	// agent was given, by kind (its usage record counts them). May be nil.
+	OnMasked func(counts map[string]int)
 	// Track, when set, is called before a count is left to the background
 	// and returns the function to call once it was reported (OnIntercept
 	// or OnReturn), so that the end of the session can wait for it.

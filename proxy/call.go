@@ -126,6 +126,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	if err != nil {
 		return ToolError(err.Error()), false, nil
 	}
+	p.tellMasked(ctx, sec)
 	threshold, ok := cfg.Threshold(rt.orig)
 	if !ok {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
@@ -262,6 +263,7 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 	if err != nil {
 		return nil, err
 	}
+	p.tellMasked(ctx, sec)
 	raw = withRedactedMeta(raw, sec)
 	prefix := strings.TrimSuffix(uri, orig)
 	if prefix == "" {
@@ -309,6 +311,7 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 	if err != nil {
 		return nil, err
 	}
+	p.tellMasked(ctx, sec)
 	return withRedactedMeta(raw, sec), nil
 }
 

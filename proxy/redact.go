@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,17 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 		p.log.Info("secrets in an upstream result", "server", sc.Name, "what", what, "mode", string(r.mode), "total", rep.Total, "kinds", strings.Join(rep.Kinds(), ","))
 	}
 	return out, r, nil
+}
+
+// tellMasked counts what r masked for the calling agent (its usage
+// record's secrets_masked).
+func (p *Proxy) tellMasked(ctx context.Context, r redacted) {
+	if r.mode != redact.Mask || r.rep.Total == 0 || p.opts.Agent == nil {
+		return
+	}
+	if a, err := p.opts.Agent(ctx); err == nil && a != nil && a.OnMasked != nil {
+		a.OnMasked(r.rep.Counts)
+	}
 }
 
 // withRedactedMeta returns res (a JSON object) with _meta[RedactedMetaKey]

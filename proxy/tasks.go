@@ -128,6 +128,7 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 	if err != nil {
 		return nil, err
 	}
+	p.tellMasked(ctx, sec)
 	raw, _, err = rewriteTaskID(raw, func(string) string { return wrapped })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, method, server, err)

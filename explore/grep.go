@@ -447,7 +447,7 @@ func runGrep(c *call, a grepArgs) *tool.Result {
 		return s
 	}
 	if over > 0 {
-		return c.tooLarge(c.sizeEstimate(b.Len()+over), kv{"per_call_limit", limit}, sugg)
+		return c.tooLarge(c.rateEstimate(b.String(), b.Len(), b.Len()+over), kv{"per_call_limit", limit}, sugg)
 	}
 	return c.finish(b.String(), what, sugg)
 }

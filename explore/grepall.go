@@ -162,7 +162,7 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 		return s
 	}
 	if over > 0 {
-		return c.tooLarge(c.sizeEstimate(b.Len()+over), kv{"per_call_limit", limit}, sugg)
+		return c.tooLarge(c.rateEstimate(b.String(), b.Len(), b.Len()+over), kv{"per_call_limit", limit}, sugg)
 	}
 	return c.finish(b.String(), what, sugg)
 }

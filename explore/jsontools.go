@@ -82,41 +82,19 @@ func runGetIn(c *call, a getInArgs) *tool.Result {
 				first = d.members(n)[lo].key.start
 			}
 			if size := d.elem(n, hi-1).v.end - first; size > c.env.maxTokens()*bytesPerTokenBound {
-				return c.tooLarge(c.sizeEstimate(size), kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+				return c.tooLarge(c.windowEstimate(d, n, t, lo, hi, first, size), kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
 			}
 		}
-		var raw bytes.Buffer
-		open, close := byte('['), byte(']')
-		if t == "object" {
-			open, close = '{', '}'
-		}
-		raw.WriteByte(open)
-		mem := d.members(n)
-		for i := lo; i < hi; i++ {
-			if i > lo {
-				raw.WriteByte(',')
-			}
-			if t == "object" {
-				raw.Write(d.data[mem[i].key.start:mem[i].key.end])
-				raw.WriteByte(':')
-			}
-			e := d.elem(n, i)
-			if n.records && d.badRecord(i) {
-				raw.WriteString("null")
-				continue
-			}
-			raw.Write(d.data[e.v.start:e.v.end])
-		}
-		raw.WriteByte(close)
+		raw := windowJSON(d, n, t, lo, hi)
 		unit := "items"
 		if t == "object" {
 			unit = "keys"
 		}
-		body = string(prettyJSON(raw.Bytes(), span{0, raw.Len()}))
+		body = string(prettyJSON(raw, span{0, len(raw)}))
 		what = fmt.Sprintf("%s (%s)", canon, windowText(unit, lo, hi, ln, !windowed))
 	default:
 		if n.v.end-n.v.start > c.env.maxTokens()*bytesPerTokenBound {
-			return c.tooLarge(c.sizeEstimate(n.v.end-n.v.start), kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
+			return c.tooLarge(c.valueEstimate(d, n, t), kv{"per_call_limit", c.env.maxTokens()}, func() []suggestion { return c.getInSuggestions(d, n, canon, cur, windowed) })
 		}
 		body = string(prettyJSON(d.data, n.v))
 		what = fmt.Sprintf("%s (%s)", canon, describe(d, n))
@@ -346,7 +324,7 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 		return s
 	}
 	if over > 0 {
-		return c.tooLarge(c.sizeEstimate(b.Len()+over+1), kv{"per_call_limit", c.env.maxTokens()}, sugg)
+		return c.tooLarge(c.rateEstimate(b.String(), b.Len(), b.Len()+over+1), kv{"per_call_limit", c.env.maxTokens()}, sugg)
 	}
 	return c.finish(b.String(), what, sugg)
 }
@@ -395,7 +373,16 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 		}
 	}
 	if size > c.env.maxTokens()*bytesPerTokenBound {
-		return c.tooLarge(c.sizeEstimate(size), kv{"per_call_limit", c.env.maxTokens()}, sugg)
+		// Measured on the first matches as they would be written.
+		k, of := lo, 0
+		for k < hi && of < estimateSample {
+			if s, ok := it.at(idx[k]); ok {
+				of += s.end - s.start + 1
+			}
+			k++
+		}
+		head := joinRaw(d, it, idx[lo:k])
+		return c.tooLarge(c.rateEstimate(string(prettyJSON(head, span{0, len(head)})), of, size), kv{"per_call_limit", c.env.maxTokens()}, sugg)
 	}
 	raw := joinRaw(d, it, idx[lo:hi])
 	body := string(prettyJSON(raw, span{0, len(raw)}))
@@ -407,4 +394,63 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 func (d *doc) itemsOfAt(n node, i int) span {
 	s, _ := d.itemsOf(n).at(i)
 	return s
+}
+
+// windowJSON is the JSON of items [lo, hi) of the array (or members of
+// the object, t "object") at n, as get_in writes a window before
+// pretty-printing it; a broken NDJSON record is null.
+func windowJSON(d *doc, n node, t string, lo, hi int) []byte {
+	var raw bytes.Buffer
+	open, close := byte('['), byte(']')
+	if t == "object" {
+		open, close = '{', '}'
+	}
+	raw.WriteByte(open)
+	mem := d.members(n)
+	for i := lo; i < hi; i++ {
+		if i > lo {
+			raw.WriteByte(',')
+		}
+		if t == "object" {
+			raw.Write(d.data[mem[i].key.start:mem[i].key.end])
+			raw.WriteByte(':')
+		}
+		e := d.elem(n, i)
+		if n.records && d.badRecord(i) {
+			raw.WriteString("null")
+			continue
+		}
+		raw.Write(d.data[e.v.start:e.v.end])
+	}
+	raw.WriteByte(close)
+	return raw.Bytes()
+}
+
+// windowEstimate is [call.rateEstimate] of the window [lo, hi) of the
+// array or object at n (its source bytes from first, size of them),
+// measured on its first items pretty-printed as get_in writes them.
+func (c *call) windowEstimate(d *doc, n node, t string, lo, hi, first, size int) int {
+	k := lo + 1
+	for k < hi && d.elem(n, k-1).v.end-first < estimateSample {
+		k++
+	}
+	head := windowJSON(d, n, t, lo, k)
+	return c.rateEstimate(string(prettyJSON(head, span{0, len(head)})), d.elem(n, k-1).v.end-first, size)
+}
+
+// valueEstimate is the too-large count of get_in's whole value at n: an
+// array or object measured as [call.windowEstimate] of all its items (its
+// stored bytes are indented for its depth, the answer from depth 0), any
+// other value on its stored bytes.
+func (c *call) valueEstimate(d *doc, n node, t string) int {
+	if ln := d.length(n); (t == "array" || t == "object") && ln > 0 {
+		first := d.elem(n, 0).v.start
+		if t == "object" {
+			first = d.members(n)[0].key.start
+		}
+		return c.windowEstimate(d, n, t, 0, ln, first, n.v.end-n.v.start)
+	}
+	v := d.data[n.v.start:n.v.end]
+	sample := v[:min(len(v), estimateSample)]
+	return c.rateEstimate(string(sample), len(sample), len(v))
 }

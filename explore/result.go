@@ -391,11 +391,35 @@ func tokensOf[T string | []byte](c *call, s T) int {
 	return int(float64(n) * float64(len(s)) / float64(countSamples*sampleBytes))
 }
 
-// sizeEstimate is the too-large count of a result not built (it was cut off
-// past the cap): ~4 bytes per token, said as such in the message.
+// sizeEstimate is the too-large count of a result with nothing of it
+// rendered to measure: ~4 bytes per token, said as such in the message.
 func (c *call) sizeEstimate(bytes int) int {
 	c.estimate = "estimated from its size at 4 bytes per token"
 	return bytes / 4
+}
+
+// estimateSample bounds the part of a too-large result rendered to measure
+// its token rate ([call.rateEstimate]).
+const estimateSample = 256 << 10
+
+// rateEstimate is the too-large count of a result not built whole (it was
+// cut off past the cap): sample is the start of it as it would be written
+// and sampleOf the bytes of the source that sample renders, total the
+// whole result's size in those source bytes; the sample's tokens per
+// source byte, scaled to total. The message says it is an estimate and
+// what it was measured on. Bytes/4 was 20–50% low on logs and indented
+// JSON (issue 38); a rate measured on the result's own rendering is
+// within a few percent on homogeneous data.
+func (c *call) rateEstimate(sample string, sampleOf, total int) int {
+	if sample == "" || sampleOf <= 0 {
+		return c.sizeEstimate(total)
+	}
+	n := tokensOf(c, sample)
+	if sampleOf >= total {
+		return n
+	}
+	c.estimate = fmt.Sprintf("estimated from its first %s KB at their token rate", comma(max(1, sampleOf>>10)))
+	return int(float64(n) * float64(total) / float64(sampleOf))
 }
 
 func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result {

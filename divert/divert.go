@@ -249,7 +249,12 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		}
 		if err != nil {
 			log.Error("sharing a diverted output failed", "server", c.Server, "tool", c.Tool, "file", st.Name, "error", err)
-			msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was saved but could not be shared with the other replicas, so it was not returned either: %v. Call the tool again once the shared store answers.",
+			if !st.Reused {
+				// Nothing half-written: a file no pointer names and the
+				// other replicas cannot see is not left behind.
+				_ = d.Remove(st.Name)
+			}
+			msg := fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) could not be shared with the other replicas, so it was neither stored nor returned: %v. Call the tool again once the shared store answers.",
 				c.Tool, commas(len(payload)), commas(c.Threshold), err)
 			return Outcome{Result: errorResult(msg)}, nil
 		}

@@ -4,11 +4,13 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -130,5 +132,63 @@ func TestReplicasRoundRobin(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s holds %d copies of %s, want 1", mem, n, file[1])
 		}
+	}
+}
+
+// Redis going away mid-run (issue 34): a replica's calls that need it
+// fail with a tool error naming [cluster] redis_url, nothing of them is
+// left half-written (no stored file without a pointer), and they work
+// again once Redis is back, in the same session; a call that needs no
+// Redis (a small pass-through) works throughout. Both eras: a 2025
+// session and 2026-07-28 requests.
+func TestClusterRedisAwayMidRun(t *testing.T) {
+	for _, version := range []string{protocolVersion, "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			srv := testredis.Start(t)
+			cfg, mem := writeConfig(t, clusterConfig(srv.URL()))
+			base := startHTTP(t, "http", cfg)
+			c := connectWith(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true}, nil, version)
+			defer c.Close()
+			waitForTool(t, c, "listing")
+			stored := func() []string {
+				var out []string
+				_ = filepath.WalkDir(mem, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && strings.Contains(d.Name(), "listing") {
+						out = append(out, p)
+					}
+					return nil
+				})
+				return out
+			}
+			if out := callTool(t, c, "listing", map[string]any{"n": 50}); !storedName.MatchString(out) {
+				t.Fatalf("before: not stored: %.300s", out)
+			}
+			before := stored()
+
+			srv.Kill()
+			t0 := time.Now()
+			res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "listing", Arguments: map[string]any{"n": 60}})
+			if err == nil && (!res.IsError || !strings.Contains(text(res), "[cluster] redis_url")) {
+				t.Errorf("a divert with Redis away: %v %.400s", res.IsError, text(res))
+			} else if err != nil && !strings.Contains(err.Error(), "[cluster] redis_url") {
+				t.Errorf("a divert with Redis away failed without naming the key: %v", err)
+			}
+			if after := stored(); len(after) != len(before) {
+				t.Errorf("stored files with Redis away: %v, before %v (half-written)", after, before)
+			}
+
+			t.Logf("the call with Redis away answered in %v: %v %.200s", time.Since(t0), err, text(res))
+			srv.Restart()
+			t0 = time.Now()
+			testwait.For(t, "calls to work again once Redis is back", func() bool {
+				res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "listing", Arguments: map[string]any{"n": 70}})
+				return err == nil && !res.IsError && storedName.MatchString(text(res))
+			})
+			t.Logf("working again %v after the restart", time.Since(t0))
+			out := callTool(t, c, "echo", map[string]any{"text": "still"})
+			if out != "still" {
+				t.Errorf("echo after Redis came back: %q", out)
+			}
+		})
 	}
 }

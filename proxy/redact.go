@@ -46,7 +46,8 @@ func (p *Proxy) redactor(sc *config.Server) *redact.Redactor {
 // the secrets in it are replaced ([redact.Redactor.JSON]), in flag mode
 // kept and reported. A result that cannot be scanned is refused in mask
 // mode (err says why and what to set instead), kept and reported in flag
-// mode. raw may be returned as it is, or a fresh buffer.
+// mode; binary content ([redact.UnscannableError].Binary) is kept and
+// reported in both. raw may be returned as it is, or a fresh buffer.
 func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (json.RawMessage, redacted, error) {
 	red := p.redactor(sc)
 	if red == nil {
@@ -56,11 +57,15 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 	r := redacted{mode: red.Mode(), rep: rep}
 	if err != nil {
 		var ue *redact.UnscannableError
-		reason := err.Error()
+		reason, binary := err.Error(), false
 		if errors.As(err, &ue) {
-			reason = ue.Reason
+			reason, binary = ue.Reason, ue.Binary
 		}
-		if red.Mode() != redact.Flag {
+		// Binary content (a resource's base64 blob, bytes that are not
+		// text) holds nothing a rule reads as a credential: it passes
+		// in both modes, its _meta saying it was not scanned. Text that
+		// went unread (over the scan bound) is refused in mask mode.
+		if red.Mode() != redact.Flag && !binary {
 			return nil, r, fmt.Errorf("the %s from upstream %q was not returned: it cannot be scanned for secrets (%s). If it must pass unscanned, set redaction = \"flag\" (kept and reported) or \"off\" in [mcp.servers.%s]", what, sc.Name, reason, sc.Name)
 		}
 		r.reason = reason

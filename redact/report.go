@@ -41,6 +41,11 @@ var ErrUnscannable = errors.New("not scanned for secrets")
 // [ErrUnscannable].
 type UnscannableError struct {
 	Reason string // "binary: 3 NUL bytes", "over the 512 MiB scan bound", …
+	// Binary says the input is binary content (NUL bytes, invalid UTF-8,
+	// a base64 "blob"): no rule reads a credential in it as text, and a
+	// caller may pass it on unscanned, saying so. False for an input over
+	// the size bound, which is text that went unread.
+	Binary bool
 }
 
 func (e *UnscannableError) Error() string { return ErrUnscannable.Error() + ": " + e.Reason }

@@ -86,11 +86,11 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	var err error
 	switch {
 	case nul:
-		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d NUL bytes", bytes.Count(src, []byte{0}))}
+		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d NUL bytes", bytes.Count(src, []byte{0})), Binary: true}
 	case bad*binaryRate > len(src):
-		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src))}
+		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src)), Binary: true}
 	case blob:
-		err = &UnscannableError{Reason: `a base64 "blob" (binary resource content) cannot be scanned`}
+		err = &UnscannableError{Reason: `a base64 "blob" (binary resource content) cannot be scanned`, Binary: true}
 	}
 	if err != nil {
 		st.out, st.rep = nil, Report{}

@@ -68,10 +68,10 @@
 //   - Input that is not scanned returns an [*UnscannableError] (matching
 //     [ErrUnscannable]) with the input unchanged, never a silent pass:
 //     over [Options].MaxBytes (default 512 MiB, the proxy's default
-//     max_result_bytes), binary (a NUL byte, or invalid UTF-8 above 1 byte
-//     in 1,000), or, in JSON, holding a base64 "blob" (binary resource
-//     content no rule can read). Refuse it in [Mask] mode, keep and say so
-//     in [Flag] mode.
+//     max_result_bytes), or binary (a NUL byte, or invalid UTF-8 above 1
+//     byte in 1,000; [UnscannableError].Binary). In JSON a "blob" value
+//     (the base64 of a binary resource) is left as it is, not scanned, and
+//     counted in [Report].Skipped; the rest of the input is scanned.
 //   - Base64 is not decoded: a secret inside an image's data or an
 //     encoded payload is not seen (nor is base64 image data ever altered).
 //   - Keywords are found in the raw bytes: a secret whose keyword itself

@@ -18,6 +18,9 @@ type Report struct {
 	// place in the scanned bytes (src's offsets) and their fingerprint.
 	Findings []Finding
 	More     int // findings beyond Findings
+	// Skipped is the bytes left unscanned in JSON: "blob" values, the
+	// base64 of binary content (see [Redactor.JSON]).
+	Skipped int
 }
 
 // Finding is one secret found: its kind, its bytes src[Start:End] (whole
@@ -41,8 +44,8 @@ var ErrUnscannable = errors.New("not scanned for secrets")
 // [ErrUnscannable].
 type UnscannableError struct {
 	Reason string // "binary: 3 NUL bytes", "over the 512 MiB scan bound", …
-	// Binary says the input is binary content (NUL bytes, invalid UTF-8,
-	// a base64 "blob"): no rule reads a credential in it as text, and a
+	// Binary says the input is binary content (NUL bytes, invalid UTF-8):
+	// no rule reads a credential in it as text, and a
 	// caller may pass it on unscanned, saying so. False for an input over
 	// the size bound, which is text that went unread.
 	Binary bool

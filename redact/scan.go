@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"fmt"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"slices"
 	"unicode/utf8"
 )
@@ -19,6 +20,7 @@ type state struct {
 	fp      fingerprinter
 	lastEnd []int // per rule: the raw end of its last match
 	str     strState
+	blobs   [][2]int // JSON: the "blob" string values, [start, end) raw, not scanned
 
 	// Output.
 	out     []byte
@@ -44,9 +46,13 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	}
 	st.spans = st.spans[:0]
 	st.str = strState{}
+	st.blobs = st.blobs[:0]
+	if isJSON {
+		st.blobs = blobValues(st.blobs, src)
+	}
 	// What makes the input unscannable is looked for chunk by chunk too,
 	// while the chunk is in cache.
-	nul, blob, bad, valid := false, false, 0, 0
+	nul, bad, valid := false, 0, 0
 	for from := 0; from < len(src); from += chunk {
 		to := min(from+chunk, len(src))
 		if !nul && bytes.IndexByte(src[from:to], 0) >= 0 {
@@ -60,9 +66,6 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 			bad += invalidUTF8(src[valid:end])
 		}
 		valid = end
-		if isJSON && !blob {
-			blob = hasBlob(src[max(0, from-len(`"blob"`)):min(len(src), to+32)])
-		}
 		st.hits = r.anchors.find(st.hits[:0], src, from, to)
 		if len(st.hits) > 1 {
 			slices.SortFunc(st.hits, func(a, b hit) int { return a.pos - b.pos })
@@ -89,8 +92,6 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d NUL bytes", bytes.Count(src, []byte{0})), Binary: true}
 	case bad*binaryRate > len(src):
 		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src)), Binary: true}
-	case blob:
-		err = &UnscannableError{Reason: `a base64 "blob" (binary resource content) cannot be scanned`, Binary: true}
 	}
 	if err != nil {
 		st.out, st.rep = nil, Report{}
@@ -98,6 +99,9 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 		return src, Report{}, err
 	}
 	rep := st.rep
+	for _, b := range st.blobs {
+		rep.Skipped += b[1] - b[0]
+	}
 	out := src
 	if st.masked {
 		out = append(st.out, src[st.copied:]...)
@@ -121,21 +125,47 @@ func invalidUTF8(b []byte) int {
 	return bad
 }
 
-// hasBlob reports whether src has a "blob" key: the base64 content of a
-// binary resource.
-func hasBlob(src []byte) bool {
+// blobValues appends to out the spans of src's "blob" string values: the
+// base64 content of binary resources (an embedded resource in a tool
+// result, a resources/read answer). They are left as they are: random
+// base64 matches entropy rules and provider formats by chance, and a mask
+// in it would break the binary; the text around them is scanned.
+func blobValues(out [][2]int, src []byte) [][2]int {
 	key := []byte(`"blob"`)
 	for i := 0; ; {
 		j := bytes.Index(src[i:], key)
 		if j < 0 {
-			return false
+			return out
 		}
 		i += j + len(key)
-		rest := bytes.TrimLeft(src[i:min(i+16, len(src))], " \t\r\n")
-		if len(rest) > 0 && rest[0] == ':' {
+		k := i
+		for k < len(src) && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r' || src[k] == '\n') {
+			k++
+		}
+		if k >= len(src) || src[k] != ':' {
+			continue
+		}
+		k++
+		for k < len(src) && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r' || src[k] == '\n') {
+			k++
+		}
+		if k >= len(src) || src[k] != '"' {
+			continue
+		}
+		end := jsonscan.StringEnd(src, k)
+		out = append(out, [2]int{k, end})
+		i = end
+	}
+}
+
+// inBlob reports whether [start, end) overlaps one of blobs (sorted).
+func inBlob(blobs [][2]int, start, end int) bool {
+	for _, b := range blobs {
+		if start < b[1] && end > b[0] {
 			return true
 		}
 	}
+	return false
 }
 
 // window runs rule ri on the text around a keyword found at raw offset
@@ -255,6 +285,9 @@ func (r *Redactor) run(st *state, src []byte, ri, ws, we, kw, klen int, isJSON, 
 		rs, re := raw(gs), raw(ge)
 		if !r.keep(st, src, ru, secret, rs, re, isJSON) {
 			continue
+		}
+		if inBlob(st.blobs, rs, re) {
+			continue // base64 of binary content: not text a credential is read in
 		}
 		st.lastEnd[ri] = max(st.lastEnd[ri], re)
 		st.spans = append(st.spans, span{start: rs, end: re, rule: ri, fp: st.fp.sum(secret)})

@@ -194,11 +194,16 @@ func (m *modernAgents) end(a *modernAgent) {
 }
 
 // endAll ends every agent (the server's end).
-func (m *modernAgents) endAll() {
+func (m *modernAgents) endAll() { m.endWhere(func(*modernAgent) bool { return true }) }
+
+// endWhere ends every agent which gone accepts.
+func (m *modernAgents) endWhere(gone func(*modernAgent) bool) {
 	m.mu.Lock()
 	var all []*modernAgent
 	for _, a := range m.byKey {
-		all = append(all, a)
+		if gone(a) {
+			all = append(all, a)
+		}
 	}
 	for _, a := range all {
 		m.forgetLocked(a)

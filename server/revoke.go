@@ -33,18 +33,5 @@ func (s *Server) EndOwner(owner string) {
 
 // endOwner ends every agent of owner.
 func (m *modernAgents) endOwner(owner string) {
-	m.mu.Lock()
-	var gone []*modernAgent
-	for _, a := range m.byKey {
-		if a.owner == owner {
-			gone = append(gone, a)
-		}
-	}
-	for _, a := range gone {
-		m.forgetLocked(a)
-	}
-	m.mu.Unlock()
-	for _, a := range gone {
-		m.end(a)
-	}
+	m.endWhere(func(a *modernAgent) bool { return a.owner == owner })
 }

@@ -20,8 +20,29 @@ func TestDeepOutputIsDivertedAsText(t *testing.T) {
 	if testing.Short() {
 		t.Skip("24 MB through the binary")
 	}
+	cfg := blobConfig(t)
+	c := stdioSession(t, nil, binary(t), "serve", "--config", cfg)
+	defer c.Close()
+	waitForTool(t, c, "blob")
+	for _, format := range []string{"deep", "json"} {
+		res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "blob", Arguments: map[string]any{"mb": 24, "format": format}})
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		meta, _ := res.Meta["scratchpad/diverted"].(map[string]any)
+		want := map[string]string{"deep": "txt", "json": "json"}[format]
+		if res.IsError || meta == nil || meta["format"] != want {
+			t.Fatalf("%s: diverted %v, want format %s: %.300s", format, meta, want, strings.TrimSpace(text(res)))
+		}
+	}
+}
+
+// blobConfig is a config file mounting the bench upstream, whose blob tool
+// returns megabytes of a chosen format, diverted from 1,000 tokens.
+func blobConfig(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "deep.toml")
+	cfg := filepath.Join(dir, "blob.toml")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`memory_dir = %q
 
 [agent]
@@ -37,18 +58,5 @@ env = { SCRATCHPAD_TESTUPSTREAM = %q }
 `, filepath.Join(dir, "mem"), upstreamCmd(), testupstream.BenchMode)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := stdioSession(t, nil, binary(t), "serve", "--config", cfg)
-	defer c.Close()
-	waitForTool(t, c, "blob")
-	for _, format := range []string{"deep", "json"} {
-		res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "blob", Arguments: map[string]any{"mb": 24, "format": format}})
-		if err != nil {
-			t.Fatalf("%s: %v", format, err)
-		}
-		meta, _ := res.Meta["scratchpad/diverted"].(map[string]any)
-		want := map[string]string{"deep": "txt", "json": "json"}[format]
-		if res.IsError || meta == nil || meta["format"] != want {
-			t.Fatalf("%s: diverted %v, want format %s: %.300s", format, meta, want, strings.TrimSpace(text(res)))
-		}
-	}
+	return cfg
 }

@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
 
 // A multi-second divert tells a caller that gave a progress token what it
@@ -26,23 +21,7 @@ func TestDivertSendsProgress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 MB through the binary")
 	}
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "progress.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`memory_dir = %q
-
-[agent]
-model = "gpt-4o"
-
-[mcp.servers.b]
-transport = "stdio"
-cmd = [%q]
-env = { SCRATCHPAD_TESTUPSTREAM = %q }
-
-[mcp.servers.b.scratchpad]
-"blob" = { min_tokens = 1000 }
-`, filepath.Join(dir, "mem"), upstreamCmd(), testupstream.BenchMode)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := blobConfig(t)
 	for _, tc := range []struct{ transport, version string }{
 		{"stdio", protocolVersion},
 		{"http", protocolVersion},

@@ -182,28 +182,7 @@ func TestOwnersHaveTheirOwnUpstreams(t *testing.T) {
 // log message and then never reads its standalone (GET) stream.
 func stalledSession(t *testing.T, base, token string) (sid string) {
 	t.Helper()
-	post := func(sid, body string) string {
-		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", protocolVersion)
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Header.Get("Mcp-Session-Id")
-	}
-	sid = post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"stalled","version":"1"}}}`)
-	if sid == "" {
-		t.Fatal("no session id")
-	}
-	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid, post := rawSession(t, base, token, "stalled")
 	post(sid, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
@@ -315,4 +294,35 @@ func pin2025(t *testing.T, cfg, server string) {
 	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// rawSession opens a 2025 session over raw HTTP with token (initialize,
+// then initialized) and returns its id and a function that POSTs one
+// message in it (sid "" for none), its answer read and dropped, giving
+// back the Mcp-Session-Id it answered with.
+func rawSession(t *testing.T, base, token, client string) (string, func(sid, body string) string) {
+	t.Helper()
+	post := func(sid, body string) string {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"`+client+`","version":"1"}}}`)
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return sid, post
 }

@@ -158,28 +158,7 @@ func TestTokenRevokedOnTheNextRequest(t *testing.T) {
 // stream; the channel closes when the server ends the stream.
 func openGETStream(t *testing.T, base, token string) <-chan struct{} {
 	t.Helper()
-	post := func(sid, body string) string {
-		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", protocolVersion)
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Header.Get("Mcp-Session-Id")
-	}
-	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"get","version":"1"}}}`)
-	if sid == "" {
-		t.Fatal("no session id")
-	}
-	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid, _ := rawSession(t, base, token, "get")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)

@@ -43,41 +43,10 @@ func TestAccountingWithServerFilesystem(t *testing.T) {
 	}
 	cfg, _ := f.config(t)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "accounting-e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(f.bin, "serve", "--config", cfg, "--log-level", "warn")},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	call := func(name string, args map[string]any) string {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String()
-	}
+	call := f.fsSession(t, cfg, "accounting-e2e")
 	read := "read_text_file"
-	testwait.For(t, read+" to be listed", func() bool {
-		for tl, err := range cs.Tools(ctx, nil) {
-			if err == nil && tl.Name == read {
-				return true
-			}
-		}
-		return false
-	})
-
 	// The large file: diverted, its figure the count of its text.
-	pointer := call(read, map[string]any{"path": filepath.Join(f.dataDir, "big.txt")})
+	pointer, _ := call(read, map[string]any{"path": filepath.Join(f.dataDir, "big.txt")})
 	m := regexp.MustCompile(`scratchpad: (~?)([\d,]+) tokens \(threshold 5,120\) would have entered`).FindStringSubmatch(pointer)
 	if m == nil {
 		t.Fatalf("big.txt not diverted as expected:\n%s", short(pointer))
@@ -90,7 +59,7 @@ func TestAccountingWithServerFilesystem(t *testing.T) {
 		t.Fatalf("no file in the pointer:\n%s", short(pointer))
 	}
 	head := func() (n, left int) {
-		out := call("head", map[string]any{"file": file[1], "lines": 2})
+		out, _ := call("head", map[string]any{"file": file[1], "lines": 2})
 		f := regexp.MustCompile(`~([\d,]+) tokens, ~([\d,]+) left of`).FindStringSubmatch(out)
 		if f == nil {
 			t.Fatalf("no footer: %s", short(out))
@@ -101,7 +70,7 @@ func TestAccountingWithServerFilesystem(t *testing.T) {
 
 	// The ~3,500-token file passes through (not counted twice) and is
 	// charged at its exact count.
-	got := call(read, map[string]any{"path": filepath.Join(f.dataDir, "small.txt")})
+	got, _ := call(read, map[string]any{"path": filepath.Join(f.dataDir, "small.txt")})
 	if strings.Contains(got, "diverted") || got != small {
 		t.Fatalf("small.txt (%d tokens) did not pass through whole: %s", counter.CountString(small), short(got))
 	}
@@ -126,4 +95,43 @@ func wordsOfTokens(c *tokens.Counter, n int) string {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
 	return n
+}
+
+// fsSession serves cfg (server-filesystem behind scratchpad-mcp) over
+// stdio to a go-sdk client named name, waits until read_text_file is
+// listed, and returns a function that calls a tool: its text blocks
+// joined, and the result. The session ends with the test.
+func (f *fixture) fsSession(t *testing.T, cfg, name string) func(tool string, args map[string]any) (string, *mcp.CallToolResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(f.bin, "serve", "--config", cfg, "--log-level", "warn")},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	testwait.For(t, "read_text_file to be listed", func() bool {
+		for tl, err := range cs.Tools(ctx, nil) {
+			if err == nil && tl.Name == "read_text_file" {
+				return true
+			}
+		}
+		return false
+	})
+	return func(tool string, args map[string]any) (string, *mcp.CallToolResult) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), res
+	}
 }

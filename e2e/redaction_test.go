@@ -1,23 +1,17 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testsecrets"
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // TestRedactionWithServerFilesystem plants a credential of every default
@@ -79,41 +73,18 @@ func TestRedactionWithServerFilesystem(t *testing.T) {
 			if err := os.WriteFile(cfg, append(b, fmt.Sprintf("\n[redaction]\nmode = %q\n", mode)...), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			client := mcp.NewClient(&mcp.Implementation{Name: "redaction-e2e", Version: "1"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(f.bin, "serve", "--config", cfg, "--log-level", "warn")},
-				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			fsCall := f.fsSession(t, cfg, "redaction-e2e")
+			// A result's text and its structuredContent (the same text
+			// again, for tools with an outputSchema), and its _meta.
 			call := func(name string, args map[string]any) (string, map[string]any) {
 				t.Helper()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
+				text, res := fsCall(name, args)
+				if res.StructuredContent != nil {
+					b, _ := json.Marshal(res.StructuredContent)
+					text += string(b)
 				}
-				var b strings.Builder
-				for _, c := range res.Content {
-					if tc, ok := c.(*mcp.TextContent); ok {
-						b.WriteString(tc.Text)
-					}
-				}
-				if s, err := json.Marshal(res.StructuredContent); err == nil && res.StructuredContent != nil {
-					b.Write(s)
-				}
-				return b.String(), res.Meta
+				return text, res.Meta
 			}
-			testwait.For(t, "read_text_file to be listed", func() bool {
-				for tl, err := range cs.Tools(ctx, nil) {
-					if err == nil && tl.Name == "read_text_file" {
-						return true
-					}
-				}
-				return false
-			})
-
 			// The config dump passes through.
 			text, meta := call("read_text_file", map[string]any{"path": filepath.Join(f.dataDir, "config.env")})
 			if strings.Contains(text, "diverted") {

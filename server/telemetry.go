@@ -92,17 +92,22 @@ func (se *session) legacyRequest(method string, req mcp.Request) request {
 		}
 	}
 	switch p := req.GetParams().(type) {
+	// A typed nil is a request without params.
 	case *mcp.CallToolParamsRaw:
-		r.target, r.args, r.meta = p.Name, p.Arguments, p.Meta
-	case *mcp.ReadResourceParams:
-		r.target, r.meta = p.URI, p.Meta
-	case *mcp.GetPromptParams:
-		r.target, r.meta = p.Name, p.Meta
-	case *mcp.InitializeParams:
-		r.version, r.meta = p.ProtocolVersion, p.Meta
-	case mcp.Params:
 		if p != nil {
-			r.meta = p.GetMeta()
+			r.target, r.args, r.meta = p.Name, p.Arguments, p.Meta
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			r.target, r.meta = p.URI, p.Meta
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			r.target, r.meta = p.Name, p.Meta
+		}
+	case *mcp.InitializeParams:
+		if p != nil {
+			r.version, r.meta = p.ProtocolVersion, p.Meta
 		}
 	}
 	return r

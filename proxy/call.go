@@ -67,12 +67,11 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	res, charged, err := p.callTool(ctx, s, name, args, meta)
 	if err == nil && res != nil && !charged {
 		if agent, aerr := p.opts.Agent(ctx); aerr == nil {
-			server := ""
-			if rt := p.cat.tool(name); rt != nil {
-				server = rt.up.Config().Name
+			if rt := p.cat.tool(name); rt != nil && p.opts.Telemetry != nil {
+				var decided func(divert.Outcome)
+				agent, decided = p.observed(ctx, agent, rt.up.Config().Name, rt.orig)
+				decided(divert.Outcome{}) // not diverted: what is charged passed through
 			}
-			agent, decided := p.observed(ctx, agent, server, name)
-			decided(divert.Outcome{}) // not diverted: what is charged passed through
 			divert.Charge(agent, res, true)
 		}
 	}
@@ -170,7 +169,9 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		ds.SetTokens(telemetry.Tokens{Counted: out.Pointer.Tokens, Diverted: out.Pointer.Tokens, BudgetLeft: -1})
 		ds.SetFile(out.Pointer.Stored.Name)
 	}
-	ds.End(telemetry.Outcome{IsError: !out.Diverted && isErrorResult(out.Result)})
+	if ds != nil {
+		ds.End(telemetry.Outcome{IsError: !out.Diverted && isErrorResult(out.Result)})
+	}
 	if !out.Diverted {
 		// The pointer says what was found in what it stored; a result
 		// passed through says it in its _meta.

@@ -96,7 +96,9 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 		ctx, sp = s.startRequest(ctx, tr)
 	}
 	raw, err := s.runModern(m, ctx, r)
-	s.endRequest(ctx, sp, tr, err == nil && r.method == "tools/call" && rawIsError(raw), err)
+	if sp != nil {
+		s.endRequest(ctx, sp, tr, err == nil && r.method == "tools/call" && rawIsError(raw), err)
+	}
 	if err != nil {
 		_ = r.out.fail(modernError(err))
 		return

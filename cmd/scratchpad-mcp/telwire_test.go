@@ -110,7 +110,8 @@ func spanOf(t *testing.T, rcv *testotlp.Receiver, name string, kind tracepb.Span
 // with _meta.traceparent; the OTLP receiver gets the server span (named
 // and attributed by the MCP conventions), the proxy's client span under
 // it and the divert span of a diverted output, all in the client's
-// trace; the upstream receives _meta.traceparent of that trace whose
+// trace, and an own tool's span (head over the stored output); the
+// upstream receives _meta.traceparent of that trace whose
 // parent is the client span; a malformed traceparent starts a new trace;
 // /metrics has the operation histogram and the diverted tokens and
 // passes promtool; the audit log has one line per tools/call and no
@@ -170,6 +171,18 @@ func TestTracesThroughTheBinary(t *testing.T) {
 				t.Errorf("divert span: parent %s (server %s), attributes %v", testotlp.HexID(div.ParentSpanId), testotlp.HexID(wsrv.SpanId), testotlp.Attrs(div))
 			}
 
+			// An own tool over the stored output: its span under its
+			// server span, naming the file.
+			file := testotlp.Attrs(div)["scratchpad.file"]
+			if head := text(callMeta(t, c, "head", map[string]any{"file": file, "lines": 3}, tp)); head == "" {
+				t.Fatal("head of the stored output: empty")
+			}
+			hsrv := spanOf(t, rcv, "tools/call head", tracepb.Span_SPAN_KIND_SERVER, trace)
+			ex := spanOf(t, rcv, "explore head", tracepb.Span_SPAN_KIND_INTERNAL, trace)
+			if testotlp.HexID(ex.ParentSpanId) != testotlp.HexID(hsrv.SpanId) || testotlp.Attrs(ex)["scratchpad.file"] != file || testotlp.IntAttr(ex, "scratchpad.tokens.charged") <= 0 {
+				t.Errorf("explore span: parent %s (server %s), attributes %v", testotlp.HexID(ex.ParentSpanId), testotlp.HexID(hsrv.SpanId), testotlp.Attrs(ex))
+			}
+
 			bad := mcp.Meta{"traceparent": "00-zz" + trace[2:] + "-" + parent + "-01"}
 			got = map[string]any{}
 			if err := json.Unmarshal([]byte(text(callMeta(t, c, "echo_meta", nil, bad))), &got); err != nil {
@@ -179,7 +192,7 @@ func TestTracesThroughTheBinary(t *testing.T) {
 				t.Errorf("a malformed traceparent: upstream got %q, want a new trace", fresh)
 			}
 			callMeta(t, c, "echo", map[string]any{"text": sentinel}, nil)
-			calls += 4
+			calls += 5
 		})
 	}
 
@@ -224,7 +237,11 @@ func TestTracesThroughTheBinary(t *testing.T) {
 	}
 	diverted := 0
 	for _, l := range lines {
-		if l["owner"] != "alice" || l["outcome"] != "ok" || l["tool"] == "" || l["server"] != "k8s" || l["trace_id"] == "" || l["agent"] == "" {
+		wantServer := "k8s"
+		if l["tool"] == "head" {
+			wantServer = "" // an own tool
+		}
+		if server, _ := l["server"].(string); l["owner"] != "alice" || l["outcome"] != "ok" || l["tool"] == "" || server != wantServer || l["trace_id"] == "" || l["agent"] == "" {
 			t.Errorf("audit line %v", l)
 		}
 		if l["tool"] == "words" {

@@ -24,6 +24,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
@@ -45,6 +46,9 @@ type Options struct {
 	// Redactor masks credentials in what the pad and artifact tools write
 	// ([redaction] mode; nil or mode off: written as given).
 	Redactor *redact.Redactor
+	// Telemetry is told each own tool call (see [Registry.charging]) and
+	// each call's agent and budget ([Registry.BeforeCall]); nil is off.
+	Telemetry *telemetry.Provider
 }
 
 // Registry holds the live agents, one per MCP session.
@@ -141,9 +145,9 @@ func NewRegistry(opts Options) (*Registry, error) {
 		r.padRes = []tool.Resource{pad.Resource(padFor)}
 		r.padPrompt = []tool.Prompt{pad.Prompt(padFor)}
 	}
-	for _, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
+	for k, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
 		for i := range defs {
-			defs[i].Handler = r.charging(r.scrubbing(defs[i].Name, defs[i].Handler))
+			defs[i].Handler = r.charging(defs[i].Name, k == 0, r.scrubbing(defs[i].Name, defs[i].Handler))
 		}
 	}
 	return r, nil
@@ -155,14 +159,57 @@ func NewRegistry(opts Options) (*Registry, error) {
 // inline artifacts, checked against the budget before they are given).
 // Answers that are errors, pad readings and too-large objects are in the
 // model's context as much as any other.
-func (r *Registry) charging(h tool.Handler) tool.Handler {
+//
+// It is also the one place every own tool call passes for telemetry
+// ([Options].Telemetry): a span per call (the file it reads, for
+// exploring ones), its charge on the span, the token counters (extracted:
+// what exploring put in the context) and the server span's tally.
+func (r *Registry) charging(name string, exploring bool, h tool.Handler) tool.Handler {
 	return func(ctx context.Context, args json.RawMessage) tool.Result {
-		out := h(ctx, args)
-		if ag, err := r.Resolve(ctx); err == nil {
-			ag.Budget.Charge(ag.Counter.CountString(out.Text) - out.Charged)
+		tel := r.opts.Telemetry
+		var es *telemetry.Span
+		if tel.Tracing() {
+			_, es = tel.StartExplore(ctx, name, fileArg(args))
 		}
+		out := h(ctx, args)
+		ag, err := r.Resolve(ctx)
+		if err == nil {
+			n := ag.Counter.CountString(out.Text)
+			ag.Budget.Charge(n - out.Charged)
+			if tel != nil {
+				r.observeOwn(ctx, ag, name, exploring, n, es)
+			}
+		}
+		es.End(telemetry.Outcome{IsError: out.IsError})
 		return out
 	}
+}
+
+// observeOwn tells telemetry what an own tool's answer cost: n tokens
+// reached the context, all charged.
+func (r *Registry) observeOwn(ctx context.Context, ag *Agent, name string, exploring bool, n int, es *telemetry.Span) {
+	tel := r.opts.Telemetry
+	left := -1
+	if ag.Budget.Limited() {
+		left = ag.Budget.Remaining()
+	}
+	es.SetTokens(telemetry.Tokens{Charged: n, BudgetLeft: left})
+	u := telemetry.Usage{Tool: name, Owner: ag.ID.Owner, Charged: n}
+	if exploring {
+		u.Extracted = n
+	}
+	tel.RecordTokens(ctx, u)
+	telemetry.ServerSpan(ctx).Note(telemetry.Tally{Out: n, Charged: n})
+}
+
+// fileArg is the "file" argument of an own tool's call, "" without one:
+// a span attribute only.
+func fileArg(args json.RawMessage) string {
+	var a struct {
+		File string `json:"file"`
+	}
+	_ = json.Unmarshal(args, &a)
+	return a.File
 }
 
 // Agent is one session's agent. Its fields are fixed when it is created.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
@@ -220,6 +221,12 @@ func (r *Registry) BeforeCall(ctx context.Context, meta map[string]any) (context
 	ag.Budget.CountCall()
 	if in, out, ok := reportedUsage(meta); ok {
 		ag.Budget.ObserveUsage(in, out)
+	}
+	if sp := telemetry.ServerSpan(ctx); sp != nil {
+		// The audit record's who, and its budget read after the call.
+		b := ag.Budget
+		sp.Note(telemetry.Tally{Agent: ag.ID.Agent, Run: ag.ID.Run, Role: ag.ID.Role,
+			Budget: func() (int, int, bool) { return b.Remaining(), b.Total(), b.Limited() }})
 	}
 	return pad.WithAuthor(context.WithValue(ctx, resolvedKey{}, ag), ag.ID.Agent), nil
 }

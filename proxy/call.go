@@ -13,6 +13,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -28,6 +29,18 @@ var (
 
 // HasTool reports whether name is an exposed upstream tool.
 func (p *Proxy) HasTool(name string) bool { return p.cat.tool(name) != nil }
+
+// ToolServer is the name of the upstream server exposing tool name, ""
+// for none (an own tool, an unknown one).
+func (p *Proxy) ToolServer(name string) string {
+	if p == nil {
+		return ""
+	}
+	if rt := p.cat.tool(name); rt != nil {
+		return rt.up.Config().Name
+	}
+	return ""
+}
 
 // ToolDefinition is the definition of the exposed tool name as it is
 // listed (its inputSchema's x-mcp-header bindings are checked against a
@@ -54,6 +67,11 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 	res, charged, err := p.callTool(ctx, s, name, args, meta)
 	if err == nil && res != nil && !charged {
 		if agent, aerr := p.opts.Agent(ctx); aerr == nil {
+			if rt := p.cat.tool(name); rt != nil && p.opts.Telemetry != nil {
+				var decided func(divert.Outcome)
+				agent, decided = p.observed(ctx, agent, rt.up.Config().Name, rt.orig)
+				decided(divert.Outcome{}) // not diverted: what is charged passed through
+			}
 			divert.Charge(agent, res, true)
 		}
 	}
@@ -138,11 +156,22 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	}
 	rep := p.newDivertProgress(pr, len(raw))
 	defer rep.stop()
+	agent, decided := p.observed(ctx, agent, cfg.Name, rt.orig)
+	_, ds := p.opts.Telemetry.StartDivert(ctx, cfg.Name, rt.orig)
 	out, err := divert.Decide(divert.Call{
 		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage, Secrets: sec.secrets(),
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
+		ds.End(telemetry.Outcome{Err: err, ErrorType: "invalid_result"})
 		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), false, nil
+	}
+	decided(out)
+	if out.Diverted {
+		ds.SetTokens(telemetry.Tokens{Counted: out.Pointer.Tokens, Diverted: out.Pointer.Tokens, BudgetLeft: -1})
+		ds.SetFile(out.Pointer.Stored.Name)
+	}
+	if ds != nil {
+		ds.End(telemetry.Outcome{IsError: !out.Diverted && isErrorResult(out.Result)})
 	}
 	if !out.Diverted {
 		// The pointer says what was found in what it stored; a result
@@ -164,7 +193,7 @@ func ToolError(msg string) json.RawMessage {
 // names the request in errors (the method, or the tool called). The
 // upstream's own JSON-RPC error comes back as an [*upstream.RPCError],
 // the caller's cancellation as ctx's error.
-func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, error) {
+func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (_ json.RawMessage, err error) {
 	cfg := u.Config()
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callerKey{}, s), cfg.Timeout)
 	defer cancel()
@@ -176,6 +205,7 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
 	continues(ctx, method, params)
+	cctx, endSpan := p.startClient(cctx, cfg.Name, method, what, params)
 	raw, err := u.Call(cctx, method, params)
 	if ir, ok := errors.AsType[*upstream.InputRequired](err); ok {
 		if m, isMap := params.(map[string]any); isMap && canAsk(s, ir) {
@@ -183,8 +213,10 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 		}
 	}
 	if err == nil {
+		endSpan(raw, nil)
 		return raw, nil
 	}
+	defer func() { endSpan(nil, err) }()
 	var rerr *upstream.RPCError
 	var ir *upstream.InputRequired
 	switch {

@@ -75,4 +75,11 @@
 //     capability ([Proxy.Capabilities]).
 //   - A URI no upstream lists is read from the only upstream offering
 //     resources, as a direct client would; with several it is not found.
+//
+// # Telemetry
+//
+// With [Options].Telemetry set, every upstream request (one function,
+// forward) gets a client span whose traceparent is written into the
+// request's params._meta, a tools/call's divert gets its span and token
+// counts, and upstream restarts are counted.
 package proxy

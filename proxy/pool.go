@@ -91,6 +91,9 @@ func NewPool(opts PoolOptions) *Pool {
 			OnNotify:      pl.sharedNotify,
 			OnRequest:     refuseShared,
 			OnListChanged: func(*upstream.Upstream) { pl.each((*Proxy).sync) },
+			OnRestart: func(u *upstream.Upstream) {
+				opts.Proxy.Telemetry.UpstreamRestarted(context.Background(), u.Name())
+			},
 		})
 	}
 	return pl

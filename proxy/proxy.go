@@ -12,6 +12,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -68,6 +69,10 @@ type Options struct {
 	// every tools/call, resources/read and prompts/get result passes it
 	// before it is counted, stored or shown. nil redacts nothing.
 	Redact func(sc *config.Server) *redact.Redactor
+	// Telemetry gets a client span per upstream request (its
+	// traceparent sent in the request's _meta), the divert's span and
+	// token counts, and upstream restarts. nil is off.
+	Telemetry *telemetry.Provider
 }
 
 // Kind says which listing changed.
@@ -144,6 +149,7 @@ func New(opts Options) *Proxy {
 			OnNotify:      p.onNotify,
 			OnRequest:     p.onRequest,
 			OnListChanged: func(*upstream.Upstream) { p.sync() },
+			OnRestart:     p.restarted,
 		})
 		p.ups = append(p.ups, u)
 		p.own = append(p.own, u)

@@ -4,4 +4,4 @@
 # end-to-end divert of a 20 MB JSON result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go test -tags bench -count=1 -run 'TestBench' -v ./cmd/scratchpad-mcp/ 2>/dev/null | grep -E '^(pass-through|process start|20 MB)' 
+go test -tags bench -count=1 -run 'TestBench' -v ./cmd/scratchpad-mcp/ 2>/dev/null | grep -E '^(pass-through|process start|20 MB|telemetry)' 

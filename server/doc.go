@@ -143,4 +143,13 @@
 //   - Results keep the upstream's bytes, except line breaks between JSON
 //     tokens over stdio (one message, one line) and all whitespace
 //     between tokens over legacy SSE (go-sdk's encoding compacts it).
+//
+// # Telemetry
+//
+// With [Options].Telemetry set, every request of either era gets a
+// server span, started where all of that era's requests pass (the 2025
+// receiving middleware, the 2026-07-28 method dispatch), continuing the
+// client's params._meta.traceparent; each tools/call ends with one audit
+// record built from what the layers under it noted on the span
+// (telemetry.Tally).
 package server

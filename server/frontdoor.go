@@ -16,6 +16,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 )
 
 // FrontDoorOptions configure [FrontDoor]. The zero value checks no token,
@@ -56,6 +57,9 @@ type FrontDoorOptions struct {
 	// Log, when not nil, gets the refused tokens (a line every
 	// [refusalLogEvery] at most).
 	Log *slog.Logger
+	// Telemetry counts the requests refused for their token (kind
+	// "auth"); nil is off.
+	Telemetry *telemetry.Provider
 }
 
 // DefaultBodyTimeout is [FrontDoorOptions].BodyTimeout when it is 0:
@@ -115,6 +119,7 @@ func FrontDoor(opts FrontDoorOptions, next http.Handler) http.Handler {
 			if owner == "" {
 				rf.note(opts.Log, r)
 				w.Header().Set("WWW-Authenticate", `Bearer realm="scratchpad-mcp"`)
+				opts.Telemetry.Refused(r.Context(), "auth", "")
 				refuse("missing or invalid bearer token", http.StatusUnauthorized)
 				return
 			}

@@ -72,6 +72,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 	if err != nil {
 		if errors.Is(err, ErrTooManySessions) {
 			h.s.log.Warn("request refused", "owner", ownerOf(r), "error", err)
+			h.s.opts.Telemetry.Refused(r.Context(), "sessions", ownerOf(r))
 			w.Header().Set("Retry-After", "30")
 			fail(&wire.Error{Code: wire.CodeInternalError, Message: err.Error(), Status: http.StatusTooManyRequests})
 			return true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -87,7 +88,17 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 	if r.ag.own.Context != nil {
 		ctx = r.ag.own.Context(ctx, r.header)
 	}
+	var sp *telemetry.Span
+	var tr request
+	if s.opts.Telemetry != nil {
+		// Every 2026-07-28 request passes here: its span.
+		tr = s.modernRequestOf(ctx, r)
+		ctx, sp = s.startRequest(ctx, tr)
+	}
 	raw, err := s.runModern(m, ctx, r)
+	if sp != nil {
+		s.endRequest(ctx, sp, tr, err == nil && r.method == "tools/call" && rawIsError(raw), err)
+	}
 	if err != nil {
 		_ = r.out.fail(modernError(err))
 		return

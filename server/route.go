@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -47,17 +48,31 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 			// may now ask and tell it things.
 			se.attachProxy()
 		}
-		if m := legacyMethods[method]; m != nil {
-			res, err := m(se, ctx, method, req, next)
-			if err == nil && (method == "initialize" || method == "logging/setLevel") && se.changed != nil {
-				// Kept for other replicas before the client hears the
-				// answer: its next request may reach one (recover.go).
-				se.changed(ctx)
-			}
+		if se.srv.opts.Telemetry != nil && !strings.HasPrefix(method, "notifications/") {
+			// Every request of a 2025 session passes here: its span.
+			tr := se.legacyRequest(method, req)
+			var sp *telemetry.Span
+			ctx, sp = se.srv.startRequest(ctx, tr)
+			res, err := se.serve(ctx, method, req, next)
+			se.srv.endRequest(ctx, sp, tr, method == "tools/call" && legacyIsError(res), err)
 			return res, err
 		}
-		return next(ctx, method, req)
+		return se.serve(ctx, method, req, next)
 	}
+}
+
+// serve answers one request: by the method's own function, or go-sdk's.
+func (se *session) serve(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	if m := legacyMethods[method]; m != nil {
+		res, err := m(se, ctx, method, req, next)
+		if err == nil && (method == "initialize" || method == "logging/setLevel") && se.changed != nil {
+			// Kept for other replicas before the client hears the
+			// answer: its next request may reach one (recover.go).
+			se.changed(ctx)
+		}
+		return res, err
+	}
+	return next(ctx, method, req)
 }
 
 // legacyMethod serves one method of a 2025 session: what the upstreams

@@ -16,6 +16,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
@@ -67,6 +68,10 @@ type Options struct {
 	// upstream's input-required result (at least 32 bytes). nil means a
 	// random key: states are not valid in another process.
 	StateKey []byte
+	// Telemetry gets a server span per request of either era, an audit
+	// record per tools/call, session durations and refusals
+	// (telemetry.go). nil is off.
+	Telemetry *telemetry.Provider
 }
 
 // DefaultCallTimeout is [Options].CallTimeout when it is 0: a minute,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,6 +31,7 @@ type session struct {
 	wire         *rawWire      // over stdio: results written raw (rawwire.go)
 	proxied      sync.Once     // attached to the proxy
 	ended        chan struct{} // closed once end has run
+	started      time.Time     // for mcp.server.session.duration
 	outbox       *outbox       // notifications that belong to no request
 	px           *proxy.Proxy  // what it forwards to; nil before its first request when acquired
 	release      func()        // gives px back, at the end
@@ -86,6 +88,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
+		started:    time.Now(),
 	}
 	se.ctx, se.stop = context.WithCancelCause(context.Background())
 	se.outbox = newOutbox(s.log, se.id, se.ended)
@@ -204,6 +207,13 @@ func (se *session) proxy() *proxy.Proxy {
 	return se.px
 }
 
+// mcpSession is go-sdk's session, nil before the first request.
+func (se *session) mcpSession() *mcp.ServerSession {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.ss
+}
+
 func (se *session) ownTool(name string) bool { return se.ownTools[name] }
 
 // callContext is the context a request of the session is handled
@@ -248,6 +258,13 @@ func (se *session) end() {
 	}
 	if s.opts.SessionEnded != nil {
 		s.opts.SessionEnded(se.id)
+	}
+	if tel := s.opts.Telemetry; tel != nil {
+		version := ""
+		if ss := se.mcpSession(); ss != nil && ss.InitializeParams() != nil {
+			version = ss.InitializeParams().ProtocolVersion
+		}
+		tel.SessionEnded(context.Background(), time.Since(se.started), version)
 	}
 	close(se.ended)
 }

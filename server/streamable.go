@@ -304,6 +304,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 			}
 			if errors.Is(err, ErrTooManySessions) {
 				h.s.log.Warn("session refused", "owner", ownerOf(r), "error", err)
+				h.s.opts.Telemetry.Refused(r.Context(), "sessions", ownerOf(r))
 				w.Header().Set("Retry-After", "30")
 				http.Error(w, err.Error(), http.StatusTooManyRequests)
 				return

@@ -229,7 +229,7 @@ func TestAuditNeverBlocks(t *testing.T) {
 // over OTLP/HTTP; Close sends the last collection.
 func TestMetricsOverOTLP(t *testing.T) {
 	rcv := newReceiver(t, false)
-	p, err := Open(context.Background(), config.Telemetry{Endpoint: rcv.srv.URL}, Options{LookupEnv: env(nil), MetricInterval: time.Hour})
+	p, err := Open(context.Background(), config.Telemetry{Endpoint: rcv.Srv.URL}, Options{LookupEnv: env(nil), MetricInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestMetricsOverOTLP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"mcp.server.operation.duration", MetricTokensDiverted, MetricSpansDropped} {
-		if rcv.metric(name) == 0 {
+		if rcv.Metric(name) == 0 {
 			t.Errorf("no %s received over OTLP", name)
 		}
 	}
@@ -293,9 +293,9 @@ func TestOpenFailsCleanly(t *testing.T) {
 		vars map[string]string
 		want string
 	}{
-		{"audit log", config.Telemetry{Endpoint: rcv.srv.URL, MetricsAddr: "127.0.0.1:0", AuditLog: dir + "/file/audit.jsonl"}, nil, "[telemetry] audit_log"},
+		{"audit log", config.Telemetry{Endpoint: rcv.Srv.URL, MetricsAddr: "127.0.0.1:0", AuditLog: dir + "/file/audit.jsonl"}, nil, "[telemetry] audit_log"},
 		{"metrics protocol", config.Telemetry{MetricsAddr: "127.0.0.1:0"},
-			map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.srv.URL, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"},
+			map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.Srv.URL, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := runtime.NumGoroutine()

@@ -79,6 +79,7 @@ type Span struct {
 	kind  spanKind
 	op    Op
 	start time.Time
+	tally *tally // server spans: what the call's layers noted ([Span.Note])
 }
 
 // Our own span attributes (no convention names them).
@@ -107,7 +108,9 @@ func (p *Provider) StartServer(ctx context.Context, op Op) (context.Context, *Sp
 	if p.tracer != nil && len(op.Meta) > 0 {
 		ctx = p.propag.Extract(ctx, metaCarrier(op.Meta))
 	}
-	return p.start(ctx, op, kindServer, trace.SpanKindServer)
+	ctx, s := p.start(ctx, op, kindServer, trace.SpanKindServer)
+	s.tally = &tally{}
+	return context.WithValue(ctx, serverSpanKey{}, s), s
 }
 
 // StartClient starts the span of the proxy's request to upstream

@@ -58,7 +58,7 @@ const (
 // OTLP/HTTP protobuf.
 func TestSpansContinueTheClientsTrace(t *testing.T) {
 	rcv := newReceiver(t, false)
-	p := openTest(t, config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.srv.URL, "OTEL_SERVICE_NAME": "sp-test"})
+	p := openTest(t, config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.Srv.URL, "OTEL_SERVICE_NAME": "sp-test"})
 	if !p.Tracing() {
 		t.Fatal("OTEL_EXPORTER_OTLP_ENDPOINT did not turn tracing on")
 	}
@@ -92,9 +92,9 @@ func TestSpansContinueTheClientsTrace(t *testing.T) {
 	}
 	flush(t, p)
 
-	s := rcv.byName("tools/call github_search")
+	s := rcv.ByName("tools/call github_search")
 	if s == nil {
-		t.Fatalf("no server span named %q; got %d spans", "tools/call github_search", len(rcv.got()))
+		t.Fatalf("no server span named %q; got %d spans", "tools/call github_search", len(rcv.Got()))
 	}
 	if hexID(s.TraceId) != clientTrace || hexID(s.ParentSpanId) != clientParent {
 		t.Errorf("server span trace %s parent %s, want %s %s", hexID(s.TraceId), hexID(s.ParentSpanId), clientTrace, clientParent)
@@ -112,10 +112,10 @@ func TestSpansContinueTheClientsTrace(t *testing.T) {
 	if _, ok := a["scratchpad.arguments"]; ok {
 		t.Error("arguments recorded without record_arguments")
 	}
-	if rcv.service != "sp-test" {
-		t.Errorf("service.name %q, want OTEL_SERVICE_NAME's", rcv.service)
+	if rcv.Service() != "sp-test" {
+		t.Errorf("service.name %q, want OTEL_SERVICE_NAME's", rcv.Service())
 	}
-	c := rcv.byName("tools/call search")
+	c := rcv.ByName("tools/call search")
 	if c == nil || hexID(c.ParentSpanId) != hexID(s.SpanId) || hexID(c.TraceId) != clientTrace {
 		t.Fatalf("client span %v not a child of the server span", c)
 	}
@@ -125,7 +125,7 @@ func TestSpansContinueTheClientsTrace(t *testing.T) {
 	if attrs(c)["scratchpad.upstream"] != "github" || c.Kind.String() != "SPAN_KIND_CLIENT" {
 		t.Errorf("client span: %v %v", attrs(c), c.Kind)
 	}
-	d := rcv.byName("divert github/search")
+	d := rcv.ByName("divert github/search")
 	if d == nil || hexID(d.ParentSpanId) != hexID(s.SpanId) {
 		t.Fatalf("divert span %v", d)
 	}
@@ -137,7 +137,7 @@ func TestSpansContinueTheClientsTrace(t *testing.T) {
 	if attrs(d)["scratchpad.file"] != "scratchpad/github-search-1.json" {
 		t.Errorf("divert span file: %v", attrs(d))
 	}
-	if e := rcv.byName("explore grep"); e == nil || attrs(e)["scratchpad.file"] == "" {
+	if e := rcv.ByName("explore grep"); e == nil || attrs(e)["scratchpad.file"] == "" {
 		t.Errorf("explore span %v", e)
 	}
 }
@@ -147,7 +147,7 @@ func TestSpansContinueTheClientsTrace(t *testing.T) {
 // starts its own trace, with no parent.
 func TestMalformedTraceparentStartsATrace(t *testing.T) {
 	rcv := newReceiver(t, false)
-	p := openTest(t, config.Telemetry{Endpoint: rcv.srv.URL}, nil)
+	p := openTest(t, config.Telemetry{Endpoint: rcv.Srv.URL}, nil)
 	for i, tp := range []any{
 		"garbage",
 		"00-00000000000000000000000000000000-" + clientParent + "-01",
@@ -164,7 +164,7 @@ func TestMalformedTraceparentStartsATrace(t *testing.T) {
 		s.End(Outcome{})
 	}
 	flush(t, p)
-	spans := rcv.got()
+	spans := rcv.Got()
 	if len(spans) != 7 {
 		t.Fatalf("%d spans, want 7", len(spans))
 	}
@@ -182,14 +182,14 @@ func TestMalformedTraceparentStartsATrace(t *testing.T) {
 // DroppedSpans and in the metric.
 func TestBlockedEndpointNeverSlowsACall(t *testing.T) {
 	rcv := newReceiver(t, true)
-	p := openTest(t, config.Telemetry{Endpoint: rcv.srv.URL, QueueSize: 8, ExportTimeout: time.Minute, MetricsAddr: "127.0.0.1:0"}, nil)
+	p := openTest(t, config.Telemetry{Endpoint: rcv.Srv.URL, QueueSize: 8, ExportTimeout: time.Minute, MetricsAddr: "127.0.0.1:0"}, nil)
 	// First span, then a flush in the background: the exporter is now
 	// inside a request the receiver holds.
 	_, s := p.StartServer(context.Background(), Op{Method: "tools/call", Target: "first"})
 	s.End(Outcome{})
 	go func() { _ = p.Flush(context.Background()) }()
 	select {
-	case <-rcv.started:
+	case <-rcv.Started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the exporter never reached the endpoint")
 	}
@@ -207,7 +207,7 @@ func TestBlockedEndpointNeverSlowsACall(t *testing.T) {
 	if !strings.Contains(text, "scratchpad_telemetry_spans_dropped_total ") || strings.Contains(text, "scratchpad_telemetry_spans_dropped_total 0\n") {
 		t.Errorf("the dropped-spans metric does not show the drops:\n%s", grepLines(text, "dropped"))
 	}
-	close(rcv.block)
+	close(rcv.Block)
 }
 
 // TestUnreachableEndpoint: nothing listening at all: Open does not dial,
@@ -296,17 +296,17 @@ func TestOpenErrors(t *testing.T) {
 // arguments, cut to 4 KiB.
 func TestRecordArguments(t *testing.T) {
 	rcv := newReceiver(t, false)
-	p := openTest(t, config.Telemetry{Endpoint: rcv.srv.URL, RecordArguments: true}, nil)
+	p := openTest(t, config.Telemetry{Endpoint: rcv.Srv.URL, RecordArguments: true}, nil)
 	big := `{"q":"` + strings.Repeat("é", 5000) + `"}`
 	_, s := p.StartServer(context.Background(), Op{Method: "tools/call", Target: "a", Arguments: []byte(`{"q":"x"}`)})
 	s.End(Outcome{})
 	_, s = p.StartServer(context.Background(), Op{Method: "tools/call", Target: "b", Arguments: []byte(big)})
 	s.End(Outcome{})
 	flush(t, p)
-	if got := attrs(rcv.byName("tools/call a"))["scratchpad.arguments"]; got != `{"q":"x"}` {
+	if got := attrs(rcv.ByName("tools/call a"))["scratchpad.arguments"]; got != `{"q":"x"}` {
 		t.Errorf("arguments %q", got)
 	}
-	if got := attrs(rcv.byName("tools/call b"))["scratchpad.arguments"]; len(got) > maxArgumentBytes || len(got) < maxArgumentBytes-1 || !strings.HasPrefix(got, `{"q":"éé`) {
+	if got := attrs(rcv.ByName("tools/call b"))["scratchpad.arguments"]; len(got) > maxArgumentBytes || len(got) < maxArgumentBytes-1 || !strings.HasPrefix(got, `{"q":"éé`) {
 		t.Errorf("long arguments: %d bytes", len(got))
 	}
 }

@@ -158,6 +158,9 @@ func (u *Upstream) supervise(ctx context.Context) {
 		u.setState(StateRestarting, err)
 		wait := u.backoff(failures)
 		u.log.Info("upstream restarting", "attempt", failures, "in", wait.String())
+		if u.opts.OnRestart != nil {
+			u.opts.OnRestart(u)
+		}
 		if !sleep(ctx, wait) {
 			u.setState(StateStopped, nil)
 			return

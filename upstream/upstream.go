@@ -39,6 +39,10 @@ type Options struct {
 	// It runs on the supervisor's goroutine: a Call to the same upstream
 	// from it works, but the next re-listing waits for it.
 	OnListChanged func(u *Upstream)
+	// OnRestart, when not nil, is told each restart after a failure
+	// (the "upstream restarting" log line), on the supervisor's
+	// goroutine: telemetry counts them.
+	OnRestart func(u *Upstream)
 	// Auth authorizes the requests of a remote upstream (streamable HTTP
 	// and SSE): an [oauth.Client] adds its bearer token and refreshes it.
 	// Nil sends requests with the configured headers only.

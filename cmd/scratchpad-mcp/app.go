@@ -99,12 +99,21 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if cfg.Explore.CacheBytes > 0 {
 		cache = explore.NewCache(cfg.Explore.CacheBytes)
 	}
+	// Before what it is handed to; a failure below closes it, so that no
+	// exporter outlives a failed start.
+	if a.telemetry, err = openTelemetry(cfg); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*app, error) {
+		_ = a.telemetry.Close(context.Background())
+		return nil, err
+	}
 	red, err := redact.New(cfg.Redaction.Options())
 	if err != nil {
-		return nil, fmt.Errorf("%s: [redaction]: %w", configName(cfg), err)
+		return fail(fmt.Errorf("%s: [redaction]: %w", configName(cfg), err))
 	}
-	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events, State: a.state, Redactor: red}); err != nil {
-		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+	if a.agents, err = agents.NewRegistry(agents.Options{Config: cfg, Logger: log, Default: def, Cache: cache, Events: a.events, State: a.state, Telemetry: a.telemetry, Redactor: red}); err != nil {
+		return fail(fmt.Errorf("%s: %w", configName(cfg), err))
 	}
 	if opts.PerOwner && needsWebLogins(cfg) {
 		a.web = oauth.NewWebLogins("") // its URL once the server listens
@@ -120,7 +129,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	}
 	authorize, err := oauthClients(cfg, log, a.web, a.state)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+		return fail(fmt.Errorf("%s: %w", configName(cfg), err))
 	}
 	reservedTools, reservedRes, reservedPrompts := a.agents.Reserved()
 	popts := proxy.Options{
@@ -135,6 +144,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		Servers:   cfg.Servers, Logger: log, Version: versionString(),
 		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,
 		StartWait: upstreamStartWait,
+		Telemetry: a.telemetry,
 		Search:    cfg.Catalogue.Mode == config.CatalogueSearch,
 		Agent: func(ctx context.Context) (*divert.Agent, error) {
 			ag, err := a.agents.Resolve(ctx)
@@ -175,11 +185,8 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		},
 		SessionEnded: a.agents.Finish,
 		CallTimeout:  cfg.Explore.CallTimeout,
+		Telemetry:    a.telemetry,
 	})
-	// Last: nothing above fails after it, so nothing leaks its exporter.
-	if a.telemetry, err = openTelemetry(cfg); err != nil {
-		return nil, err
-	}
 	return a, nil
 }
 

@@ -143,3 +143,30 @@ func TestBenchDivert20MB(t *testing.T) {
 	fmt.Printf("20 MB JSON result (%d items), 5 runs: direct (upstream → client, full result) median %v | via scratchpad-mcp (pointer to client) median %v, of which divert (count + pretty-print + atomic write + sketch) median %v | stored %s",
 		items, pct(d, .5), pct(p, .5), pct(own, .5), out)
 }
+
+// TestBenchTelemetryOverhead: the pass-through echo through the binary
+// with [telemetry] off and with metrics only (metrics_addr: every call's
+// server and client spans record the operation histograms, the token
+// counters and the audit tally), rounds alternating so that the machine's
+// load falls on both alike.
+func TestBenchTelemetryOverhead(t *testing.T) {
+	const rounds, n = 5, 200
+	off, _ := writeConfig(t, "")
+	on, _ := writeConfig(t, "\n[telemetry]\nmetrics_addr = \""+freeAddr(t)+"\"\n")
+	sessions := map[string]*mcp.ClientSession{}
+	for name, cfg := range map[string]string{"off": off, "metrics": on} {
+		c := stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--log-level", "error")
+		defer c.Close()
+		waitForTool(t, c, "echo")
+		timeCalls(t, c, 100, "echo", map[string]any{"text": "ping"}) // warm up
+		sessions[name] = c
+	}
+	d := map[string][]time.Duration{}
+	for range rounds {
+		for _, name := range []string{"off", "metrics"} {
+			d[name] = append(d[name], timeCalls(t, sessions[name], n, "echo", map[string]any{"text": "ping"})...)
+		}
+	}
+	fmt.Printf("telemetry pass-through echo, %d calls over stdio: off p50 %v p99 %v | metrics only p50 %v p99 %v | added p50 %v\n",
+		rounds*n, pct(d["off"], .5), pct(d["off"], .99), pct(d["metrics"], .5), pct(d["metrics"], .99), pct(d["metrics"], .5)-pct(d["off"], .5))
+}

@@ -277,7 +277,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	fd := server.FrontDoorOptions{
 		Tokens: a.cfg.HTTP.Tokens, AllowedOrigins: a.cfg.HTTP.AllowedOrigins,
 		BodyTimeout: bodyTimeout, Identify: identify, Log: a.log,
-		Probes: a.server.Probes(a.ready),
+		Probes: a.server.Probes(a.ready), Telemetry: a.telemetry,
 	}
 	if a.web != nil {
 		fd.WebLogins = a.web

@@ -103,6 +103,11 @@ func New() *mcp.Server {
 			calls.Add(1)
 			return text(argsOf(req).str("text", "")), nil
 		})
+	s.AddTool(tool("echo_meta", "returns the request's params._meta as JSON (trace context: SEP-414)"),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b, _ := json.Marshal(req.Params.Meta)
+			return text(string(b)), nil
+		})
 	s.AddTool(tool("words", "returns n space-separated words", arg{"n", "number", true}),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return text(Words(argsOf(req).int("n", 0))), nil

@@ -87,3 +87,74 @@ func TestSessionBoundsAcrossReplicas(t *testing.T) {
 	time.Sleep(lease + lease/2)
 	must(b.URL, "alice", http.StatusOK)
 }
+
+// The agent bounds of 2026-07-28 callers hold across replicas sharing a
+// store, as the session bounds do: an agent made on A counts on B, a
+// caller whose agent lives on A is not counted again when it reaches B,
+// and a dead replica's agents give their places back once their lease
+// expired; a live replica's are renewed past it.
+func TestAgentBoundsAcrossReplicas(t *testing.T) {
+	const lease = 600 * time.Millisecond
+	rs := testredis.Start(t)
+	mk := func() *state.Redis {
+		st, err := state.NewRedis(state.RedisOptions{URL: rs.URL(), Prefix: "agent-claims", Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	bounds := StreamableHTTPOptions{MaxSessions: 3, MaxSessionsPerOwner: 2}
+	stA := mk()
+	a, _ := replicaWith(t, stA, "a", lease, bounds)
+	b, _ := replicaWith(t, mk(), "b", lease, bounds)
+	call := func(base, owner, agent string, want int) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, _ := http.NewRequest(http.MethodPost, base, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/list")
+		req.Header.Set("X-Test-Owner", owner)
+		req.Header.Set("X-Test-Agent", agent)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got := http.StatusOK
+		if resp.StatusCode != http.StatusOK || strings.Contains(string(b), `"error"`) {
+			got = http.StatusTooManyRequests
+			if !strings.Contains(string(b), "limit") {
+				got = resp.StatusCode
+			}
+		}
+		if got != want {
+			t.Fatalf("tools/list of %s/%s on %s: HTTP %d %s, want %d", owner, agent, base, resp.StatusCode, b, want)
+		}
+	}
+	call(a.URL, "alice", "one", http.StatusOK)
+	call(b.URL, "alice", "two", http.StatusOK)
+	call(b.URL, "alice", "one", http.StatusOK) // the same caller on another replica: counted once
+	// Alice holds her 2 on the replicas: a third agent is refused on A,
+	// whose own count of her agents is 1.
+	call(a.URL, "alice", "three", http.StatusTooManyRequests)
+	// "one" counted once: bob's is the third of the replicas' 3.
+	call(a.URL, "bob", "one", http.StatusOK)
+	// Three agents on the replicas: the bound of all owners (A holds 2).
+	call(a.URL, "carol", "one", http.StatusTooManyRequests)
+
+	// Renewed while their replicas live.
+	time.Sleep(lease + lease/2)
+	call(a.URL, "carol", "one", http.StatusTooManyRequests)
+
+	// A dies (no renewal, no release): bob's agent, held by A alone,
+	// gives its place back once its lease expired; alice's "one" stays
+	// counted, B renews it.
+	_ = stA.Close()
+	call(b.URL, "carol", "one", http.StatusTooManyRequests)
+	time.Sleep(lease + lease/2)
+	call(b.URL, "carol", "one", http.StatusOK)
+}

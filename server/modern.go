@@ -85,6 +85,8 @@ type modernAgents struct {
 	maxOwner int           // one owner (negative: no bound)
 	idle     time.Duration // an agent idle this long ends (0: never)
 	sweeping bool
+
+	renewOnce sync.Once // the renewal of shared claims (modern_claims.go)
 }
 
 func newModernAgents(s *Server) *modernAgents {
@@ -115,7 +117,11 @@ func (m *modernAgents) acquire(key, owner string, make func() (*modernAgent, err
 		if evict != nil {
 			m.end(evict)
 		}
+		if err = m.claim(owner, key); err != nil {
+			return nil, nil, err
+		}
 		if a, err = make(); err != nil {
+			m.unclaim(owner, key)
 			return nil, nil, err
 		}
 		m.mu.Lock()
@@ -185,6 +191,7 @@ func (m *modernAgents) forgetLocked(a *modernAgent) {
 // end ends a forgotten agent: its proxy is given back and its agent
 // finished (usage record).
 func (m *modernAgents) end(a *modernAgent) {
+	m.unclaim(a.owner, a.key)
 	if a.release != nil {
 		a.release()
 	}

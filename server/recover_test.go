@@ -45,7 +45,11 @@ func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration,
 	h := srv.StreamableHTTP(hopts)
 	// The owner, as a front door would put it (a test header here).
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), Caller{Owner: r.Header.Get("X-Test-Owner")})))
+		c := Caller{Owner: r.Header.Get("X-Test-Owner")}
+		if a := r.Header.Get("X-Test-Agent"); a != "" {
+			c.Agent = c.Owner + "|" + a
+		}
+		h.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), c)))
 	}))
 	t.Cleanup(func() {
 		ts.CloseClientConnections()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -397,6 +398,19 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 		}
 		a.explore.Fetch = func(rel string) error {
 			return st.FetchBlob(context.Background(), path.Join(filepath.ToSlash(base), rel))
+		}
+		a.explore.FetchAll = func(ctx context.Context, limit int) error {
+			names, err := st.ListBlobs(ctx, filepath.ToSlash(base), limit)
+			if err != nil {
+				return err
+			}
+			for _, n := range names {
+				// One gone meanwhile (expired, swept) is not searched.
+				if err := st.FetchBlob(ctx, n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+			}
+			return nil
 		}
 	}
 	return a, nil

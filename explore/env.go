@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"os"
 )
@@ -45,6 +46,12 @@ type Env struct {
 	// fs.ErrNotExist: replica mode's stored outputs another process wrote
 	// (package state). nil: files are where they are.
 	Fetch func(rel string) error
+	// FetchAll, when not nil, makes every stored output under Root
+	// present before a search over all of them (grep without a file), at
+	// most limit of them: replica mode's outputs other processes wrote
+	// that this one never opened. nil: the files under Root are all there
+	// is.
+	FetchAll func(ctx context.Context, limit int) error
 	// Cache holds parsed and indexed files across calls and agents. nil means
 	// every call reads and indexes the file again.
 	Cache *Cache

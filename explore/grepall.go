@@ -44,6 +44,16 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 		reErr      string
 		firstErr   error
 	)
+	if c.env.FetchAll != nil {
+		// Outputs another replica stored are searched too: fetched
+		// first into this one's cache.
+		if err := c.env.FetchAll(c.ctx, grepAllMaxFiles); err != nil {
+			if c.ctx.Err() != nil {
+				return c.cancelled(c.ctx.Err())
+			}
+			return c.fileError(fmt.Errorf("the stored outputs of the other replicas cannot be listed: %w", err))
+		}
+	}
 	fsys := c.env.Root.FS()
 	err := fs.WalkDir(fsys, ".", func(p string, de fs.DirEntry, err error) error {
 		if err != nil {

@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +39,11 @@ type Blobs interface {
 	// wrapping [fs.ErrNotExist]. A name that is not local
 	// ([fs.ValidPath]): an error wrapping [ErrBadBlobName].
 	FetchBlob(ctx context.Context, name string) error
+	// ListBlobs is the names of the live blobs under dir (a slash path
+	// relative to memory_dir; "" or "." for all), sorted, at most limit of
+	// them (limit <= 0: no bound): what a search over every stored output
+	// must fetch first. [Local] lists none: its files are the blobs.
+	ListBlobs(ctx context.Context, dir string, limit int) ([]string, error)
 }
 
 // BlobChunkBytes is the bound: no Redis value of a blob is larger, so one
@@ -65,6 +73,10 @@ func (l *Local) PutBlob(_ context.Context, name string, _ []byte, _ time.Duratio
 }
 
 // FetchBlob reports whether the file exists under memory_dir.
+// ListBlobs lists none: a Local store's blobs are the files under
+// memory_dir, which a search walks itself.
+func (l *Local) ListBlobs(context.Context, string, int) ([]string, error) { return nil, nil }
+
 func (l *Local) FetchBlob(_ context.Context, name string) error {
 	if err := checkBlobName(name); err != nil {
 		return err
@@ -136,6 +148,11 @@ const putRetries = 5
 
 func (r *Redis) metaKey(name string) string { return r.key("blob", name, "meta") }
 
+// indexKey is the sorted set of every blob's name, scored by the unix
+// milliseconds it expires at (+inf: never), so [Redis.ListBlobs] reads the
+// live ones without scanning the keyspace.
+func (r *Redis) indexKey() string { return r.key("blob-index") }
+
 // chunkKey names chunk i of generation gen: gen and i never hold ':', so
 // no two names' keys meet.
 func (r *Redis) chunkKey(name, gen string, i int) string {
@@ -156,6 +173,7 @@ func (r *Redis) PutBlob(ctx context.Context, name string, data []byte, ttl time.
 	sum := sha256.Sum256(data)
 	n := (len(data) + BlobChunkBytes - 1) / BlobChunkBytes
 	meta := r.metaKey(name)
+	now := time.Now() // the index's expiry: a bound for listing, not for reading
 	put := func(tx *redis.Tx) error {
 		// The old generation, dropped in the same transaction; WATCH makes
 		// a concurrent swap fail this one, which then retries.
@@ -169,9 +187,12 @@ func (r *Redis) PutBlob(ctx context.Context, name string, data []byte, ttl time.
 			}
 			p.Del(ctx, meta)
 			p.HSet(ctx, meta, blobSize, len(data), blobChunks, n, blobSHA, hex.EncodeToString(sum[:]), blobGen, gen)
+			score := math.Inf(1)
 			if ttl > 0 {
 				p.PExpire(ctx, meta, ttl)
+				score = float64(now.Add(ttl).UnixMilli())
 			}
+			p.ZAdd(ctx, r.indexKey(), redis.Z{Score: score, Member: name})
 			if og, ok := old[0].(string); ok {
 				oc, _ := strconv.Atoi(fmt.Sprint(old[1]))
 				for i := 0; i < oc; i++ {
@@ -188,6 +209,38 @@ func (r *Redis) PutBlob(ctx context.Context, name string, data []byte, ttl time.
 			return r.wrap("put blob "+name, err)
 		}
 	}
+}
+
+// ListBlobs reads the index: names whose expiry is still ahead, under dir
+// (expired ones are dropped from it on the way).
+func (r *Redis) ListBlobs(ctx context.Context, dir string, limit int) ([]string, error) {
+	if dir = strings.TrimSuffix(dir, "/"); dir == "." {
+		dir = ""
+	}
+	if dir != "" {
+		if err := checkBlobName(dir); err != nil {
+			return nil, err
+		}
+	}
+	nowMS := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	if err := r.client.ZRemRangeByScore(ctx, r.indexKey(), "-inf", "("+nowMS).Err(); err != nil {
+		return nil, r.wrap("list blobs", err)
+	}
+	names, err := r.client.ZRange(ctx, r.indexKey(), 0, -1).Result()
+	if err != nil {
+		return nil, r.wrap("list blobs", err)
+	}
+	out := names[:0]
+	for _, n := range names {
+		if dir == "" || strings.HasPrefix(n, dir+"/") {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 func newGen() (string, error) {

@@ -124,9 +124,12 @@ func TestRedisBlobOverwrite(t *testing.T) {
 	if err := a.PutBlob(ctx, name, second, 0); err != nil {
 		t.Fatal(err)
 	}
-	keys := a.client.Keys(ctx, "*").Val()
+	keys := a.client.Keys(ctx, a.key("blob", name)+":*").Val()
 	if len(keys) != 2 { // the meta and one chunk
 		t.Fatalf("keys after overwrite: %v", keys)
+	}
+	if n := a.client.ZCard(ctx, a.indexKey()).Val(); n != 1 {
+		t.Errorf("the index lists %d names after an overwrite, want 1", n)
 	}
 	if err := b.FetchBlob(ctx, name); err != nil {
 		t.Fatal(err)
@@ -432,4 +435,57 @@ func TestRedisBlobFetchWhilePut(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// ListBlobs lists the live blobs under a folder, from an index the puts
+// keep (no scan of the keyspace): what another replica wrote is listed,
+// an expired blob is not, a folder's name is not a prefix of its
+// neighbour's ("run-1" does not list "run-10"), and a name leaving
+// memory_dir is refused. A Local store lists none.
+func TestRedisListBlobs(t *testing.T) {
+	srv := testredis.Start(t)
+	a, _ := newRedisStore(t, srv, 0)
+	b, _ := newRedisStore(t, srv, 0)
+	ctx := context.Background()
+	for _, p := range []struct {
+		name string
+		ttl  time.Duration
+	}{
+		{"owners/alice/run-1/iteration-0/scratchpad/b.json", 0},
+		{"owners/alice/run-1/iteration-1/scratchpad/a.json", time.Hour},
+		{"owners/alice/run-10/iteration-0/scratchpad/c.json", 0},
+		{"owners/bob/scratchpad/d.json", 0},
+		{"owners/alice/run-1/iteration-0/scratchpad/gone.json", 100 * time.Millisecond},
+	} {
+		if err := a.PutBlob(ctx, p.name, []byte("x"), p.ttl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // a lower bound only: gone.json's ttl has passed by then
+	for _, tc := range []struct {
+		dir   string
+		limit int
+		want  []string
+	}{
+		{"owners/alice/run-1", 0, []string{"owners/alice/run-1/iteration-0/scratchpad/b.json", "owners/alice/run-1/iteration-1/scratchpad/a.json"}},
+		{"owners/alice/run-1/", 1, []string{"owners/alice/run-1/iteration-0/scratchpad/b.json"}},
+		{"owners/bob", 0, []string{"owners/bob/scratchpad/d.json"}},
+		{"", 0, []string{"owners/alice/run-1/iteration-0/scratchpad/b.json", "owners/alice/run-1/iteration-1/scratchpad/a.json", "owners/alice/run-10/iteration-0/scratchpad/c.json", "owners/bob/scratchpad/d.json"}},
+		{"owners/carol", 0, nil},
+	} {
+		got, err := b.ListBlobs(ctx, tc.dir, tc.limit)
+		if err != nil || strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("ListBlobs(%q, %d) = %q, %v; want %q", tc.dir, tc.limit, got, err, tc.want)
+		}
+	}
+	if _, err := b.ListBlobs(ctx, "../etc", 0); !errors.Is(err, ErrBadBlobName) {
+		t.Errorf("ListBlobs(../etc): %v, want ErrBadBlobName", err)
+	}
+	if got, err := NewLocal(LocalOptions{MemoryDir: t.TempDir()}).ListBlobs(ctx, "", 0); err != nil || got != nil {
+		t.Errorf("Local ListBlobs = %v, %v", got, err)
+	}
+	srv.Kill()
+	if _, err := b.ListBlobs(ctx, "", 0); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("ListBlobs with Redis away: %v, want ErrUnavailable", err)
+	}
 }

@@ -192,3 +192,39 @@ func TestClusterRedisAwayMidRun(t *testing.T) {
 		})
 	}
 }
+
+// A search over every stored output (grep without a file) finds what
+// another replica stored and this one never opened (issue 34): the output
+// diverted through replica A is listed by grep on replica B, which
+// fetches it first; its file is then in B's cache.
+func TestReplicasGrepAcrossStoredOutputs(t *testing.T) {
+	srv := testredis.Start(t)
+	var bases, mems []string
+	for range 2 {
+		cfg, mem := writeConfig(t, clusterConfig(srv.URL()))
+		bases, mems = append(bases, startHTTP(t, "http", cfg)), append(mems, mem)
+	}
+	client := func(base string) *mcp.ClientSession {
+		c := connectWith(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true}, nil, "2026-07-28")
+		t.Cleanup(func() { c.Close() })
+		waitForTool(t, c, "listing")
+		return c
+	}
+	a, b := client(bases[0]), client(bases[1])
+	file := storedName.FindStringSubmatch(callTool(t, a, "listing", map[string]any{"n": 300}))
+	if file == nil {
+		t.Fatal("not diverted on A")
+	}
+	out := callTool(t, b, "grep", map[string]any{"pattern": `"apiVersion"`})
+	if !strings.Contains(out, file[1]) {
+		t.Fatalf("grep on B does not list %s, stored by A:\n%s", file[1], short(out))
+	}
+	var cached bool
+	_ = filepath.WalkDir(mems[1], func(p string, d os.DirEntry, err error) error {
+		cached = cached || err == nil && d.Name() == filepath.Base(file[1])
+		return nil
+	})
+	if !cached {
+		t.Errorf("%s is not in B's memory_dir after the search", file[1])
+	}
+}

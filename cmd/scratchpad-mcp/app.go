@@ -87,7 +87,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
 		// Said until issue 34 lands in full: what is not shared yet.
-		log.Warn("[cluster] replica mode is partial: 2025 sessions and their notifications, stored outputs, budgets, live runs, session, agent and byte bounds and OAuth tokens are shared; owners' OAuth logins through the server and a grep over every stored output are still per replica")
+		log.Warn("[cluster] replica mode is partial: 2025 sessions and their notifications, stored outputs, budgets, live runs, session, agent and byte bounds and OAuth tokens are shared; owners' OAuth logins through the server are still per replica")
 	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count

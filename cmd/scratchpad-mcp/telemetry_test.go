@@ -10,13 +10,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/dashboard"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testprom"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 )
 
@@ -201,5 +206,41 @@ func TestDashboardCommand(t *testing.T) {
 		if code := run(tc.args, nil, &out, &out); code != tc.code || !strings.Contains(out.String(), tc.out) {
 			t.Errorf("%v: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.out, out.String())
 		}
+	}
+}
+
+// A real Prometheus (Debian package prometheus) scrapes the binary's
+// metrics_addr (issue 36): after two diverted calls and one passed
+// through, its query API answers the diverted tokens the pointers
+// announced and the three tools/call operations.
+func TestPrometheusScrapesTheBinary(t *testing.T) {
+	maddr := freeAddr(t)
+	cfg, _ := writeConfig(t, "\n[telemetry]\nmetrics_addr = \""+maddr+"\"\n")
+	base := startHTTP(t, "http", cfg)
+	prom := testprom.Start(t, maddr, "spm")
+	c := connect(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true})
+	defer c.Close()
+	waitForTool(t, c, "listing")
+	diverted := 0
+	for _, n := range []int{100, 200} {
+		out := callTool(t, c, "listing", map[string]any{"n": n})
+		m := regexp.MustCompile(`([\d,]+) tokens \(threshold`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("listing %d not diverted: %.200s", n, out)
+		}
+		v, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		diverted += v
+	}
+	if got := callTool(t, c, "echo", map[string]any{"text": "hi"}); got != "hi" {
+		t.Fatalf("echo: %q", got)
+	}
+	var tokens, calls string
+	testwait.Until(60*time.Second, func() bool {
+		tokens = prom.Query(`sum(scratchpad_tokens_diverted_total{job="spm"})`)
+		calls = prom.Query(`sum(mcp_server_operation_duration_seconds_count{job="spm",mcp_method_name="tools/call"})`)
+		return tokens == strconv.Itoa(diverted) && calls == "3"
+	})
+	if tokens != strconv.Itoa(diverted) || calls != "3" {
+		t.Fatalf("Prometheus answered diverted tokens %q (pointers said %d), tools/call operations %q (want 3)\n%s", tokens, diverted, calls, prom.Logs())
 	}
 }

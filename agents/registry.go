@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,6 +180,11 @@ func (r *Registry) charging(name string, exploring bool, h tool.Handler) tool.Ha
 			ag.Budget.Charge(n - out.Charged)
 			if tel != nil {
 				r.observeOwn(ctx, ag, name, exploring, n, es)
+				if strings.HasPrefix(out.Text, `{"error":`) && strings.Contains(out.Text, `"remaining_budget_tokens"`) {
+					// Refused by the context budget (the too-large answer
+					// names what is left): a refusal of kind "budget".
+					tel.Refused(ctx, "budget", ag.ID.Owner)
+				}
 			}
 		}
 		es.End(telemetry.Outcome{IsError: out.IsError})

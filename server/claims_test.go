@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -36,19 +37,7 @@ func initialize(t *testing.T, base, owner string) (int, string) {
 // claims of a live replica are renewed past their lease.
 func TestSessionBoundsAcrossReplicas(t *testing.T) {
 	const lease = 600 * time.Millisecond
-	rs := testredis.Start(t)
-	mk := func() *state.Redis {
-		st, err := state.NewRedis(state.RedisOptions{URL: rs.URL(), Prefix: "claims", Timeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	bounds := StreamableHTTPOptions{MaxSessions: 3, MaxSessionsPerOwner: 2}
-	stA := mk()
-	a, _ := replicaWith(t, stA, "a", lease, bounds)
-	b, _ := replicaWith(t, mk(), "b", lease, bounds)
+	a, b, stA := twoBoundedReplicas(t, lease)
 	must := func(base, owner string, want int) string {
 		t.Helper()
 		code, sid := initialize(t, base, owner)
@@ -95,19 +84,7 @@ func TestSessionBoundsAcrossReplicas(t *testing.T) {
 // expired; a live replica's are renewed past it.
 func TestAgentBoundsAcrossReplicas(t *testing.T) {
 	const lease = 600 * time.Millisecond
-	rs := testredis.Start(t)
-	mk := func() *state.Redis {
-		st, err := state.NewRedis(state.RedisOptions{URL: rs.URL(), Prefix: "agent-claims", Timeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	bounds := StreamableHTTPOptions{MaxSessions: 3, MaxSessionsPerOwner: 2}
-	stA := mk()
-	a, _ := replicaWith(t, stA, "a", lease, bounds)
-	b, _ := replicaWith(t, mk(), "b", lease, bounds)
+	a, b, stA := twoBoundedReplicas(t, lease)
 	call := func(base, owner, agent string, want int) {
 		t.Helper()
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -157,4 +134,25 @@ func TestAgentBoundsAcrossReplicas(t *testing.T) {
 	call(b.URL, "carol", "one", http.StatusTooManyRequests)
 	time.Sleep(lease + lease/2)
 	call(b.URL, "carol", "one", http.StatusOK)
+}
+
+// twoBoundedReplicas are replicas A and B on one redis-server, bounded to
+// 3 sessions (or agents) in all and 2 per owner; stA is A's store, whose
+// Close is A's death as the others see it.
+func twoBoundedReplicas(t *testing.T, lease time.Duration) (a, b *httptest.Server, stA *state.Redis) {
+	t.Helper()
+	rs := testredis.Start(t)
+	mk := func() *state.Redis {
+		st, err := state.NewRedis(state.RedisOptions{URL: rs.URL(), Prefix: "claims", Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	bounds := StreamableHTTPOptions{MaxSessions: 3, MaxSessionsPerOwner: 2}
+	stA = mk()
+	a, _ = replicaWith(t, stA, "a", lease, bounds)
+	b, _ = replicaWith(t, mk(), "b", lease, bounds)
+	return a, b, stA
 }

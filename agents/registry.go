@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -180,10 +179,8 @@ func (r *Registry) charging(name string, exploring bool, h tool.Handler) tool.Ha
 			ag.Budget.Charge(n - out.Charged)
 			if tel != nil {
 				r.observeOwn(ctx, ag, name, exploring, n, es)
-				if strings.HasPrefix(out.Text, `{"error":`) && strings.Contains(out.Text, `"remaining_budget_tokens"`) {
-					// Refused by the context budget (the too-large answer
-					// names what is left): a refusal of kind "budget".
-					tel.Refused(ctx, "budget", ag.ID.Owner)
+				if out.Refused != "" {
+					tel.Refused(ctx, out.Refused, ag.ID.Owner)
 				}
 			}
 		}

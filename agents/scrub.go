@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
@@ -46,14 +43,11 @@ func (r *Registry) scrubbing(name string, h tool.Handler) tool.Handler {
 		if rep.Total == 0 {
 			return h(ctx, args)
 		}
-		kinds := make([]string, 0, len(rep.Counts))
-		for _, k := range slices.Sorted(maps.Keys(rep.Counts)) {
-			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, rep.Counts[k]))
-		}
-		r.log.Info("credentials in a write", "tool", name, "mode", string(red.Mode()), "total", rep.Total, "kinds", strings.Join(kinds, ","))
+		kinds := redact.CountsText(rep.Counts)
+		r.log.Info("credentials in a write", "tool", name, "mode", string(red.Mode()), "total", rep.Total, "kinds", kinds)
 		if red.Mode() == redact.Flag {
 			res := h(ctx, args)
-			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) written as they are: %s; [redaction] mode = \"flag\")", rep.Total, strings.Join(kinds, ", "))
+			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) written as they are: %s; [redaction] mode = \"flag\")", rep.Total, kinds)
 			return res
 		}
 		res := h(ctx, out)
@@ -61,7 +55,7 @@ func (r *Registry) scrubbing(name string, h tool.Handler) tool.Handler {
 			ag.Budget.AddMasked(rep.Counts)
 		}
 		if !res.IsError {
-			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) masked before writing: %s; they are stored as [REDACTED:kind:fingerprint])", rep.Total, strings.Join(kinds, ", "))
+			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) masked before writing: %s; they are stored as [REDACTED:kind:fingerprint])", rep.Total, kinds)
 		}
 		return res
 	}

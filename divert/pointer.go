@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
 // Pointer is what the model receives instead of a diverted output.
@@ -51,14 +50,11 @@ func (s Secrets) line() string {
 	if s.Total == 0 {
 		return ""
 	}
-	kinds := make([]string, 0, len(s.Counts))
-	for _, k := range slices.Sorted(maps.Keys(s.Counts)) {
-		kinds = append(kinds, fmt.Sprintf("%s ×%d", k, s.Counts[k]))
-	}
+	kinds := redact.CountsText(s.Counts)
 	if s.Kept {
-		return fmt.Sprintf("secrets: %d kept as they are ([redaction] mode = \"flag\"): %s; grep the file for them before sharing it\n", s.Total, strings.Join(kinds, ", "))
+		return fmt.Sprintf("secrets: %d kept as they are ([redaction] mode = \"flag\"): %s; grep the file for them before sharing it\n", s.Total, kinds)
 	}
-	return fmt.Sprintf("secrets: %d masked before it was stored (%s), each as [REDACTED:kind:fingerprint]\n", s.Total, strings.Join(kinds, ", "))
+	return fmt.Sprintf("secrets: %d masked before it was stored (%s), each as [REDACTED:kind:fingerprint]\n", s.Total, kinds)
 }
 
 // sketch limits keep the pointer near 400 tokens whatever the data.

@@ -439,7 +439,11 @@ func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result 
 		msg = strings.TrimSuffix(strings.TrimSuffix(msg, " run one of the suggestions."), " run a narrower call.") +
 			" no narrower call of these tools fits either: the limit is smaller than any part of this output."
 	}
-	return errorResult(c.tool+"_too_large", msg, kv{"estimated_tokens", est}, lim, kv{"suggestions", fits})
+	r := errorResult(c.tool+"_too_large", msg, kv{"estimated_tokens", est}, lim, kv{"suggestions", fits})
+	if lim.K == "remaining_budget_tokens" {
+		r.Refused = tool.RefusedBudget
+	}
+	return r
 }
 
 // comma formats n with thousands separators.

@@ -2,8 +2,10 @@ package redact
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Report is what one scan found. Counts are exact however many secrets
@@ -33,6 +35,19 @@ type Finding struct {
 
 // Kinds returns the kinds found, sorted.
 func (r Report) Kinds() []string { return slices.Sorted(maps.Keys(r.Counts)) }
+
+// CountsText is counts by kind as the answers say them, sorted by kind:
+// "github-pat ×2, jwt ×1".
+func CountsText(counts map[string]int) string {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(counts)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s ×%d", k, counts[k])
+	}
+	return b.String()
+}
 
 // ErrUnscannable means the input was not scanned: the caller must not
 // treat it as clean. In [Mask] mode refuse it (with the error's reason);

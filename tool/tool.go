@@ -55,7 +55,15 @@ type Result struct {
 	// returned inline, checked against the budget before it is given); the
 	// server charges the rest of what the model receives.
 	Charged int
+	// Refused names what refused the call when that is not the
+	// arguments' fault ([RefusedBudget]), "" otherwise: what telemetry
+	// counts as a refusal.
+	Refused string
 }
+
+// RefusedBudget is [Result].Refused of a call whose answer would not fit
+// what is left of the context budget.
+const RefusedBudget = "budget"
 
 // Text is a successful result holding s.
 func Text(s string) Result { return Result{Text: s} }

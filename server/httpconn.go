@@ -156,6 +156,7 @@ func (c *httpConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case msg := <-c.incoming:
+		c.ids.read(msg)
 		return msg, nil
 	case <-c.done:
 		return nil, io.EOF

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
@@ -112,10 +113,11 @@ type passed struct {
 
 // callIDs is one connection's unanswered client requests.
 type callIDs struct {
-	mu    sync.Mutex
-	next  int64
-	byRaw map[string]*call1     // by the id's text as sent
-	byID  map[jsonrpc.ID]*call1 // by the id go-sdk knows
+	mu      sync.Mutex
+	next    int64
+	byRaw   map[string]*call1            // by the id's text as sent
+	byID    map[jsonrpc.ID]*call1        // by the id go-sdk knows
+	byExtra map[*mcp.RequestExtra]*call1 // by the extra go-sdk hands its handler ([callIDs.read])
 }
 
 // call1 is one unanswered client request.
@@ -124,7 +126,8 @@ type call1 struct {
 	raw      json.RawMessage
 	id       jsonrpc.ID
 	remapped bool
-	batch    *batchReply // stdio: the batch it came in
+	batch    *batchReply       // stdio: the batch it came in
+	extra    *mcp.RequestExtra // what its handler's request carries; nil until go-sdk reads it
 }
 
 // inbound admits a client's messages (one, or a batch: all or none) and
@@ -229,10 +232,66 @@ func (t *callIDs) answered(id jsonrpc.ID) (json.RawMessage, *batchReply) {
 	}
 	delete(t.byID, id)
 	delete(t.byRaw, string(c.raw))
+	if c.extra != nil {
+		delete(t.byExtra, c.extra)
+	}
 	if !c.remapped {
 		return nil, c.batch
 	}
 	return c.raw, c.batch
+}
+
+// read is told of each message go-sdk reads from the connection (its
+// Read): a request it will answer gets a [mcp.RequestExtra] when the
+// transport gave it none (stdio, SSE), so that its handler's request
+// names it ([callIDs.sent]). go-sdk keeps the id it answers under in its
+// handler's context only, under a key of its own.
+func (t *callIDs) read(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return
+	}
+	extra, _ := req.Extra.(*mcp.RequestExtra)
+	if extra == nil {
+		extra = &mcp.RequestExtra{}
+		req.Extra = extra
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.byID[req.ID]
+	if c == nil {
+		return
+	}
+	if t.byExtra == nil {
+		t.byExtra = map[*mcp.RequestExtra]*call1{}
+	}
+	c.extra, t.byExtra[extra] = extra, c
+}
+
+// sent is the id, as the client sent it, of the unanswered request whose
+// handler got extra; nil when there is none.
+func (t *callIDs) sent(extra *mcp.RequestExtra) json.RawMessage {
+	if t == nil || extra == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c := t.byExtra[extra]; c != nil {
+		return c.raw
+	}
+	return nil
+}
+
+// idText is a request id as the span attribute jsonrpc.request.id
+// names it: a string id's text, a number as sent.
+func idText(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return string(raw)
 }
 
 // forget drops requests that were admitted but never reached go-sdk.

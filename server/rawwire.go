@@ -103,6 +103,15 @@ type rawConn struct {
 	t *rawStdio
 }
 
+// Read is go-sdk's, each request noted by the client's ids (ids.go).
+func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err == nil {
+		c.t.ids.read(msg)
+	}
+	return msg, err
+}
+
 func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {

@@ -243,6 +243,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// lock so its answers never fall inside a raw result (rawwire.go).
 	se.wire = &rawWire{}
 	t := &rawStdio{out: out, wire: se.wire}
+	se.ids = &t.ids
 	// 2026-07-28 requests are served beside the session, their calls
 	// ended with it.
 	modern := newStdioModern(se.ctx, s, se, t)

@@ -47,6 +47,9 @@ type session struct {
 	// context that ends when it left (streamable HTTP: the call's POST
 	// and any resumption of its stream are gone). nil: not known.
 	clientGone func(extra *mcp.RequestExtra) context.Context
+	// ids are the client's request ids on the session's connection
+	// (ids.go): a request's id as sent, for its span. nil: not known.
+	ids *callIDs
 
 	mu         sync.Mutex
 	ss         *mcp.ServerSession         // from the first request on

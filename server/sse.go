@@ -147,6 +147,7 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no server available", http.StatusBadRequest)
 		return
 	}
+	se.ids = ids
 	ss, err := se.mcp.Connect(r.Context(), &sseIDs{t: t, ids: ids, w: sw}, nil)
 	if err != nil {
 		http.Error(w, "connection failed", http.StatusInternalServerError)
@@ -205,6 +206,15 @@ func (t *sseIDs) SupportsProtocolVersion(v string) bool { return t.t.SupportsPro
 type sseConn struct {
 	mcp.Connection
 	t *sseIDs
+}
+
+// Read is go-sdk's, each request noted by the client's ids (ids.go).
+func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err == nil {
+		c.t.ids.read(msg)
+	}
+	return msg, err
 }
 
 // Write sends a response under the id the client sent: go-sdk's

@@ -85,7 +85,7 @@ func (s *Server) endRequest(ctx context.Context, sp *telemetry.Span, r request, 
 // legacyRequest is what a 2025 request's span names, read from go-sdk's
 // decoded params.
 func (se *session) legacyRequest(method string, req mcp.Request) request {
-	r := request{method: method, session: se.id, owner: se.owner, px: se.proxy()}
+	r := request{method: method, session: se.id, owner: se.owner, px: se.proxy(), id: idText(se.ids.sent(req.GetExtra()))}
 	if ss := se.mcpSession(); ss != nil {
 		if ip := ss.InitializeParams(); ip != nil {
 			r.version = ip.ProtocolVersion
@@ -136,7 +136,7 @@ func rawIsError(raw []byte) bool {
 // params are read again for the name or URI and _meta, only with
 // telemetry on.
 func (s *Server) modernRequestOf(ctx context.Context, r *modernRequest) request {
-	out := request{method: r.method, version: r.env.Version, id: string(r.id), owner: r.ag.owner, px: r.ag.px}
+	out := request{method: r.method, version: r.env.Version, id: idText(r.id), owner: r.ag.owner, px: r.ag.px}
 	if s.opts.Telemetry == nil {
 		return out
 	}

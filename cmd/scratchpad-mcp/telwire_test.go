@@ -282,3 +282,43 @@ func TestUnreachableOTLPEndpoint(t *testing.T) {
 		t.Errorf("spans dropped %v, want most of the 40 or more ended while the exporter hangs (a server and a client span per call)", n)
 	}
 }
+
+// TestRequestIDOnSpans: a 2025 request's server span names its id as
+// the client sent it (jsonrpc.request.id), on every transport: go-sdk
+// keeps the id only in its handler's context, and over stdio and SSE
+// hands the handler nothing of the request's own, so the ids the
+// connection admitted (ids.go) name it. An id go-sdk would not answer as
+// sent (1.50, 2^53+1), which it sees under an internal id, is named as
+// sent too.
+func TestRequestIDOnSpans(t *testing.T) {
+	ids := []string{`"req-7"`, `1.50`, `9007199254740993`, `12`}
+	want := map[string]bool{"req-7": true, "1.50": true, "9007199254740993": true, "12": true}
+	for _, kind := range wireTransports {
+		t.Run(kind, func(t *testing.T) {
+			rcv := testotlp.New(t, false)
+			cfg, _ := writeConfig(t, "\n[telemetry]\nendpoint = \""+rcv.Srv.URL+"\"\n")
+			c := dialWire(t, kind, cfg)
+			c.initialize(t)
+			for _, id := range ids {
+				c.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+				if got := c.next(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+id+`,"result":`) {
+					t.Fatalf("call %s answered %.200s", id, got)
+				}
+			}
+			got := map[string]bool{}
+			testwait.Until(15*time.Second, func() bool {
+				for _, s := range rcv.Got() {
+					if s.Name == "tools/call echo" && s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+						got[testotlp.Attrs(s)["jsonrpc.request.id"]] = true
+					}
+				}
+				return len(got) >= len(want)
+			})
+			for id := range want {
+				if !got[id] {
+					t.Errorf("no tools/call echo span with jsonrpc.request.id %q; got %v", id, got)
+				}
+			}
+		})
+	}
+}

@@ -37,18 +37,37 @@ func TestInitializeInOneWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		lines []string
+		reach int // of lines, those go-sdk reads: the filter drops a cancelled initialize's cancellation (ids.go)
 	}{
-		{"initialize held", []string{initialize, initialized, list}},
-		{"initialize cancelled while queued", []string{roots, initialize, cancel, initialized, list}},
-		{"again", []string{roots, initialize, cancel, initialized, list}},
+		{"initialize held", []string{initialize, initialized, list}, 3},
+		{"initialize cancelled while queued", []string{roots, initialize, cancel, initialized, list}, 4},
+		{"again", []string{roots, initialize, cancel, initialized, list}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var once sync.Once
 			held := make(chan struct{})
+			reads := make(chan struct{}, 64)
+			server.OnStdioRead(t, func() {
+				select {
+				case reads <- struct{}{}:
+				default:
+				}
+			})
 			own := &server.Own{Context: func(ctx context.Context, _ http.Header) context.Context {
-				// The first message holds go-sdk's queue until the
-				// lines after it are read.
-				once.Do(func() { close(held); time.Sleep(100 * time.Millisecond) })
+				// The first message holds go-sdk's queue until its
+				// reader has taken in every line after it: it asks
+				// for a message once more than there are lines.
+				once.Do(func() {
+					close(held)
+					for range tc.reach + 1 {
+						select {
+						case <-reads:
+						case <-time.After(20 * time.Second):
+							t.Error("go-sdk's reader did not take in the lines after the first while it was held")
+							return
+						}
+					}
+				})
 				return ctx
 			}}
 			e := startEnvWith(t, envOptions{own: own})

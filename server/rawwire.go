@@ -98,6 +98,11 @@ func (w wireWriter) Write(p []byte) (int, error) {
 
 func (w wireWriter) Close() error { return nil }
 
+// stdioReading, when set (tests), is called each time go-sdk asks a
+// stdio connection for its next message: when it is called the (n+1)th
+// time, go-sdk's reader has taken in n messages.
+var stdioReading atomic.Pointer[func()]
+
 type rawConn struct {
 	mcp.Connection
 	t *rawStdio
@@ -105,6 +110,9 @@ type rawConn struct {
 
 // Read is go-sdk's, each request noted by the client's ids (ids.go).
 func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if h := stdioReading.Load(); h != nil {
+		(*h)()
+	}
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
 		c.t.ids.read(msg)

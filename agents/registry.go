@@ -148,7 +148,11 @@ func NewRegistry(opts Options) (*Registry, error) {
 	}
 	for k, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
 		for i := range defs {
-			defs[i].Handler = r.charging(defs[i].Name, k == 0, r.scrubbing(defs[i].Name, defs[i].Handler))
+			h := r.scrubbing(defs[i].Name, defs[i].Handler)
+			if k == 0 {
+				h = r.scanning(defs[i].Name, h)
+			}
+			defs[i].Handler = r.charging(defs[i].Name, k == 0, h)
 		}
 	}
 	return r, nil

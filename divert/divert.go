@@ -269,6 +269,12 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		a.OnStore(st.Path)
 	}
 	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, Secrets: c.Secrets}
+	if sec := &p.Secrets; sec.Kept && sec.Total > 0 && sec.Where != nil {
+		if f, err := st.dir.Open(st.Name); err == nil {
+			sec.places = sec.Where(f)
+			_ = f.Close()
+		}
+	}
 	stage(fmt.Sprintf("stored %s bytes as %s; counting their tokens", commas(len(payload)), st.Name))
 	// What the model would have read is what was stored: the figure the
 	// threshold was checked against, counted to the end.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,11 @@ type Secrets struct {
 	Total     int
 	Kept      bool
 	Unscanned string
+	// Where, when set (Kept), names the places of the secrets in the
+	// stored file, read back from it ("github-pat on line 3; …").
+	Where func(stored io.Reader) string
+
+	places string // what Where said
 }
 
 // line is the pointer's line about them, "" when there is nothing to say.
@@ -52,6 +58,9 @@ func (s Secrets) line() string {
 	}
 	kinds := redact.CountsText(s.Counts)
 	if s.Kept {
+		if s.places != "" {
+			return fmt.Sprintf("secrets: %d kept as they are ([redaction] mode = \"flag\"): %s; %s\n", s.Total, kinds, s.places)
+		}
 		return fmt.Sprintf("secrets: %d kept as they are ([redaction] mode = \"flag\"): %s; grep the file for them before sharing it\n", s.Total, kinds)
 	}
 	return fmt.Sprintf("secrets: %d masked before it was stored (%s), each as [REDACTED:kind:fingerprint]\n", s.Total, kinds)

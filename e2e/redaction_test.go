@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestRedactionWithServerFilesystem(t *testing.T) {
 		return out
 	}
 
-	for _, mode := range []string{"mask", "off"} {
+	for _, mode := range []string{"mask", "off", "flag"} {
 		t.Run(mode, func(t *testing.T) {
 			cfg, mem := f.config(t)
 			b, err := os.ReadFile(cfg)
@@ -97,6 +98,10 @@ func TestRedactionWithServerFilesystem(t *testing.T) {
 				if meta["scratchpad/redacted"] != nil {
 					t.Errorf("mode off: _meta says %v", meta["scratchpad/redacted"])
 				}
+				return
+			}
+			if mode == "flag" {
+				flagged(t, f, mem, call, text, meta, leaked)
 				return
 			}
 			if l := leaked(text); len(l) > 0 {
@@ -170,5 +175,46 @@ func TestRedactionWithServerFilesystem(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// flagged checks mode = "flag": the passed-through text keeps every
+// secret and its _meta says where (findings); the diverted log's pointer
+// names the kind and line of the secrets in the stored file, and those
+// lines hold them; grep's answer over it names the file's lines too.
+func flagged(t *testing.T, f *fixture, mem string, call func(string, map[string]any) (string, map[string]any), text string, meta map[string]any, leaked func(string) []string) {
+	t.Helper()
+	if l := leaked(text); len(l) < len(testsecrets.Kinds) {
+		t.Fatalf("mode flag: %d of %d kinds passed, want all", len(l), len(testsecrets.Kinds))
+	}
+	red, _ := meta["scratchpad/redacted"].(map[string]any)
+	if fs, _ := red["findings"].([]any); red["mode"] != "flag" || len(fs) == 0 {
+		t.Errorf("mode flag: _meta says %v", red)
+	}
+	pointer, _ := call("read_text_file", map[string]any{"path": filepath.Join(f.dataDir, "app.log")})
+	file := regexp.MustCompile(`file: (\S+)`).FindStringSubmatch(pointer)
+	if file == nil {
+		t.Fatalf("app.log not diverted: %s", short(pointer))
+	}
+	m := regexp.MustCompile(`secrets: \d+ kept as they are \(\[redaction\] mode = "flag"\): [^;]*; (\S+) on line (\d+)`).FindStringSubmatch(pointer)
+	if m == nil {
+		t.Fatalf("the pointer does not say where the kept secrets are:\n%s", pointer)
+	}
+	var stored string
+	_ = filepath.WalkDir(mem, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == filepath.Base(file[1]) {
+			b, _ := os.ReadFile(path)
+			stored = string(b)
+		}
+		return err
+	})
+	lines := strings.Split(stored, "\n")
+	n, _ := strconv.Atoi(m[2])
+	if n < 1 || n > len(lines) || len(leaked(lines[n-1])) == 0 {
+		t.Errorf("the pointer says %s on line %d of the stored file, which holds no secret (%d lines)", m[1], n, len(lines))
+	}
+	out, _ := call("grep", map[string]any{"file": file[1], "pattern": "leaked", "max_matches": 5})
+	if len(leaked(out)) == 0 || !regexp.MustCompile(`credential\(s\) as they are \(\[redaction\] mode = "flag"\): \S+ on line \d+ of the file`).MatchString(out) {
+		t.Errorf("grep over the stored log in flag mode does not say where:\n%s", short(out))
 	}
 }

@@ -36,3 +36,18 @@ func safeName(s string) string {
 	}
 	return out
 }
+
+// OutputServer is the server among servers whose stored output the file
+// named name is ([OutputName]): the longest whose prefix it starts with,
+// so that of "gh" and "gh-enterprise" the file of the second is its own;
+// "" when none is.
+func OutputServer(name string, servers []string) string {
+	best, n := "", 0
+	for _, s := range servers {
+		p := safeName(s) + "-"
+		if strings.HasPrefix(name, p) && len(p) > n {
+			best, n = s, len(p)
+		}
+	}
+	return best
+}

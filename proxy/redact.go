@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
@@ -25,11 +27,43 @@ type redacted struct {
 	mode   redact.Mode
 	rep    redact.Report
 	reason string // not scanned (flag mode): why
+	red    *redact.Redactor
 }
 
 // secrets is the divert's view of it: what the pointer says.
 func (r redacted) secrets() divert.Secrets {
-	return divert.Secrets{Counts: r.rep.Counts, Total: r.rep.Total, Kept: r.mode == redact.Flag, Unscanned: r.reason}
+	s := divert.Secrets{Counts: r.rep.Counts, Total: r.rep.Total, Kept: r.mode == redact.Flag, Unscanned: r.reason}
+	if s.Kept && s.Total > 0 && r.red != nil {
+		red := r.red
+		s.Where = func(stored io.Reader) string { return storedPlaces(red, stored) }
+	}
+	return s
+}
+
+// maxPlaces bounds the places of kept secrets a pointer names.
+const maxPlaces = 10
+
+// storedPlaces names where the secrets kept in a stored output are, by
+// the stored file's lines ("github-pat on line 3; jwt on line 40; 2
+// more"), scanning it again: the findings' offsets are of the result as
+// it came, and the file is laid out anew (flag mode only).
+func storedPlaces(red *redact.Redactor, stored io.Reader) string {
+	data, err := io.ReadAll(stored)
+	if err != nil {
+		return ""
+	}
+	_, rep, err := red.Text(nil, data)
+	if err != nil || rep.Total == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range redact.Locate(data, rep, maxPlaces) {
+		parts = append(parts, fmt.Sprintf("%s on line %d", l.Kind, l.Line))
+	}
+	if more := rep.Total - len(parts); more > 0 {
+		parts = append(parts, strconv.Itoa(more)+" more")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // redactor is the redactor of server sc's results, nil when its mode is
@@ -54,7 +88,7 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 		return raw, redacted{}, nil
 	}
 	out, rep, err := red.JSON(nil, raw)
-	r := redacted{mode: red.Mode(), rep: rep}
+	r := redacted{mode: red.Mode(), rep: rep, red: red}
 	if err != nil {
 		var ue *redact.UnscannableError
 		reason, binary := err.Error(), false

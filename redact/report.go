@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -70,3 +71,36 @@ func (e *UnscannableError) Error() string { return ErrUnscannable.Error() + ": "
 
 // Is makes errors.Is(err, ErrUnscannable) true.
 func (e *UnscannableError) Is(target error) bool { return target == ErrUnscannable }
+
+// Located is a finding's line in the scanned text: 1-based, and the
+// line's bytes (without its newline).
+type Located struct {
+	Kind string
+	Line int
+	Text []byte
+}
+
+// Locate returns the lines of rep's first max findings in text, the
+// bytes rep was scanned from, in one pass.
+func Locate(text []byte, rep Report, max int) []Located {
+	out := make([]Located, 0, min(max, len(rep.Findings)))
+	line, from := 1, 0
+	for _, f := range rep.Findings {
+		if len(out) == max || f.Start > len(text) {
+			break
+		}
+		line += bytes.Count(text[from:f.Start], newline)
+		from = f.Start
+		start := bytes.LastIndexByte(text[:f.Start], '\n') + 1
+		end := bytes.IndexByte(text[f.Start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += f.Start
+		}
+		out = append(out, Located{Kind: f.Kind, Line: line, Text: text[start:end]})
+	}
+	return out
+}
+
+var newline = []byte("\n")

@@ -17,3 +17,18 @@ func TestOutputServer(t *testing.T) {
 		}
 	}
 }
+
+func TestTreeOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"owners/alice/run-1/iteration-0/scratchpad/x.json": "owners/alice",
+		"owners/bob":                          "owners/bob",
+		"owners":                              "",
+		"run-1/iteration-0/scratchpad/x.json": "",
+		"scratchpad/x.json":                   "",
+		"":                                    "",
+	} {
+		if got := TreeOf(name); got != want {
+			t.Errorf("TreeOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

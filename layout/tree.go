@@ -3,6 +3,7 @@ package layout
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Names of the layout's folders and files.
@@ -94,3 +95,16 @@ func (t Tree) Usage() string { return filepath.Join(t.Base, UsageFile) }
 // tools of the run's agents reach it: their file arguments resolve from
 // {run}/iteration-{n}/scratchpad inside the read root {run}.
 const ArtifactsFromScratchpad = "../../" + ArtifactsDir + "/"
+
+// TreeOf is the owner's tree a slash path relative to memory_dir lies in:
+// "owners/{owner}" for a bearer token's owner, "" for the single-user
+// tree (memory_dir itself, less owners/). What is kept per owner (the
+// index of stored outputs on Redis) is kept per TreeOf.
+func TreeOf(name string) string {
+	first, rest, ok := strings.Cut(name, "/")
+	if first != OwnersDir || !ok {
+		return ""
+	}
+	owner, _, _ := strings.Cut(rest, "/")
+	return OwnersDir + "/" + owner
+}

@@ -148,10 +148,17 @@ const putRetries = 5
 
 func (r *Redis) metaKey(name string) string { return r.key("blob", name, "meta") }
 
-// indexKey is the sorted set of every blob's name, scored by the unix
-// milliseconds it expires at (+inf: never), so [Redis.ListBlobs] reads the
-// live ones without scanning the keyspace.
-func (r *Redis) indexKey() string { return r.key("blob-index") }
+// indexKey is the sorted set of the names of the blobs in one owner's
+// tree ([layout.TreeOf]), scored by the unix milliseconds they expire at
+// (+inf: never), so [Redis.ListBlobs] reads the live ones of the tree it
+// lists without scanning the keyspace, and what it reads grows with that
+// owner's blobs, not every owner's.
+func (r *Redis) indexKey(tree string) string {
+	if tree == "" {
+		return r.key("blob-index")
+	}
+	return r.key("blob-index", tree)
+}
 
 // chunkKey names chunk i of generation gen: gen and i never hold ':', so
 // no two names' keys meet.
@@ -192,7 +199,7 @@ func (r *Redis) PutBlob(ctx context.Context, name string, data []byte, ttl time.
 				p.PExpire(ctx, meta, ttl)
 				score = float64(now.Add(ttl).UnixMilli())
 			}
-			p.ZAdd(ctx, r.indexKey(), redis.Z{Score: score, Member: name})
+			p.ZAdd(ctx, r.indexKey(layout.TreeOf(name)), redis.Z{Score: score, Member: name})
 			if og, ok := old[0].(string); ok {
 				oc, _ := strconv.Atoi(fmt.Sprint(old[1]))
 				for i := 0; i < oc; i++ {
@@ -211,8 +218,9 @@ func (r *Redis) PutBlob(ctx context.Context, name string, data []byte, ttl time.
 	}
 }
 
-// ListBlobs reads the index: names whose expiry is still ahead, under dir
-// (expired ones are dropped from it on the way).
+// ListBlobs reads the index of dir's owner tree: names whose expiry is
+// still ahead, under dir (expired ones are dropped from it on the way).
+// "" is the single-user tree, never another owner's.
 func (r *Redis) ListBlobs(ctx context.Context, dir string, limit int) ([]string, error) {
 	if dir = strings.TrimSuffix(dir, "/"); dir == "." {
 		dir = ""
@@ -222,17 +230,22 @@ func (r *Redis) ListBlobs(ctx context.Context, dir string, limit int) ([]string,
 			return nil, err
 		}
 	}
+	tree := layout.TreeOf(dir)
+	if dir == layout.OwnersDir {
+		return nil, fmt.Errorf("%w: %q spans every owner's tree", ErrBadBlobName, dir)
+	}
+	index := r.indexKey(tree)
 	nowMS := strconv.FormatInt(time.Now().UnixMilli(), 10)
-	if err := r.client.ZRemRangeByScore(ctx, r.indexKey(), "-inf", "("+nowMS).Err(); err != nil {
+	if err := r.client.ZRemRangeByScore(ctx, index, "-inf", "("+nowMS).Err(); err != nil {
 		return nil, r.wrap("list blobs", err)
 	}
-	names, err := r.client.ZRange(ctx, r.indexKey(), 0, -1).Result()
+	names, err := r.client.ZRange(ctx, index, 0, -1).Result()
 	if err != nil {
 		return nil, r.wrap("list blobs", err)
 	}
 	out := names[:0]
 	for _, n := range names {
-		if dir == "" || strings.HasPrefix(n, dir+"/") {
+		if (dir == "" || strings.HasPrefix(n, dir+"/")) && layout.TreeOf(n) == tree {
 			out = append(out, n)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
 // newRedisStore opens a store on srv with its own memory_dir.
@@ -128,7 +129,7 @@ func TestRedisBlobOverwrite(t *testing.T) {
 	if len(keys) != 2 { // the meta and one chunk
 		t.Fatalf("keys after overwrite: %v", keys)
 	}
-	if n := a.client.ZCard(ctx, a.indexKey()).Val(); n != 1 {
+	if n := a.client.ZCard(ctx, a.indexKey(layout.TreeOf(name))).Val(); n != 1 {
 		t.Errorf("the index lists %d names after an overwrite, want 1", n)
 	}
 	if err := b.FetchBlob(ctx, name); err != nil {
@@ -456,6 +457,7 @@ func TestRedisListBlobs(t *testing.T) {
 		{"owners/alice/run-10/iteration-0/scratchpad/c.json", 0},
 		{"owners/bob/scratchpad/d.json", 0},
 		{"owners/alice/run-1/iteration-0/scratchpad/gone.json", 100 * time.Millisecond},
+		{"run-1/iteration-0/scratchpad/e.json", 0}, // the single-user tree
 	} {
 		if err := a.PutBlob(ctx, p.name, []byte("x"), p.ttl); err != nil {
 			t.Fatal(err)
@@ -470,13 +472,22 @@ func TestRedisListBlobs(t *testing.T) {
 		{"owners/alice/run-1", 0, []string{"owners/alice/run-1/iteration-0/scratchpad/b.json", "owners/alice/run-1/iteration-1/scratchpad/a.json"}},
 		{"owners/alice/run-1/", 1, []string{"owners/alice/run-1/iteration-0/scratchpad/b.json"}},
 		{"owners/bob", 0, []string{"owners/bob/scratchpad/d.json"}},
-		{"", 0, []string{"owners/alice/run-1/iteration-0/scratchpad/b.json", "owners/alice/run-1/iteration-1/scratchpad/a.json", "owners/alice/run-10/iteration-0/scratchpad/c.json", "owners/bob/scratchpad/d.json"}},
+		// The single-user tree: its own, no owner's (each tree has its
+		// own index: bob's blobs are not read to list alice's).
+		{"", 0, []string{"run-1/iteration-0/scratchpad/e.json"}},
+		{"run-1", 0, []string{"run-1/iteration-0/scratchpad/e.json"}},
 		{"owners/carol", 0, nil},
 	} {
 		got, err := b.ListBlobs(ctx, tc.dir, tc.limit)
 		if err != nil || strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("ListBlobs(%q, %d) = %q, %v; want %q", tc.dir, tc.limit, got, err, tc.want)
 		}
+	}
+	if n, err := a.client.ZCard(ctx, a.indexKey("owners/alice")).Result(); err != nil || n != 3 {
+		t.Errorf("alice's index holds %d names (%v), want her 3 live ones", n, err)
+	}
+	if _, err := b.ListBlobs(ctx, "owners", 0); !errors.Is(err, ErrBadBlobName) {
+		t.Errorf("ListBlobs(owners): %v, want ErrBadBlobName", err)
 	}
 	if _, err := b.ListBlobs(ctx, "../etc", 0); !errors.Is(err, ErrBadBlobName) {
 		t.Errorf("ListBlobs(../etc): %v, want ErrBadBlobName", err)

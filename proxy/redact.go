@@ -80,8 +80,7 @@ func (p *Proxy) redactor(sc *config.Server) *redact.Redactor {
 // the secrets in it are replaced ([redact.Redactor.JSON]), in flag mode
 // kept and reported. A result that cannot be scanned is refused in mask
 // mode (err says why and what to set instead), kept and reported in flag
-// mode; binary content ([redact.UnscannableError].Binary) is kept and
-// reported in both. raw may be returned as it is, or a fresh buffer.
+// mode. raw may be returned as it is, or a fresh buffer.
 func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (json.RawMessage, redacted, error) {
 	red := p.redactor(sc)
 	if red == nil {
@@ -91,15 +90,14 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 	r := redacted{mode: red.Mode(), rep: rep, red: red}
 	if err != nil {
 		var ue *redact.UnscannableError
-		reason, binary := err.Error(), false
+		reason := err.Error()
 		if errors.As(err, &ue) {
-			reason, binary = ue.Reason, ue.Binary
+			reason = ue.Reason
 		}
-		// Binary content (a resource's base64 blob, bytes that are not
-		// text) holds nothing a rule reads as a credential: it passes
-		// in both modes, its _meta saying it was not scanned. Text that
-		// went unread (over the scan bound) is refused in mask mode.
-		if red.Mode() != redact.Flag && !binary {
+		// Text that went unread (over the scan bound) is refused in mask
+		// mode. (Binary-looking content is scanned like any other; a
+		// resource's base64 blob is skipped, see redact.)
+		if red.Mode() != redact.Flag {
 			return nil, r, fmt.Errorf("the %s from upstream %q was not returned: it cannot be scanned for secrets (%s). If it must pass unscanned, set redaction = \"flag\" (kept and reported) or \"off\" in [mcp.servers.%s]", what, sc.Name, reason, sc.Name)
 		}
 		r.reason = reason

@@ -68,8 +68,9 @@
 //   - Input that is not scanned returns an [*UnscannableError] (matching
 //     [ErrUnscannable]) with the input unchanged, never a silent pass:
 //     over [Options].MaxBytes (default 512 MiB, the proxy's default
-//     max_result_bytes), or binary (a NUL byte, or invalid UTF-8 above 1
-//     byte in 1,000; [UnscannableError].Binary). In JSON a "blob" value
+//     max_result_bytes). Input that looks binary (a NUL byte, or invalid
+//     UTF-8 above 1 byte in 1,000) is scanned all the same, and
+//     [Report].Binary says what it looked like. In JSON a "blob" value
 //     (the base64 of a binary resource) is left as it is, not scanned, and
 //     counted in [Report].Skipped; the rest of the input is scanned.
 //   - Base64 is not decoded: a secret inside an image's data or an

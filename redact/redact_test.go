@@ -341,39 +341,42 @@ func TestBadPatterns(t *testing.T) {
 	}
 }
 
-// TestUnscannable: binary and oversized inputs are refused with a reason
-// and returned unchanged; off mode does not look.
+// TestUnscannable: oversized input is refused with a reason and
+// returned unchanged; off mode does not look. Input that looks binary
+// is scanned all the same (a credential beside a NUL byte is masked), the
+// report saying what it looked like.
 func TestUnscannable(t *testing.T) {
 	red := mustNew(t, Options{MaxBytes: 1 << 20})
+	big := make([]byte, 1<<20+1)
+	out, _, err := red.Text(nil, big)
+	var ue *UnscannableError
+	if !errors.Is(err, ErrUnscannable) || !errors.As(err, &ue) || !strings.Contains(err.Error(), "over the scan bound") || !bytes.Equal(out, big) {
+		t.Errorf("oversized: err %v", err)
+	}
+	if _, _, err := red.With(Off).Text(nil, big); err != nil {
+		t.Errorf("oversized: off mode: %v", err)
+	}
+	pat := plant(rand.New(rand.NewPCG(9, 9)), "github-pat").Secret
 	bad := bytes.Repeat([]byte("ab\xff\xfe"), 100)
 	for _, tc := range []struct {
-		name string
-		in   []byte
-		text bool
-		want string
+		name   string
+		in     []byte
+		binary string
 	}{
-		{"NUL", []byte("abc\x00def"), true, "binary: 1 NUL bytes"},
-		{"invalid UTF-8", bad, true, "binary: 200 bytes of invalid UTF-8 in 400"},
-		{"oversized", make([]byte, 1<<20+1), true, "over the scan bound"},
+		{"NUL", []byte("abc\x00def token " + pat + " \x00"), "binary: 2 NUL bytes"},
+		{"invalid UTF-8", append(append(bad, " token "+pat+" "...), bad...), "bytes of invalid UTF-8 in"},
 	} {
-		var out []byte
-		var err error
-		if tc.text {
-			out, _, err = red.Text(nil, tc.in)
-		} else {
-			out, _, err = red.JSON(nil, tc.in)
+		out, rep, err := red.Text(nil, tc.in)
+		if err != nil || !strings.Contains(rep.Binary, tc.binary) {
+			t.Errorf("%s: err %v, binary %q, want %q", tc.name, err, rep.Binary, tc.binary)
 		}
-		var ue *UnscannableError
-		if !errors.Is(err, ErrUnscannable) || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) || !bytes.Equal(out, tc.in) {
-			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
-		}
-		if _, _, err := red.With(Off).Text(nil, tc.in); err != nil {
-			t.Errorf("%s: off mode: %v", tc.name, err)
+		if rep.Counts["github-pat"] != 1 || bytes.Contains(out, []byte(pat)) || !bytes.Contains(out, []byte("[REDACTED:github-pat:")) {
+			t.Errorf("%s: the token beside binary bytes was not masked: %v %q", tc.name, rep.Counts, out)
 		}
 	}
-	// Rare invalid bytes (a cut multi-byte character) are scanned.
-	if _, _, err := red.Text(nil, append(bytes.Repeat([]byte("a"), 5000), 0xe2)); err != nil {
-		t.Errorf("one invalid byte in 5001: %v", err)
+	// Rare invalid bytes (a cut multi-byte character) are not binary.
+	if _, rep, err := red.Text(nil, append(bytes.Repeat([]byte("a"), 5000), 0xe2)); err != nil || rep.Binary != "" {
+		t.Errorf("one invalid byte in 5001: %v %q", err, rep.Binary)
 	}
 	// "blob" as a value, not a key, is scanned.
 	if _, _, err := red.JSON(nil, []byte(`{"type":"blob","x":"\"blob\": no"}`)); err != nil {

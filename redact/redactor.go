@@ -217,8 +217,9 @@ func (r *Redactor) Mode() Mode { return r.mode }
 // returned, valid JSON when src is; when nothing is masked (and in [Flag]
 // and [Off] modes) src itself is returned, nothing copied or allocated.
 // The error is an [*UnscannableError] for input that was not scanned
-// (src is returned with it): over the size bound, or binary (NUL bytes,
-// or invalid UTF-8 above 1 byte in 1,000). A "blob" value (binary
+// (src is returned with it): over the size bound. Input that looks
+// binary (NUL bytes, invalid UTF-8 above 1 byte in 1,000) is scanned
+// like any other and [Report].Binary says so. A "blob" value (binary
 // resource content, base64) is left as it is and counted in
 // [Report].Skipped; the strings around it are scanned.
 func (r *Redactor) JSON(dst, src []byte) ([]byte, Report, error) { return r.scan(dst, src, true) }

@@ -24,6 +24,12 @@ type Report struct {
 	// Skipped is the bytes left unscanned in JSON: "blob" values, the
 	// base64 of binary content (see [Redactor.JSON]).
 	Skipped int
+	// Binary, when not "", says the input looked like binary content
+	// ("binary: 3 NUL bytes", or invalid UTF-8 above 1 byte in 1,000). It
+	// was scanned all the same: a credential beside a NUL byte is still a
+	// credential, and refusing such input would refuse results for bytes
+	// that cannot hide one.
+	Binary string
 }
 
 // Finding is one secret found: its kind, its bytes src[Start:End] (whole
@@ -59,12 +65,7 @@ var ErrUnscannable = errors.New("not scanned for secrets")
 // UnscannableError says why an input was not scanned; it matches
 // [ErrUnscannable].
 type UnscannableError struct {
-	Reason string // "binary: 3 NUL bytes", "over the 512 MiB scan bound", …
-	// Binary says the input is binary content (NUL bytes, invalid UTF-8):
-	// no rule reads a credential in it as text, and a
-	// caller may pass it on unscanned, saying so. False for an input over
-	// the size bound, which is text that went unread.
-	Binary bool
+	Reason string // "over the 512 MiB scan bound"
 }
 
 func (e *UnscannableError) Error() string { return ErrUnscannable.Error() + ": " + e.Reason }

@@ -86,19 +86,16 @@ func (r *Redactor) scan(dst, src []byte, isJSON bool) ([]byte, Report, error) {
 	}
 	r.flush(st, src, len(src)+1)
 	r.emitOpen(st, src)
-	var err error
+	rep := st.rep
+	// Binary-looking input was scanned like any other (the rules read
+	// NUL bytes and invalid UTF-8 as bytes that end a secret): the report
+	// only says what it looked like.
 	switch {
 	case nul:
-		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d NUL bytes", bytes.Count(src, []byte{0})), Binary: true}
+		rep.Binary = fmt.Sprintf("binary: %d NUL bytes", bytes.Count(src, []byte{0}))
 	case bad*binaryRate > len(src):
-		err = &UnscannableError{Reason: fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src)), Binary: true}
+		rep.Binary = fmt.Sprintf("binary: %d bytes of invalid UTF-8 in %d", bad, len(src))
 	}
-	if err != nil {
-		st.out, st.rep = nil, Report{}
-		r.pool.Put(st)
-		return src, Report{}, err
-	}
-	rep := st.rep
 	for _, b := range st.blobs {
 		rep.Skipped += b[1] - b[0]
 	}

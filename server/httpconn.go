@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -603,12 +604,31 @@ func writeDeadline(w http.ResponseWriter, n int) (rc *http.ResponseController, d
 const primeRetry = time.Second
 
 // writePrime writes a prime event: an id to resume from and the retry
-// delay, with empty data, which clients do not take as a message.
+// delay, with empty data, which clients do not take as a message. It is
+// not flushed: [httpConn.taken] sends it once the POST's messages are the
+// session's.
 func writePrime(w http.ResponseWriter, id string) error {
-	if _, err := fmt.Fprintf(w, "event: prime\nid: %s\nretry: %d\ndata: \n\n", id, primeRetry.Milliseconds()); err != nil {
-		return err
+	_, err := fmt.Fprintf(w, "event: prime\nid: %s\nretry: %d\ndata: \n\n", id, primeRetry.Milliseconds())
+	return err
+}
+
+// httpPushing, when set (tests), is called by a POST carrying requests
+// just before its messages are handed to the session.
+var httpPushing atomic.Pointer[func(*http.Request)]
+
+// taken sends what w holds of s so far (the headers, a prime event) once
+// the POST's messages have been handed to the session: a client that
+// sees its stream open may act on it (cancel the request, send the next
+// one on another POST), and what it sends then must not reach the
+// session before the request it answers. Flushed earlier, a
+// cancellation sent at once could overtake its request, which go-sdk
+// then ignored, and the call ran on unanswered.
+func (c *httpConn) taken(s *httpStream, w http.ResponseWriter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == w {
+		_ = http.NewResponseController(w).Flush()
 	}
-	return http.NewResponseController(w).Flush()
 }
 
 // lineBreak is the index of data's first CR or LF, or -1: two byte

@@ -387,6 +387,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	release := hs.conn.carry(r.Context(), s, w)
 	defer s.leave(w)
+	if h := httpPushing.Load(); h != nil {
+		(*h)(r)
+	}
 	for _, m := range msgs {
 		// Not abandoned when the client leaves: what it asked is
 		// answered into the store, for it to resume.
@@ -394,6 +397,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	hs.conn.taken(s, w)
 	h.hang(r, hs.conn, release)
 }
 

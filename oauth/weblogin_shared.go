@@ -36,10 +36,15 @@ import (
 // cookie and deletes it before the code is exchanged, so that of two
 // redirects with one state on two replicas exactly one completes.
 
-// webLoginLockTTL bounds how long a replica that died mid-step holds a
-// login's lock: more than beginning one may take (discovery and
-// registration, each request bounded by the 30 s HTTP client).
-const webLoginLockTTL = 2 * time.Minute
+// Lock TTLs: how long a replica that died mid-step (or whose unlock did
+// not reach the store) holds a lock. Beginning a login takes discovery
+// and registration, each request bounded by the 30 s HTTP client; a step
+// of the browser's (the proof, the redirect back) only talks to the
+// store, so its lock is short, and a browser finds it free again soon.
+const (
+	webLoginBeginLockTTL = 2 * time.Minute
+	webLoginStepLockTTL  = 10 * time.Second
+)
 
 // webRecord is a pending login as the shared store keeps it.
 type webRecord struct {
@@ -136,7 +141,7 @@ func (w *WebLogins) sharedURL(ctx context.Context, st *Store, c *Client, earlier
 		return "", errors.New("the server has no URL for the redirect yet")
 	}
 	oname := layout.OAuthWebLoginOwnerName(owner, server)
-	unlock, err := st.Shared.Lock(ctx, oname, webLoginLockTTL)
+	unlock, err := st.Shared.Lock(ctx, oname, webLoginBeginLockTTL)
 	if err != nil {
 		return "", fmt.Errorf("waiting for the pending login of upstream %q: %w", server, err)
 	}
@@ -242,7 +247,7 @@ func (w *WebLogins) loadShared(ctx context.Context, st *Store, id string) (*webL
 // secret's hash) on the shared store, under the login's lock; false
 // when the login is gone meanwhile (completed, expired).
 func (w *WebLogins) bindShared(ctx context.Context, st *Store, l *webLogin, binding [sha256.Size]byte, now time.Time) (bool, error) {
-	unlock, err := st.Shared.Lock(ctx, layout.OAuthWebLoginName(l.id), webLoginLockTTL)
+	unlock, err := st.Shared.Lock(ctx, layout.OAuthWebLoginName(l.id), webLoginStepLockTTL)
 	if err != nil {
 		return false, fmt.Errorf("waiting for a pending login: %w", err)
 	}
@@ -280,7 +285,7 @@ func (w *WebLogins) takeShared(ctx context.Context, st *Store, state string, r *
 		return nil, false, fmt.Errorf("reading a pending login: %w", err)
 	}
 	name := layout.OAuthWebLoginName(string(id))
-	unlock, err := st.Shared.Lock(ctx, name, webLoginLockTTL)
+	unlock, err := st.Shared.Lock(ctx, name, webLoginStepLockTTL)
 	if err != nil {
 		return nil, false, fmt.Errorf("waiting for a pending login: %w", err)
 	}
@@ -315,7 +320,7 @@ func (w *WebLogins) dropOwnerName(ctx context.Context, st *Store, l *webLogin) {
 	oname := layout.OAuthWebLoginOwnerName(l.owner, l.server)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	unlock, err := st.Shared.Lock(ctx, oname, webLoginLockTTL)
+	unlock, err := st.Shared.Lock(ctx, oname, webLoginBeginLockTTL)
 	if err != nil {
 		return
 	}

@@ -44,3 +44,9 @@ func OAuthWebLoginStateName(stateSum string) string {
 func OAuthWebLoginOwnerName(owner, server string) string {
 	return OwnerSegment(owner) + "oauth-login/server/" + url.PathEscape(server)
 }
+
+// OAuthWebLoginDoneChannel is the channel of package state's Sessions on
+// which the replica a login through the server came back to tells every
+// replica (owner, elicitation id), so that each tells its sessions of
+// the owner: "oauth-login/done".
+func OAuthWebLoginDoneChannel() string { return "oauth-login/done" }

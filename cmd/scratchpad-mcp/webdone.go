@@ -31,9 +31,9 @@ const loginDoneTimeout = 2 * time.Second
 // the MCP client ignores a completion it already had.
 func relayLoginsDone(st state.Store, log *slog.Logger, notify func(owner, id string)) func(owner, id string) {
 	channel := layout.OAuthWebLoginDoneChannel()
-	ctx, cancel := context.WithTimeout(context.Background(), loginDoneTimeout)
-	sub, err := st.Subscribe(ctx, channel)
-	cancel()
+	// For the store's life: a subscription ends with its context, and
+	// Subscribe bounds its own wait for Redis.
+	sub, err := st.Subscribe(context.Background(), channel)
 	if err != nil {
 		log.Warn("owners' OAuth logins completed on another replica will not reach this replica's sessions", "error", err)
 		return notify

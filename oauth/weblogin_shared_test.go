@@ -19,6 +19,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testoauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 )
@@ -469,5 +470,44 @@ func TestWebLoginReplicasRedisDown(t *testing.T) {
 	}
 	if who := f.whoami(0, "alice"); !strings.HasSuffix(who, " as alice-person") {
 		t.Fatalf("alice's calls run as %q", who)
+	}
+}
+
+// TestRecheckWakesWaiters: a client waiting for a login (its Changed)
+// is woken by Recheck once another replica's login put a token on the
+// shared store, and not by a Recheck that finds nothing new.
+func TestRecheckWakesWaiters(t *testing.T) {
+	f := newWebCluster(t, 2)
+	a := f.client(f.replicas[0], "alice")
+	ch := a.Changed()
+	a.Recheck(context.Background())
+	select {
+	case <-ch:
+		t.Fatal("Recheck woke the waiters with no token stored")
+	default:
+	}
+	u := f.loginURL(1, "alice")
+	alice := f.srv.Browser("alice-person")
+	f.route(1, 1)
+	if code, body := prove(t, alice, u, f.tokens["alice"], ""); code != http.StatusOK {
+		t.Fatalf("alice's login on B: HTTP %d %s", code, body)
+	}
+	select {
+	case <-ch:
+		t.Fatal("A's waiters were woken before any Recheck (the login was B's)")
+	default:
+	}
+	a.Recheck(context.Background())
+	select {
+	case <-ch:
+	case <-time.After(testwait.Timeout): // a bound on the event, not a wait for it
+		t.Fatal("Recheck after B's login did not wake A's waiters")
+	}
+	ch = a.Changed()
+	a.Recheck(context.Background())
+	select {
+	case <-ch:
+		t.Error("a second Recheck with the same token woke the waiters again")
+	default:
 	}
 }

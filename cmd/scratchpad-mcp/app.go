@@ -121,16 +121,27 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			owner := server.OwnerOfToken(cfg.HTTP.Tokens, tok)
 			return owner, owner != ""
 		}
-		notify := func(owner, id string) {
+		notify := func(owner, server, id string) {
 			if a.server != nil {
 				a.server.ElicitationComplete(owner, id)
+			}
+			// Replicas: this replica's upstream of the owner's server,
+			// waiting for the login, reads the token on Redis now.
+			if a.web.Clients != nil {
+				if c, ok := a.web.Clients(owner, server); ok {
+					go func() {
+						ctx, cancel := context.WithTimeout(context.Background(), loginDoneTimeout)
+						defer cancel()
+						c.Recheck(ctx)
+					}()
+				}
 			}
 		}
 		if a.state.Replicated() {
 			notify = relayLoginsDone(a.state, log, notify)
 		}
-		a.web.OnComplete = func(owner, _, loginURL string) {
-			notify(owner, proxy.LoginElicitationID(loginURL))
+		a.web.OnComplete = func(owner, server, loginURL string) {
+			notify(owner, server, proxy.LoginElicitationID(loginURL))
 		}
 	}
 	authorize, err := oauthClients(cfg, log, a.web, a.state)

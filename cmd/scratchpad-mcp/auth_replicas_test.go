@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -102,10 +103,10 @@ token = "`+token+`"
 	}
 
 	// Bob's calls, on either replica, run as him: the replica the
-	// redirect reached wakes its upstream at once; the other's upstream,
-	// waiting for the login, tries again within its poll (2 s) and finds
-	// the token on Redis. Waited for as four calls in a row (every
-	// replica twice) that run as bob.
+	// redirect reached wakes its upstream at once, and the other's when
+	// the completion is relayed to it (else within its 2 s poll). Waited
+	// for as four calls in a row (every replica twice) that run as bob.
+	t0 := time.Now()
 	var last string
 	if !testwait.Until(testwait.Timeout, func() bool {
 		for range 4 {
@@ -118,6 +119,7 @@ token = "`+token+`"
 	}) {
 		t.Fatalf("bob's whoami after his login, on every replica: %q", last)
 	}
+	t.Logf("bob's calls ran as him on both replicas %v after the login", time.Since(t0))
 	if a, b := mcpRR.hits[0].Load(), mcpRR.hits[1].Load(); a == 0 || b == 0 {
 		t.Errorf("MCP requests per replica %d, %d: both must have answered", a, b)
 	}

@@ -11,11 +11,12 @@ import (
 )
 
 // loginDone is what the replica an owner's login through the server came
-// back to publishes: whose, and the elicitation id the owner's clients
+// back to publishes: whose, which server's, and the elicitation id the owner's clients
 // were given (the login URL's hash; neither is a secret).
 type loginDone struct {
-	Owner string `json:"owner"`
-	ID    string `json:"elicitation_id"`
+	Owner  string `json:"owner"`
+	Server string `json:"server"`
+	ID     string `json:"elicitation_id"`
 }
 
 // loginDoneTimeout bounds the publish.
@@ -23,13 +24,14 @@ const loginDoneTimeout = 2 * time.Second
 
 // relayLoginsDone makes a completed login reach the owner's sessions on
 // every replica: the owner's session may live on another replica than
-// the one the redirect reached. It subscribes (for st's life) to
+// the one the redirect reached, and so may an upstream waiting for the
+// login. It subscribes (for st's life) to
 // [layout.OAuthWebLoginDoneChannel] and calls notify for each message,
 // and returns what a completion calls: a publish there, or notify itself
 // when nobody listens (the subscription failed, Redis away). Duplicates
 // are possible (a session with copies on two replicas hears it twice);
 // the MCP client ignores a completion it already had.
-func relayLoginsDone(st state.Store, log *slog.Logger, notify func(owner, id string)) func(owner, id string) {
+func relayLoginsDone(st state.Store, log *slog.Logger, notify func(owner, server, id string)) func(owner, server, id string) {
 	channel := layout.OAuthWebLoginDoneChannel()
 	// For the store's life: a subscription ends with its context, and
 	// Subscribe bounds its own wait for Redis.
@@ -42,19 +44,19 @@ func relayLoginsDone(st state.Store, log *slog.Logger, notify func(owner, id str
 		for msg := range sub.C() {
 			var d loginDone
 			if json.Unmarshal(msg, &d) == nil && d.Owner != "" {
-				notify(d.Owner, d.ID)
+				notify(d.Owner, d.Server, d.ID)
 			}
 		}
 	}()
-	return func(owner, id string) {
-		msg, _ := json.Marshal(loginDone{Owner: owner, ID: id})
+	return func(owner, server, id string) {
+		msg, _ := json.Marshal(loginDone{Owner: owner, Server: server, ID: id})
 		ctx, cancel := context.WithTimeout(context.Background(), loginDoneTimeout)
 		defer cancel()
 		if n, err := st.Publish(ctx, channel, msg); err != nil || n == 0 {
 			if err != nil {
 				log.Warn("telling the other replicas an OAuth login completed failed; this replica's sessions are told", "error", err)
 			}
-			notify(owner, id)
+			notify(owner, server, id)
 		}
 	}
 }

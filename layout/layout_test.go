@@ -228,3 +228,23 @@ func TestOAuthRecordName(t *testing.T) {
 		seen[got] = true
 	}
 }
+
+func TestOAuthWebLoginNames(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{OAuthWebLoginName("abc"), "oauth-login/id/abc"},
+		{OAuthWebLoginName("a/b"), "oauth-login/id/a%2Fb"},
+		{OAuthWebLoginStateName("00ff"), "oauth-login/state/00ff"},
+		{OAuthWebLoginOwnerName("alice", "linear"), "owner:alice/oauth-login/server/linear"},
+		{OAuthWebLoginOwnerName("", "a/b"), "oauth-login/server/a%2Fb"},
+	}
+	seen := map[string]bool{OAuthRecordName("alice", "linear"): true}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+		if seen[c.got] {
+			t.Errorf("%q twice", c.got)
+		}
+		seen[c.got] = true
+	}
+}

@@ -16,3 +16,37 @@ const OAuthSealKeyFile = "cluster-tokens.key"
 func OAuthRecordName(owner, server string) string {
 	return OwnerSegment(owner) + "oauth/" + url.PathEscape(server)
 }
+
+// The names of a pending OAuth login through the server (oauth's
+// WebLogins) on the cluster's store, so that a login begun on one replica
+// is shown, proven and completed on any:
+//
+//   - OAuthWebLoginName(id): the login's record, sealed like a token
+//     record, and the lock its steps (the proof, the callback) take;
+//     "oauth-login/id/{id}";
+//   - OAuthWebLoginStateName(stateSum): the login's id under its OAuth
+//     state, which the callback brings back; stateSum is the state's
+//     SHA-256 in hex, so that the state (good once, the key to a pending
+//     login) is never a name in clear on Redis nor in an error naming
+//     one; "oauth-login/state/{sum}";
+//   - OAuthWebLoginOwnerName(owner, server): the id of the one login
+//     handed out for owner and server, and the lock held while it is
+//     begun, so that two replicas hand out the same URL;
+//     "{owner segment}oauth-login/server/{server}".
+func OAuthWebLoginName(id string) string { return "oauth-login/id/" + url.PathEscape(id) }
+
+// OAuthWebLoginStateName: see [OAuthWebLoginName].
+func OAuthWebLoginStateName(stateSum string) string {
+	return "oauth-login/state/" + url.PathEscape(stateSum)
+}
+
+// OAuthWebLoginOwnerName: see [OAuthWebLoginName].
+func OAuthWebLoginOwnerName(owner, server string) string {
+	return OwnerSegment(owner) + "oauth-login/server/" + url.PathEscape(server)
+}
+
+// OAuthWebLoginDoneChannel is the channel of package state's Sessions on
+// which the replica a login through the server came back to tells every
+// replica (owner, elicitation id), so that each tells its sessions of
+// the owner: "oauth-login/done".
+func OAuthWebLoginDoneChannel() string { return "oauth-login/done" }

@@ -140,6 +140,25 @@ func (c *Client) Changed() <-chan struct{} {
 	return c.changed
 }
 
+// Recheck reads the stored record again and, when it now holds a token
+// this client did not have, wakes the waiters of [Client.Changed]: a
+// login another replica completed (the record is on the shared store) is
+// then used at once rather than at the waiter's next poll.
+func (c *Client) Recheck(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	had := ""
+	if c.rec != nil {
+		had = c.rec.Token.AccessToken
+	}
+	rec, err := c.currentLocked(ctx)
+	if err != nil || rec == nil || rec.Token.AccessToken == "" || rec.Token.AccessToken == had {
+		return
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
 // maxSkew is how long before its expiry a token is refreshed: a request
 // must not leave with a token that expires on its way.
 const maxSkew = 30 * time.Second

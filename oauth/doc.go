@@ -91,6 +91,18 @@
 //     again for [webLoginTTL]; once it completes, [Client.Changed] wakes
 //     the upstream waiting for it, and [WebLogins].OnComplete lets the
 //     server tell the owner's clients (notifications/elicitation/complete).
+//   - On replicas ([WebLogins].Store with Shared) a pending login lives on
+//     the shared store, not in the memory of the replica that began it:
+//     sealed like a token record, named by its id, by its state's
+//     SHA-256 and by owner and server (one URL per owner and server
+//     across replicas). The begin page, the proof and the redirect back
+//     each work on any replica; the proof and the redirect back take the
+//     login's lock, and the redirect back deletes the login before the
+//     code is exchanged, so it completes once across replicas.
+//     [WebLogins].Clients gives the replica the redirect reached its
+//     client of the owner's server, which stores the token on the shared
+//     store for all. With the store away each step answers a page naming
+//     [cluster] redis_url and changes nothing.
 //   - Client ID Metadata Documents are used, not served: the document
 //     at client_metadata_url is the operator's to host.
 package oauth

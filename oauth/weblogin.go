@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -75,19 +76,42 @@ type WebLogins struct {
 	// compare in constant time and log nothing of the token. nil refuses
 	// every proof.
 	TokenOwner func(token string) (owner string, ok bool)
+	// Store, when its Shared is set (replicas, [cluster] redis_url),
+	// keeps the pending logins instead of this process's memory, sealed
+	// with its key: a login begun on one replica is shown, proven and
+	// completed on any (weblogin_shared.go). Set before the first login.
+	Store *Store
+	// Clients gives, on the replica a shared login comes back to, the
+	// client of owner's server that exchanges the code and stores the
+	// token (through Store, so every replica sees it); ok false when
+	// this replica has no such server. Needed with Store.Shared only.
+	Clients func(owner, server string) (*Client, bool)
+	// Logger receives what a shared login does where no client of its
+	// own is at hand (the begin page and the proof on another replica);
+	// nil is [slog.Default]. Never a secret.
+	Logger *slog.Logger
+
+	// now is the clock of shared logins' expiry (tests); nil is time.Now.
+	now func() time.Time
 
 	mu       sync.Mutex
 	base     *url.URL // the server's public URL; nil until known
 	byState  map[string]*webLogin
 	byID     map[string]*webLogin
 	byClient map[*Client]*webLogin
+	// refusals counts refused proofs and redirects of shared logins by
+	// id, on this replica (see webLogin.refused).
+	refusals map[string]refusal
 }
 
-// webLogin is one login begun through the server.
+// webLogin is one login begun through the server. A shared one (read
+// from Store.Shared) has no client in its pending: the replica holding
+// it may not be the one that began it.
 type webLogin struct {
 	*pending
-	id  string // names it on the begin page; not a secret
-	url string // handed out: base + BeginPath + ?login=id
+	id            string // names it on the begin page; not a secret
+	url           string // handed out: base + BeginPath + ?login=id
+	owner, server string
 	// binding is the SHA-256 of the secret in the proven browser's
 	// cookie; proved says there is one.
 	binding [sha256.Size]byte
@@ -101,19 +125,34 @@ type webLogin struct {
 // noteRefused logs a refused proof or redirect of l.
 func (w *WebLogins) noteRefused(l *webLogin, msg string, args ...any) {
 	w.mu.Lock()
-	l.refused++
-	n := l.refused
+	var n int
+	if w.shared() != nil {
+		n = w.refusedLocked(l.id)
+	} else {
+		l.refused++
+		n = l.refused
+	}
 	w.mu.Unlock()
 	args = append(args, "refused", n)
 	if n == 1 {
-		l.c.log.Warn(msg, args...)
+		w.logOf(l).Warn(msg, args...)
 		return
 	}
-	l.c.log.Debug(msg, args...)
+	w.logOf(l).Debug(msg, args...)
 }
 
-func (l *webLogin) owner() string  { return l.c.opts.Owner }
-func (l *webLogin) server() string { return l.c.opts.Server.Name }
+// logOf is the logger of l's steps: its client's, else Logger's with the
+// owner and server.
+func (w *WebLogins) logOf(l *webLogin) *slog.Logger {
+	if l.pending != nil && l.c != nil {
+		return l.c.log
+	}
+	log := w.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return log.With("server", l.server, "owner", l.owner)
+}
 
 // NewWebLogins returns the logins of a server reached (by owners'
 // browsers) at base: its public URL, or "" until it is known
@@ -159,6 +198,9 @@ func (w *WebLogins) urlLocked(path string) string {
 // url is the URL handed out for c's login: the one pending when it is
 // young, else a new one.
 func (w *WebLogins) url(ctx context.Context, c *Client, earlier []string) (string, error) {
+	if st := w.shared(); st != nil {
+		return w.sharedURL(ctx, st, c, earlier)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.expireLocked(c.opts.Now())
@@ -172,10 +214,15 @@ func (w *WebLogins) url(ctx context.Context, c *Client, earlier []string) (strin
 	if err != nil {
 		return "", err
 	}
-	l := &webLogin{pending: p, id: randomString(18)}
-	l.url = w.urlLocked(BeginPath) + "?" + url.Values{BeginLoginField: {l.id}}.Encode()
+	l := &webLogin{pending: p, id: randomString(18), owner: c.opts.Owner, server: c.opts.Server.Name}
+	l.url = w.beginURLLocked(l.id)
 	w.byState[p.state], w.byID[l.id], w.byClient[c] = l, l, l
 	return l.url, nil
+}
+
+// beginURLLocked is the URL handed out for the login id.
+func (w *WebLogins) beginURLLocked(id string) string {
+	return w.urlLocked(BeginPath) + "?" + url.Values{BeginLoginField: {id}}.Encode()
 }
 
 func (w *WebLogins) expireLocked(now time.Time) {
@@ -218,23 +265,38 @@ func (w *WebLogins) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// lookup is the live login named id, or nil.
-func (w *WebLogins) lookup(id string, now time.Time) *webLogin {
+// lookup is the live login named id, or nil; an error is the shared
+// store's (Redis away, another sealing key).
+func (w *WebLogins) lookup(ctx context.Context, id string, now time.Time) (*webLogin, error) {
+	if st := w.shared(); st != nil {
+		return w.loadShared(ctx, st, id)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.expireLocked(now)
 	if id == "" {
-		return nil
+		return nil, nil
 	}
-	return w.byID[id]
+	return w.byID[id], nil
 }
 
 const unknownLogin = "unknown or expired login: call the tool again for a new login URL"
 
+// stepTimeout bounds what one browser request waits for the shared store
+// (a lock a dead replica held expires later, and the browser is better
+// told to try again).
+const stepTimeout = 15 * time.Second
+
 // beginPage shows who is being logged in where, and the form that proves
 // it is that owner.
 func (w *WebLogins) beginPage(rw http.ResponseWriter, r *http.Request) {
-	l := w.lookup(r.URL.Query().Get(BeginLoginField), time.Now())
+	ctx, cancel := context.WithTimeout(r.Context(), stepTimeout)
+	defer cancel()
+	l, err := w.lookup(ctx, r.URL.Query().Get(BeginLoginField), w.clock())
+	if err != nil {
+		w.sharedFailed(rw, "the begin page", err)
+		return
+	}
 	if l == nil {
 		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
 		return
@@ -253,9 +315,9 @@ func (w *WebLogins) beginPage(rw http.ResponseWriter, r *http.Request) {
 <input type="hidden" name="%[5]s" value="%[6]s">
 <p><label>Bearer token of %[2]s: <input type="password" name="%[7]s" autocomplete="off" required></label></p>
 <p><button type="submit">Continue to %[3]s</button></p>
-</form>`, html.EscapeString(l.server()), html.EscapeString(l.owner()), html.EscapeString(as),
+</form>`, html.EscapeString(l.server), html.EscapeString(l.owner), html.EscapeString(as),
 		html.EscapeString(action), BeginLoginField, html.EscapeString(l.id), BeginTokenField)
-	writePage(rw, http.StatusOK, "Log in to "+l.server(), body)
+	writePage(rw, http.StatusOK, "Log in to "+l.server, body)
 }
 
 // prove checks the begin form's token against the login's owner; proven,
@@ -271,8 +333,14 @@ func (w *WebLogins) prove(rw http.ResponseWriter, r *http.Request) {
 		writePage(rw, http.StatusBadRequest, "Refused", "<p>The form could not be read.</p>")
 		return
 	}
-	now := time.Now()
-	l := w.lookup(r.PostForm.Get(BeginLoginField), now)
+	ctx, cancel := context.WithTimeout(r.Context(), stepTimeout)
+	defer cancel()
+	now := w.clock()
+	l, err := w.lookup(ctx, r.PostForm.Get(BeginLoginField), now)
+	if err != nil {
+		w.sharedFailed(rw, "the proof", err)
+		return
+	}
 	if l == nil {
 		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
 		return
@@ -281,27 +349,44 @@ func (w *WebLogins) prove(rw http.ResponseWriter, r *http.Request) {
 	if w.TokenOwner != nil {
 		owner, ok = w.TokenOwner(r.PostForm.Get(BeginTokenField))
 	}
-	if !ok || owner != l.owner() {
+	if !ok || owner != l.owner {
 		w.noteRefused(l, "OAuth login through the server: the begin page's proof was refused (not the owner's bearer token)", "remote", r.RemoteAddr)
-		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>That is not the bearer token of %s: only %[1]s can complete this login.</p>", html.EscapeString(l.owner())))
+		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>That is not the bearer token of %s: only %[1]s can complete this login.</p>", html.EscapeString(l.owner)))
 		return
 	}
 	secret := randomString(32)
-	w.mu.Lock()
-	if w.byID[l.id] != l {
-		w.mu.Unlock()
-		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
-		return
-	}
 	// A second proof (another tab, another browser of the owner's)
 	// replaces the first: the last proven browser completes it.
-	l.binding, l.proved = sha256.Sum256([]byte(secret)), true
-	ck := w.cookieLocked(l)
-	w.mu.Unlock()
+	binding := sha256.Sum256([]byte(secret))
+	var ck *http.Cookie
+	if st := w.shared(); st != nil {
+		bound, err := w.bindShared(ctx, st, l, binding, now)
+		if err != nil {
+			w.sharedFailed(rw, "the proof", err)
+			return
+		}
+		if !bound {
+			writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
+			return
+		}
+		w.mu.Lock()
+		ck = w.cookieLocked(l)
+		w.mu.Unlock()
+	} else {
+		w.mu.Lock()
+		if w.byID[l.id] != l {
+			w.mu.Unlock()
+			writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
+			return
+		}
+		l.binding, l.proved = binding, true
+		ck = w.cookieLocked(l)
+		w.mu.Unlock()
+	}
 	ck.Value = secret
 	ck.MaxAge = max(1, int((webLoginTTL - now.Sub(l.started)).Seconds()))
 	http.SetCookie(rw, ck)
-	l.c.log.Info("OAuth login through the server: the owner proved who they are; sent to the authorization server")
+	w.logOf(l).Info("OAuth login through the server: the owner proved who they are; sent to the authorization server")
 	http.Redirect(rw, r, l.authURL, http.StatusSeeOther)
 }
 
@@ -336,29 +421,47 @@ func (w *WebLogins) cookieLocked(l *webLogin) *http.Cookie {
 	return ck
 }
 
+// boundLocked reports whether r carries the cookie of l's proven
+// browser (compared by its SHA-256, in constant time).
+func (w *WebLogins) boundLocked(r *http.Request, l *webLogin) bool {
+	got, err := r.Cookie(w.cookieLocked(l).Name)
+	if err != nil || !l.proved {
+		return false
+	}
+	sum := sha256.Sum256([]byte(got.Value))
+	return subtle.ConstantTimeCompare(sum[:], l.binding[:]) == 1
+}
+
 // callback is the redirect's landing: it completes the login the state
 // names, when the browser holds that login's cookie, and stores the
 // token for the login's owner.
 func (w *WebLogins) callback(rw http.ResponseWriter, r *http.Request) {
 	qv := r.URL.Query()
 	state := qv.Get("state")
-	w.mu.Lock()
-	w.expireLocked(time.Now())
-	l := w.byState[state]
-	var ck *http.Cookie
+	var l *webLogin
 	bound := false
-	if l != nil && state != "" {
-		ck = w.cookieLocked(l)
-		if got, err := r.Cookie(ck.Name); err == nil && l.proved {
-			sum := sha256.Sum256([]byte(got.Value))
-			bound = subtle.ConstantTimeCompare(sum[:], l.binding[:]) == 1
+	if st := w.shared(); st != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), stepTimeout)
+		var err error
+		l, bound, err = w.takeShared(ctx, st, state, r)
+		cancel()
+		if err != nil {
+			w.sharedFailed(rw, "the redirect back", err)
+			return
 		}
-		if bound {
-			// Good once: the state and the binding go together.
-			w.dropLocked(state, l)
+	} else {
+		w.mu.Lock()
+		w.expireLocked(w.clock())
+		l = w.byState[state]
+		if l != nil && state != "" {
+			bound = w.boundLocked(r, l)
+			if bound {
+				// Good once: the state and the binding go together.
+				w.dropLocked(state, l)
+			}
 		}
+		w.mu.Unlock()
 	}
-	w.mu.Unlock()
 	if l == nil || state == "" {
 		writePage(rw, http.StatusBadRequest, "Login not found", "<p>"+html.EscapeString(unknownLogin)+".</p>")
 		return
@@ -367,15 +470,27 @@ func (w *WebLogins) callback(rw http.ResponseWriter, r *http.Request) {
 		// Not consumed: the owner's own browser may still come back.
 		w.noteRefused(l, "OAuth login through the server: a redirect came back to a browser that did not begin it; refused", "error", ErrWebLoginUnbound, "remote", r.RemoteAddr)
 		writePage(rw, http.StatusForbidden, "Refused", fmt.Sprintf("<p>Login to %s refused: %s. Open the login URL your client was given, in the browser you log in with, and prove you are %s there.</p>",
-			html.EscapeString(l.server()), html.EscapeString(ErrWebLoginUnbound.Error()), html.EscapeString(l.owner())))
+			html.EscapeString(l.server), html.EscapeString(ErrWebLoginUnbound.Error()), html.EscapeString(l.owner)))
 		return
 	}
+	w.mu.Lock()
+	ck := w.cookieLocked(l)
+	w.mu.Unlock()
 	ck.MaxAge = -1 // spent
 	http.SetCookie(rw, ck)
+	if l.c == nil {
+		// A shared login, come back here: this replica's client of the
+		// owner's server exchanges the code.
+		if !w.withClient(l) {
+			w.logOf(l).Warn("OAuth login through the server failed: this replica has no client of the owner's server")
+			writeDone(rw, l.server, "this server has no upstream of that name for the owner")
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
 	if err := l.complete(ctx, qv); err != nil {
-		l.c.log.Warn("OAuth login through the server failed", "error", err)
+		w.logOf(l).Warn("OAuth login through the server failed", "error", err)
 		code := qv.Get("error")
 		if code == "" {
 			code = "the code could not be exchanged"
@@ -383,13 +498,13 @@ func (w *WebLogins) callback(rw http.ResponseWriter, r *http.Request) {
 				code = "the redirect did not match the login"
 			}
 		}
-		writeDone(rw, l.server(), code)
+		writeDone(rw, l.server, code)
 		return
 	}
-	l.c.log.Info("OAuth login through the server completed")
-	writeDone(rw, l.server(), "")
+	w.logOf(l).Info("OAuth login through the server completed")
+	writeDone(rw, l.server, "")
 	if w.OnComplete != nil {
-		w.OnComplete(l.owner(), l.server(), l.url)
+		w.OnComplete(l.owner, l.server, l.url)
 	}
 }
 

@@ -87,7 +87,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
 		// Said until issue 34 lands in full: what is not shared yet.
-		log.Warn("[cluster] replica mode is partial: 2025 sessions and their notifications, stored outputs, budgets, live runs, session, agent and byte bounds and OAuth tokens are shared; owners' OAuth logins through the server are still per replica")
+		log.Warn("[cluster] replica mode is partial: 2025 sessions and their notifications, stored outputs, budgets, live runs, session, agent and byte bounds, OAuth tokens and owners' OAuth logins through the server are shared")
 	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
@@ -121,10 +121,27 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			owner := server.OwnerOfToken(cfg.HTTP.Tokens, tok)
 			return owner, owner != ""
 		}
-		a.web.OnComplete = func(owner, _, loginURL string) {
+		notify := func(owner, server, id string) {
 			if a.server != nil {
-				a.server.ElicitationComplete(owner, proxy.LoginElicitationID(loginURL))
+				a.server.ElicitationComplete(owner, id)
 			}
+			// Replicas: this replica's upstream of the owner's server,
+			// waiting for the login, reads the token on Redis now.
+			if a.web.Clients != nil {
+				if c, ok := a.web.Clients(owner, server); ok {
+					go func() {
+						ctx, cancel := context.WithTimeout(context.Background(), loginDoneTimeout)
+						defer cancel()
+						c.Recheck(ctx)
+					}()
+				}
+			}
+		}
+		if a.state.Replicated() {
+			notify = relayLoginsDone(a.state, log, notify)
+		}
+		a.web.OnComplete = func(owner, server, loginURL string) {
+			notify(owner, server, proxy.LoginElicitationID(loginURL))
 		}
 	}
 	authorize, err := oauthClients(cfg, log, a.web, a.state)

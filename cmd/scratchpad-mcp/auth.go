@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
@@ -58,17 +59,73 @@ func oauthClients(cfg *config.Config, log *slog.Logger, web *oauth.WebLogins, sh
 	if err != nil {
 		return nil, err
 	}
+	ownerClient := func(owner string, sc config.Server) *oauth.Client {
+		return oauth.New(oauth.Options{Server: sc, Store: store, Owner: owner, Web: web, Logger: log.With("owner", owner),
+			LoginCommand: loginCommand(cfg, sc.Name) + " (as the operator; owners log in through the server)"})
+	}
+	var made ownerClients
+	if web != nil && store.Shared != nil {
+		// Replicas: a login begun on one is completed on whichever the
+		// redirect reaches, by its client of the owner's server (the one
+		// its pool uses, so that its upstream waiting for the login wakes
+		// at once; else a new one: the token goes to the shared store
+		// either way, and the other replicas' upstreams read it there).
+		web.Store = store
+		web.Logger = log
+		web.Clients = func(owner, server string) (*oauth.Client, bool) {
+			for _, sc := range cfg.Servers {
+				if sc.Name == server && sc.Auth != nil && sc.Auth.Grant == config.GrantAuthorizationCode && !sc.Shared {
+					return made.get(owner, sc, ownerClient), true
+				}
+			}
+			return nil, false
+		}
+	}
 	return func(owner string, sc config.Server) upstream.Authorizer {
 		if sc.Auth == nil {
 			return nil
 		}
-		c := newOAuthClient(cfg, sc, store, log)
-		if owner != "" {
-			c = oauth.New(oauth.Options{Server: sc, Store: store, Owner: owner, Web: web, Logger: log.With("owner", owner),
-				LoginCommand: loginCommand(cfg, sc.Name) + " (as the operator; owners log in through the server)"})
+		if owner == "" {
+			return newOAuthClient(cfg, sc, store, log)
+		}
+		c := ownerClient(owner, sc)
+		if web != nil && store.Shared != nil {
+			made.put(owner, sc.Name, c)
 		}
 		return c
 	}, nil
+}
+
+// ownerClients are the OAuth clients of owners' servers this replica made
+// last, for the redirect back of a login through the server to complete
+// with.
+type ownerClients struct {
+	mu sync.Mutex
+	m  map[[2]string]*oauth.Client
+}
+
+func (o *ownerClients) put(owner, server string, c *oauth.Client) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = map[[2]string]*oauth.Client{}
+	}
+	o.m[[2]string{owner, server}] = c
+}
+
+// get is the client last made for owner's sc, else a new one (kept).
+func (o *ownerClients) get(owner string, sc config.Server, newClient func(string, config.Server) *oauth.Client) *oauth.Client {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if c := o.m[[2]string{owner, sc.Name}]; c != nil {
+		return c
+	}
+	if o.m == nil {
+		o.m = map[[2]string]*oauth.Client{}
+	}
+	c := newClient(owner, sc)
+	o.m[[2]string{owner, sc.Name}] = c
+	return c
 }
 
 // authStore is the user's token store ($SCRATCHPAD_MCP_AUTH_DIR, else in

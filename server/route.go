@@ -37,7 +37,10 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		// What the handler sends goes to the request's own stream
 		// (httpconn.go).
-		ctx = withRelated(se.context(ctx, req.GetExtra()), req.GetExtra())
+		ctx = se.context(ctx, req.GetExtra())
+		if se.relates {
+			ctx = withRelated(ctx, req.GetExtra())
+		}
 		if method != "initialize" {
 			if se.srv.opts.StartUpstreams != nil {
 				// A client that skipped initialize: start the upstreams

@@ -47,6 +47,11 @@ type session struct {
 	// context that ends when it left (streamable HTTP: the call's POST
 	// and any resumption of its stream are gone). nil: not known.
 	clientGone func(extra *mcp.RequestExtra) context.Context
+	// relates says the transport carries what a handler sends on its
+	// request's own stream (streamable HTTP, httpconn.go): the handler's
+	// context says which request it serves. Over stdio and SSE there is
+	// one stream, and what belongs to no answer goes through the outbox.
+	relates bool
 	// ids are the client's request ids on the session's connection
 	// (ids.go): a request's id as sent, for its span. nil: not known.
 	ids *callIDs

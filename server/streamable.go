@@ -440,7 +440,7 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	c.grace = h.grace
 	c.log = h.s.log
 	se.clientGone = c.clientGone
-	se.ids = &c.ids
+	se.ids, se.relates = &c.ids, true
 	hs = &httpSession{conn: c, se: se}
 	se.changed = func(ctx context.Context) { h.keep(ctx, hs) }
 	ended, endListen := context.WithCancel(context.Background())

@@ -317,7 +317,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		defer resp.Body.Close()
 		// Validated as it is read, so that when its end is in only the
 		// last read is left to check.
-		scan := &scanReader{r: resp.Body}
+		scan := &scanReader{r: resp.Body, s: messageStream()}
 		body, err := c.readBody(resp, scan)
 		if tl, ok := err.(*TooLargeError); ok && head.ID != nil {
 			c.abandon(head.ID, tl)
@@ -329,7 +329,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 			}
 			return fmt.Errorf("upstream %q: reading the answer to %s: %w", c.name, head.Method, err)
 		}
-		c.dispatchBody(body, &scan.s)
+		c.dispatchBody(body, scan.s)
 		return nil
 	case modern && waitFor != nil:
 		// No listening stream in 2026-07-28: a request's answer is in
@@ -374,7 +374,7 @@ func (c *httpConn) readBody(resp *http.Response, body io.Reader) ([]byte, error)
 // scanReader validates what it reads (jsonscan.Stream) as it reads it.
 type scanReader struct {
 	r io.Reader
-	s jsonscan.Stream
+	s *jsonscan.Stream
 }
 
 func (r *scanReader) Read(p []byte) (int, error) {
@@ -388,8 +388,7 @@ func (r *scanReader) Read(p []byte) (int, error) {
 func (c *httpConn) dispatchBody(body []byte, scan *jsonscan.Stream) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		members, err := scan.Close()
-		c.dispatchScanned(body, members, err)
+		c.dispatchScanned(body, closeScan(scan))
 		return
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -497,7 +496,7 @@ func (c *httpConn) readStream(r *sseReader, id json.RawMessage) (gotResponse boo
 		}
 		var rid json.RawMessage
 		if ev.scan != nil {
-			rid = c.dispatchScannedOn(ev.data, ev.scan.members, ev.scan.err, id)
+			rid = c.dispatchScannedOn(ev.data, ev.scan, id)
 		} else {
 			rid = c.dispatchOn(ev.data, id)
 		}

@@ -28,23 +28,17 @@ type lineReader struct {
 	// left to check; last is the verdict on the line next returned.
 	val  *jsonscan.Stream
 	fed  int
-	last *lineScan
-}
-
-// lineScan is what a [jsonscan.Stream] found in a line as it arrived.
-type lineScan struct {
-	members []jsonscan.Member
-	err     error
+	last *scanned
 }
 
 // lastScan is the validation of the line next just returned, when it was
 // validated as it arrived (a long line), or nil.
-func (l *lineReader) lastScan() *lineScan { return l.last }
+func (l *lineReader) lastScan() *scanned { return l.last }
 
 // feed validates the current line's bytes up to buf[to].
 func (l *lineReader) feed(to int) {
 	if l.val == nil {
-		l.val, l.fed = &jsonscan.Stream{}, l.start
+		l.val, l.fed = messageStream(), l.start
 	}
 	_, _ = l.val.Write(l.buf[l.fed:to])
 	l.fed = to
@@ -56,8 +50,7 @@ func (l *lineReader) finish(to int) {
 		return
 	}
 	l.feed(to)
-	m, err := l.val.Close()
-	l.last, l.val = &lineScan{members: m, err: err}, nil
+	l.last, l.val = closeScan(l.val), nil
 }
 
 const lineChunk = 64 << 10

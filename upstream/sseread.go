@@ -19,7 +19,7 @@ type sseEvent struct {
 	skipped *tooLong
 	// scan, when set, is the validation of data made as it arrived (one
 	// data line longer than a chunk).
-	scan *lineScan
+	scan *scanned
 }
 
 // sseReader parses an event stream as the HTML standard defines it
@@ -84,8 +84,7 @@ func (s *sseReader) next() (sseEvent, error) {
 			if skipped != nil {
 				ev.data = nil
 			} else if scan != nil {
-				m, err := scan.Close()
-				ev.scan = &lineScan{members: m, err: err}
+				ev.scan = closeScan(scan)
 			}
 			return ev, nil
 		}
@@ -192,7 +191,7 @@ func (s *sseReader) feed(line []byte) {
 		if line[from] == ' ' {
 			from++
 		}
-		s.val, s.valFed = &jsonscan.Stream{}, from
+		s.val, s.valFed = messageStream(), from
 	}
 	_, _ = s.val.Write(line[s.valFed:])
 	s.valFed = len(line)

@@ -77,6 +77,10 @@ type httpConn struct {
 	// x-mcp-header bindings, by the tool's name.
 	modern   bool
 	bindings func(tool string) []wire.Binding
+
+	// lineHint is the last big line's length, shared by the readers of
+	// every answer's stream (sseReader.hint).
+	lineHint atomic.Int64
 }
 
 // setModern switches the connection to the 2026-07-28 wire (every
@@ -419,7 +423,7 @@ func (c *httpConn) endedErr() error {
 // cannot be resumed fails the call.
 func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.RawMessage) {
 	r := newSSEReader(body)
-	r.max = c.h.maxMessage
+	r.max, r.hint = c.h.maxMessage, &c.lineHint
 	got, err := c.readStream(r, id)
 	body.Close()
 	c.mu.Lock()

@@ -95,3 +95,22 @@ func TestLineBufferSizedByTheLastBigLine(t *testing.T) {
 		t.Fatalf("a 100 KiB line after a 6 MiB one grew to %d bytes", grown[2])
 	}
 }
+
+// The SSE reader does the same, across the streams of one connection (a
+// streamable HTTP upstream answers every POST on a stream of its own).
+func TestSSEBufferSizedByTheLastBigLine(t *testing.T) {
+	event := append(append([]byte("data: "), bytes.Repeat([]byte("a"), 6<<20)...), '\n', '\n')
+	first := newSSEReader(bytes.NewReader(event))
+	if _, err := first.next(); err != nil {
+		t.Fatal(err)
+	}
+	second := newSSEReader(bytes.NewReader(event))
+	second.hint = first.hint // as httpConn.readAnswer shares its lineHint
+	ev, err := second.next()
+	if err != nil || len(ev.data) != 6<<20 {
+		t.Fatalf("%d bytes, %v", len(ev.data), err)
+	}
+	if most := len(event) + len(event)/8; second.grown == 0 || second.grown > most {
+		t.Fatalf("second stream's line grew to %d bytes, want at most %d (the first's grew to %d)", second.grown, most, first.grown)
+	}
+}

@@ -9,9 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
@@ -111,18 +109,15 @@ func TestTextReader(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("read %d bytes (%v), want %d", len(got), err, len(want))
 	}
-	for _, target := range []int{1, 2, 5, 6, 7, 11, 12, 13} {
-		s := []byte(`ab\ud83d\ude00cd\nef\u00e9`)
-		for p := 0; p < len(s); {
-			n := escapeSafeCut(s[p:], target)
-			if n <= 0 {
-				t.Fatalf("target %d at %d: cut %d", target, p, n)
-			}
-			var out [64]byte
-			if w := jsonscan.Unescape(out[:], s[p:p+n], n); bytes.ContainsRune(out[:w], utf8.RuneError) {
-				t.Fatalf("target %d: piece %q splits an escape", target, s[p:p+n])
-			}
-			p += n
+	// Pieces of every size cut no escape: a piece ends where the
+	// unescaper stopped, at an escape boundary.
+	small := []string{`"ab\ud83d\ude00cd\nef\u00e9\ud83dx\\\"g"`}
+	sv := modelView{texts: small}
+	whole := sv.text(-1, false)
+	for piece := 1; piece <= 14; piece++ {
+		got, err := io.ReadAll(newTextReaderPiece(small, piece))
+		if err != nil || !bytes.Equal(got, whole) {
+			t.Fatalf("pieces of %d: read %q (%v), want %q", piece, got, err, whole)
 		}
 	}
 	if n, _ := c.CountReader(newTextReader(lits)); n != c.Count(want) {

@@ -1,7 +1,6 @@
 package divert
 
 import (
-	"bytes"
 	"io"
 	"unicode/utf8"
 	"unsafe"
@@ -19,6 +18,7 @@ type textReader struct {
 	i     int      // the literal being read
 	pos   int      // offset in its inside
 	sep   bool     // a newline is due before it
+	piece int      // bytes unescaped at a time (at least)
 	buf   []byte
 	pend  []byte // unescaped, not yet read
 }
@@ -26,8 +26,12 @@ type textReader struct {
 // textPiece is how much of a literal is unescaped at a time.
 const textPiece = 64 << 10
 
-func newTextReader(texts []string) *textReader {
-	return &textReader{texts: texts, buf: make([]byte, textPiece+16)}
+func newTextReader(texts []string) *textReader { return newTextReaderPiece(texts, textPiece) }
+
+// newTextReaderPiece is a textReader unescaping piece bytes at a time (the
+// tests cut escapes with small pieces).
+func newTextReaderPiece(texts []string, piece int) *textReader {
+	return &textReader{texts: texts, piece: piece, buf: make([]byte, piece+16)}
 }
 
 // streamable reports whether texts can be read by a textReader.
@@ -58,48 +62,14 @@ func (r *textReader) Read(p []byte) (int, error) {
 			r.sep = r.i < len(r.texts)
 			continue
 		}
-		cut := escapeSafeCut(in[r.pos:], textPiece)
-		n := jsonscan.Unescape(r.buf, in[r.pos:r.pos+cut], cut)
-		r.pos += cut
+		// One pass: the unescaper stops at an escape boundary, so no scan
+		// ahead for a cut that splits none (it cost as much as the
+		// unescaping on JSON held as text, an escape every few bytes).
+		n, used := jsonscan.UnescapeSome(r.buf, in[r.pos:], r.piece)
+		r.pos += used
 		r.pend = r.buf[:n]
 	}
 	n := copy(p, r.pend)
 	r.pend = r.pend[n:]
 	return n, nil
-}
-
-// escapeSafeCut is where s (the inside of a string literal) may be cut at
-// or before target without splitting an escape (a surrogate pair is one),
-// or just past the escape that starts s when it crosses target.
-func escapeSafeCut(s []byte, target int) int {
-	if target >= len(s) {
-		return len(s)
-	}
-	p := 0
-	for {
-		k := bytes.IndexByte(s[p:], '\\')
-		if k < 0 || p+k >= target {
-			return target
-		}
-		p += k
-		n := 2
-		if p+1 < len(s) && s[p+1] == 'u' {
-			n = 6
-			if p+12 <= len(s) && s[p+6] == '\\' && s[p+7] == 'u' && isHighSurrogate(s[p+2:p+6]) {
-				n = 12
-			}
-		}
-		if p+n > target {
-			if p == 0 {
-				return min(n, len(s))
-			}
-			return p
-		}
-		p += n
-	}
-}
-
-// isHighSurrogate reports whether the four hex digits h are D800-DBFF.
-func isHighSurrogate(h []byte) bool {
-	return (h[0] == 'd' || h[0] == 'D') && (h[1] >= '8' && h[1] <= '9' || h[1] >= 'a' && h[1] <= 'b' || h[1] >= 'A' && h[1] <= 'B')
 }

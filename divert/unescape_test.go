@@ -2,6 +2,7 @@ package divert
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -36,6 +37,14 @@ func FuzzUnescapeIsEncodingJSON(f *testing.F) {
 				t.Fatalf("%q limit %d: %q", lit, limit, got)
 			}
 		}
+		// Read a piece at a time (the pass-through's count), pieces of
+		// every size: the same text.
+		if streamable(v.texts) {
+			piece := 1 + max(0, limit)%17
+			if got, _ := io.ReadAll(newTextReaderPiece(v.texts, piece)); string(got) != want {
+				t.Fatalf("%q in pieces of %d: %q, want %q", lit, piece, got, want)
+			}
+		}
 		own := append([]byte(nil), raw...)
 		v, _ = view(own, false)
 		if got := string(v.text(-1, true)); got != want {
@@ -56,6 +65,22 @@ func BenchmarkUnescape(b *testing.B) {
 				copy(own, raw)
 				v, _ := view(own, true)
 				_ = v.text(-1, true)
+			}
+		})
+	}
+}
+
+// BenchmarkTextReader: the text of a 24 MB result read a piece at a time,
+// as the pass-through's charge feeds it to the counter (the counting
+// itself left out).
+func BenchmarkTextReader(b *testing.B) {
+	for _, format := range []string{"json", "text"} {
+		raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": testupstream.Blob(format, 24)}}})
+		v, _ := view(raw, true)
+		b.Run(format, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				_, _ = io.Copy(io.Discard, newTextReader(v.texts))
 			}
 		})
 	}

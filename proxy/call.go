@@ -99,7 +99,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		params["_meta"] = fm
 	}
 	start := time.Now()
-	raw, err := p.forward(ctx, s, rt.up, "tools/call", rt.orig, params)
+	raw, rtype, err := p.forwardTyped(ctx, s, rt.up, "tools/call", rt.orig, params)
 	if err != nil {
 		var rerr *upstream.RPCError
 		var tooLarge *upstream.TooLargeError
@@ -132,7 +132,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		return ToolError(msg), false, nil
 	}
 	answered := time.Now()
-	if out, isTask, terr := p.taskResult(raw, cfg.Name, rt.orig); isTask {
+	if out, isTask, terr := p.taskResult(raw, rtype, cfg.Name, rt.orig); isTask {
 		// A task, not a result: its result comes with tasks/get.
 		if terr != nil {
 			return ToolError(terr.Error()), false, nil
@@ -193,7 +193,15 @@ func ToolError(msg string) json.RawMessage {
 // names the request in errors (the method, or the tool called). The
 // upstream's own JSON-RPC error comes back as an [*upstream.RPCError],
 // the caller's cancellation as ctx's error.
-func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (_ json.RawMessage, err error) {
+func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, error) {
+	raw, _, err := p.forwardTyped(ctx, s, u, method, what, params)
+	return raw, err
+}
+
+// forwardTyped is forward that also returns the result's resultType
+// ([upstream.Upstream.CallTyped]: a big result is not walked again to
+// learn it).
+func (p *Proxy) forwardTyped(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (_ json.RawMessage, rtype string, err error) {
 	cfg := u.Config()
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callerKey{}, s), cfg.Timeout)
 	defer cancel()
@@ -206,30 +214,30 @@ func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, me
 	defer end()
 	continues(ctx, method, params)
 	cctx, endSpan := p.startClient(cctx, cfg.Name, method, what, params)
-	raw, err := u.Call(cctx, method, params)
+	raw, rtype, err := u.CallTyped(cctx, method, params)
 	if ir, ok := errors.AsType[*upstream.InputRequired](err); ok {
 		if m, isMap := params.(map[string]any); isMap && canAsk(s, ir) {
-			raw, err = p.fulfil(cctx, s, ir, m, func() (json.RawMessage, error) { return u.Call(cctx, method, params) })
+			raw, rtype, err = p.fulfil(cctx, s, ir, m, func() (json.RawMessage, string, error) { return u.CallTyped(cctx, method, params) })
 		}
 	}
 	if err == nil {
 		endSpan(raw, nil)
-		return raw, nil
+		return raw, rtype, nil
 	}
 	defer func() { endSpan(nil, err) }()
 	var rerr *upstream.RPCError
 	var ir *upstream.InputRequired
 	switch {
 	case errors.As(err, &rerr):
-		return nil, rerr
+		return nil, "", rerr
 	case errors.As(err, &ir):
-		return nil, ir // for the client to answer (mrtr.go)
+		return nil, "", ir // for the client to answer (mrtr.go)
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
+		return nil, "", ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]): %w", cfg.Name, what, cfg.Timeout, cfg.Name, ErrUpstreamTimeout)
+		return nil, "", fmt.Errorf("upstream %q did not answer %s within %s (timeout in [mcp.servers.%s]): %w", cfg.Name, what, cfg.Timeout, cfg.Name, ErrUpstreamTimeout)
 	default:
-		return nil, fmt.Errorf("calling %s on upstream %q failed: %w", what, cfg.Name, err)
+		return nil, "", fmt.Errorf("calling %s on upstream %q failed: %w", what, cfg.Name, err)
 	}
 }
 

@@ -118,23 +118,23 @@ func canAsk(s Session, ir *upstream.InputRequired) bool {
 // holding the answers) until the upstream completes, fails, or asks for
 // what s cannot give (then its input-required result is returned as the
 // error, for the client).
-func (p *Proxy) fulfil(ctx context.Context, s Session, ir *upstream.InputRequired, params map[string]any, call func() (json.RawMessage, error)) (json.RawMessage, error) {
+func (p *Proxy) fulfil(ctx context.Context, s Session, ir *upstream.InputRequired, params map[string]any, call func() (json.RawMessage, string, error)) (json.RawMessage, string, error) {
 	empty := 0
 	for round := 0; ; round++ {
 		if round >= maxInputRounds {
-			return nil, fmt.Errorf("the upstream still needed input after %d rounds of answers", maxInputRounds)
+			return nil, "", fmt.Errorf("the upstream still needed input after %d rounds of answers", maxInputRounds)
 		}
 		if !canAsk(s, ir) {
-			return nil, ir
+			return nil, "", ir
 		}
 		if len(ir.Requests) == 0 {
 			if empty >= maxEmptyRounds {
-				return nil, fmt.Errorf("the upstream asked for nothing %d times in a row", maxEmptyRounds)
+				return nil, "", fmt.Errorf("the upstream asked for nothing %d times in a row", maxEmptyRounds)
 			}
 			select {
 			case <-time.After(emptyRoundWait[empty]):
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, "", ctx.Err()
 			}
 			empty++
 		} else {
@@ -142,7 +142,7 @@ func (p *Proxy) fulfil(ctx context.Context, s Session, ir *upstream.InputRequire
 		}
 		answers, err := ask(ctx, s, ir.Requests)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		params["inputResponses"] = answers
 		if ir.State != "" {
@@ -150,12 +150,12 @@ func (p *Proxy) fulfil(ctx context.Context, s Session, ir *upstream.InputRequire
 		} else {
 			delete(params, "requestState")
 		}
-		raw, err := call()
+		raw, rtype, err := call()
 		if next, ok := errors.AsType[*upstream.InputRequired](err); ok {
 			ir = next
 			continue
 		}
-		return raw, err
+		return raw, rtype, err
 	}
 }
 

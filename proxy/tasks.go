@@ -83,9 +83,10 @@ func (t *taskTools) of(wrapped string) (string, bool) {
 }
 
 // taskResult wraps the taskId of a result that created a task, if it
-// did, and remembers its tool; isTask reports whether it did.
-func (p *Proxy) taskResult(raw json.RawMessage, server, tool string) (out json.RawMessage, isTask bool, err error) {
-	if wire.ParseResultType(raw) != wire.ResultTask {
+// did (rtype, its resultType, says), and remembers its tool; isTask
+// reports whether it did.
+func (p *Proxy) taskResult(raw json.RawMessage, rtype, server, tool string) (out json.RawMessage, isTask bool, err error) {
+	if rtype != wire.ResultTask {
 		return raw, false, nil
 	}
 	out, wrapped, err := rewriteTaskID(raw, func(id string) string { return TaskID(server, id) })

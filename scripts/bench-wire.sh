@@ -14,7 +14,10 @@
 # serving transport), WIRE_WARM=0 (no untimed first call through a proxy
 # whose stdio upstream must build its output), WIRE_PROFILE=DIR (each proxy
 # writes a CPU profile there: go tool pprof -top DIR/FILE), WIRE_SERVER_EXTRA (TOML lines for the server, e.g.
-# max_result_bytes = 2147483648).
+# max_result_bytes = 2147483648), WIRE_BIN (a scratchpad-mcp binary to run as
+# the proxy instead of one built from this tree: before/after runs, e.g.
+# git archive OLD | tar -x -C /tmp/old && (cd /tmp/old && go build -o
+# /tmp/old.bin ./cmd/scratchpad-mcp), then WIRE_BIN=/tmp/old.bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -tags bench -count=1 -timeout 30m -run 'TestBenchWire$' -v ./cmd/scratchpad-mcp/ 2>&1 |

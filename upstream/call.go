@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // maxUnavailableWait bounds how long a call waits for an upstream that is
@@ -29,22 +30,46 @@ const maxUnavailableWait = 10 * time.Second
 // revision removed are answered here (subscriptions are kept for the
 // listen stream, logging/setLevel and ping need nothing).
 func (u *Upstream) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	res, _, err := u.call(ctx, method, params, false)
+	return res, err
+}
+
+// CallTyped is [Upstream.Call] that also returns the result's resultType
+// as [wire.ParseResultType] gives it. For an answer validated as it
+// arrived (a long one) the reader found it on the way, so a big result
+// is not walked again to learn it (walking means skipping every member's
+// value: the whole text of a 100 MB result); otherwise it is asked once,
+// here, where the input-required check needs it too.
+func (u *Upstream) CallTyped(ctx context.Context, method string, params any) (json.RawMessage, string, error) {
+	return u.call(ctx, method, params, true)
+}
+
+// call is Call; typed asks for the result's type (a 2026-07-28
+// upstream's is always looked at, for input-required).
+func (u *Upstream) call(ctx context.Context, method string, params any, typed bool) (json.RawMessage, string, error) {
 	resent := false
 	for {
 		c, err := u.await(ctx)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		modern := isModern(c)
 		if modern {
 			if res, err, handled := u.modernOnly(method, params); handled {
-				return res, err
+				typ := ""
+				if err == nil && typed {
+					typ = wire.ParseResultType(res)
+				}
+				return res, typ, err
 			}
 		}
-		res, err := c.Call(ctx, method, params)
+		res, typ, err := c.callTyped(ctx, method, params)
+		if err == nil && (modern || typed) && typ == "" {
+			typ = wire.ParseResultType(res)
+		}
 		if err == nil && modern {
-			if ir := inputRequired(method, res); ir != nil {
-				return nil, ir
+			if ir := inputRequired(method, res, typ); ir != nil {
+				return nil, "", ir
 			}
 		}
 		// A request that never left is sent again, once, on the next
@@ -57,9 +82,12 @@ func (u *Upstream) Call(ctx context.Context, method string, params any) (json.Ra
 			continue
 		}
 		if errors.Is(err, ErrUpstreamExited) {
-			return nil, fmt.Errorf("upstream %q exited during the call: %w", u.cfg.Name, err)
+			return nil, "", fmt.Errorf("upstream %q exited during the call: %w", u.cfg.Name, err)
 		}
-		return res, err
+		if err != nil {
+			return res, "", err
+		}
+		return res, typ, nil
 	}
 }
 

@@ -15,6 +15,9 @@ type conn interface {
 	// response is returned as an [*RPCError]; a request that was never
 	// sent as a [*notSentError].
 	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+	// callTyped is Call that also returns the result's resultType when
+	// the transport's reader found it as the answer arrived, else "".
+	callTyped(ctx context.Context, method string, params any) (json.RawMessage, string, error)
 	// Notify sends a notification.
 	Notify(ctx context.Context, method string, params any) error
 	// Done is closed when the connection is gone for good (process exited,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
 // errInvalidJSON is a message that is not one JSON object.
@@ -89,6 +90,37 @@ func decodeMembers(msg []byte, members []jsonscan.Member, serr error) (rpcMessag
 		m.Error = &e
 	}
 	return m, nil
+}
+
+// scanned is what a [jsonscan.Stream] found in a message as it arrived:
+// its members and verdict, and the members of its result (offsets into
+// the message) when that is an object, so that the result's type is
+// known without walking it again.
+type scanned struct {
+	members  []jsonscan.Member
+	err      error
+	result   []jsonscan.Member
+	resultOK bool
+}
+
+// messageStream is the validation of a message as it arrives.
+func messageStream() *jsonscan.Stream { return &jsonscan.Stream{Inner: "result"} }
+
+// closeScan ends s and says what it found.
+func closeScan(s *jsonscan.Stream) *scanned {
+	m, err := s.Close()
+	r, ok := s.InnerMembers()
+	return &scanned{members: m, err: err, result: r, resultOK: ok}
+}
+
+// decodeScanned is decodeMembers for a message a Stream read: the
+// result's type is taken from the members it found.
+func decodeScanned(msg []byte, sc *scanned) (rpcMessage, error) {
+	m, err := decodeMembers(msg, sc.members, sc.err)
+	if err == nil && m.Result != nil && sc.resultOK {
+		m.resultType, m.typed = wire.ResultTypeOfMembers(msg, sc.result)
+	}
+	return m, err
 }
 
 // stringOf is a JSON value as text: a string unescaped, anything else as

@@ -339,9 +339,10 @@ func (u *Upstream) subscribe(uri string, on bool) {
 }
 
 // inputRequired is the error for a 2026-07-28 result that asks for input,
-// nil for any other result. Only the top level is looked at.
-func inputRequired(method string, res json.RawMessage) error {
-	if wire.ParseResultType(res) != wire.ResultInputRequired {
+// nil for any other result; typ is its resultType. Only the top level is
+// looked at.
+func inputRequired(method string, res json.RawMessage, typ string) error {
+	if typ != wire.ResultInputRequired {
 		return nil
 	}
 	ir, err := wire.ParseInputRequired(res)

@@ -77,6 +77,10 @@ type httpConn struct {
 	// x-mcp-header bindings, by the tool's name.
 	modern   bool
 	bindings func(tool string) []wire.Binding
+
+	// lineHint is the last big line's length, shared by the readers of
+	// every answer's stream (sseReader.hint).
+	lineHint atomic.Int64
 }
 
 // setModern switches the connection to the 2026-07-28 wire (every
@@ -317,7 +321,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 		defer resp.Body.Close()
 		// Validated as it is read, so that when its end is in only the
 		// last read is left to check.
-		scan := &scanReader{r: resp.Body}
+		scan := &scanReader{r: resp.Body, s: messageStream()}
 		body, err := c.readBody(resp, scan)
 		if tl, ok := err.(*TooLargeError); ok && head.ID != nil {
 			c.abandon(head.ID, tl)
@@ -329,7 +333,7 @@ func (c *httpConn) send(ctx context.Context, msg []byte) error {
 			}
 			return fmt.Errorf("upstream %q: reading the answer to %s: %w", c.name, head.Method, err)
 		}
-		c.dispatchBody(body, &scan.s)
+		c.dispatchBody(body, scan.s)
 		return nil
 	case modern && waitFor != nil:
 		// No listening stream in 2026-07-28: a request's answer is in
@@ -374,7 +378,7 @@ func (c *httpConn) readBody(resp *http.Response, body io.Reader) ([]byte, error)
 // scanReader validates what it reads (jsonscan.Stream) as it reads it.
 type scanReader struct {
 	r io.Reader
-	s jsonscan.Stream
+	s *jsonscan.Stream
 }
 
 func (r *scanReader) Read(p []byte) (int, error) {
@@ -388,8 +392,7 @@ func (r *scanReader) Read(p []byte) (int, error) {
 func (c *httpConn) dispatchBody(body []byte, scan *jsonscan.Stream) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		members, err := scan.Close()
-		c.dispatchScanned(body, members, err)
+		c.dispatchScanned(body, closeScan(scan))
 		return
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -420,7 +423,7 @@ func (c *httpConn) endedErr() error {
 // cannot be resumed fails the call.
 func (c *httpConn) readAnswer(ctx context.Context, body io.ReadCloser, id json.RawMessage) {
 	r := newSSEReader(body)
-	r.max = c.h.maxMessage
+	r.max, r.hint = c.h.maxMessage, &c.lineHint
 	got, err := c.readStream(r, id)
 	body.Close()
 	c.mu.Lock()
@@ -497,7 +500,7 @@ func (c *httpConn) readStream(r *sseReader, id json.RawMessage) (gotResponse boo
 		}
 		var rid json.RawMessage
 		if ev.scan != nil {
-			rid = c.dispatchScannedOn(ev.data, ev.scan.members, ev.scan.err, id)
+			rid = c.dispatchScannedOn(ev.data, ev.scan, id)
 		} else {
 			rid = c.dispatchOn(ev.data, id)
 		}

@@ -69,3 +69,48 @@ func TestEarlierBigMessageIsReturned(t *testing.T) {
 	}
 	runtime.KeepAlive(line)
 }
+
+// A big line after another grows to about the last one's length at once
+// (a smaller buffer than doubling would make, and fewer bytes moved), and
+// a line much shorter than the last is not given the last one's size.
+func TestLineBufferSizedByTheLastBigLine(t *testing.T) {
+	big := append(bytes.Repeat([]byte("a"), 6<<20), '\n')
+	small := append(bytes.Repeat([]byte("b"), 100<<10), '\n')
+	lr := newLineReader(bytes.NewReader(bytes.Join([][]byte{big, big, small}, nil)), 0)
+	var grown, moved []int
+	for i, want := range [][]byte{big, big, small} {
+		line, _, err := lr.next()
+		if err != nil || !bytes.Equal(line, want[:len(want)-1]) {
+			t.Fatalf("line %d: %d bytes, %v", i, len(line), err)
+		}
+		grown, moved = append(grown, lr.grown), append(moved, lr.moved)
+	}
+	if grown[0] != 8<<20 {
+		t.Fatalf("first line grew to %d bytes, want 8 MiB (doubled from 64 KiB)", grown[0])
+	}
+	if most := len(big) + len(big)/8; grown[1] < len(big) || grown[1] > most || moved[1] >= moved[0]/2 {
+		t.Fatalf("second line grew to %d bytes moving %d, want between %d and %d, moving less than half the first's %d", grown[1], moved[1], len(big), most, moved[0])
+	}
+	if grown[2] > 256<<10 {
+		t.Fatalf("a 100 KiB line after a 6 MiB one grew to %d bytes", grown[2])
+	}
+}
+
+// The SSE reader does the same, across the streams of one connection (a
+// streamable HTTP upstream answers every POST on a stream of its own).
+func TestSSEBufferSizedByTheLastBigLine(t *testing.T) {
+	event := append(append([]byte("data: "), bytes.Repeat([]byte("a"), 6<<20)...), '\n', '\n')
+	first := newSSEReader(bytes.NewReader(event))
+	if _, err := first.next(); err != nil {
+		t.Fatal(err)
+	}
+	second := newSSEReader(bytes.NewReader(event))
+	second.hint = first.hint // as httpConn.readAnswer shares its lineHint
+	ev, err := second.next()
+	if err != nil || len(ev.data) != 6<<20 {
+		t.Fatalf("%d bytes, %v", len(ev.data), err)
+	}
+	if most := len(event) + len(event)/8; second.grown == 0 || second.grown > most {
+		t.Fatalf("second stream's line grew to %d bytes, want at most %d (the first's grew to %d)", second.grown, most, first.grown)
+	}
+}

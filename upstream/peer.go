@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 )
 
@@ -95,6 +94,11 @@ type rpcMessage struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
+
+	// resultType is the result's, when the reader found it as the
+	// message arrived (typed): [wire.ResultTypeOfMembers].
+	resultType string
+	typed      bool
 }
 
 // rpcError is an error response; unlike rpcMessage it always carries its
@@ -123,14 +127,14 @@ func (p *peer) dispatchOn(msg []byte, related json.RawMessage) (responseID json.
 
 // dispatchScanned is dispatch for a message validated as it arrived: its
 // members and the verdict are given.
-func (p *peer) dispatchScanned(msg []byte, members []jsonscan.Member, serr error) (responseID json.RawMessage) {
-	return p.dispatchScannedOn(msg, members, serr, nil)
+func (p *peer) dispatchScanned(msg []byte, sc *scanned) (responseID json.RawMessage) {
+	return p.dispatchScannedOn(msg, sc, nil)
 }
 
 // dispatchScannedOn is dispatchScanned for a message on the answer
 // stream of the call with id related.
-func (p *peer) dispatchScannedOn(msg []byte, members []jsonscan.Member, serr error, related json.RawMessage) (responseID json.RawMessage) {
-	m, err := decodeMembers(msg, members, serr)
+func (p *peer) dispatchScannedOn(msg []byte, sc *scanned, related json.RawMessage) (responseID json.RawMessage) {
+	m, err := decodeScanned(msg, sc)
 	return p.handle(msg, m, err, related)
 }
 
@@ -338,6 +342,14 @@ func (p *peer) write(ctx context.Context, v any) error {
 }
 
 func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	res, _, err := p.callTyped(ctx, method, params)
+	return res, err
+}
+
+// callTyped is Call that also returns the result's resultType when the
+// reader found it as the answer arrived (a long message, validated as it
+// came), else "": the caller asks [wire.ParseResultType] then.
+func (p *peer) callTyped(ctx context.Context, method string, params any) (json.RawMessage, string, error) {
 	id := strconv.FormatInt(p.nextID.Add(1), 10)
 	ch := make(chan reply, 1)
 	p.mu.Lock()
@@ -354,7 +366,7 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 		withEnv, err := envelopeParams(params, (*env)(ctx))
 		if err != nil {
 			forget()
-			return nil, &notSentError{fmt.Errorf("%s: %w", method, err)}
+			return nil, "", &notSentError{fmt.Errorf("%s: %w", method, err)}
 		}
 		params = withEnv
 	}
@@ -370,22 +382,26 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 			err = p.sendFailed(ctx, err)
 		}
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return nil, &notSentError{err}
+		return nil, "", &notSentError{err}
 	}
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return nil, r.err
+			return nil, "", r.err
 		}
-		return r.msg.outcome(method)
+		res, err := r.msg.outcome(method)
+		if err != nil || !r.msg.typed {
+			return res, "", err
+		}
+		return res, r.msg.resultType, nil
 	case <-ctx.Done():
 		forget()
 		if p.cancelByClose.Load() || ctx.Value(quietKey{}) != nil {
 			// The POST's stream closed with ctx: that is the cancel. Or
 			// a probe the upstream may not even understand: say nothing.
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
 		// Tell the upstream to stop working on it.
 		nctx, cancel := context.WithTimeout(context.Background(), cancelNoticeTimeout)
@@ -393,10 +409,10 @@ func (p *peer) Call(ctx context.Context, method string, params any) (json.RawMes
 			"requestId": json.RawMessage(id), "reason": ctx.Err().Error(),
 		})
 		cancel()
-		return nil, ctx.Err()
+		return nil, "", ctx.Err()
 	case <-p.done:
 		forget()
-		return nil, p.Err()
+		return nil, "", p.Err()
 	}
 }
 

@@ -181,7 +181,7 @@ func (c *sseConn) readEvents(r *sseReader) error {
 			} else if len(bytes.TrimSpace(ev.data)) == 0 {
 				// nothing to dispatch
 			} else if ev.scan != nil {
-				c.dispatchScanned(ev.data, ev.scan.members, ev.scan.err)
+				c.dispatchScanned(ev.data, ev.scan)
 			} else {
 				c.dispatch(ev.data)
 			}

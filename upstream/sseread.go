@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
@@ -19,7 +20,7 @@ type sseEvent struct {
 	skipped *tooLong
 	// scan, when set, is the validation of data made as it arrived (one
 	// data line longer than a chunk).
-	scan *lineScan
+	scan *scanned
 }
 
 // sseReader parses an event stream as the HTML standard defines it
@@ -48,15 +49,24 @@ type sseReader struct {
 	val     *jsonscan.Stream
 	valFed  int
 	lineVal *jsonscan.Stream
+
+	// hint is the length of the last line longer than a chunk, shared by
+	// the readers of one connection (a streamable HTTP upstream's every
+	// answer is a stream of its own): a line reaching a quarter of it
+	// grows there at once, as lineReader's does. grown is the size the
+	// last line's buffer last grew to (the tests look).
+	hint  *atomic.Int64
+	grown int
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
+	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), hint: new(atomic.Int64)}
 }
 
 // next returns the next event. An event the stream ends in the middle of
 // is not dispatched (the standard says so).
 func (s *sseReader) next() (sseEvent, error) {
+	s.grown = 0
 	var name string
 	var data []byte
 	var skipped *tooLong
@@ -84,8 +94,7 @@ func (s *sseReader) next() (sseEvent, error) {
 			if skipped != nil {
 				ev.data = nil
 			} else if scan != nil {
-				m, err := scan.Close()
-				ev.scan = &lineScan{members: m, err: err}
+				ev.scan = closeScan(scan)
 			}
 			return ev, nil
 		}
@@ -136,7 +145,7 @@ func (s *sseReader) next() (sseEvent, error) {
 // it keeps the last event id and the retry time.
 func (s *sseReader) resume(body io.Reader) *sseReader {
 	r := newSSEReader(body)
-	r.lastID, r.retry, r.max = s.lastID, s.retry, s.max
+	r.lastID, r.retry, r.max, r.hint = s.lastID, s.retry, s.max, s.hint
 	return r
 }
 
@@ -192,7 +201,7 @@ func (s *sseReader) feed(line []byte) {
 		if line[from] == ' ' {
 			from++
 		}
-		s.val, s.valFed = &jsonscan.Stream{}, from
+		s.val, s.valFed = messageStream(), from
 	}
 	_, _ = s.val.Write(line[s.valFed:])
 	s.valFed = len(line)
@@ -240,7 +249,11 @@ func (s *sseReader) line() ([]byte, error) {
 				// Doubling (append grows big slices by 1.25: more copies),
 				// the old buffer released when big.
 				n := max(2*cap(line), len(line)+len(buf))
+				if h := int(s.hint.Load()); h > 0 && len(line)+len(buf) >= h/4 {
+					n = max(n, h+h/16+lineChunk)
+				}
 				line = append(make([]byte, 0, n), line...)
+				s.grown = n
 				releaseGarbage(n)
 			}
 			line = append(line, buf...)
@@ -254,6 +267,9 @@ func (s *sseReader) line() ([]byte, error) {
 		}
 		line = append(line, buf[:end]...)
 		_, _ = s.r.Discard(end + 1)
+		if len(line) >= lineChunk {
+			s.hint.Store(int64(len(line)))
+		}
 		if s.val != nil {
 			_, _ = s.val.Write(line[s.valFed:])
 			s.lineVal, s.val = s.val, nil

@@ -103,7 +103,7 @@ func (c *stdioConn) readLoop(out io.Reader) {
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if sc := r.lastScan(); sc != nil {
 				// Validated as it arrived: only the envelope is left.
-				c.dispatchScanned(line, sc.members, sc.err)
+				c.dispatchScanned(line, sc)
 			} else {
 				c.dispatch(line)
 			}

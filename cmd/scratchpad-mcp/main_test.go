@@ -28,6 +28,12 @@ var (
 func binary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
+		if b := os.Getenv("WIRE_BIN"); b != "" {
+			// The wire benchmark's before/after runs: a binary built
+			// elsewhere (another commit) against the same upstream.
+			binPath = b
+			return
+		}
 		dir, err := os.MkdirTemp("", "scratchpad-mcp-bin-")
 		if err != nil {
 			binErr = err

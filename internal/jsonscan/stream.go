@@ -29,6 +29,21 @@ type Stream struct {
 
 	members []Member
 	err     *Error
+
+	// Inner, when set before the first Write, names a top-level member
+	// whose value's own members are recorded too, when it is an object
+	// ([Stream.Inner]): what a reader needs of a JSON-RPC message's
+	// result (its resultType) without walking it again. (A key written
+	// with escapes is not recognised: the caller then walks.)
+	Inner string
+
+	inInner     bool // the top-level member being read is Inner, an object
+	innerKey    int  // start of the inner member key being read
+	innerKeyEnd int
+	innerMember bool // an inner member's colon has passed
+	innerAt     int  // where its value starts (-1: not yet)
+	inner       []Member
+	innerDone   bool // an Inner object ended: inner holds its members
 }
 
 // Member is a top-level member found by a [Stream]: the key's bytes are
@@ -128,6 +143,8 @@ func (s *Stream) Write(p []byte) (int, error) {
 				s.st, s.sub, s.isKey = stString, 0, true
 				if s.depth == 1 {
 					s.key, s.keyStart = s.key[:0], s.off+1
+				} else if s.depth == 2 && s.inInner {
+					s.innerKey = s.off + 1
 				}
 			default:
 				s.fail(ErrInvalid)
@@ -141,6 +158,8 @@ func (s *Stream) Write(p []byte) (int, error) {
 			s.st = stValue
 			if s.depth == 1 {
 				s.inMember, s.valueAt = true, -1
+			} else if s.depth == 2 && s.inInner {
+				s.innerMember, s.innerAt = true, -1
 			}
 		case stAfter:
 			obj := s.stack[(s.depth-1)/64]>>((s.depth-1)%64)&1 == 1
@@ -169,6 +188,14 @@ func (s *Stream) Write(p []byte) (int, error) {
 func (s *Stream) value(c byte) {
 	if s.depth == 1 && s.inMember && s.valueAt < 0 {
 		s.valueAt = s.off
+		if s.Inner != "" && string(s.key) == s.Inner {
+			// Recorded afresh (a repeated key's last value is the one a
+			// decoder keeps), when an object.
+			s.inInner, s.inner, s.innerDone = c == '{', s.inner[:0], false
+		}
+	}
+	if s.depth == 2 && s.innerMember && s.innerAt < 0 {
+		s.innerAt = s.off
 	}
 	switch c {
 	case '{', '[':
@@ -266,9 +293,16 @@ func (s *Stream) close() {
 
 // valueEnded: a value ended just before s.off.
 func (s *Stream) valueEnded() {
+	if s.depth == 2 && s.innerMember {
+		s.inner = append(s.inner, Member{KeyStart: s.innerKey, KeyEnd: s.innerKeyEnd, ValueStart: s.innerAt, ValueEnd: s.off})
+		s.innerMember = false
+	}
 	if s.depth == 1 && s.inMember {
 		s.members = append(s.members, Member{KeyStart: s.keyStart, KeyEnd: s.keyStart + len(s.key), ValueStart: s.valueAt, ValueEnd: s.off})
 		s.inMember = false
+		if s.inInner {
+			s.inInner, s.innerDone = false, true
+		}
 	}
 	if s.depth == 0 {
 		s.st = stEnd
@@ -301,6 +335,9 @@ func (s *Stream) stringBytes(p []byte, i int) int {
 			case closed:
 				if s.isKey {
 					s.st = stColon
+					if s.depth == 2 && s.inInner {
+						s.innerKeyEnd = s.off - 1 // the closing quote
+					}
 				} else {
 					s.valueEnded()
 				}
@@ -438,6 +475,17 @@ func (s *Stream) Close() ([]Member, error) {
 		return s.members, s.err
 	}
 	return s.members, nil
+}
+
+// InnerMembers are the members of the top-level member named
+// [Stream.Inner], as offsets into the input like [Member]'s, once the input
+// is closed without error; ok is false when there is no such member, its
+// value is not an object, or the input did not validate.
+func (s *Stream) InnerMembers() (members []Member, ok bool) {
+	if s.err != nil || s.st != stEnd || !s.innerDone {
+		return nil, false
+	}
+	return s.inner, true
 }
 
 // Members is [Scan] with the members as offsets into b.

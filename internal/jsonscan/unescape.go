@@ -15,19 +15,37 @@ import (
 // start before it): no byte is written before it is read. out must have
 // room for min(stop, len(s)) bytes.
 func Unescape(out, s []byte, stop int) int {
-	w := 0
+	w, _ := unescape(out, s, stop)
+	return min(w, stop)
+}
+
+// UnescapeSome is [Unescape] for reading a literal a piece at a time: it
+// stops at the first escape boundary once it wrote stop bytes or more
+// (an escape, a surrogate pair too, is resolved whole, so the last one
+// may take it up to 3 bytes past stop) and returns what it wrote and how
+// many bytes of s it read. Unescaping the rest of s from there continues
+// the value exactly, so a caller needs no scan of its own for where a
+// piece may end. out must have room for min(stop, len(s)) + 3 bytes.
+func UnescapeSome(out, s []byte, stop int) (written, read int) {
+	return unescape(out, s, stop)
+}
+
+// unescape is Unescape's loop: written may pass stop by the last
+// escape's bytes; read is where in s it stopped.
+func unescape(out, s []byte, stop int) (w, i int) {
 	plain := 0 // bytes since the last escape
-	for i := 0; i < len(s) && w < stop; {
+	for i < len(s) && w < stop {
 		if plain >= 16 {
 			// A run without escapes (text, logs): moved whole up to the
 			// next backslash (copy allows the overlap in place, where out
 			// trails s). JSON held as text has an escape every few bytes
 			// and stays on the byte loop, which is faster there.
-			k := bytes.IndexByte(s[i:], '\\')
-			if k < 0 {
-				k = len(s) - i
+			// (Looked for no further than can be written: a piece of a
+			// long literal without escapes must not search all of it.)
+			k := min(len(s)-i, stop-w, len(out)-w)
+			if e := bytes.IndexByte(s[i:i+k], '\\'); e >= 0 {
+				k = e
 			}
-			k = min(k, stop-w, len(out)-w)
 			w += copy(out[w:w+k], s[i:i+k])
 			i += k
 			plain = 0
@@ -81,7 +99,7 @@ func Unescape(out, s []byte, stop int) int {
 		out[w] = c // and " \\ /
 		w++
 	}
-	return min(w, stop)
+	return w, i
 }
 
 func hex4(s []byte) rune {

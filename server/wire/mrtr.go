@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,7 +29,33 @@ type InputRequired struct {
 // hundreds of megabytes and this is asked of each on the hot path; on
 // other input the answer is only as good as [jsonscan.Lookup]'s.
 func ParseResultType(raw []byte) string {
-	if v, ok := jsonscan.Lookup(raw, "resultType"); ok && isString(v) {
+	return resultType(jsonscan.Lookup(raw, "resultType"))
+}
+
+// ResultTypeOfMembers is [ParseResultType] of a result whose members are
+// known already (offsets into msg, as a [jsonscan.Stream] reading the
+// message found them: [jsonscan.Stream.InnerMembers]), without walking
+// it: a result may be hundreds of megabytes, and walking its members
+// means skipping each one's value. ok is false when a key is written with
+// escapes (rare; ParseResultType then decides).
+func ResultTypeOfMembers(msg []byte, members []jsonscan.Member) (_ string, ok bool) {
+	var v []byte
+	found := false
+	for _, m := range members {
+		key := msg[m.KeyStart:m.KeyEnd]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return "", false
+		}
+		if string(key) == "resultType" {
+			v, found = msg[m.ValueStart:m.ValueEnd], true // the last, as Lookup
+		}
+	}
+	return resultType(v, found), true
+}
+
+// resultType is the resultType member's value v, if found.
+func resultType(v []byte, found bool) string {
+	if found && isString(v) {
 		return jsonscan.Unquote(v)
 	}
 	return ResultComplete

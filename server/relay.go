@@ -96,7 +96,10 @@ func (h *httpHandler) listenEnd(ctx context.Context, hs *httpSession) {
 		return
 	}
 	go func() {
-		for range sub.C() {
+		for msg := range sub.C() {
+			if h.peerAsk(hs, msg) { // a resumption on another replica (resume.go)
+				continue
+			}
 			h.mu.Lock()
 			live := h.sessions[hs.conn.id] == hs
 			h.mu.Unlock()

@@ -457,8 +457,10 @@ func (c *httpConn) attach(ctx context.Context, w http.ResponseWriter, id string,
 	if id == "" {
 		// Proxies may hold the headers of a stream with no data yet.
 		_, _ = io.WriteString(w, ": ok\n\n")
-		_ = http.NewResponseController(w).Flush()
 	}
+	// A resumed stream with nothing to replay says at once that it is
+	// taken: its client may wait for that before anything else.
+	_ = http.NewResponseController(w).Flush()
 	for i, data := range replay {
 		if len(data) == 0 { // a prime event: nothing to say again
 			continue

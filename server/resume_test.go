@@ -99,9 +99,11 @@ func TestStreamResumedOnAnotherReplica(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		answered bool // the answer is made before the resumption
+		back     bool // the client leaves B's resumption and resumes on A
 	}{
-		{"answer after the resumption", false},
-		{"answer before the resumption", true},
+		{"answer after the resumption", false, false},
+		{"answer before the resumption", true, false},
+		{"resumed on B, then on A", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			alice := openRaw(t, a.URL, "alice")
@@ -133,30 +135,17 @@ func TestStreamResumedOnAnotherReplica(t *testing.T) {
 
 			// The resumption on B. A answers 409 until it has seen the
 			// client leave.
-			var get *http.Response
-			testwait.For(t, "B's resumption taken", func() bool {
-				req, _ := http.NewRequest(http.MethodGet, b.URL, nil)
-				req.Header.Set("Accept", "text/event-stream")
-				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-				req.Header.Set("X-Test-Owner", "alice")
-				req.Header.Set("Mcp-Session-Id", alice.id)
-				req.Header.Set("Last-Event-ID", prime.id)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resp.StatusCode == http.StatusConflict {
-					resp.Body.Close()
-					return false
-				}
-				get = resp
-				return true
-			})
+			get := resume(t, b.URL, alice.id, prime.id)
+			if tc.back {
+				get.Body.Close()
+				get = resume(t, a.URL, alice.id, prime.id)
+			}
 			defer get.Body.Close()
 			if get.StatusCode != http.StatusOK {
 				body, _ := io.ReadAll(get.Body)
-				t.Fatalf("resumption on B: %d %s", get.StatusCode, body)
+				t.Fatalf("resumption: %d %s", get.StatusCode, body)
 			}
+			sent := time.Now()
 			if !tc.answered {
 				close(go_) // B carries the stream now: the call goes on
 			}
@@ -172,26 +161,56 @@ func TestStreamResumedOnAnotherReplica(t *testing.T) {
 					}
 					got = append(got, ev)
 				case <-timeout:
-					t.Fatalf("the resumed stream on B got %+v and did not end", got)
+					t.Fatalf("the resumed stream got %+v and did not end", got)
 				}
 			}
+			t.Logf("the answer %s after the call went on", time.Since(sent).Round(10*time.Microsecond))
 			if len(got) != 2 {
-				t.Fatalf("resumed stream on B: %+v, want the progress and the answer", got)
+				t.Fatalf("resumed stream: %+v, want the progress and the answer", got)
 			}
 			for i, want := range []string{`"notifications/progress"`, `late answer`} {
 				if !strings.Contains(got[i].data, want) {
-					t.Errorf("event %d on B: %s, want %s", i, got[i].data, want)
+					t.Errorf("event %d: %s, want %s", i, got[i].data, want)
 				}
 				if id := stream + "_" + string(rune('0'+last+1+i)); got[i].id != id {
-					t.Errorf("event %d on B has id %q, want %q (A's)", i, got[i].id, id)
+					t.Errorf("event %d has id %q, want %q (A's)", i, got[i].id, id)
 				}
 			}
 		})
 	}
+	testKeptNowhere(t, a.URL, b.URL)
+}
 
+// resume is a client's resumption of its stream after lastID on base, once
+// the replica holding the stream has seen its previous response go.
+func resume(t *testing.T, base, session, lastID string) *http.Response {
+	t.Helper()
+	var get *http.Response
+	testwait.For(t, "the resumption taken", func() bool {
+		req, _ := http.NewRequest(http.MethodGet, base, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("X-Test-Owner", "alice")
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Last-Event-ID", lastID)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusConflict {
+			resp.Body.Close()
+			return false
+		}
+		get = resp
+		return true
+	})
+	return get
+}
+
+func testKeptNowhere(t *testing.T, a, b string) {
 	t.Run("kept nowhere", func(t *testing.T) {
-		alice := openRaw(t, a.URL, "alice")
-		for _, base := range []string{a.URL, b.URL} {
+		alice := openRaw(t, a, "alice")
+		for _, base := range []string{a, b} {
 			req, _ := http.NewRequest(http.MethodGet, base, nil)
 			req.Header.Set("Accept", "text/event-stream")
 			req.Header.Set("X-Test-Owner", "alice")

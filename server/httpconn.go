@@ -179,7 +179,18 @@ func (c *httpConn) Close() error {
 	}
 	c.closed = true
 	close(c.done)
+	streams := make([]*httpStream, 0, len(c.streams))
+	for _, s := range c.streams {
+		streams = append(streams, s)
+	}
 	c.mu.Unlock()
+	for _, s := range streams {
+		// A resumption on another replica ends with the session here
+		// (resume.go); its client's next one is answered there.
+		s.mu.Lock()
+		s.dropPeer()
+		s.mu.Unlock()
+	}
 	if c.onClose != nil {
 		c.onClose()
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -227,4 +228,53 @@ func testKeptNowhere(t *testing.T, a, b string) {
 			}
 		}
 	})
+}
+
+// A client that leaves its resumption on B leaves its call as it would a
+// response on A: the replica running it hears so, and the resumption
+// window, stopped while B carried the stream, runs again and cancels the
+// call.
+func TestResumptionLeftOnAnotherReplica(t *testing.T) {
+	rs := testredis.Start(t)
+	mk := func() *state.Redis {
+		st, err := state.NewRedis(state.RedisOptions{URL: rs.URL(), Prefix: "resume-left", Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	cancelled := make(chan error, 1)
+	block := tool.Def{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, _ json.RawMessage) tool.Result {
+			<-ctx.Done()
+			cancelled <- context.Cause(ctx)
+			return tool.Text("cancelled")
+		}}
+	hopts := StreamableHTTPOptions{ResumeWindow: 2 * time.Second}
+	a, _ := replicaTools(t, mk(), 0, hopts, block)
+	b, _ := replicaTools(t, mk(), 0, hopts, block)
+	alice := openRaw(t, a.URL, "alice")
+	post := alice.do(http.MethodPost, a.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	prime := <-readEvents(post.Body)
+	post.Body.Close()
+	get := resume(t, b.URL, alice.id, prime.id)
+	if get.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(get.Body)
+		t.Fatalf("resumption on B: %d %s", get.StatusCode, body)
+	}
+	select {
+	case err := <-cancelled:
+		t.Fatalf("the call was cancelled while B carried its stream: %v", err)
+	default:
+	}
+	get.Body.Close() // the client leaves B too
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, ErrClientGone) {
+			t.Errorf("the call ended with %v, want %v", err, ErrClientGone)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call runs on after its client left B's resumption: A never heard it left")
+	}
 }

@@ -76,6 +76,9 @@ type httpConn struct {
 	// standalone stream that no response carries here; true when a
 	// replica holding the session's GET stream took it (relay.go).
 	relay func(data []byte) bool
+	// peerSlots bounds the other replicas' resumptions served at once
+	// (resume.go).
+	peerSlots chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
@@ -105,6 +108,7 @@ type httpStream struct {
 	next    int                 // index of the next event
 	written int                 // events before it reached a response (standalone)
 	unkept  bool                // the store failed an append: no more ids
+	peer    *streamPeer         // another replica's resumption carrying it when no response here does (resume.go)
 
 	// gone ends when the client left the stream's calls: no response
 	// has carried it for the resumption window (the calls' contexts
@@ -119,11 +123,12 @@ type httpStream struct {
 func newHTTPConn(id string, store mcp.EventStore, wire *rawWire) *httpConn {
 	c := &httpConn{
 		id: id, store: store, wire: wire,
-		incoming: make(chan jsonrpc.Message, 10),
-		done:     make(chan struct{}),
-		streams:  map[string]*httpStream{},
-		calls:    map[jsonrpc.ID]call{},
-		related:  map[*mcp.RequestExtra]*httpStream{},
+		incoming:  make(chan jsonrpc.Message, 10),
+		done:      make(chan struct{}),
+		streams:   map[string]*httpStream{},
+		calls:     map[jsonrpc.ID]call{},
+		related:   map[*mcp.RequestExtra]*httpStream{},
+		peerSlots: make(chan struct{}, maxPeerResumes),
 	}
 	c.streams[""] = &httpStream{}
 	return c
@@ -174,7 +179,18 @@ func (c *httpConn) Close() error {
 	}
 	c.closed = true
 	close(c.done)
+	streams := make([]*httpStream, 0, len(c.streams))
+	for _, s := range c.streams {
+		streams = append(streams, s)
+	}
 	c.mu.Unlock()
+	for _, s := range streams {
+		// A resumption on another replica ends with the session here
+		// (resume.go); its client's next one is answered there.
+		s.mu.Lock()
+		s.dropPeer()
+		s.mu.Unlock()
+	}
 	if c.onClose != nil {
 		c.onClose()
 	}
@@ -280,6 +296,7 @@ func (c *httpConn) send(ctx context.Context, s *httpStream, parts [][]byte, answ
 	if keep {
 		eventID = s.id + "_" + strconv.Itoa(s.next)
 	}
+	index := s.next
 	s.next++
 	written := false
 	if s.w != nil {
@@ -292,6 +309,11 @@ func (c *httpConn) send(ctx context.Context, s *httpStream, parts [][]byte, answ
 				c.log.Debug("stream write failed: the client's stream is dropped", "session", c.id, "stream", s.id, "error", err)
 			}
 		}
+	}
+	if s.w == nil && s.peer != nil && s.toPeer(index, parts) {
+		// A resumption on another replica carries the stream.
+		written = true
+		s.written = s.next
 	}
 	if s.w == nil && relay && c.relay(join(parts)) {
 		// Another replica's GET stream took it: not to be caught up on
@@ -309,6 +331,10 @@ func (c *httpConn) send(ctx context.Context, s *httpStream, parts [][]byte, answ
 			if s.release != nil {
 				close(s.release)
 				s.release = nil
+			}
+			if s.peer != nil {
+				s.peer.say(peerEnd)
+				s.peer = nil
 			}
 			c.mu.Lock()
 			delete(c.streams, s.id)
@@ -414,6 +440,7 @@ func (c *httpConn) attach(ctx context.Context, w http.ResponseWriter, id string,
 		if s.w != nil {
 			return nil, nil, http.StatusConflict, errors.New("another request already carries this stream")
 		}
+		s.dropPeer() // resumed here: no longer on another replica
 		if !resumed && id == "" {
 			last = s.written - 1
 		}
@@ -441,8 +468,10 @@ func (c *httpConn) attach(ctx context.Context, w http.ResponseWriter, id string,
 	if id == "" {
 		// Proxies may hold the headers of a stream with no data yet.
 		_, _ = io.WriteString(w, ": ok\n\n")
-		_ = http.NewResponseController(w).Flush()
 	}
+	// A resumed stream with nothing to replay says at once that it is
+	// taken: its client may wait for that before anything else.
+	_ = http.NewResponseController(w).Flush()
 	for i, data := range replay {
 		if len(data) == 0 { // a prime event: nothing to say again
 			continue
@@ -498,7 +527,7 @@ func (s *httpStream) leave(w http.ResponseWriter) {
 // died frees what its calls held seconds later, not at their end. The
 // caller holds s.mu.
 func (s *httpStream) orphaned() {
-	if s.gone == nil || s.w != nil || s.pending == 0 || s.orphan != nil || s.gone.Err() != nil {
+	if s.gone == nil || s.w != nil || s.peer != nil || s.pending == 0 || s.orphan != nil || s.gone.Err() != nil {
 		return
 	}
 	if s.grace <= 0 {
@@ -509,7 +538,7 @@ func (s *httpStream) orphaned() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.orphan = nil
-		if s.w == nil && s.pending > 0 {
+		if s.w == nil && s.peer == nil && s.pending > 0 {
 			s.abandon(ErrClientGone)
 		}
 	})

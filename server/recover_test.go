@@ -33,13 +33,19 @@ func replica(t *testing.T, st state.Store, name string) *httptest.Server {
 // transport options of its own.
 func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration, hopts StreamableHTTPOptions) (*httptest.Server, *Server) {
 	t.Helper()
+	who := tool.Def{Name: "who", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, json.RawMessage) tool.Result { return tool.Text(name) }}
+	return replicaTools(t, st, lease, hopts, who)
+}
+
+// replicaTools is [replicaWith] whose sessions have the given own tools.
+func replicaTools(t *testing.T, st state.Store, lease time.Duration, hopts StreamableHTTPOptions, tools ...tool.Def) (*httptest.Server, *Server) {
+	t.Helper()
 	dir := t.TempDir()
 	px := proxy.New(proxy.Options{Logger: quietLog(),
 		Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{Dir: dir}, nil }})
-	who := tool.Def{Name: "who", InputSchema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(context.Context, json.RawMessage) tool.Result { return tool.Text(name) }}
 	srv := New(Options{Proxy: px, Logger: quietLog(), State: st, Lease: lease,
-		Session: func(SessionInfo) (*Own, error) { return &Own{Tools: []tool.Def{who}}, nil }})
+		Session: func(SessionInfo) (*Own, error) { return &Own{Tools: tools}, nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	px.Start(ctx, nil)
 	h := srv.StreamableHTTP(hopts)

@@ -21,7 +21,9 @@ import (
 //     written there. When no replica listens, it stays in the event store
 //     where it was made, for a GET there, as without replicas.
 //   - a DELETE on one replica is published on the session's end channel,
-//     which every copy listens to: each ends its own.
+//     which every copy listens to: each ends its own. The same channel
+//     carries a replica's asks for a POST stream it was asked to resume
+//     and does not hold ("resume", "leave"; resume.go), which end nothing.
 //
 // Both channels are named by the session's owner and id: a message never
 // reaches a session of another owner, nor another session. Each
@@ -96,7 +98,10 @@ func (h *httpHandler) listenEnd(ctx context.Context, hs *httpSession) {
 		return
 	}
 	go func() {
-		for range sub.C() {
+		for msg := range sub.C() {
+			if h.peerAsk(hs, msg) { // a resumption on another replica (resume.go)
+				continue
+			}
 			h.mu.Lock()
 			live := h.sessions[hs.conn.id] == hs
 			h.mu.Unlock()

@@ -210,6 +210,10 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		resumed = true
+		if stream != "" && h.replicated() && !hs.conn.holds(r.Context(), stream, last) {
+			h.resumeElsewhere(w, r, hs, stream, last) // resume.go
+			return
+		}
 	}
 	s, release, status, err := hs.conn.attach(r.Context(), w, stream, last, resumed)
 	if err != nil {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
+)
+
+// Two processes, one Redis: a 2025 client calls the upstream's slow tool
+// (progress, then an answer) on A, loses its stream after the prime
+// event, and resumes it (GET, Last-Event-ID) on B, as a round-robin
+// balancer sends it. B gets every progress notification and the answer,
+// under A's event ids, and the stream ends after the answer.
+func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
+	srv := testredis.Start(t)
+	var bases []string
+	for range 2 {
+		cfg, _ := writeConfig(t, clusterConfig(srv.URL()))
+		bases = append(bases, startHTTP(t, "http", cfg)+"/mcp")
+	}
+	a, b := bases[0], bases[1]
+	client := &http.Client{Timeout: 30 * time.Second}
+	req := func(method, base, session, lastID, body string) *http.Response {
+		t.Helper()
+		r, _ := http.NewRequest(method, base, strings.NewReader(body))
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		if session != "" {
+			r.Header.Set("Mcp-Session-Id", session)
+			r.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		}
+		if lastID != "" {
+			r.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := client.Do(r)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, body, err)
+		}
+		return resp
+	}
+	all := func(resp *http.Response) string {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	resp := req("POST", a, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	all(resp)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("no session id (HTTP %d)", resp.StatusCode)
+	}
+	all(req("POST", a, session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	testwait.For(t, "tool slow listed on A", func() bool {
+		return strings.Contains(all(req("POST", a, session, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)), `"slow"`)
+	})
+
+	const steps = 4
+	post := req("POST", a, session, "", fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":%d,"ms":150},"_meta":{"progressToken":"p1"}}}`, steps))
+	prime := ""
+	sc := bufio.NewScanner(post.Body)
+	for prime == "" && sc.Scan() {
+		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			prime = id
+		}
+	}
+	post.Body.Close() // the network blinked
+	stream, _, ok := strings.Cut(prime, "_")
+	if !ok {
+		t.Fatalf("no prime event id on the POST stream (%q)", prime)
+	}
+
+	// A answers 409 until it has seen the client leave.
+	var get *http.Response
+	testwait.For(t, "the resumption on B taken", func() bool {
+		get = req("GET", b, session, prime, "")
+		if get.StatusCode == http.StatusConflict {
+			all(get)
+			return false
+		}
+		return true
+	})
+	body := all(get)
+	if get.StatusCode != http.StatusOK {
+		t.Fatalf("resumption on B: HTTP %d %s", get.StatusCode, body)
+	}
+	evs := parseSSE(body)
+	if len(evs) != steps+1 {
+		t.Fatalf("resumed on B: %d events, want %d progress and the answer:\n%s", len(evs), steps, body)
+	}
+	for i, e := range evs {
+		want := `"notifications/progress"`
+		if i == steps {
+			want = fmt.Sprintf("done after %d steps", steps)
+		}
+		if !strings.Contains(e.data, want) || e.id != fmt.Sprintf("%s_%d", stream, i+1) {
+			t.Errorf("event %d on B: id %q %s, want id %s_%d and %s", i, e.id, e.data, stream, i+1, want)
+		}
+	}
+}

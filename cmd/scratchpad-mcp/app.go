@@ -86,8 +86,8 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			a.state.Close()
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
-		// Said until issue 34 lands in full: what is not shared yet.
-		log.Warn("[cluster] replica mode is partial: 2025 sessions and their notifications, stored outputs, budgets, live runs, session, agent and byte bounds, OAuth tokens and owners' OAuth logins through the server are shared")
+		// What is shared, once: upstreams stay the replica's own.
+		log.Info("[cluster] replica mode: 2025 sessions, their notifications and stream resumptions, stored outputs, budgets, live runs, session, agent and byte bounds, OAuth tokens and owners' OAuth logins through the server are shared; upstreams are each replica's own")
 	}
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count

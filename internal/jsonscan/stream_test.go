@@ -7,14 +7,9 @@ import (
 	"testing"
 )
 
-// streamed runs b through a Stream in pieces cut at cuts (offsets, taken
-// modulo len(b)+1, in any order).
-func streamed(b []byte, cuts []int) ([]Member, error) {
-	m, _, _, err := streamedInner(b, cuts)
-	return m, err
-}
-
-// streamedInner is streamed with Inner "result": also its members.
+// streamedInner runs b through a Stream with Inner "result" in pieces
+// cut at cuts (offsets, taken modulo len(b)+1, in any order): its
+// members, and the result's.
 func streamedInner(b []byte, cuts []int) (members, inner []Member, innerOK bool, err error) {
 	s := Stream{Inner: "result"}
 	at := []int{0}

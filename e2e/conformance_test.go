@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -520,7 +519,7 @@ func (c *conformance) exec(ctx context.Context, t *testing.T, dir string, args .
 		}
 		cmd.Env = append(os.Environ(), "CONFORMANCE_ENTRY="+entry)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -551,7 +550,7 @@ func (c *conformance) exec(ctx context.Context, t *testing.T, dir string, args .
 	idle := time.NewTimer(conformanceIdle)
 	defer idle.Stop()
 	kill := func(why error) (string, string, error) {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = killGroup(cmd)
 		for range lines {
 		}
 		<-exited

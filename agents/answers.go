@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"strconv"
-	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
@@ -64,46 +62,41 @@ func (r *Registry) scanning(name string, h tool.Handler) tool.Handler {
 // answerRedactor is the redactor of an answer over file ("": several),
 // nil when its mode is off.
 func (r *Registry) answerRedactor(file string) *redact.Redactor {
-	cfg := r.opts.Config
-	mode := cfg.Redaction.Mode
+	mode := r.opts.Redactor.Mode()
 	if file != "" {
-		names := make([]string, len(cfg.Servers))
-		for i := range cfg.Servers {
-			names[i] = cfg.Servers[i].Name
-		}
-		if s := layout.OutputServer(path.Base(file), names); s != "" {
-			for i := range cfg.Servers {
-				if cfg.Servers[i].Name == s {
-					mode = cfg.RedactionMode(&cfg.Servers[i])
-				}
-			}
+		if m, ok := r.serverModes[layout.OutputServer(path.Base(file), r.servers)]; ok {
+			mode = m
 		}
 	}
-	if mode == "" {
-		mode = string(r.opts.Redactor.Mode())
-	}
-	if redact.Mode(mode) == redact.Off {
+	if mode == redact.Off {
 		return nil
 	}
-	return r.opts.Redactor.With(redact.Mode(mode))
+	return r.opts.Redactor.With(mode)
+}
+
+// outputModes fills the registry's server names and own redaction
+// modes from the configuration, once.
+func (r *Registry) outputModes() {
+	r.serverModes = map[string]redact.Mode{}
+	for i := range r.opts.Config.Servers {
+		sc := &r.opts.Config.Servers[i]
+		r.servers = append(r.servers, sc.Name)
+		if sc.Redaction != "" {
+			r.serverModes[sc.Name] = redact.Mode(sc.Redaction)
+		}
+	}
 }
 
 // where names the places of rep's findings in text: "github-pat on line
 // 1,204 of the file" when the answer's line starts with the file's line
 // number, else "on line 3 of this answer".
 func where(text []byte, rep redact.Report) string {
-	var parts []string
-	for _, l := range redact.Locate(text, rep, maxWhere) {
-		place := fmt.Sprintf("on line %d of this answer", l.Line)
+	return redact.Places(text, rep, maxWhere, func(l redact.Located) string {
 		if n, ok := fileLine(l.Text); ok {
-			place = "on line " + n + " of the file"
+			return "on line " + n + " of the file"
 		}
-		parts = append(parts, l.Kind+" "+place)
-	}
-	if more := rep.Total - len(parts); more > 0 {
-		parts = append(parts, strconv.Itoa(more)+" more")
-	}
-	return strings.Join(parts, "; ")
+		return fmt.Sprintf("on line %d of this answer", l.Line)
+	})
 }
 
 // fileLine is the line number an answer's line starts with ("  12: …"

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
-	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -22,9 +20,12 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -73,6 +74,12 @@ type Registry struct {
 	finishing sync.WaitGroup // records of finished agents waiting for their counts
 
 	quotas *quotas // [retention] owner_max_bytes
+
+	// The configured servers' names, and the redaction modes of those
+	// with one of their own: what an exploration answer over a server's
+	// stored output is scanned in ([Registry.answerRedactor]).
+	servers     []string
+	serverModes map[string]redact.Mode
 
 	live *liveLeases // the leases of runs live here, with a replicated store; nil alone
 
@@ -146,6 +153,7 @@ func NewRegistry(opts Options) (*Registry, error) {
 		r.padRes = []tool.Resource{pad.Resource(padFor)}
 		r.padPrompt = []tool.Prompt{pad.Prompt(padFor)}
 	}
+	r.outputModes()
 	for k, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
 		for i := range defs {
 			h := r.scrubbing(defs[i].Name, defs[i].Handler)
@@ -213,11 +221,13 @@ func (r *Registry) observeOwn(ctx context.Context, ag *Agent, name string, explo
 // fileArg is the "file" argument of an own tool's call, "" without one:
 // a span attribute only.
 func fileArg(args json.RawMessage) string {
-	var a struct {
-		File string `json:"file"`
+	// Read in one pass without decoding the rest: the arguments were
+	// decoded by the handler already (and may hold a long pattern).
+	v, ok := jsonscan.Lookup(args, "file")
+	if !ok {
+		return ""
 	}
-	_ = json.Unmarshal(args, &a)
-	return a.File
+	return jsonscan.Unquote(v)
 }
 
 // Agent is one session's agent. Its fields are fixed when it is created.

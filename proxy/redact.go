@@ -56,14 +56,7 @@ func storedPlaces(red *redact.Redactor, stored io.Reader) string {
 	if err != nil || rep.Total == 0 {
 		return ""
 	}
-	var parts []string
-	for _, l := range redact.Locate(data, rep, maxPlaces) {
-		parts = append(parts, fmt.Sprintf("%s on line %d", l.Kind, l.Line))
-	}
-	if more := rep.Total - len(parts); more > 0 {
-		parts = append(parts, strconv.Itoa(more)+" more")
-	}
-	return strings.Join(parts, "; ")
+	return redact.Places(data, rep, maxPlaces, func(l redact.Located) string { return "on line " + strconv.Itoa(l.Line) })
 }
 
 // redactor is the redactor of server sc's results, nil when its mode is

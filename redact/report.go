@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -105,3 +106,18 @@ func Locate(text []byte, rep Report, max int) []Located {
 }
 
 var newline = []byte("\n")
+
+// Places names where rep's findings are in text, the bytes rep was
+// scanned from: "github-pat on line 3; jwt on line 40; 2 more", the first
+// max of them, each line named by at ("on line 3", or a line of another
+// numbering the caller reads from the line's text).
+func Places(text []byte, rep Report, max int, at func(Located) string) string {
+	var parts []string
+	for _, l := range Locate(text, rep, max) {
+		parts = append(parts, l.Kind+" "+at(l))
+	}
+	if more := rep.Total - len(parts); more > 0 {
+		parts = append(parts, strconv.Itoa(more)+" more")
+	}
+	return strings.Join(parts, "; ")
+}

@@ -146,13 +146,27 @@ func (s *Store) loadShared(ctx context.Context, owner, server string) ([]byte, e
 		}
 		return nil, fmt.Errorf("reading the OAuth token of upstream %q: %w", server, err)
 	}
+	return s.openSealed(name, b, "the token record of "+server, sealHints{
+		notSealed: " (remove it with `scratchpad-mcp auth logout " + server + "`)",
+		otherKey:  " (copy it from the host that wrote the record), or log in again",
+		broken:    ": log in again",
+	})
+}
+
+// sealHints end the errors of [Store.openSealed]: what the operator
+// does about each.
+type sealHints struct{ notSealed, otherKey, broken string }
+
+// openSealed opens a value sealed for name (what: how errors name it),
+// reading the key file again once if the value names another key.
+func (s *Store) openSealed(name string, b []byte, what string, h sealHints) ([]byte, error) {
 	k, err := s.sealer(false)
 	if err != nil {
 		return nil, err
 	}
 	id, rest, ok := sealedBy(b)
 	if !ok {
-		return nil, fmt.Errorf("%w: the token record of %s on [cluster] redis_url is not sealed (remove it with `scratchpad-mcp auth logout %s`)", ErrSealKey, server, server)
+		return nil, fmt.Errorf("%w: %s on [cluster] redis_url is not sealed%s", ErrSealKey, what, h.notSealed)
 	}
 	if id != k.id {
 		if k, err = s.sealer(true); err != nil {
@@ -160,11 +174,11 @@ func (s *Store) loadShared(ctx context.Context, owner, server string) ([]byte, e
 		}
 	}
 	if id != k.id {
-		return nil, fmt.Errorf("%w: the token record of %s on [cluster] redis_url was sealed with key %s, and %s is key %s: every replica needs the same key file (copy it from the host that wrote the record), or log in again", ErrSealKey, server, id, k.path, k.id)
+		return nil, fmt.Errorf("%w: %s on [cluster] redis_url was sealed with key %s, and %s is key %s: every replica needs the same key file%s", ErrSealKey, what, id, k.path, k.id, h.otherKey)
 	}
 	plain, err := k.open(name, rest)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the token record of %s on [cluster] redis_url does not open with key %s (altered, or moved from another name): log in again", ErrSealKey, server, k.id)
+		return nil, fmt.Errorf("%w: %s on [cluster] redis_url does not open with key %s (altered, or moved from another name)%s", ErrSealKey, what, k.id, h.broken)
 	}
 	return plain, nil
 }

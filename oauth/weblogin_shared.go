@@ -229,7 +229,7 @@ func (w *WebLogins) loadShared(ctx context.Context, st *Store, id string) (*webL
 	if err != nil {
 		return nil, fmt.Errorf("reading a pending login: %w", err)
 	}
-	plain, err := st.openSealed(name, b, "a pending login")
+	plain, err := st.openSealed(name, b, "a pending login", sealHints{})
 	if err != nil {
 		return nil, err
 	}
@@ -393,28 +393,3 @@ func (w *WebLogins) sharedFailed(rw http.ResponseWriter, step string, err error)
 		"<p>The store this server's replicas share ([cluster] redis_url) could not be reached, so "+html.EscapeString(step)+" could not go on; nothing of it was kept. Try again in a moment.</p>")
 }
 
-// openSealed opens a value sealed for name (what: how errors name it),
-// reading the key file again once if the value names another key.
-func (s *Store) openSealed(name string, b []byte, what string) ([]byte, error) {
-	k, err := s.sealer(false)
-	if err != nil {
-		return nil, err
-	}
-	id, rest, ok := sealedBy(b)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s on [cluster] redis_url is not sealed", ErrSealKey, what)
-	}
-	if id != k.id {
-		if k, err = s.sealer(true); err != nil {
-			return nil, err
-		}
-	}
-	if id != k.id {
-		return nil, fmt.Errorf("%w: %s on [cluster] redis_url was sealed with key %s, and %s is key %s: every replica needs the same key file", ErrSealKey, what, id, k.path, k.id)
-	}
-	plain, err := k.open(name, rest)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s on [cluster] redis_url does not open with key %s (altered, or moved from another name)", ErrSealKey, what, k.id)
-	}
-	return plain, nil
-}

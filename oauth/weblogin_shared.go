@@ -392,4 +392,3 @@ func (w *WebLogins) sharedFailed(rw http.ResponseWriter, step string, err error)
 	writePage(rw, http.StatusServiceUnavailable, "Try again",
 		"<p>The store this server's replicas share ([cluster] redis_url) could not be reached, so "+html.EscapeString(step)+" could not go on; nothing of it was kept. Try again in a moment.</p>")
 }
-

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"reflect"
 	"sort"
@@ -58,6 +59,13 @@ type Args[T any] struct {
 	lenient  [][]string // instance paths ("*" for any item) whose numbers are taken as text
 	// maxLength are the top-level strings' bounds, for [Args.tooLong].
 	maxLength map[string]int
+	// assign decodes a validated instance into a T directly, nil when T
+	// has a part only encoding/json decodes exactly (raw JSON, any).
+	assign assigner
+	// nested are the structs inside T's fields, and nestedTop the
+	// top-level names holding one, for case variants of their names.
+	nested    nestedNames
+	nestedTop []reflect.StructField // Name is the JSON name
 }
 
 // ArgsOptions are what [NewArgs] reads besides T.
@@ -129,6 +137,10 @@ func NewArgs[T any](o ArgsOptions) (*Args[T], error) {
 	if a.compiled, err = c.Compile(url); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDeclaration, err)
 	}
+	if as, ok := newAssigner(t); ok {
+		a.assign = as
+	}
+	a.nested, a.nestedTop = newNestedNames(t)
 	for name := range a.props {
 		a.names = append(a.names, name)
 	}
@@ -404,6 +416,11 @@ func plain(v any) any {
 func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 	v := a.defaults
 	problems := a.nameProblems(obj)
+	for _, f := range a.nestedTop {
+		if x, ok := obj[f.Name]; ok {
+			problems = a.nested.caseVariants(f.Type, x, []string{f.Name}, problems)
+		}
+	}
 	// null is absent: drop it before the schema sees it, and decode
 	// without it (encoding/json would set a json.RawMessage to null).
 	nulls := false
@@ -416,6 +433,14 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 	lenient := false
 	for _, p := range a.lenient {
 		lenient = textify(obj, p) || lenient
+	}
+	if huge := hugeNumbers(obj, nil, nil); len(huge) > 0 {
+		sort.SliceStable(huge, func(i, j int) bool { return pattern(huge[i].Path) < pattern(huge[j].Path) })
+		if len(huge) > maxHugeSaid {
+			n := len(huge) - maxHugeSaid
+			huge = append(huge[:maxHugeSaid], Problem{Keyword: "range", Message: fmt.Sprintf("and %d more numbers like these", n)})
+		}
+		return v, append(problems, huge...)
 	}
 	values := a.tooLong(obj)
 	if err := a.compiled.Validate(obj); err != nil {
@@ -432,6 +457,12 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 	if len(problems) > 0 {
 		return v, problems
 	}
+	if a.assign != nil {
+		if err := a.assign(reflect.ValueOf(&v).Elem(), obj); err != nil {
+			return a.defaults, []Problem{{Keyword: "json", Message: "the arguments do not decode: " + Clip(err.Error(), 200)}}
+		}
+		return v, nil
+	}
 	if raw == nil || lenient || nulls || json.Unmarshal(raw, &v) != nil {
 		// No text, a number given for a lenient string, a null, or 1.0
 		// for an int (the schema accepts it, encoding/json does not):
@@ -446,6 +477,54 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 		}
 	}
 	return v, nil
+}
+
+// maxNumberText is the longest number text [hugeNumbers] lets through:
+// more digits than any float64 or int64 needs, and far less than what
+// makes the validator's exact arithmetic slow.
+const maxNumberText = 64
+
+// maxHugeSaid is how many of them an answer names; the rest are counted.
+const maxHugeSaid = 5
+
+// hugeNumbers are the problems of the numbers in v that no argument can
+// take: outside float64's range (1e999999, 1e-999999) or longer than
+// [maxNumberText]. The validator reads every number as an exact big.Rat,
+// so each such 9-byte number costs it tens of milliseconds (a few KiB of
+// them, minutes); they are refused before it sees them.
+func hugeNumbers(v any, path []string, out []Problem) []Problem {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			out = hugeNumbers(c, append(path[:len(path):len(path)], k), out)
+		}
+	case []any:
+		for i, c := range x {
+			out = hugeNumbers(c, append(path[:len(path):len(path)], strconv.Itoa(i)), out)
+		}
+	case json.Number:
+		if len(x) > maxNumberText {
+			return append(out, Problem{Path: path, Keyword: "range", Value: x,
+				Message: fmt.Sprintf("%s is a number of %d characters; at most %d are read", where(path), len(x), maxNumberText)})
+		}
+		if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) || hugeExponent(string(x)) {
+			return append(out, Problem{Path: path, Keyword: "range", Value: x,
+				Message: fmt.Sprintf("%s is %s, outside the numbers this server reads (within ±1e308, exponents within ±400)", where(path), x)})
+		}
+	}
+	return out
+}
+
+// hugeExponent reports whether number text n has an exponent beyond
+// ±400: ParseFloat reads 1e-999999 as 0 without an error, the validator
+// reads it exactly (slowly).
+func hugeExponent(n string) bool {
+	i := strings.IndexAny(n, "eE")
+	if i < 0 {
+		return false
+	}
+	e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
+	return err != nil || e > 400 || e < -400
 }
 
 // tooLong refuses the top-level strings too long to be within their
@@ -470,6 +549,13 @@ func (a *Args[T]) tooLong(obj map[string]any) []Problem {
 // declared one (encoding/json would decode it as the declared one,
 // unchecked) and, unless the schema is open, undeclared ones.
 func (a *Args[T]) nameProblems(obj map[string]any) []Problem {
+	known := true
+	for name := range obj {
+		known = known && a.props[name]
+	}
+	if known {
+		return nil // the usual call: no names to sort
+	}
 	var problems []Problem
 	var unknown []string
 	for _, name := range sortedKeys(obj) {

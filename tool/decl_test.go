@@ -94,6 +94,7 @@ func TestArgsDecode(t *testing.T) {
 		{"unknown", `{"file":"a","extra":[1]}`, `unknown argument(s) "extra" (this tool takes: file, format, ids, ignore_case, items, limit, lines, order, ratio, raw, tags, value)`, nil},
 		{"unknown name clipped", `{"file":"a","` + huge + `":1}`, `unknown argument(s) "` + strings.Repeat("x", 40) + `…" (this tool takes: file, format, ids, ignore_case, items, limit, lines, order, ratio, raw, tags, value)`, nil},
 		{"case variant", `{"file":"a","LINES":"many"}`, `"LINES" is not an argument (names are case-sensitive): did you mean lines?`, nil},
+		{"nested case variant", `{"file":"a","items":[{"op":"set","Key":"toolong"}]}`, `items item 0 "Key" is not an argument (names are case-sensitive): did you mean key?`, nil},
 		{"unicode fold variant", `{"file":"a","tagſ":[]}`, `"tagſ" is not an argument (names are case-sensitive): did you mean tags?`, nil},
 
 		// Each keyword.
@@ -109,7 +110,10 @@ func TestArgsDecode(t *testing.T) {
 		{"minimum", `{"file":"a","lines":0}`, "lines must be at least 1", nil},
 		{"minimum zero", `{"file":"a","limit":-1}`, "limit must be at least 0", nil},
 		{"maximum", `{"file":"a","lines":1001}`, "lines must be at most 1000", nil},
-		{"maximum of a huge number", `{"file":"a","lines":1e400}`, "lines must be at most 1000", nil},
+		{"maximum of a large number", `{"file":"a","lines":1e300}`, "lines must be at most 1000", nil},
+		{"beyond float64", `{"file":"a","lines":1e400}`, "lines is 1e400, outside the numbers this server reads (within ±1e308, exponents within ±400)", nil},
+		{"a huge negative exponent", `{"file":"a","ids":[1,1e-999999]}`, "ids item 1 is 1e-999999, outside the numbers this server reads (within ±1e308, exponents within ±400)", nil},
+		{"a long number", `{"file":"a","ratio":0.` + strings.Repeat("0", 70) + `1}`, "ratio is a number of 73 characters; at most 64 are read", nil},
 		{"maxLength", `{"file":"` + huge + `"}`, "file must be at most 8 characters, not 200000", nil},
 		{"maxItems", `{"file":"a","tags":["a","b","c","d"]}`, "tags must have at most 3 items, not 4", nil},
 		{"items type", `{"file":"a","tags":["a",2,3]}`, "tags item 1 must be a string, not an integer (and 1 more items like it)", nil},
@@ -130,6 +134,19 @@ func TestArgsDecode(t *testing.T) {
 				t.Fatalf("decoded %+v", v)
 			}
 		})
+	}
+}
+
+// TestHugeNumbersRefusedFirst: numbers the validator would read slowly
+// (tens of milliseconds each, exactly) are refused before it sees them,
+// a few named and the rest counted. With the check removed this test
+// takes minutes.
+func TestHugeNumbersRefusedFirst(t *testing.T) {
+	a := MustArgs[declArgs](declOpts)
+	ids := strings.TrimSuffix(strings.Repeat("1e-999999,", 2000), ",")
+	_, ps := a.Decode(json.RawMessage(`{"file":"a","ids":[` + ids + `]}`))
+	if len(ps) != maxHugeSaid+1 || ps[0].Keyword != "range" || ps[maxHugeSaid].Message != "and 1995 more numbers like these" {
+		t.Fatalf("%d problems: %q", len(ps), Messages(ps))
 	}
 }
 

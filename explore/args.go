@@ -171,6 +171,16 @@ func refused(name string, problems []tool.Problem) *tool.Result {
 // before the same validation as a model's call. A string that does not
 // read as one is left for the validator to refuse.
 func coerce(types map[string]string, args map[string]any) map[string]any {
+	needed := false
+	for k, v := range args {
+		if _, isText := v.(string); isText && (types[k] == "integer" || types[k] == "boolean") {
+			needed = true
+			break
+		}
+	}
+	if !needed {
+		return args // arguments from Go code: nothing to read, nothing to copy
+	}
 	out := make(map[string]any, len(args))
 	for k, v := range args {
 		s, ok := v.(string)

@@ -66,6 +66,9 @@ type Args[T any] struct {
 	// top-level names holding one, for case variants of their names.
 	nested    nestedNames
 	nestedTop []reflect.StructField // Name is the JSON name
+	// quick proves the usual call valid without the validator's exact
+	// arithmetic; nil when the schema has a part it does not check.
+	quick *quick
 }
 
 // ArgsOptions are what [NewArgs] reads besides T.
@@ -141,6 +144,7 @@ func NewArgs[T any](o ArgsOptions) (*Args[T], error) {
 		a.assign = as
 	}
 	a.nested, a.nestedTop = newNestedNames(t)
+	a.quick = newQuick(a.schema)
 	for name := range a.props {
 		a.names = append(a.names, name)
 	}
@@ -443,12 +447,8 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 		return v, append(problems, huge...)
 	}
 	values := a.tooLong(obj)
-	if err := a.compiled.Validate(obj); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return v, []Problem{{Keyword: "json", Message: err.Error()}}
-		}
-		values = append(values, collect(ve, obj)...)
+	if len(values) > 0 || a.quick == nil || !a.quick.valid(obj) {
+		values = append(values, a.validate(obj)...)
 	}
 	sort.SliceStable(values, func(i, j int) bool {
 		return strings.Join(values[i].Path, "\x00") < strings.Join(values[j].Path, "\x00")
@@ -477,6 +477,19 @@ func (a *Args[T]) decode(obj map[string]any, raw []byte) (T, []Problem) {
 		}
 	}
 	return v, nil
+}
+
+// validate is the validator's judgement of obj: every problem.
+func (a *Args[T]) validate(obj map[string]any) []Problem {
+	err := a.compiled.Validate(obj)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Problem{{Keyword: "json", Message: err.Error()}}
+	}
+	return collect(ve, obj)
 }
 
 // maxNumberText is the longest number text [hugeNumbers] lets through:

@@ -10,8 +10,8 @@ import (
 // assigner. declArgs has raw JSON and an any, decoded by encoding/json.
 type windowArgs struct {
 	fileArg
-	Path   string `json:"path" arg:"maxLength=4096"`
-	Fields string `json:"fields" arg:"maxLength=4096"`
+	Path   string `json:"path,omitempty" arg:"maxLength=4096"`
+	Fields string `json:"fields,omitempty" arg:"maxLength=4096"`
 	Offset *int   `json:"offset,omitempty" arg:"minimum=0,maximum=100000000"`
 	Limit  *int   `json:"limit,omitempty" arg:"minimum=0,maximum=100000000"`
 	Order  string `json:"order,omitempty" arg:"enum=asc|desc"`
@@ -45,6 +45,15 @@ func BenchmarkDecode(b *testing.B) {
 		raw := json.RawMessage(`{"file":"app.log","path":"results","fields":"id,title,metadata.author.login","offset":100000,"limit":50,"order":"asc"}`)
 		for b.Loop() {
 			if _, ps := w.Decode(raw); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("direct/ints", func(b *testing.B) {
+		// slice's shape: two bounded integers.
+		args := map[string]any{"file": "app.log", "offset": 1000000, "limit": 50}
+		for b.Loop() {
+			if _, ps := w.DecodeValue(args); ps != nil {
 				b.Fatal(ps)
 			}
 		}

@@ -17,6 +17,22 @@
 // keyword), refuses undeclared arguments and case variants of declared
 // ones (encoding/json would decode those as the declared one), and
 // decodes them into the struct. [Handle] wraps a handler of the struct.
+//
+// The validator is the judge, but not every call waits for it: it reads
+// every number as an exact big.Rat (through fmt.Sprint), which cost more
+// than a warm exploration call's own work. A quick check compiled from
+// the same schema proves the usual call valid (the keywords generated
+// here; integers compared as int64) and sends everything else — a
+// keyword it does not know, a number it cannot compare exactly, any
+// value it would refuse — to the validator, which says every problem.
+// What the quick check accepts, the validator accepts
+// (FuzzQuickImpliesValidator). A validated call is then written into the
+// struct directly where its fields' decoding is known exactly (strings,
+// numbers, booleans, pointers, slices, structs; FuzzAssignIsEncodingJSON),
+// by encoding/json otherwise (raw JSON, any). Numbers no argument can take
+// (beyond float64, exponents past ±400, over 64 characters) are refused
+// before the validator reads them: each would cost it tens of
+// milliseconds.
 // Schemas are encoded with keys sorted, so a definition's bytes are
 // stable and snapshot tests pin them.
 //

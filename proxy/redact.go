@@ -19,7 +19,10 @@ import (
 // secrets in: {"mode": "mask"|"flag", "counts": {kind: n}, "total": n}
 // (flag mode adds "findings": [{kind, start, end, fingerprint}], offsets
 // in the result as sent), or that it could not scan in flag mode
-// ({"mode": "flag", "unscanned": reason}).
+// ({"mode": "flag", "unscanned": reason}). A result that looked like
+// binary content (NUL bytes, invalid UTF-8) was scanned as text all the
+// same, and "binary" says what it looked like ("binary: 3 NUL bytes"),
+// with or without secrets found.
 const RedactedMetaKey = "scratchpad/redacted"
 
 // redacted is what scanning one upstream result did.
@@ -97,7 +100,7 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 		return raw, r, nil
 	}
 	if rep.Total > 0 {
-		p.log.Info("secrets in an upstream result", "server", sc.Name, "what", what, "mode", string(r.mode), "total", rep.Total, "kinds", strings.Join(rep.Kinds(), ","))
+		p.log.Info("secrets in an upstream result", "server", sc.Name, "what", what, "mode", string(r.mode), "total", rep.Total, "kinds", strings.Join(rep.Kinds(), ","), "binary", rep.Binary)
 	}
 	return out, r, nil
 }
@@ -116,13 +119,18 @@ func (p *Proxy) tellMasked(ctx context.Context, r redacted) {
 // withRedactedMeta returns res (a JSON object) with _meta[RedactedMetaKey]
 // saying what r found, or res itself when there is nothing to say.
 func withRedactedMeta(res json.RawMessage, r redacted) json.RawMessage {
-	if r.rep.Total == 0 && r.reason == "" {
+	if r.rep.Total == 0 && r.reason == "" && r.rep.Binary == "" {
 		return res
 	}
 	m := map[string]any{"mode": string(r.mode)}
+	if r.rep.Binary != "" {
+		// Scanned as text all the same: said, so a client (or its
+		// operator) knows the result was not what it looked like.
+		m["binary"] = r.rep.Binary
+	}
 	if r.reason != "" {
 		m["unscanned"] = r.reason
-	} else {
+	} else if r.rep.Total > 0 {
 		m["counts"], m["total"] = r.rep.Counts, r.rep.Total
 		if r.mode == redact.Flag {
 			type finding struct {

@@ -19,13 +19,38 @@ import (
 // balancer sends it. B gets every progress notification and the answer,
 // under A's event ids, and the stream ends after the answer.
 func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
+	bases := resumeReplicas(t)
+	resumeAcross(t, resumeRoute{post: bases[0] + "/mcp", get: bases[1] + "/mcp"})
+}
+
+// The same through a real haproxy balancing round-robin with no
+// stickiness: every request goes to the front, and the resumption is
+// checked to have been served by the other replica (X-Served-By).
+func TestReplicasResumeStreamThroughHAProxy(t *testing.T) {
+	front := startHAProxy(t, resumeReplicas(t)) + "/mcp"
+	resumeAcross(t, resumeRoute{post: front, get: front, viaBalancer: true})
+}
+
+func resumeReplicas(t *testing.T) []string {
 	srv := testredis.Start(t)
 	var bases []string
 	for range 2 {
 		cfg, _ := writeConfig(t, clusterConfig(srv.URL()))
-		bases = append(bases, startHTTP(t, "http", cfg)+"/mcp")
+		bases = append(bases, startHTTP(t, "http", cfg))
 	}
-	a, b := bases[0], bases[1]
+	return bases
+}
+
+// resumeRoute is where a resumption test sends its requests: the POST
+// (and the session's set-up) and the GET that resumes. viaBalancer: both
+// are one front, and the GET must be served by another replica than the
+// POST's.
+type resumeRoute struct {
+	post, get   string
+	viaBalancer bool
+}
+
+func resumeAcross(t *testing.T, route resumeRoute) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	req := func(method, base, session, lastID, body string) *http.Response {
 		t.Helper()
@@ -52,6 +77,7 @@ func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
 		resp.Body.Close()
 		return string(b)
 	}
+	a, b := route.post, route.get
 	resp := req("POST", a, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	all(resp)
 	session := resp.Header.Get("Mcp-Session-Id")
@@ -59,12 +85,13 @@ func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
 		t.Fatalf("no session id (HTTP %d)", resp.StatusCode)
 	}
 	all(req("POST", a, session, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	testwait.For(t, "tool slow listed on A", func() bool {
+	testwait.For(t, "tool slow listed", func() bool {
 		return strings.Contains(all(req("POST", a, session, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)), `"slow"`)
 	})
 
 	const steps = 4
 	post := req("POST", a, session, "", fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":%d,"ms":150},"_meta":{"progressToken":"p1"}}}`, steps))
+	holder := post.Header.Get("X-Served-By")
 	prime := ""
 	sc := bufio.NewScanner(post.Body)
 	for prime == "" && sc.Scan() {
@@ -78,9 +105,31 @@ func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
 		t.Fatalf("no prime event id on the POST stream (%q)", prime)
 	}
 
-	// A answers 409 until it has seen the client leave.
+	// Through the balancer, round-robin sends the next request to the
+	// replica after the one that served the last: pings (answered by
+	// any replica, the session is shared) until the holder served one,
+	// so the GET goes to the other.
+	ping := 100
+	aligned := func() {
+		if !route.viaBalancer {
+			return
+		}
+		for i := 0; ; i++ {
+			r := req("POST", a, session, "", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, ping))
+			ping++
+			all(r)
+			if r.Header.Get("X-Served-By") == holder {
+				return
+			}
+			if i == 10 {
+				t.Fatalf("the balancer never sent a ping to %s, the stream's replica", holder)
+			}
+		}
+	}
+	// The holder answers 409 until it has seen the client leave.
 	var get *http.Response
-	testwait.For(t, "the resumption on B taken", func() bool {
+	testwait.For(t, "the resumption on the other replica taken", func() bool {
+		aligned()
 		get = req("GET", b, session, prime, "")
 		if get.StatusCode == http.StatusConflict {
 			all(get)
@@ -88,13 +137,17 @@ func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
 		}
 		return true
 	})
+	served := get.Header.Get("X-Served-By")
 	body := all(get)
 	if get.StatusCode != http.StatusOK {
-		t.Fatalf("resumption on B: HTTP %d %s", get.StatusCode, body)
+		t.Fatalf("resumption: HTTP %d %s", get.StatusCode, body)
+	}
+	if route.viaBalancer && (holder == "" || served == holder) {
+		t.Fatalf("the stream was held by %q and resumed on %q: not across replicas", holder, served)
 	}
 	evs := parseSSE(body)
 	if len(evs) != steps+1 {
-		t.Fatalf("resumed on B: %d events, want %d progress and the answer:\n%s", len(evs), steps, body)
+		t.Fatalf("resumed on %s: %d events, want %d progress and the answer:\n%s", served, len(evs), steps, body)
 	}
 	for i, e := range evs {
 		want := `"notifications/progress"`
@@ -102,7 +155,7 @@ func TestReplicasResumeStreamOnAnotherReplica(t *testing.T) {
 			want = fmt.Sprintf("done after %d steps", steps)
 		}
 		if !strings.Contains(e.data, want) || e.id != fmt.Sprintf("%s_%d", stream, i+1) {
-			t.Errorf("event %d on B: id %q %s, want id %s_%d and %s", i, e.id, e.data, stream, i+1, want)
+			t.Errorf("event %d resumed: id %q %s, want id %s_%d and %s", i, e.id, e.data, stream, i+1, want)
 		}
 	}
 }

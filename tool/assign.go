@@ -207,41 +207,20 @@ func mismatch(x any, t reflect.Type) error {
 // intOf is x as an int64 when x is a number without a fraction in
 // range, as the schema's "integer" accepts it (1.0 and 1e3 too).
 func intOf(x any) (int64, bool) {
+	if n, ok := exactInt(x); ok {
+		return n, true
+	}
 	switch n := x.(type) {
 	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			return i, true
-		}
 		r, ok := new(big.Rat).SetString(string(n))
 		if !ok || !r.IsInt() || !r.Num().IsInt64() {
 			return 0, false
 		}
 		return r.Num().Int64(), true
-	case float64:
-		if n != math.Trunc(n) || n < math.MinInt64 || n >= math.MaxInt64 {
-			return 0, false
-		}
-		return int64(n), true
 	case float32:
-		return intOf(float64(n))
-	case int:
-		return int64(n), true
-	case int8:
-		return int64(n), true
-	case int16:
-		return int64(n), true
-	case int32:
-		return int64(n), true
-	case int64:
-		return n, true
+		return exactInt(float64(n))
 	case uint:
 		return int64(n), n <= math.MaxInt64
-	case uint8:
-		return int64(n), true
-	case uint16:
-		return int64(n), true
-	case uint32:
-		return int64(n), true
 	case uint64:
 		return int64(n), n <= math.MaxInt64
 	}

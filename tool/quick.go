@@ -207,15 +207,16 @@ func (q *quick) valid(x any) bool {
 	return false
 }
 
-// exactInt is x as an int64 when it is certainly that integer: integer
-// text, a Go integer, or a float64 that holds one exactly.
+// exactInt is x as an int64 when it is certainly that integer, read
+// without exact arithmetic: integer text, a Go integer, or an integral
+// float64 in range.
 func exactInt(x any) (int64, bool) {
 	switch n := x.(type) {
 	case json.Number:
 		i, err := strconv.ParseInt(string(n), 10, 64)
 		return i, err == nil
 	case float64:
-		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+		if n != math.Trunc(n) || n < math.MinInt64 || n >= math.MaxInt64 {
 			return 0, false
 		}
 		return int64(n), true

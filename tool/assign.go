@@ -40,52 +40,27 @@ func buildAssigner(t reflect.Type, seen map[reflect.Type]bool) (assigner, bool) 
 	if t.Implements(reflect.TypeFor[json.Unmarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
 		return nil, false
 	}
+	zero := reflect.Zero(t) // for the range checks
 	switch t.Kind() {
 	case reflect.Bool:
-		return func(v reflect.Value, x any) error {
-			b, ok := x.(bool)
-			if !ok {
-				return mismatch(x, t)
-			}
-			v.SetBool(b)
-			return nil
-		}, true
+		return scalar(t, func(x any) (bool, bool) { b, ok := x.(bool); return b, ok }, reflect.Value.SetBool), true
 	case reflect.String:
-		return func(v reflect.Value, x any) error {
-			s, ok := x.(string)
-			if !ok {
-				return mismatch(x, t)
-			}
-			v.SetString(s)
-			return nil
-		}, true
+		return scalar(t, func(x any) (string, bool) { s, ok := x.(string); return s, ok }, reflect.Value.SetString), true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, x any) error {
+		return scalar(t, func(x any) (int64, bool) {
 			n, ok := intOf(x)
-			if !ok || v.OverflowInt(n) {
-				return mismatch(x, t)
-			}
-			v.SetInt(n)
-			return nil
-		}, true
+			return n, ok && !zero.OverflowInt(n)
+		}, reflect.Value.SetInt), true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(v reflect.Value, x any) error {
+		return scalar(t, func(x any) (uint64, bool) {
 			n, ok := intOf(x)
-			if !ok || n < 0 || v.OverflowUint(uint64(n)) {
-				return mismatch(x, t)
-			}
-			v.SetUint(uint64(n))
-			return nil
-		}, true
+			return uint64(n), ok && n >= 0 && !zero.OverflowUint(uint64(n))
+		}, reflect.Value.SetUint), true
 	case reflect.Float32, reflect.Float64:
-		return func(v reflect.Value, x any) error {
+		return scalar(t, func(x any) (float64, bool) {
 			f, ok := floatOf(x)
-			if !ok || v.OverflowFloat(f) {
-				return mismatch(x, t)
-			}
-			v.SetFloat(f)
-			return nil
-		}, true
+			return f, ok && !zero.OverflowFloat(f)
+		}, reflect.Value.SetFloat), true
 	case reflect.Pointer:
 		elem, ok := buildAssigner(t.Elem(), seen)
 		if !ok {
@@ -198,6 +173,19 @@ func jsonName(f reflect.StructField) (name, opts string) {
 		name = f.Name
 	}
 	return name, opts
+}
+
+// scalar is the assigner of a scalar type t: read turns an instance
+// value into the field's value (false: it does not fit), set writes it.
+func scalar[V any](t reflect.Type, read func(any) (V, bool), set func(reflect.Value, V)) assigner {
+	return func(v reflect.Value, x any) error {
+		n, ok := read(x)
+		if !ok {
+			return mismatch(x, t)
+		}
+		set(v, n)
+		return nil
+	}
 }
 
 func mismatch(x any, t reflect.Type) error {

@@ -306,10 +306,14 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 			p.Tokens = int(float64(a.Counter.Count(prefix)) * float64(len(payload)) / float64(len(prefix)))
 		}
 		p.Estimated = true
-		done := a.track()
-		go func() {
-			defer done()
-			countSaved(saved, sc, p.Tokens, a.OnIntercept, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
+		// Started once the pointer is made (deferred), so that its own
+		// last steps do not share the cores with the count.
+		done, estimate := a.track(), p.Tokens
+		defer func() {
+			go func() {
+				defer done()
+				countSaved(saved, sc, estimate, a.OnIntercept, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
+			}()
 		}()
 	}
 	elapsed := time.Since(start)

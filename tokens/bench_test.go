@@ -34,7 +34,7 @@ func BenchmarkCount(b *testing.B) {
 	b.Run("ours/"+Gemma3, func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for b.Loop() {
-			g.count(text, 0)
+			g.count(text, 0, runtime.GOMAXPROCS(0))
 		}
 	})
 	b.Run("ours-1core/"+Gemma3, func(b *testing.B) {

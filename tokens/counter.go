@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"fmt"
+	"runtime"
 	"unicode/utf8"
 )
 
@@ -71,7 +72,8 @@ func (c *Counter) gemma() bool { return c != nil && c.gem != nil }
 
 // counter is a loaded vocabulary: an *encoding or the *gemma.
 type counter interface {
-	count(b []byte, limit int64) int
+	// count counts b on up to workers cores (see countChunked).
+	count(b []byte, limit int64, workers int) int
 	// safe reports whether b may be cut before b[p] (0 < p < len(b))
 	// with the counts of the parts adding up to the count of the whole.
 	safe(b []byte, p int) bool
@@ -117,7 +119,7 @@ func (c *Counter) Count(b []byte) int {
 		// diverting.
 		return c.scale(len(b))
 	}
-	return c.scale(e.count(b, 0))
+	return c.scale(e.count(b, 0, runtime.GOMAXPROCS(0)))
 }
 
 // CountString is Count for a string.
@@ -149,7 +151,7 @@ func (c *Counter) AtLeast(b []byte, n int) bool {
 		// Smallest m with ceil(1.1*m) >= n.
 		need = (10*int64(n)-10)/11 + 1
 	}
-	return int64(e.count(b, need)) >= need
+	return int64(e.count(b, need, runtime.GOMAXPROCS(0))) >= need
 }
 
 // scale applies the Anthropic factor: ceil(n × 1.1) in integers.

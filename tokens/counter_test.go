@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForModel(t *testing.T) {
@@ -123,7 +125,7 @@ func TestCountParallelMatchesReference(t *testing.T) {
 		if seq := e.countSeq(text, nil, 0); seq != tt.want {
 			t.Errorf("%s: sequential %d, tiktoken %d", tt.name, seq, tt.want)
 		}
-		if par := e.count(text, 0); par != tt.want {
+		if par := e.count(text, 0, runtime.GOMAXPROCS(0)); par != tt.want {
 			t.Errorf("%s: parallel %d, tiktoken %d", tt.name, par, tt.want)
 		}
 	}
@@ -248,4 +250,29 @@ func TestConcurrentFirstUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestCountChunkedWorkers: a count runs on no more goroutines at once than
+// it is given (CountReader, the background counts, gives one), and on
+// more when it may.
+func TestCountChunkedWorkers(t *testing.T) {
+	b := bytes.Repeat([]byte("word "), 4*parallelMin)
+	for _, workers := range []int{1, 2, 4} {
+		var running, most atomic.Int64
+		seq := func(p []byte, total *atomic.Int64, limit int64) int {
+			n := running.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(time.Millisecond) // long enough for the others to start
+			running.Add(-1)
+			total.Add(int64(len(p)))
+			return len(p)
+		}
+		if got := countChunked(b, 0, workers, func(b []byte, at int) int { return at }, seq); got != len(b) {
+			t.Fatalf("%d workers: counted %d, want %d", workers, got, len(b))
+		}
+		if m := most.Load(); m > int64(workers) || workers > 1 && m < 2 {
+			t.Fatalf("%d workers: %d ran at once", workers, m)
+		}
+	}
 }

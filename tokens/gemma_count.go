@@ -160,6 +160,6 @@ func (g *gemma) mergeWindow(p []byte, s *scratch) int {
 // count counts b, in parallel when it is large, with chunks cut by
 // nextGemmaCut (see [countChunked]): a section (a line) may be megabytes
 // long and countSeq looks at the limit only between sections.
-func (g *gemma) count(b []byte, limit int64) int {
-	return countChunked(b, limit, g.nextGemmaCut, g.countSeq)
+func (g *gemma) count(b []byte, limit int64, workers int) int {
+	return countChunked(b, limit, workers, g.nextGemmaCut, g.countSeq)
 }

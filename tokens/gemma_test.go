@@ -120,7 +120,7 @@ func TestGemmaCountListingMatchesReference(t *testing.T) {
 		if seq := g.countSeq(text, nil, 0); seq != tt.want {
 			t.Errorf("%d bytes: sequential %d, reference %d", len(text), seq, tt.want)
 		}
-		if par := g.count(text, 0); par != tt.want {
+		if par := g.count(text, 0, runtime.GOMAXPROCS(0)); par != tt.want {
 			t.Errorf("%d bytes: parallel %d, reference %d", len(text), par, tt.want)
 		}
 	}
@@ -133,7 +133,7 @@ func TestGemmaCountListingMatchesReference(t *testing.T) {
 	if seq := g.countSeq(line.Bytes(), nil, 0); seq != want {
 		t.Errorf("one line: sequential %d, reference %d", seq, want)
 	}
-	if par := g.count(line.Bytes(), 0); par != want {
+	if par := g.count(line.Bytes(), 0, runtime.GOMAXPROCS(0)); par != want {
 		t.Errorf("one line: parallel %d, reference %d", par, want)
 	}
 }
@@ -146,13 +146,13 @@ func TestGemmaAtLeastOneLine(t *testing.T) {
 	n := g.countSeq(line, nil, 0)
 	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
 		old := runtime.GOMAXPROCS(procs)
-		if got := g.count(line, 0); got != n {
+		if got := g.count(line, 0, runtime.GOMAXPROCS(0)); got != n {
 			t.Errorf("GOMAXPROCS=%d: count %d, sequential %d", procs, got, n)
 		}
-		if got := g.count(line, 1000); got < 1000 || got > n/4 {
+		if got := g.count(line, 1000, runtime.GOMAXPROCS(0)); got < 1000 || got > n/4 {
 			t.Errorf("GOMAXPROCS=%d: count with limit 1000 = %d of %d: did not stop early", procs, got, n)
 		}
-		if got := g.count(line, int64(n)+1); got != n {
+		if got := g.count(line, int64(n)+1, runtime.GOMAXPROCS(0)); got != n {
 			t.Errorf("GOMAXPROCS=%d: count with limit above the count = %d, want %d", procs, got, n)
 		}
 		runtime.GOMAXPROCS(old)
@@ -338,7 +338,7 @@ func FuzzGemma(f *testing.F) {
 		if utf8.Valid(b) && whole > len(b) {
 			t.Fatalf("%q: count %d above the byte length", s, whole)
 		}
-		if par := g.count(b, 0); par != whole {
+		if par := g.count(b, 0, runtime.GOMAXPROCS(0)); par != whole {
 			t.Fatalf("%q: parallel %d, sequential %d", s, par, whole)
 		}
 		if len(b) > 2000 {

@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -18,19 +17,18 @@ const chunkSize = 64 << 10
 // count counts b, in parallel when it is large. With limit > 0 it stops
 // once at least limit tokens are counted and returns a partial count that
 // is >= limit; otherwise it returns the exact count.
-func (e *encoding) count(b []byte, limit int64) int {
-	return countChunked(b, limit, nextCut, e.countSeq)
+func (e *encoding) count(b []byte, limit int64, workers int) int {
+	return countChunked(b, limit, workers, nextCut, e.countSeq)
 }
 
 // countChunked counts b in chunks of about chunkSize cut where cut says
-// the count of the pieces adds up to the count of the whole, on all cores
-// when b is large; seq counts one chunk, adding to total and stopping
+// the count of the pieces adds up to the count of the whole, on up to
+// workers goroutines when b is large; seq counts one chunk, adding to total and stopping
 // early once total reaches limit (when limit > 0). On one core a count
 // with a limit still goes chunk by chunk, so it stops early on a single
 // huge piece too.
-func countChunked(b []byte, limit int64, cut func(b []byte, at int) int, seq func(b []byte, total *atomic.Int64, limit int64) int) int {
+func countChunked(b []byte, limit int64, workers int, cut func(b []byte, at int) int, seq func(b []byte, total *atomic.Int64, limit int64) int) int {
 	var total atomic.Int64
-	workers := runtime.GOMAXPROCS(0)
 	if len(b) < parallelMin || (workers < 2 && limit <= 0) {
 		return seq(b, &total, limit)
 	}

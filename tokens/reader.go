@@ -2,9 +2,8 @@ package tokens
 
 import "io"
 
-// readChunk is how much [Counter.CountReader] reads at a time: large enough
-// that each chunk is counted on all cores, small next to the outputs it
-// is for. (A variable for tests.)
+// readChunk is how much [Counter.CountReader] reads at a time: small next
+// to the outputs it is for. (A variable for tests.)
 var readChunk = 4 << 20
 
 // CountReader returns the exact token count of everything r yields (what
@@ -14,6 +13,12 @@ var readChunk = 4 << 20
 // is carried into the next. Only text with no such place for megabytes (one
 // word of letters, no space, digit or newline) is held whole. A read error
 // other than io.EOF is returned with the count so far.
+//
+// It counts on one core, where [Counter.Count] takes them all: it is what
+// counts a big output in the background, once the answer is out (the
+// exact figures of a diverted or passed output), and a count nobody waits
+// for must leave the other cores to the work somebody does (the next
+// call, another owner's).
 func (c *Counter) CountReader(r io.Reader) (int, error) {
 	e, err := c.load()
 	if err != nil {
@@ -27,7 +32,7 @@ func (c *Counter) CountReader(r io.Reader) (int, error) {
 		n, rerr := io.ReadFull(r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-			total += e.count(buf, 0)
+			total += e.count(buf, 0, 1)
 			return c.scale(total), nil
 		}
 		if rerr != nil {
@@ -39,7 +44,7 @@ func (c *Counter) CountReader(r io.Reader) (int, error) {
 			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
 			continue
 		}
-		total += e.count(buf[:p], 0)
+		total += e.count(buf[:p], 0, 1)
 		buf = buf[:copy(buf, buf[p:])]
 	}
 }

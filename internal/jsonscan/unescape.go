@@ -112,3 +112,35 @@ func hex4(s []byte) rune {
 	}
 	return rune(n)
 }
+
+// Cut is an offset at or after from where the inside of a string literal,
+// s, may be cut in two so that [Unescape] of each part, joined, is
+// Unescape of s: the start of an escape that is not a \u (so no escape,
+// nor a surrogate pair, is split), found after the run of bytes from
+// from; or -1 when there is none (then no escape follows from, and s[from:]
+// is copied as it is anyway).
+func Cut(s []byte, from int) int {
+	// Past any backslashes at from, and the byte after: whatever they
+	// are part of, the next backslash after a byte that is not one starts
+	// an escape.
+	i := from
+	for i < len(s) && s[i] == '\\' {
+		i++
+	}
+	for i+1 < len(s) {
+		k := bytes.IndexByte(s[i+1:], '\\')
+		if k < 0 {
+			return -1
+		}
+		p := i + 1 + k
+		if p+1 >= len(s) {
+			return -1
+		}
+		if s[p+1] != 'u' {
+			return p
+		}
+		// A \u escape, maybe the low half of a pair: on past it.
+		i = p + 5
+	}
+	return -1
+}

@@ -221,9 +221,13 @@ type tally struct {
 
 func (t *tally) Write(p []byte) (int, error) {
 	t.h.Write(p)
-	t.n += int64(len(p))
 	t.lines += bytes.Count(p, []byte{'\n'})
-	return t.f.Write(p)
+	n, err := t.f.Write(p)
+	// Onto the disk already as the rest is formatted: the file's sync
+	// before its rename then waits for little.
+	memdir.StartWriteback(t.f, t.n, int64(n))
+	t.n += int64(n)
+	return n, err
 }
 
 // writeTemp has write fill a temporary file for base in d (memdir's

@@ -23,3 +23,15 @@ func BenchmarkRelayout(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIndent: pretty-printing a 24 MB listing as Save does, into
+// io.Discard (the write, hash and sync left out).
+func BenchmarkIndent(b *testing.B) {
+	t := []byte(testupstream.Blob("json", 24))
+	b.SetBytes(int64(len(t)))
+	for b.Loop() {
+		if _, err := indentTo(io.Discard, t, arrayLengths{}, containerEnds{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime"
 )
 
 // StringEnd is the offset just past the JSON string starting at b[i] (its
@@ -12,15 +13,83 @@ import (
 // skipped whole, and in one with some, each is found by its bit, so JSON
 // held as text (an escaped quote every few bytes) costs a few
 // instructions per escape.
+//
+// A string still open a MiB past its quote, with megabytes of b left (the
+// text of a big tool result), is looked for in two halves at once, each on
+// a core: the end found in the first half if there is one, else the
+// second's.
 func StringEnd(b []byte, i int) int {
 	j := i + 1
+	if len(b)-j < parallelStringMin || runtime.GOMAXPROCS(0) < 2 {
+		return stringEnd8(b, j)
+	}
+	// Most strings end soon: the first MiB alone first.
+	cut := j + parallelStringFrom
+	if e, ok := stringEndIn(b[:cut], j); ok {
+		return e
+	}
+	a := resume(b, j, cut)
+	mid := resume(b, a, a+(len(b)-a)/2)
+	var (
+		eb   int
+		okb  bool
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		eb, okb = stringEndIn(b, mid)
+	}()
+	ea, oka := stringEndIn(b[:mid], a)
+	<-done
+	switch {
+	case oka:
+		return ea
+	case okb:
+		return eb
+	}
+	return len(b)
+}
+
+// The sizes from which [StringEnd] looks in halves: a string open this far
+// past its quote, with at least parallelStringMin bytes of input left.
+const (
+	parallelStringFrom = 1 << 20
+	parallelStringMin  = 4 << 20
+)
+
+// resume is where to go on looking for a string's end at b[at], given that
+// b[from] (from <= at) is not escaped: at, or at+1 when an odd run of
+// backslashes ends just before at (b[at] is then escaped).
+func resume(b []byte, from, at int) int {
+	k := at
+	for k > from && b[k-1] == '\\' {
+		k--
+	}
+	if (at-k)%2 == 1 {
+		return at + 1
+	}
+	return at
+}
+
+// stringEnd8 is StringEnd's one-core loop from b[j], inside the string.
+func stringEnd8(b []byte, j int) int {
+	if e, ok := stringEndIn(b, j); ok {
+		return e
+	}
+	return len(b)
+}
+
+// stringEndIn looks for the end of the string whose inside goes on at b[j]
+// (not escaped) within b: the offset past its closing quote and true, or
+// false when b ends first.
+func stringEndIn(b []byte, j int) (int, bool) {
 	for j+8 <= len(b) {
 		m := quoteOrBackslash(binary.LittleEndian.Uint64(b[j:]))
 		next := j + 8
 		for m != 0 {
 			p := j + bits.TrailingZeros64(m)>>3
 			if b[p] == '"' {
-				return p + 1
+				return p + 1, true
 			}
 			// A backslash: the byte after it is escaped.
 			if p+2 >= j+8 {
@@ -36,10 +105,10 @@ func StringEnd(b []byte, i int) int {
 		case '\\':
 			j++
 		case '"':
-			return j + 1
+			return j + 1, true
 		}
 	}
-	return len(b)
+	return len(b), false
 }
 
 // IndexQuoteOrBackslash is the index of the first '"' or '\\' in b, or -1.

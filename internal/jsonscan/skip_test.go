@@ -61,3 +61,38 @@ func BenchmarkStringEnd(b *testing.B) {
 		}
 	}
 }
+
+// TestStringEndInHalves: a string long enough to be looked for in two
+// halves ends where the byte loop says, whether it ends in the first MiB,
+// in the first half or in the second, or not at all, and whatever run of
+// backslashes the halves' edges fall in.
+func TestStringEndInHalves(t *testing.T) {
+	size := parallelStringMin + parallelStringFrom + 64
+	for _, run := range []int{0, 1, 2, 3, 4} {
+		for _, endAt := range []int{parallelStringFrom - 1, parallelStringFrom + 1, size / 2, size/2 + 1, size - 3, -1} {
+			b := []byte(`"` + strings.Repeat(`ab\"c`, size/5))
+			b = b[:size]
+			// Runs of backslashes just before the first MiB's edge and the
+			// middles the halves may take, then a quote after each (an end
+			// only when the run is even).
+			for _, at := range []int{1 + parallelStringFrom, size / 2, (size + parallelStringFrom) / 2} {
+				for k := range run + 1 {
+					b[at-run+k] = '\\'
+				}
+				b[at+1] = '"'
+				if run%2 == 0 {
+					b[at+1] = 'x' // an end here only where endAt says
+				}
+			}
+			if endAt > 0 {
+				b[endAt] = '"'
+				if b[endAt-1] == '\\' {
+					b[endAt-1] = 'y'
+				}
+			}
+			if got, want := StringEnd(b, 0), stringEndByBytes(b, 0); got != want {
+				t.Fatalf("run %d, end at %d: %d, want %d", run, endAt, got, want)
+			}
+		}
+	}
+}

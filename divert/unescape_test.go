@@ -58,6 +58,8 @@ func FuzzUnescapeIsEncodingJSON(f *testing.F) {
 // middle falls: in a run of backslashes, in a surrogate pair, in a \u, or
 // with no escape after it.
 func TestUnescapeInHalves(t *testing.T) {
+	defer func(n int) { parallelUnescapeFrom = n }(parallelUnescapeFrom)
+	parallelUnescapeFrom = 64 << 10 // small texts, many cases
 	half := parallelUnescapeFrom/2 + 1
 	for name, tail := range map[string]string{
 		"json":        strings.Repeat(`{\"k\":\"v\\\\\"},`, 200),
@@ -66,7 +68,7 @@ func TestUnescapeInHalves(t *testing.T) {
 		"u":           strings.Repeat(`\u00e9`, 300),
 		"plain":       strings.Repeat("x", 300),
 	} {
-		for shift := range 4 {
+		for shift := range 8 {
 			// The middle falls shift bytes into the tail's pattern.
 			lit := strings.Repeat("a", half-shift) + tail + strings.Repeat(`\"b`, half/3)
 			raw := []byte(`{"content":[{"type":"text","text":"` + lit + `"}]}`)

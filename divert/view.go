@@ -99,7 +99,8 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 // parallelUnescapeFrom is the size of a text from which it is unescaped
 // in two halves at once, in place: core time the divert path has to
 // spare (nothing else runs then), and a 24 MB text of JSON is 70 ms of it.
-const parallelUnescapeFrom = 4 << 20
+// (A variable for tests.)
+var parallelUnescapeFrom = 4 << 20
 
 // unescapeInHalves unescapes the literal's inside s over its own memory,
 // out (which starts at or before s), the second half on another core

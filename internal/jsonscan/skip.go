@@ -52,7 +52,8 @@ func StringEnd(b []byte, i int) int {
 
 // The sizes from which [StringEnd] looks in halves: a string open this far
 // past its quote, with at least parallelStringMin bytes of input left.
-const (
+// (Variables for tests.)
+var (
 	parallelStringFrom = 1 << 20
 	parallelStringMin  = 4 << 20
 )

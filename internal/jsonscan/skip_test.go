@@ -67,6 +67,8 @@ func BenchmarkStringEnd(b *testing.B) {
 // in the first half or in the second, or not at all, and whatever run of
 // backslashes the halves' edges fall in.
 func TestStringEndInHalves(t *testing.T) {
+	defer func(from, least int) { parallelStringFrom, parallelStringMin = from, least }(parallelStringFrom, parallelStringMin)
+	parallelStringFrom, parallelStringMin = 4<<10, 16<<10 // small strings, many cases
 	size := parallelStringMin + parallelStringFrom + 64
 	for _, run := range []int{0, 1, 2, 3, 4} {
 		for _, endAt := range []int{parallelStringFrom - 1, parallelStringFrom + 1, size / 2, size/2 + 1, size - 3, -1} {

@@ -3,7 +3,6 @@ package artifacts
 import (
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf8"
 )
 
@@ -49,8 +48,8 @@ func (s *Store) Write(filename, content string) (WriteResult, error) {
 // write stores content as name in the folder through memdir's atomic
 // write (0600, the folder 0700), reporting whether name existed.
 func (s *Store) write(name, content string) (replaced bool, err error) {
-	tmp, err := s.d.WriteTemp(name, func(f *os.File) error {
-		_, err := io.WriteString(f, content)
+	tmp, err := s.d.WriteTemp(name, func(w io.Writer) error {
+		_, err := io.WriteString(w, content)
 		return err
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -136,7 +137,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 	)
 	base := layout.OutputPrefix(server, tool) // the temporary file's, before the hash names it
 	// asJSON pretty-prints t; asIs writes data as it is.
-	asJSON := func(f *os.File) error {
+	asJSON := func(f io.Writer) error {
 		format, lengths, ends, src = FormatJSON, arrayLengths{}, containerEnds{}, source{ok: true, size: len(data)}
 		tw = &tally{f: f, h: sha256.New()}
 		bw := newWriteBehind(tw)
@@ -160,7 +161,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 		}
 		return nil
 	}
-	asIs := func(f *os.File) error {
+	asIs := func(f io.Writer) error {
 		format, lengths, ends, src = detectNonJSON(t), nil, nil, source{ok: true, size: len(data)}
 		tw = &tally{f: f, h: sha256.New()}
 		w := bufio.NewWriterSize(tw, 1<<20)
@@ -213,7 +214,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 
 // tally writes to a file and hashes and counts what it writes.
 type tally struct {
-	f     *os.File
+	f     io.Writer
 	h     hash.Hash
 	n     int64
 	lines int
@@ -221,19 +222,15 @@ type tally struct {
 
 func (t *tally) Write(p []byte) (int, error) {
 	t.h.Write(p)
+	t.n += int64(len(p))
 	t.lines += bytes.Count(p, []byte{'\n'})
-	n, err := t.f.Write(p)
-	// Onto the disk already as the rest is formatted: the file's sync
-	// before its rename then waits for little.
-	memdir.StartWriteback(t.f, t.n, int64(n))
-	t.n += int64(n)
-	return n, err
+	return t.f.Write(p)
 }
 
 // writeTemp has write fill a temporary file for base in d (memdir's
 // half of the atomic write: created exclusively, 0600, synced, closed)
 // and returns its name; on any error it is removed.
-func writeTemp(d memdir.Dir, base string, write func(f *os.File) error) (string, error) {
+func writeTemp(d memdir.Dir, base string, write func(w io.Writer) error) (string, error) {
 	tmp, err := d.WriteTemp(base, write)
 	if err != nil {
 		return "", fmt.Errorf("write to the scratchpad: %w", bareErr(err))

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -253,8 +254,10 @@ var tempSuffix = func() string {
 // 0700 if missing): [layout.TempName] of name's base, created exclusively
 // (0600), filled by fill, synced and closed. It returns the temporary
 // file's name, relative to d, for [Dir.Commit]; on any error it is
-// removed. fill must not close the file.
-func (d Dir) WriteTemp(name string, fill func(f *os.File) error) (tmp string, err error) {
+// removed. What fill writes goes to the disk a MiB at a time as it comes
+// (see writeback.go), so that the sync at the end waits for the last
+// bytes only.
+func (d Dir) WriteTemp(name string, fill func(w io.Writer) error) (tmp string, err error) {
 	err = d.do(name, true, func(r *os.Root, p string) (err error) {
 		tmp, err = writeTemp(r, p, fill)
 		return err
@@ -264,7 +267,7 @@ func (d Dir) WriteTemp(name string, fill func(f *os.File) error) (tmp string, er
 
 // writeTemp is [Dir.WriteTemp] in r for the file p; it returns the
 // temporary file's name in r.
-func writeTemp(r *os.Root, p string, fill func(f *os.File) error) (string, error) {
+func writeTemp(r *os.Root, p string, fill func(w io.Writer) error) (string, error) {
 	dir, base := filepath.Split(p)
 	if err := makeAll(r, filepath.Clean(dir)); err != nil {
 		return "", err
@@ -283,7 +286,7 @@ func writeTemp(r *os.Root, p string, fill func(f *os.File) error) (string, error
 	if err != nil {
 		return "", err
 	}
-	err = fill(f)
+	err = fill(&writeback{f: f})
 	if err == nil {
 		err = f.Sync()
 	}
@@ -339,8 +342,8 @@ func syncDir(r *os.Root, p string) error {
 // documentation), creating d (0700) if missing; the file is 0600.
 func (d Dir) WriteFile(name string, data []byte) error {
 	return d.do(name, true, func(r *os.Root, p string) error {
-		tmp, err := writeTemp(r, p, func(f *os.File) error {
-			_, err := f.Write(data)
+		tmp, err := writeTemp(r, p, func(w io.Writer) error {
+			_, err := w.Write(data)
 			return err
 		})
 		if err != nil {

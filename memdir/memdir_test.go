@@ -2,6 +2,7 @@ package memdir
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -116,7 +117,7 @@ func TestFolderLinkRefused(t *testing.T) {
 		{"WriteFile", func(d Dir) error { return d.WriteFile("pad.md", []byte("x")) }},
 		{"WriteFile sub", func(d Dir) error { return d.WriteFile(".history/1.md", []byte("x")) }},
 		{"WriteTemp", func(d Dir) error {
-			_, err := d.WriteTemp("out", func(f *os.File) error { _, err := f.WriteString("x"); return err })
+			_, err := d.WriteTemp("out", func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err })
 			return err
 		}},
 		{"OpenFile append", func(d Dir) error {
@@ -342,14 +343,14 @@ func TestWriteTempFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("disk full")
-	if _, err := d.WriteTemp("a", func(f *os.File) error { f.WriteString("part"); return boom }); !errors.Is(err, boom) {
+	if _, err := d.WriteTemp("a", func(w io.Writer) error { _, _ = io.WriteString(w, "part"); return boom }); !errors.Is(err, boom) {
 		t.Fatalf("WriteTemp: %v", err)
 	}
 	entries, _ := d.ReadDir("")
 	if len(entries) != 1 {
 		t.Fatalf("left behind: %v", entries)
 	}
-	tmp, err := d.WriteTemp("a", func(f *os.File) error { _, err := f.WriteString("new"); return err })
+	tmp, err := d.WriteTemp("a", func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
 	if err != nil || !layout.IsTemp(tmp) {
 		t.Fatalf("WriteTemp: %q %v", tmp, err)
 	}

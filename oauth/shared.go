@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,8 +96,8 @@ func createSealKey(path string) ([]byte, error) {
 	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails
 	data := []byte(base64.StdEncoding.EncodeToString(raw[:]) + "\n")
 	d := memdir.At(filepath.Dir(path))
-	tmp, err := d.WriteTemp(filepath.Base(path), func(f *os.File) error {
-		_, err := f.Write(data)
+	tmp, err := d.WriteTemp(filepath.Base(path), func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
 	})
 	if err != nil {

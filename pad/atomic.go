@@ -2,6 +2,7 @@ package pad
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -24,8 +25,8 @@ func writeAtomic(d memdir.Dir, name string, data []byte) error {
 		}
 		return nil
 	}
-	tmp, err := d.WriteTemp(name, func(f *os.File) error {
-		_, err := f.Write(data)
+	tmp, err := d.WriteTemp(name, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
 	})
 	if err != nil {

@@ -53,41 +53,6 @@ func FuzzUnescapeIsEncodingJSON(f *testing.F) {
 	})
 }
 
-// TestUnescapeInHalves: a text big enough to be unescaped in two halves
-// at once, in place, is the text encoding/json decodes, wherever the
-// middle falls: in a run of backslashes, in a surrogate pair, in a \u, or
-// with no escape after it.
-func TestUnescapeInHalves(t *testing.T) {
-	defer func(n int) { parallelUnescapeFrom = n }(parallelUnescapeFrom)
-	parallelUnescapeFrom = 64 << 10 // small texts, many cases
-	half := parallelUnescapeFrom/2 + 1
-	for name, tail := range map[string]string{
-		"json":        strings.Repeat(`{\"k\":\"v\\\\\"},`, 200),
-		"backslashes": strings.Repeat(`\\`, 300) + `\"x`,
-		"pairs":       strings.Repeat(`\ud83d\ude00`, 300) + `\n`,
-		"u":           strings.Repeat(`\u00e9`, 300),
-		"plain":       strings.Repeat("x", 300),
-	} {
-		for shift := range 8 {
-			// The middle falls shift bytes into the tail's pattern.
-			lit := strings.Repeat("a", half-shift) + tail + strings.Repeat(`\"b`, half/3)
-			raw := []byte(`{"content":[{"type":"text","text":"` + lit + `"}]}`)
-			want := decoded(raw)
-			v, err := view(raw, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := string(v.text(-1, true)); got != want {
-				i := 0
-				for i < len(got) && i < len(want) && got[i] == want[i] {
-					i++
-				}
-				t.Fatalf("%s, shift %d: differs at byte %d of %d: %q, want %q", name, shift, i, len(want), got[i:min(len(got), i+40)], want[i:min(len(want), i+40)])
-			}
-		}
-	}
-}
-
 // BenchmarkUnescape: the text of a 24 MB result, JSON held as text (an
 // escape every few bytes) and plain words, into its own memory.
 func BenchmarkUnescape(b *testing.B) {

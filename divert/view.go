@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"unicode/utf8"
 	"unsafe"
 
@@ -72,13 +71,7 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 	}
 	w := 0
 	buf := out[:cap(out)]
-	texts := v.texts
-	if inPlace && cap(out) > 0 && len(v.texts) == 1 && limit == bound && bound >= parallelUnescapeFrom && runtime.GOMAXPROCS(0) > 1 {
-		lit := v.texts[0]
-		w = unescapeInHalves(buf, unsafe.Slice(unsafe.StringData(lit), len(lit))[1:len(lit)-1])
-		texts = nil
-	}
-	for i, lit := range texts {
+	for i, lit := range v.texts {
 		if w >= limit {
 			break
 		}
@@ -94,34 +87,6 @@ func (v *modelView) text(limit int, inPlace bool) []byte {
 		out = toValidUTF8(out)
 	}
 	return out
-}
-
-// parallelUnescapeFrom is the size of a text from which it is unescaped
-// in two halves at once, in place: core time the divert path has to
-// spare (nothing else runs then), and a 24 MB text of JSON is 70 ms of it.
-// (A variable for tests.)
-var parallelUnescapeFrom = 4 << 20
-
-// unescapeInHalves unescapes the literal's inside s over its own memory,
-// out (which starts at or before s), the second half on another core
-// (over its own bytes: see [jsonscan.Unescape]) and then moved down after
-// the first; it returns the bytes written. The halves meet at an escape
-// boundary ([jsonscan.Cut]), so the value is the one Unescape writes.
-func unescapeInHalves(out, s []byte) int {
-	cut := jsonscan.Cut(s, len(s)/2)
-	if cut < 0 {
-		return jsonscan.Unescape(out, s, len(s))
-	}
-	first, second := s[:cut], s[cut:]
-	var n2 int
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		n2 = jsonscan.Unescape(second, second, len(second))
-	}()
-	n1 := jsonscan.Unescape(out, first, len(first))
-	<-done
-	return n1 + copy(out[n1:], second[:n2])
 }
 
 // view finds what the model would read in a tools/call result by scanning

@@ -2,9 +2,11 @@ package jsonscan
 
 import (
 	"bytes"
+	"runtime"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Unescape writes the value of the inside of a JSON string literal to
@@ -14,9 +16,49 @@ import (
 // longer than the literal, so out may be the literal's own memory (or
 // start before it): no byte is written before it is read. out must have
 // room for min(stop, len(s)) bytes.
+//
+// A literal of megabytes unescaped whole (a big tool result's text) is
+// unescaped in two halves at once, each on a core, meeting at a [Cut].
 func Unescape(out, s []byte, stop int) int {
+	if stop >= len(s) && len(s) >= parallelUnescapeMin && len(out) >= len(s) && runtime.GOMAXPROCS(0) > 1 {
+		if n, ok := unescapeInHalves(out, s); ok {
+			return n
+		}
+	}
 	w, _ := unescape(out, s, stop)
 	return min(w, stop)
+}
+
+// parallelUnescapeMin is the size of a literal from which [Unescape] works
+// in halves: a 24 MB text of JSON is 70 ms of one core. (A variable for
+// tests.)
+var parallelUnescapeMin = 4 << 20
+
+// unescapeInHalves is Unescape of all of s in two halves at once; false
+// when s has no cut in its second half (it is then mostly copied, which
+// is quick anyway). The second half is written where neither half's
+// reads or writes meet the other's: over its own bytes when out is s's
+// own memory (which the caller gave away), else at out[cut:]; then it is
+// moved down after the first.
+func unescapeInHalves(out, s []byte) (int, bool) {
+	cut := Cut(s, len(s)/2)
+	if cut < 0 {
+		return 0, false
+	}
+	second := out[cut:]
+	o, b := uintptr(unsafe.Pointer(unsafe.SliceData(out))), uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	if o < b+uintptr(len(s)) && b < o+uintptr(len(out)) {
+		second = s[cut:]
+	}
+	var n2 int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n2, _ = unescape(second, s[cut:], len(s)-cut)
+	}()
+	n1, _ := unescape(out, s[:cut], cut)
+	<-done
+	return n1 + copy(out[n1:], second[:n2]), true
 }
 
 // UnescapeSome is [Unescape] for reading a literal a piece at a time: it

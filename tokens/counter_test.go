@@ -259,11 +259,25 @@ func TestCountChunkedWorkers(t *testing.T) {
 	b := bytes.Repeat([]byte("word "), 4*parallelMin)
 	for _, workers := range []int{1, 2, 4} {
 		var running, most atomic.Int64
+		two := make(chan struct{}) // closed once two ran at once
+		deadline := time.Now().Add(10 * time.Second)
+		var once sync.Once
 		seq := func(p []byte, total *atomic.Int64, limit int64) int {
 			n := running.Add(1)
 			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 			}
-			time.Sleep(time.Millisecond) // long enough for the others to start
+			if n >= 2 {
+				once.Do(func() { close(two) })
+			}
+			if workers > 1 {
+				// Held until a second runs beside it: given more than
+				// one, the count must start one (bounded, so a count
+				// that never does fails instead of hanging).
+				select {
+				case <-two:
+				case <-time.After(time.Until(deadline)):
+				}
+			}
 			running.Add(-1)
 			total.Add(int64(len(p)))
 			return len(p)

@@ -21,7 +21,8 @@ import (
 func StringEnd(b []byte, i int) int {
 	j := i + 1
 	if len(b)-j < parallelStringMin || runtime.GOMAXPROCS(0) < 2 {
-		return stringEnd8(b, j)
+		e, _ := stringEndIn(b, j)
+		return e
 	}
 	// Most strings end soon: the first MiB alone first.
 	cut := j + parallelStringFrom
@@ -72,17 +73,9 @@ func resume(b []byte, from, at int) int {
 	return at
 }
 
-// stringEnd8 is StringEnd's one-core loop from b[j], inside the string.
-func stringEnd8(b []byte, j int) int {
-	if e, ok := stringEndIn(b, j); ok {
-		return e
-	}
-	return len(b)
-}
-
 // stringEndIn looks for the end of the string whose inside goes on at b[j]
 // (not escaped) within b: the offset past its closing quote and true, or
-// false when b ends first.
+// len(b) and false when b ends first.
 func stringEndIn(b []byte, j int) (int, bool) {
 	for j+8 <= len(b) {
 		m := quoteOrBackslash(binary.LittleEndian.Uint64(b[j:]))

@@ -20,13 +20,16 @@ import (
 // second's.
 func StringEnd(b []byte, i int) int {
 	j := i + 1
-	if len(b)-j < parallelStringMin || runtime.GOMAXPROCS(0) < 2 {
-		e, _ := stringEndIn(b, j)
+	// Most strings end soon: the first MiB alone first. Nothing else is
+	// asked before that (runtime.GOMAXPROCS takes a lock: asked for every
+	// short string, it was a third of an indenter's time).
+	cut := min(len(b), j+parallelStringFrom)
+	e, ok := stringEndIn(b[:cut], j)
+	if ok || cut == len(b) {
 		return e
 	}
-	// Most strings end soon: the first MiB alone first.
-	cut := j + parallelStringFrom
-	if e, ok := stringEndIn(b[:cut], j); ok {
+	if len(b)-j < parallelStringMin || runtime.GOMAXPROCS(0) < 2 {
+		e, _ := stringEndIn(b, resume(b, j, cut))
 		return e
 	}
 	a := resume(b, j, cut)

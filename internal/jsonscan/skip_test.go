@@ -47,6 +47,19 @@ func FuzzStringEnd(f *testing.F) {
 }
 
 func BenchmarkStringEnd(b *testing.B) {
+	// "short": every string of a 24 MB listing in turn, as the indenter
+	// asks for them (each short, in a long input).
+	t := []byte(testupstream.Blob("json", 24))
+	b.Run("short", func(b *testing.B) {
+		b.SetBytes(int64(len(t)))
+		for b.Loop() {
+			for i := 0; i < len(t); i++ {
+				if t[i] == '"' {
+					i = StringEnd(t, i) - 1
+				}
+			}
+		}
+	})
 	for _, format := range []string{"json", "text", "ndjson"} {
 		lit, _ := json.Marshal(testupstream.Blob(format, 4))
 		for name, f := range map[string]func([]byte, int) int{"words": StringEnd, "bytes": stringEndByBytes} {
@@ -69,31 +82,34 @@ func BenchmarkStringEnd(b *testing.B) {
 func TestStringEndInHalves(t *testing.T) {
 	defer func(from, least int) { parallelStringFrom, parallelStringMin = from, least }(parallelStringFrom, parallelStringMin)
 	parallelStringFrom, parallelStringMin = 4<<10, 16<<10 // small strings, many cases
-	size := parallelStringMin + parallelStringFrom + 64
-	for _, run := range []int{0, 1, 2, 3, 4} {
-		for _, endAt := range []int{parallelStringFrom - 1, parallelStringFrom + 1, size / 2, size/2 + 1, size - 3, -1} {
-			b := []byte(`"` + strings.Repeat(`ab\"c`, size/5))
-			b = b[:size]
-			// Runs of backslashes just before the first MiB's edge and the
-			// middles the halves may take, then a quote after each (an end
-			// only when the run is even).
-			for _, at := range []int{1 + parallelStringFrom, size / 2, (size + parallelStringFrom) / 2} {
-				for k := range run + 1 {
-					b[at-run+k] = '\\'
+	// Long enough for halves, and open past the first MiB but too short
+	// for them (looked for on from the MiB's edge, on one core).
+	for _, size := range []int{parallelStringMin + parallelStringFrom + 64, 2*parallelStringFrom + 64} {
+		for _, run := range []int{0, 1, 2, 3, 4} {
+			for _, endAt := range []int{parallelStringFrom - 1, parallelStringFrom + 1, size / 2, size/2 + 1, size - 3, -1} {
+				b := []byte(`"` + strings.Repeat(`ab\"c`, size/5))
+				b = b[:size]
+				// Runs of backslashes just before the first MiB's edge and the
+				// middles the halves may take, then a quote after each (an end
+				// only when the run is even).
+				for _, at := range []int{1 + parallelStringFrom, size / 2, (size + parallelStringFrom) / 2} {
+					for k := range run + 1 {
+						b[at-run+k] = '\\'
+					}
+					b[at+1] = '"'
+					if run%2 == 0 {
+						b[at+1] = 'x' // an end here only where endAt says
+					}
 				}
-				b[at+1] = '"'
-				if run%2 == 0 {
-					b[at+1] = 'x' // an end here only where endAt says
+				if endAt > 0 {
+					b[endAt] = '"'
+					if b[endAt-1] == '\\' {
+						b[endAt-1] = 'y'
+					}
 				}
-			}
-			if endAt > 0 {
-				b[endAt] = '"'
-				if b[endAt-1] == '\\' {
-					b[endAt-1] = 'y'
+				if got, want := StringEnd(b, 0), stringEndByBytes(b, 0); got != want {
+					t.Fatalf("size %d, run %d, end at %d: %d, want %d", size, run, endAt, got, want)
 				}
-			}
-			if got, want := StringEnd(b, 0), stringEndByBytes(b, 0); got != want {
-				t.Fatalf("run %d, end at %d: %d, want %d", run, endAt, got, want)
 			}
 		}
 	}

@@ -32,6 +32,7 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 	const (
 		lengthDepth = 4
 		flushAt     = 1 << 20
+		shortString = 24 // bytes of a string looked at before jsonscan.StringEnd
 	)
 	type open struct {
 		array bool
@@ -68,6 +69,14 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 		out = append(out, indent[:1+2*depth]...)
 	}
 	needIndent := false // after an opening bracket, until the first item
+	// first is what every token but a closing bracket does first: the
+	// line its container's first item starts (which also counts that
+	// item; commas count the others).
+	first := func() {
+		needIndent = false
+		stack[len(stack)-1].items = 1
+		newline(len(stack))
+	}
 	for i := 0; i < len(t); {
 		if len(out) >= flushAt {
 			flush()
@@ -75,33 +84,21 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 				return layoutOther, werr // the disk is full: no use going on
 			}
 		}
-		c := t[i]
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			j := i + 1
-			for j < len(t) && isSpace(t[j]) {
+		switch c := t[i]; c {
+		case '"':
+			if needIndent {
+				first()
+			}
+			// Most strings are short and plain: looked for here, byte by
+			// byte, before a call that is quick on long ones.
+			j, lim := i+1, min(len(t), i+shortString)
+			for j < lim && t[j] != '"' && t[j] != '\\' {
 				j++
 			}
-			if j == i+1 && c == ' ' && i > 0 && (t[i-1] == ',' || t[i-1] == ':') {
-				spaced++
-			} else {
-				otherSpace++
+			end := j + 1
+			if j == lim || t[j] != '"' {
+				end = jsonscan.StringEnd(t, i)
 			}
-			i = j
-			continue
-		case ']', '}':
-		default:
-			if needIndent {
-				needIndent = false
-				newline(len(stack))
-			}
-			if n := len(stack); n > 0 && stack[n-1].items == 0 {
-				stack[n-1].items = 1
-			}
-		}
-		switch c {
-		case '"':
-			end := jsonscan.StringEnd(t, i)
 			if end-i > flushAt {
 				flush()
 				if werr == nil {
@@ -113,8 +110,23 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 				out = append(out, t[i:end]...)
 			}
 			i = end
-			continue
+		case ':':
+			seps++
+			out = append(out, ':', ' ')
+			i++
+		case ',':
+			if len(stack) == 0 {
+				return layoutOther, errNotJSON
+			}
+			stack[len(stack)-1].items++
+			seps++
+			out = append(out, ',')
+			newline(len(stack))
+			i++
 		case '{', '[':
+			if needIndent {
+				first()
+			}
 			if len(stack) == jsonscan.MaxDepth {
 				return layoutOther, errNotJSON
 			}
@@ -124,6 +136,7 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 			}
 			out = append(out, c)
 			needIndent = true
+			i++
 		case '}', ']':
 			if len(stack) == 0 {
 				return layoutOther, errNotJSON
@@ -150,28 +163,30 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 				newline(len(stack))
 			}
 			out = append(out, c)
-		case ',':
-			if len(stack) == 0 {
-				return layoutOther, errNotJSON
+			i++
+		case ' ', '\t', '\n', '\r':
+			j := i + 1
+			for j < len(t) && isSpace(t[j]) {
+				j++
 			}
-			stack[len(stack)-1].items++
-			seps++
-			out = append(out, ',')
-			newline(len(stack))
-		case ':':
-			seps++
-			out = append(out, ':', ' ')
+			if j == i+1 && c == ' ' && i > 0 && (t[i-1] == ',' || t[i-1] == ':') {
+				spaced++
+			} else {
+				otherSpace++
+			}
+			i = j
 		default:
 			// A number or literal: up to the next delimiter.
+			if needIndent {
+				first()
+			}
 			j := i + 1
 			for j < len(t) && !isDelim(t[j]) {
 				j++
 			}
 			out = append(out, t[i:j]...)
 			i = j
-			continue
 		}
-		i++
 	}
 	flush()
 	switch {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
@@ -28,40 +29,91 @@ var indentCases = []string{
 func TestIndentIsJSONIndent(t *testing.T) {
 	cases := append([]string{string(testupstream.Listing(50)), testupstream.NDJSON(1)}, indentCases...)
 	for _, in := range cases {
-		in = strings.TrimSpace(in)
-		var want bytes.Buffer
-		if err := json.Indent(&want, []byte(in), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		w := bufio.NewWriter(&got)
-		lengths := arrayLengths{}
-		if _, err := indentTo(w, []byte(in), lengths, nil); err != nil {
-			t.Fatal(err)
-		}
-		_ = w.Flush()
-		if got.String() != want.String() {
-			t.Fatalf("%s:\n got %s\nwant %s", in, got.String(), want.String())
-		}
-		// Every array the sketch asks about has its length.
-		root := gjson.Parse(in)
-		// (Arrays that are the root or an object's member; items of an
-		// array are not asked about.)
-		var walk func(v gjson.Result, depth int, inArray bool)
-		walk = func(v gjson.Result, depth int, inArray bool) {
-			if depth > 3 {
-				return
-			}
-			if v.IsArray() && !inArray {
-				n, ok := lengths[v.Index]
-				if !ok || n != count(v) {
-					t.Fatalf("%s: array at %d: length %d (%v), want %d", in, v.Index, n, ok, count(v))
-				}
-			}
-			v.ForEach(func(_, c gjson.Result) bool { walk(c, depth+1, inArray || v.IsArray()); return true })
-		}
-		walk(root, 0, false)
+		checkIndent(t, strings.TrimSpace(in))
 	}
+}
+
+// FuzzIndentIsJSONIndent: on any JSON, indentTo writes what json.Indent
+// does, gives every array the sketch asks about its length and every
+// container it walks its end, and tells the layout the input was in.
+func FuzzIndentIsJSONIndent(f *testing.F) {
+	for _, s := range indentCases {
+		f.Add(s)
+	}
+	// Strings about as long as what indentTo looks at itself, with an
+	// escape or the quote on either side of that edge.
+	for n := shortStringEdge - 3; n <= shortStringEdge+3; n++ {
+		// (A delimiter after an escaped quote: a string cut there would
+		// be laid out as separators.)
+		f.Add(`["` + strings.Repeat("a", n) + `\", [b",{"` + strings.Repeat("k", n) + `":"` + strings.Repeat("v", n-1) + `\\"}]`)
+	}
+	f.Add(string(testupstream.Listing(3)))
+	f.Fuzz(func(t *testing.T, s string) {
+		in := bytes.TrimSpace([]byte(s))
+		if !json.Valid(in) || !jsonscan.Valid(in) { // (jsonscan's: no deeper than MaxDepth)
+			return
+		}
+		checkIndent(t, string(in))
+	})
+}
+
+// shortStringEdge is indentTo's shortString, for the fuzz seeds.
+const shortStringEdge = 24
+
+func checkIndent(t *testing.T, in string) {
+	t.Helper()
+	var want bytes.Buffer
+	if err := json.Indent(&want, []byte(in), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	w := bufio.NewWriter(&got)
+	lengths, ends := arrayLengths{}, containerEnds{}
+	lay, err := indentTo(w, []byte(in), lengths, ends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Flush()
+	if got.String() != want.String() {
+		t.Fatalf("%s:\n got %s\nwant %s", in, got.String(), want.String())
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, []byte(in))
+	wantLay := layoutOther
+	switch {
+	case in == want.String():
+		wantLay = layoutIndented
+	case in == compact.String():
+		wantLay = layoutCompact
+	case in == strings.NewReplacer(",", ", ", ":", ": ").Replace(compact.String()) && !strings.ContainsAny(compact.String(), `"`):
+		wantLay = layoutSpaced // (only checked where no string holds a separator)
+	}
+	if lay != wantLay && (wantLay != layoutOther || !strings.ContainsAny(in, `"`)) {
+		t.Fatalf("%s: layout %d, want %d", in, lay, wantLay)
+	}
+	// Every array the sketch asks about has its length, every container
+	// it walks its end. (Arrays and objects that are the root or an
+	// object's member, to depth 3; items of an array are not asked about.)
+	root := gjson.Parse(in)
+	var walk func(v gjson.Result, depth int, inArray bool)
+	walk = func(v gjson.Result, depth int, inArray bool) {
+		if depth > 3 {
+			return
+		}
+		if v.IsArray() && !inArray {
+			n, ok := lengths[v.Index]
+			if !ok || n != count(v) {
+				t.Fatalf("%s: array at %d: length %d (%v), want %d", in, v.Index, n, ok, count(v))
+			}
+		}
+		if (v.IsArray() || v.IsObject()) && !inArray {
+			if e, ok := ends[v.Index]; !ok || e != v.Index+len(v.Raw) {
+				t.Fatalf("%s: container at %d: end %d (%v), want %d", in, v.Index, e, ok, v.Index+len(v.Raw))
+			}
+		}
+		v.ForEach(func(_, c gjson.Result) bool { walk(c, depth+1, inArray || v.IsArray()); return true })
+	}
+	walk(root, 0, false)
 }
 
 func TestViewUnescapesAsEncodingJSON(t *testing.T) {

@@ -3,10 +3,10 @@ package divert
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -139,7 +139,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 	// asJSON pretty-prints t; asIs writes data as it is.
 	asJSON := func(f io.Writer) error {
 		format, lengths, ends, src = FormatJSON, arrayLengths{}, containerEnds{}, source{ok: true, size: len(data)}
-		tw = &tally{f: f, h: sha256.New()}
+		tw = newTally(f)
 		bw := newWriteBehind(tw)
 		lay, err := indentTo(bw, t, lengths, ends)
 		if err == nil {
@@ -163,7 +163,7 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 	}
 	asIs := func(f io.Writer) error {
 		format, lengths, ends, src = detectNonJSON(t), nil, nil, source{ok: true, size: len(data)}
-		tw = &tally{f: f, h: sha256.New()}
+		tw = newTally(f)
 		w := bufio.NewWriterSize(tw, 1<<20)
 		_, _ = w.Write(data)
 		if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -212,13 +212,21 @@ func Save(d memdir.Dir, server, tool string, data []byte) (Stored, error) {
 	return st, nil
 }
 
-// tally writes to a file and hashes and counts what it writes.
+// tally writes to a file and hashes and counts what it writes. The hash
+// is CRC-32C (the instruction of amd64 and arm64: tens of GB/s, where
+// SHA-256 took a sixth of a 24 MB save's CPU): the name keeps 32 bits of
+// it either way ([layout.OutputName]), to tell one output from another,
+// not to resist forgery (an upstream can only name its own outputs alike).
 type tally struct {
 	f     io.Writer
 	h     hash.Hash
 	n     int64
 	lines int
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func newTally(f io.Writer) *tally { return &tally{f: f, h: crc32.New(castagnoli)} }
 
 func (t *tally) Write(p []byte) (int, error) {
 	t.h.Write(p)

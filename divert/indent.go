@@ -8,6 +8,11 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 
+// shortString is how many bytes of a string indentTo looks at itself,
+// byte by byte, before it asks [jsonscan.StringEnd] (quick on long ones,
+// a call too many on the usual short key or value).
+const shortString = 24
+
 // errNotJSON is what indentTo stops with on input it cannot lay out.
 var errNotJSON = errors.New("not JSON")
 
@@ -32,7 +37,6 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 	const (
 		lengthDepth = 4
 		flushAt     = 1 << 20
-		shortString = 24 // bytes of a string looked at before jsonscan.StringEnd
 	)
 	type open struct {
 		array bool
@@ -69,9 +73,8 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 		out = append(out, indent[:1+2*depth]...)
 	}
 	needIndent := false // after an opening bracket, until the first item
-	// first is what every token but a closing bracket does first: the
-	// line its container's first item starts (which also counts that
-	// item; commas count the others).
+	// first starts the line of a container's first item, when a value or
+	// key opens it (and counts that item; commas count the others).
 	first := func() {
 		needIndent = false
 		stack[len(stack)-1].items = 1
@@ -89,8 +92,6 @@ func indentTo(w io.Writer, t []byte, lengths arrayLengths, ends containerEnds) (
 			if needIndent {
 				first()
 			}
-			// Most strings are short and plain: looked for here, byte by
-			// byte, before a call that is quick on long ones.
 			j, lim := i+1, min(len(t), i+shortString)
 			for j < lim && t[j] != '"' && t[j] != '\\' {
 				j++

@@ -42,7 +42,7 @@ func FuzzIndentIsJSONIndent(f *testing.F) {
 	}
 	// Strings about as long as what indentTo looks at itself, with an
 	// escape or the quote on either side of that edge.
-	for n := shortStringEdge - 3; n <= shortStringEdge+3; n++ {
+	for n := shortString - 3; n <= shortString+3; n++ {
 		// (A delimiter after an escaped quote: a string cut there would
 		// be laid out as separators.)
 		f.Add(`["` + strings.Repeat("a", n) + `\", [b",{"` + strings.Repeat("k", n) + `":"` + strings.Repeat("v", n-1) + `\\"}]`)
@@ -56,9 +56,6 @@ func FuzzIndentIsJSONIndent(f *testing.F) {
 		checkIndent(t, string(in))
 	})
 }
-
-// shortStringEdge is indentTo's shortString, for the fuzz seeds.
-const shortStringEdge = 24
 
 func checkIndent(t *testing.T, in string) {
 	t.Helper()

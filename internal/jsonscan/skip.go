@@ -28,11 +28,11 @@ func StringEnd(b []byte, i int) int {
 	if ok || cut == len(b) {
 		return e
 	}
+	a := resume(b, j, cut)
 	if len(b)-j < parallelStringMin || runtime.GOMAXPROCS(0) < 2 {
-		e, _ := stringEndIn(b, resume(b, j, cut))
+		e, _ := stringEndIn(b, a)
 		return e
 	}
-	a := resume(b, j, cut)
 	mid := resume(b, a, a+(len(b)-a)/2)
 	var (
 		eb   int

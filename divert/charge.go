@@ -1,11 +1,20 @@
 package divert
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
 
 // chargeNowLimit is the size of a result up to which [Charge] counts it
 // before returning; a larger one is counted in the background, so that
 // the client is not kept waiting for the count of what it already has.
 const chargeNowLimit = 1 << 20
+
+// chargeWait bounds how long a background count waits for its call to
+// end before it counts anyway: a context that outlives its answer delays
+// the budget's charge by this much at most, and loses nothing.
+var chargeWait = time.Minute
 
 // Charge reports to a.OnReturn the exact token count of what the model
 // receives of result, a tools/call result as it is sent (an upstream's
@@ -15,9 +24,13 @@ const chargeNowLimit = 1 << 20
 // (what they cost is the provider's). A result that is not one MCP
 // defines counts nothing. valid says result is known to be valid JSON.
 //
-// A result over 1 MiB is counted in the background, a.Track'ed; the
-// caller must not change its bytes afterwards.
-func Charge(a *Agent, result json.RawMessage, valid bool) {
+// A result over 1 MiB is counted in the background, a.Track'ed, once ctx
+// is done: ctx is the call's, which both protocol eras end once its
+// answer has been written. Counting while the answer is written takes the
+// cores the write and the client's read need (a 123 MB text is about 2 s
+// of counting); the count is no part of what the client waits for. The
+// caller must not change result's bytes afterwards.
+func Charge(ctx context.Context, a *Agent, result json.RawMessage, valid bool) {
 	if a == nil || a.OnReturn == nil || a.Counter == nil {
 		return
 	}
@@ -28,6 +41,14 @@ func Charge(a *Agent, result json.RawMessage, valid bool) {
 	done := a.track()
 	go func() {
 		defer done()
+		if ended := ctx.Done(); ended != nil {
+			t := time.NewTimer(chargeWait)
+			select {
+			case <-ended:
+			case <-t.C:
+			}
+			t.Stop()
+		}
 		a.OnReturn(a.cost(result, valid))
 	}()
 }

@@ -2,6 +2,7 @@ package divert
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
@@ -68,7 +70,7 @@ func TestCharge(t *testing.T) {
 		{"not a result", []byte(`[1,2]`), 0},
 	} {
 		got.Store(0)
-		Charge(a, tt.result, true)
+		Charge(context.Background(), a, tt.result, true)
 		if int(got.Load()) != tt.want {
 			t.Errorf("%s: charged %d, want %d", tt.name, got.Load(), tt.want)
 		}
@@ -79,10 +81,52 @@ func TestCharge(t *testing.T) {
 	var pending sync.WaitGroup
 	a.Track = func() func() { pending.Add(1); return pending.Done }
 	got.Store(0)
-	Charge(a, textResult(t, big, nil), true)
+	Charge(context.Background(), a, textResult(t, big, nil), true)
 	pending.Wait()
 	if want := c.Count([]byte(big)); int(got.Load()) != want {
 		t.Fatalf("big result: charged %d, want %d", got.Load(), want)
+	}
+}
+
+// A big result's count waits for the call to end (its answer written),
+// so that it does not take the cores the answer's write needs, and for
+// chargeWait at most.
+func TestChargeWaitsForTheCallsEnd(t *testing.T) {
+	c := tokens.ForModel("openai", "gpt-4o")
+	big := testupstream.Words(400000)
+	want := c.Count([]byte(big))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	charged := make(chan bool, 1) // whether the call had ended
+	var pending sync.WaitGroup
+	a := &Agent{Counter: c, OnReturn: func(n int) {
+		if n != want {
+			t.Errorf("charged %d, want %d", n, want)
+		}
+		charged <- ctx.Err() != nil
+	}, Track: func() func() { pending.Add(1); return pending.Done }}
+	Charge(ctx, a, textResult(t, big, nil), true)
+	select {
+	case <-charged:
+		t.Fatal("charged while the call was still on (its answer not written yet)")
+	case <-time.After(200 * time.Millisecond): // ample for the count (~10 ms)
+	}
+	cancel()
+	pending.Wait()
+	if ended := <-charged; !ended {
+		t.Fatal("charged before the call ended")
+	}
+
+	// A context that never ends delays the count by chargeWait at most.
+	defer func(d time.Duration) { chargeWait = d }(chargeWait)
+	chargeWait = 50 * time.Millisecond
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	ctx = live
+	Charge(live, a, textResult(t, big, nil), true)
+	pending.Wait()
+	if ended := <-charged; ended {
+		t.Fatal("the context ended, but nothing here ended it")
 	}
 }
 

@@ -72,7 +72,7 @@ func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.
 				agent, decided = p.observed(ctx, agent, rt.up.Config().Name, rt.orig)
 				decided(divert.Outcome{}) // not diverted: what is charged passed through
 			}
-			divert.Charge(agent, res, true)
+			divert.Charge(ctx, agent, res, true)
 		}
 	}
 	return res, err

@@ -179,7 +179,7 @@ func (p *Proxy) charge(ctx context.Context, res json.RawMessage) {
 		return
 	}
 	if agent, err := p.opts.Agent(ctx); err == nil {
-		divert.Charge(agent, res, true)
+		divert.Charge(ctx, agent, res, true)
 	}
 }
 

@@ -120,7 +120,11 @@ func (s *Server) await(ctx context.Context, r *modernRequest, name string, args 
 	}
 	select {
 	case res := <-p.done:
-		p.cancel(nil)
+		// The call's context ends with this request's, which
+		// serveModern ends once the answer is written: what the call
+		// left to the background (a big result's count for the
+		// budget, divert.Charge) waits for that, as over 2025.
+		context.AfterFunc(ctx, func() { p.cancel(nil) })
 		return res.raw, res.err
 	case a := <-p.asks:
 		p.add(a)

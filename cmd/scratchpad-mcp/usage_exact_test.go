@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,4 +95,76 @@ func TestEverythingReceivedIsCharged(t *testing.T) {
 		}
 		left = left2
 	}
+}
+
+// A result passed through that is big enough to be counted in the
+// background (past 1 MiB) is counted once its answer has been written:
+// the call's end, in either era, must come, or the budget would go
+// uncharged for as long as divert.Charge waits (a minute). Each head
+// charges its own tokens; the pass-through's count must come on top
+// within the wait.
+func TestBigPassThroughChargedOnceAnswered(t *testing.T) {
+	counter := tokens.ForModel("openai", "gpt-4o")
+	dir := t.TempDir()
+	mem := filepath.Join(dir, "mem")
+	cfg := filepath.Join(dir, "scratchpad.toml")
+	src := fmt.Sprintf(`memory_dir = %q
+
+[agent]
+model = "gpt-4o"
+context_window = 50000000
+
+[mcp.servers.k8s]
+transport = "stdio"
+cmd = [%q]
+env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
+
+[mcp.servers.k8s.scratchpad]
+"listing" = { min_tokens = 1000 }
+"words" = 90000000
+`, mem, upstreamCmd())
+	if err := os.WriteFile(cfg, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const n = 400000 // about 2.2 MB of text
+	check := func(t *testing.T, c *mcp.ClientSession) {
+		t.Helper()
+		waitForTool(t, c, "listing")
+		file := storedName.FindStringSubmatch(callTool(t, c, "listing", map[string]any{"n": 300}))
+		if file == nil {
+			t.Fatal("the listing was not diverted")
+		}
+		head := func() (int, int) {
+			return footerFigures(t, callTool(t, c, "head", map[string]any{"file": file[1], "lines": 3}))
+		}
+		_, left := head()
+		got := callTool(t, c, "words", map[string]any{"n": n})
+		if len(got) < 1<<20 || strings.Contains(got, "file: ") {
+			t.Fatalf("not a big pass-through: %d bytes: %s", len(got), short(got))
+		}
+		cost := counter.CountString(got)
+		heads := 0
+		testwait.For(t, "the pass-through's charge", func() bool {
+			cost0, left2 := head()
+			heads += cost0
+			if left2 > left-heads-cost {
+				return false
+			}
+			if left2 != left-heads-cost {
+				t.Fatalf("left %d, want %d - %d (heads) - %d (the pass-through) = %d", left2, left, heads, cost, left-heads-cost)
+			}
+			return true
+		})
+	}
+	t.Run("stdio 2025-11-25", func(t *testing.T) {
+		check(t, stdioSession(t, nil, binary(t), "serve", "--config", cfg, "--log-level", "warn"))
+	})
+	t.Run("http 2025-11-25", func(t *testing.T) {
+		base := startHTTP(t, "http", cfg)
+		check(t, httpClient(t, base+"/mcp", nil))
+	})
+	t.Run("http 2026-07-28", func(t *testing.T) {
+		base := startHTTP(t, "http", cfg)
+		check(t, modernClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "big"}))
+	})
 }

@@ -24,13 +24,20 @@ import (
 // writeConfig writes a config with the test upstream as server "k8s".
 func writeConfig(t *testing.T, extra string) (path, mem string) {
 	t.Helper()
+	return writeAgentConfig(t, "", extra)
+}
+
+// writeAgentConfig is [writeConfig] with lines for its [agent] table
+// (e.g. "context_window = 50000000\n").
+func writeAgentConfig(t *testing.T, agent, extra string) (path, mem string) {
+	t.Helper()
 	dir := t.TempDir()
 	mem = filepath.Join(dir, "mem")
 	cfg := fmt.Sprintf(`memory_dir = %q
 
 [agent]
 model = "gpt-4o"
-
+%s
 [agent.scratchpad]
 max_extraction_tokens = 2000
 
@@ -42,7 +49,7 @@ env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
 [mcp.servers.k8s.scratchpad]
 "listing" = { min_tokens = 1000 }
 "words" = 500
-%s`, mem, upstreamCmd(), extra)
+%s`, mem, agent, upstreamCmd(), extra)
 	path = filepath.Join(dir, "scratchpad.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,28 +104,10 @@ func TestEverythingReceivedIsCharged(t *testing.T) {
 // within the wait.
 func TestBigPassThroughChargedOnceAnswered(t *testing.T) {
 	counter := tokens.ForModel("openai", "gpt-4o")
-	dir := t.TempDir()
-	mem := filepath.Join(dir, "mem")
-	cfg := filepath.Join(dir, "scratchpad.toml")
-	src := fmt.Sprintf(`memory_dir = %q
-
-[agent]
-model = "gpt-4o"
-context_window = 50000000
-
-[mcp.servers.k8s]
-transport = "stdio"
-cmd = [%q]
-env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
-
-[mcp.servers.k8s.scratchpad]
-"listing" = { min_tokens = 1000 }
-"words" = 90000000
-`, mem, upstreamCmd())
-	if err := os.WriteFile(cfg, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	const n = 400000 // about 2.2 MB of text
+	// The budget holds the pass-through, so that "left" shows its charge;
+	// ndjson is never diverted.
+	cfg, _ := writeAgentConfig(t, "context_window = 50000000\n", `"ndjson" = 90000000`)
+	const n = 20000 // about 1.7 MB of text
 	check := func(t *testing.T, c *mcp.ClientSession) {
 		t.Helper()
 		waitForTool(t, c, "listing")
@@ -138,7 +119,7 @@ env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
 			return footerFigures(t, callTool(t, c, "head", map[string]any{"file": file[1], "lines": 3}))
 		}
 		_, left := head()
-		got := callTool(t, c, "words", map[string]any{"n": n})
+		got := callTool(t, c, "ndjson", map[string]any{"n": n})
 		if len(got) < 1<<20 || strings.Contains(got, "file: ") {
 			t.Fatalf("not a big pass-through: %d bytes: %s", len(got), short(got))
 		}

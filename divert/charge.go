@@ -14,7 +14,7 @@ const chargeNowLimit = 1 << 20
 // chargeWait bounds how long a background count waits for its call to
 // end before it counts anyway: a context that outlives its answer delays
 // the budget's charge by this much at most, and loses nothing.
-var chargeWait = time.Minute
+const chargeWait = time.Minute
 
 // Charge reports to a.OnReturn the exact token count of what the model
 // receives of result, a tools/call result as it is sent (an upstream's
@@ -27,8 +27,8 @@ var chargeWait = time.Minute
 // A result over 1 MiB is counted in the background, a.Track'ed, once ctx
 // is done: ctx is the call's, which both protocol eras end once its
 // answer has been written. Counting while the answer is written takes the
-// cores the write and the client's read need (a 123 MB text is about 2 s
-// of counting); the count is no part of what the client waits for. The
+// cores the write and the client's read need (a 123 MB text is 0.5–1.9 s
+// of CPU, NOTES.md); the count is no part of what the client waits for. The
 // caller must not change result's bytes afterwards.
 func Charge(ctx context.Context, a *Agent, result json.RawMessage, valid bool) {
 	if a == nil || a.OnReturn == nil || a.Counter == nil {
@@ -42,12 +42,10 @@ func Charge(ctx context.Context, a *Agent, result json.RawMessage, valid bool) {
 	go func() {
 		defer done()
 		if ended := ctx.Done(); ended != nil {
-			t := time.NewTimer(chargeWait)
 			select {
 			case <-ended:
-			case <-t.C:
+			case <-time.After(chargeWait):
 			}
-			t.Stop()
 		}
 		a.OnReturn(a.cost(result, valid))
 	}()

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
@@ -90,44 +92,59 @@ func TestCharge(t *testing.T) {
 
 // A big result's count waits for the call to end (its answer written),
 // so that it does not take the cores the answer's write needs, and for
-// chargeWait at most.
+// chargeWait at most. In a synctest bubble, synctest.Wait returns once
+// the count's goroutine is blocked or gone: a count that did not wait
+// would have been reported by then.
 func TestChargeWaitsForTheCallsEnd(t *testing.T) {
 	c := tokens.ForModel("openai", "gpt-4o")
 	big := testupstream.Words(400000)
 	want := c.Count([]byte(big))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	charged := make(chan bool, 1) // whether the call had ended
-	var pending sync.WaitGroup
-	a := &Agent{Counter: c, OnReturn: func(n int) {
-		if n != want {
-			t.Errorf("charged %d, want %d", n, want)
+	result := textResult(t, big, nil)
+	// charge starts the charge of result with ctx; charged reports the
+	// counts reported so far.
+	charge := func(ctx context.Context) (charged func() []int) {
+		var mu sync.Mutex
+		var got []int
+		Charge(ctx, &Agent{Counter: c, OnReturn: func(n int) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, n)
+		}, Track: func() func() { return func() {} }}, result, true)
+		return func() []int {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(got)
 		}
-		charged <- ctx.Err() != nil
-	}, Track: func() func() { pending.Add(1); return pending.Done }}
-	Charge(ctx, a, textResult(t, big, nil), true)
-	select {
-	case <-charged:
-		t.Fatal("charged while the call was still on (its answer not written yet)")
-	case <-time.After(200 * time.Millisecond): // ample for the count (~10 ms)
 	}
-	cancel()
-	pending.Wait()
-	if ended := <-charged; !ended {
-		t.Fatal("charged before the call ended")
-	}
-
-	// A context that never ends delays the count by chargeWait at most.
-	defer func(d time.Duration) { chargeWait = d }(chargeWait)
-	chargeWait = 50 * time.Millisecond
-	live, stop := context.WithCancel(context.Background())
-	defer stop()
-	ctx = live
-	Charge(live, a, textResult(t, big, nil), true)
-	pending.Wait()
-	if ended := <-charged; ended {
-		t.Fatal("the context ended, but nothing here ended it")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		charged := charge(ctx)
+		synctest.Wait()
+		if got := charged(); len(got) != 0 {
+			t.Fatalf("charged %v while the call was still on (its answer not written yet)", got)
+		}
+		cancel()
+		synctest.Wait()
+		if got := charged(); !slices.Equal(got, []int{want}) {
+			t.Fatalf("after the call's end: charged %v, want [%d]", got, want)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		// A context that never ends delays the count by chargeWait.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		charged := charge(ctx)
+		time.Sleep(chargeWait - time.Millisecond)
+		synctest.Wait()
+		if got := charged(); len(got) != 0 {
+			t.Fatalf("charged %v before chargeWait", got)
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if got := charged(); !slices.Equal(got, []int{want}) {
+			t.Fatalf("after chargeWait: charged %v, want [%d]", got, want)
+		}
+	})
 }
 
 // The text read a piece at a time is the text: escapes (surrogate pairs

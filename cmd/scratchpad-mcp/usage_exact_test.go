@@ -126,8 +126,8 @@ func TestBigPassThroughChargedOnceAnswered(t *testing.T) {
 		cost := counter.CountString(got)
 		heads := 0
 		testwait.For(t, "the pass-through's charge", func() bool {
-			cost0, left2 := head()
-			heads += cost0
+			headCost, left2 := head()
+			heads += headCost
 			if left2 > left-heads-cost {
 				return false
 			}

@@ -108,22 +108,21 @@ func resumeAcross(t *testing.T, route resumeRoute) {
 	// Through the balancer, round-robin sends the next request to the
 	// replica after the one that served the last: pings (answered by
 	// any replica, the session is shared) until the holder served one,
-	// so the GET goes to the other.
+	// so the GET goes to the other. Bounded by time, not by a count of
+	// pings: a loaded machine can fail one of the holder's health checks
+	// (fall 1), and until it passes again every ping goes to the other.
 	ping := 100
 	aligned := func() {
 		if !route.viaBalancer {
 			return
 		}
-		for i := 0; ; i++ {
+		if !testwait.Until(testwait.Timeout, func() bool {
 			r := req("POST", a, session, "", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, ping))
 			ping++
 			all(r)
-			if r.Header.Get("X-Served-By") == holder {
-				return
-			}
-			if i == 10 {
-				t.Fatalf("the balancer never sent a ping to %s, the stream's replica", holder)
-			}
+			return r.Header.Get("X-Served-By") == holder
+		}) {
+			t.Fatalf("the balancer never sent a ping to %s, the stream's replica", holder)
 		}
 	}
 	// The holder answers 409 until it has seen the client leave.

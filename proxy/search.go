@@ -3,11 +3,13 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 )
@@ -80,7 +82,7 @@ func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
 		Describe string `json:"describe"`
 	}
 	if len(args) > 0 {
-		if err := json.Unmarshal(args, &a); err != nil {
+		if err := wire.Unmarshal(args, &a); err != nil {
 			return ToolError(`search_tools: the arguments must be {"query": string, "limit": integer} or {"describe": "<tool name>"}: ` + err.Error()), nil
 		}
 	}
@@ -130,7 +132,11 @@ func (p *Proxy) CallToolTarget(ctx context.Context, args json.RawMessage) (name 
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := json.Unmarshal(args, &a); err != nil || a.Name == "" {
+	if err := wire.Unmarshal(args, &a); errors.Is(err, wire.ErrDuplicateKey) || errors.Is(err, wire.ErrKeyCase) {
+		// A name that a check reading it exactly and a decoder folding
+		// case would see differently: never guessed.
+		errRes = ToolError(fmt.Sprintf(`call_tool: %v; the arguments must be {"name": "<tool name from search_tools>", "arguments": {...}}`, err))
+	} else if err != nil || a.Name == "" {
 		errRes = ToolError(`call_tool: the arguments must be {"name": "<tool name from search_tools>", "arguments": {...}}`)
 	} else if msg := tooLong("name", a.Name, maxNameChars); msg != "" {
 		errRes = ToolError("call_tool: " + strings.TrimSpace(msg))

@@ -26,7 +26,7 @@ import (
 func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	t := bytes.TrimSpace(body)
 	if len(t) > 0 && t[0] == '[' && modernInBatch(t) {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, batchRefused))
+		writeJSON(w, batchRefused.HTTPStatus(), errorResponse(nil, batchRefused))
 		return true
 	}
 	if len(t) == 0 || t[0] != '{' {
@@ -45,7 +45,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 		return false
 	}
 	id := messageID(t)
-	fail := func(e *wire.Error) { writeJSON(w, e.Status, errorResponse(id, e)) }
+	fail := func(e *wire.Error) { writeJSON(w, e.HTTPStatus(), errorResponse(id, e)) }
 	if !req.IsCall() {
 		// Over HTTP a closed response stream is the cancellation;
 		// nothing else a client may notify is served.
@@ -237,7 +237,7 @@ func (x *exchange) result(raw []byte) error {
 }
 
 func (x *exchange) fail(e *wire.Error) error {
-	return x.answer(e.Status, errorResponse(x.id, e))
+	return x.answer(e.HTTPStatus(), errorResponse(x.id, e))
 }
 
 // answer writes the response message, in parts: as the event stream's

@@ -165,7 +165,7 @@ func (s *Server) cacheHint(r *modernRequest) wire.Cache {
 		var p struct {
 			URI string `json:"uri"`
 		}
-		_ = json.Unmarshal(r.params, &p)
+		_ = wire.Unmarshal(r.params, &p)
 		if _, own := r.ag.resources[p.URI]; !own && !perOwner {
 			c.Scope = wire.ScopePublic
 		}
@@ -183,13 +183,14 @@ func withoutEnvelope(meta map[string]any) map[string]any {
 	return meta
 }
 
-// decodeParams decodes a request's params into v; -32602 when they are
-// not what the method takes.
+// decodeParams decodes a request's params into v, strictly
+// ([wire.Unmarshal]: exact keys, none twice); -32602 when they are not
+// what the method takes.
 func decodeParams(r *modernRequest, v any) error {
 	if len(r.params) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(r.params, v); err != nil {
+	if err := wire.Unmarshal(r.params, v); err != nil {
 		return wire.InvalidParams("invalid params for %s: %v", r.method, err)
 	}
 	return nil

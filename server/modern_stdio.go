@@ -151,7 +151,7 @@ func (m *stdioModern) cancel(params json.RawMessage) bool {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+	if wire.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
 		return false
 	}
 	m.mu.Lock()

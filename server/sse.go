@@ -77,6 +77,9 @@ func (h *sseHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if refuseKeys(w, body) {
+		return
+	}
 	// Request ids go to go-sdk as it answers them exactly (ids.go).
 	var admitted []jsonrpc.Message
 	if msg, err := jsonrpc.DecodeMessage(body); err == nil {

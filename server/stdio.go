@@ -35,7 +35,10 @@ func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs, take func(l
 				}
 				var answer, pass []byte
 				taken := false
-				if take != nil && !tooLong {
+				if !tooLong {
+					answer, taken = refuseKeysLine(t)
+				}
+				if take != nil && !tooLong && !taken {
 					answer, taken = take(t)
 				}
 				if !taken {

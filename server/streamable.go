@@ -256,6 +256,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if refuseKeys(w, body) {
+		return
+	}
 	if h.modern(w, r, body) {
 		return // a 2026-07-28 request (modern_http.go)
 	}

@@ -36,6 +36,16 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
+// HTTPStatus is the status e is sent with: Status, or [StatusOf] its code
+// when Status was left zero (a zero status is no status: net/http panics
+// on it).
+func (e *Error) HTTPStatus() int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	return StatusOf(e.Code)
+}
+
 // StatusOf is the HTTP status an error code is sent with in answer to a
 // 2026-07-28 request, as go-sdk v1.8.0 sends them (extractErrorStatus, and
 // servePOST for header mismatches and bodies it cannot read): method not found

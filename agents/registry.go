@@ -21,6 +21,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/redisurl"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
@@ -628,6 +629,24 @@ func CheckPad(ctx context.Context, c config.Pad) error {
 		return fmt.Errorf("[pad] redis_url: cannot reach %s: %w", r, err)
 	}
 	return nil
+}
+
+// PadPersistence is what the pad's Redis keeps over its restart
+// ([redisurl.CheckPersistence]); the zero value without a Redis pad.
+func PadPersistence(ctx context.Context, c config.Pad) (redisurl.Persistence, error) {
+	if !c.Enabled || c.Backend != config.BackendRedis {
+		return redisurl.Persistence{}, nil
+	}
+	r, err := PadRedis(c)
+	if err != nil {
+		return redisurl.Persistence{}, err
+	}
+	defer r.Close()
+	p, err := redisurl.CheckPersistence(ctx, r.Client())
+	if err != nil {
+		return p, fmt.Errorf("[pad] redis_url: %s: %w", r, err)
+	}
+	return p, nil
 }
 
 // PadOptions maps [pad] to pad.Options, reading the schema file.

@@ -21,7 +21,19 @@ type Cluster struct {
 	// session lasts without renewal ("lease"; default 30s): a replica that
 	// dies loses its claims this long after.
 	Lease time.Duration
+	// StateKey seals the requestState handed to 2026-07-28 clients
+	// ("state_key", at least 32 bytes; {{ env.NAME }} is the way to give
+	// it): the same on every replica, so that a retry any replica gets
+	// opens. "" means a key the first replica makes and keeps on the
+	// cluster's Redis.
+	StateKey string
+	// PreviousStateKeys still open states ("previous_state_keys"): a key
+	// being rotated out, so that calls in flight do not break.
+	PreviousStateKeys []string
 }
+
+// MinStateKey is the shortest [Cluster].StateKey accepted, in bytes.
+const MinStateKey = 32
 
 // Enabled reports whether replica mode is on.
 func (c Cluster) Enabled() bool { return c.RedisURL != "" }
@@ -37,7 +49,7 @@ func (d *decoder) cluster(p keyPath, v any, c *Cluster) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "redis_url", "prefix", "cache_mb", "lease")
+	d.checkKeys(p, m, "redis_url", "prefix", "cache_mb", "lease", "state_key", "previous_state_keys")
 	if v, ok := m["redis_url"]; ok {
 		c.RedisURL, _ = d.redisURL(p.key("redis_url"), v)
 	} else {
@@ -51,6 +63,30 @@ func (d *decoder) cluster(p keyPath, v any, c *Cluster) {
 	if v, ok := m["cache_mb"]; ok {
 		if n, ok := d.integer(p.key("cache_mb"), v, 16, 1<<20); ok {
 			c.CacheMB = n
+		}
+	}
+	if v, ok := m["state_key"]; ok {
+		if s, ok := d.str(p.key("state_key"), v); ok {
+			if len(s) < MinStateKey {
+				d.fail(p.key("state_key"), "at least %d bytes (e.g. the output of: openssl rand -base64 33)", MinStateKey)
+			} else {
+				c.StateKey = s
+			}
+		}
+	}
+	if v, ok := m["previous_state_keys"]; ok {
+		if keys, ok := d.strings(p.key("previous_state_keys"), v); ok {
+			for i, k := range keys {
+				if len(k) < MinStateKey {
+					d.fail(p.key("previous_state_keys").index(i), "at least %d bytes", MinStateKey)
+					return
+				}
+			}
+			if _, set := m["state_key"]; !set && len(keys) > 0 {
+				d.fail(p.key("previous_state_keys"), "needs state_key: the previous keys only open states, the current one seals them")
+				return
+			}
+			c.PreviousStateKeys = keys
 		}
 	}
 	if v, ok := m["lease"]; ok {

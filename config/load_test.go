@@ -450,6 +450,9 @@ func TestClusterSection(t *testing.T) {
 		{"bad prefix", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nprefix = \"a{b}\"\n", "invalid prefix"},
 		{"short lease", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nlease = \"1s\"\n", "at least 2s"},
 		{"typo", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\ncache_md = 10\n", `did you mean "cache_mb"`},
+		{"short state key", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nstate_key = \"short\"\n", "cluster.state_key: at least 32 bytes"},
+		{"short previous key", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nstate_key = \"" + strings.Repeat("k", 32) + "\"\nprevious_state_keys = [\"x\"]\n", "cluster.previous_state_keys[0]: at least 32 bytes"},
+		{"previous without current", "[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nprevious_state_keys = [\"" + strings.Repeat("k", 32) + "\"]\n", "needs state_key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("c.toml", []byte(tc.body), nil)
@@ -464,6 +467,14 @@ func TestClusterSection(t *testing.T) {
 	}
 	if !c.Cluster.Enabled() || c.Cluster.Prefix != "scratchpad-cluster" || c.Cluster.CacheMB != 64 || c.Cluster.Lease.Seconds() != 45 {
 		t.Errorf("cluster = %+v", c.Cluster)
+	}
+	k1, k2 := strings.Repeat("a", 40), strings.Repeat("b", 32)
+	c, err = Parse("c.toml", []byte("[cluster]\nredis_url = \"redis://127.0.0.1:6379\"\nstate_key = \""+k1+"\"\nprevious_state_keys = [\""+k2+"\"]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cluster.StateKey != k1 || len(c.Cluster.PreviousStateKeys) != 1 || c.Cluster.PreviousStateKeys[0] != k2 {
+		t.Errorf("state keys = %q %q", c.Cluster.StateKey, c.Cluster.PreviousStateKeys)
 	}
 	if d := Default(); d.Cluster.Enabled() {
 		t.Errorf("default config has replica mode on: %+v", d.Cluster)

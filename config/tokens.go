@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"io/fs"
@@ -94,6 +95,25 @@ func (s *TokenSet) Tokens() []Token {
 		s.mu.Unlock()
 	}
 	return *s.cur.Load()
+}
+
+// Watch looks at the file every [TokenRecheck] until ctx ends, so that
+// a revocation ends the owner's work (Revoked) within a second even when
+// no request comes to look.
+func (s *TokenSet) Watch(ctx context.Context) {
+	if s.path == "" {
+		return
+	}
+	t := time.NewTicker(s.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.Tokens()
+		}
+	}
 }
 
 // look re-reads the file if it changed; s.mu is held.

@@ -50,3 +50,9 @@ func OAuthWebLoginOwnerName(owner, server string) string {
 // replica (owner, elicitation id), so that each tells its sessions of
 // the owner: "oauth-login/done".
 func OAuthWebLoginDoneChannel() string { return "oauth-login/done" }
+
+// RequestStateKeyName names, in package state's Values, the key that
+// seals the requestState handed to 2026-07-28 clients when [cluster]
+// sets no state_key: made once by the first replica, read by the others,
+// so that a retry any replica receives opens. "request-state/key".
+const RequestStateKeyName = "request-state/key"

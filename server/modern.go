@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sort"
@@ -31,6 +32,12 @@ type modernAgent struct {
 
 	release func() // gives px back; nil when not acquired
 
+	// ctx ends with the agent (idle, evicted, its owner revoked, the
+	// server's end), with the reason as its cause: every request it
+	// serves, listen and parked call of its ends with it.
+	ctx  context.Context
+	stop context.CancelCauseFunc
+
 	listed atomic.Bool // tools/list answered once
 
 	// guarded by modernAgents.mu
@@ -46,6 +53,7 @@ const modernPrefix = "m/"
 func newModernAgent(key, owner string, own *Own, px *proxy.Proxy, release func()) *modernAgent {
 	a := &modernAgent{key: key, owner: owner, own: own, px: px, release: release,
 		tools: map[string]tool.Def{}, resources: map[string]tool.Resource{}, prompts: map[string]tool.Prompt{}}
+	a.ctx, a.stop = context.WithCancelCause(context.Background())
 	for _, d := range own.Tools {
 		a.tools[d.Name] = d
 	}
@@ -115,7 +123,7 @@ func (m *modernAgents) acquire(key, owner string, make func() (*modernAgent, err
 		}
 		m.mu.Unlock()
 		if evict != nil {
-			m.end(evict)
+			m.end(evict, ErrSessionEnded)
 		}
 		if err = m.claim(owner, key); err != nil {
 			return nil, nil, err
@@ -128,6 +136,7 @@ func (m *modernAgents) acquire(key, owner string, make func() (*modernAgent, err
 		if prev := m.byKey[key]; prev != nil {
 			// Made at once by two requests: the first stays.
 			m.mu.Unlock()
+			a.stop(nil)
 			if a.release != nil {
 				a.release()
 			}
@@ -188,9 +197,12 @@ func (m *modernAgents) forgetLocked(a *modernAgent) {
 	}
 }
 
-// end ends a forgotten agent: its proxy is given back and its agent
-// finished (usage record).
-func (m *modernAgents) end(a *modernAgent) {
+// end ends a forgotten agent for cause: what it still runs ends (its
+// context), its proxy is given back and its agent finished (usage
+// record).
+func (m *modernAgents) end(a *modernAgent, cause error) {
+	a.stop(cause)
+	m.srv.parked.endAgent(a.key, cause)
 	m.unclaim(a.owner, a.key)
 	if a.release != nil {
 		a.release()
@@ -201,10 +213,10 @@ func (m *modernAgents) end(a *modernAgent) {
 }
 
 // endAll ends every agent (the server's end).
-func (m *modernAgents) endAll() { m.endWhere(func(*modernAgent) bool { return true }) }
+func (m *modernAgents) endAll() { m.endWhere(ErrSessionEnded, func(*modernAgent) bool { return true }) }
 
-// endWhere ends every agent which gone accepts.
-func (m *modernAgents) endWhere(gone func(*modernAgent) bool) {
+// endWhere ends every agent which gone accepts, for cause.
+func (m *modernAgents) endWhere(cause error, gone func(*modernAgent) bool) {
 	m.mu.Lock()
 	var all []*modernAgent
 	for _, a := range m.byKey {
@@ -217,7 +229,7 @@ func (m *modernAgents) endWhere(gone func(*modernAgent) bool) {
 	}
 	m.mu.Unlock()
 	for _, a := range all {
-		m.end(a)
+		m.end(a, cause)
 	}
 }
 
@@ -260,7 +272,7 @@ func (m *modernAgents) sweep() bool {
 	}
 	m.mu.Unlock()
 	for _, a := range idle {
-		m.end(a)
+		m.end(a, ErrSessionEnded)
 	}
 	return left
 }

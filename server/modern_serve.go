@@ -85,6 +85,8 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })()
+	// The agent's end (its owner revoked, evicted) ends its requests.
+	defer context.AfterFunc(r.ag.ctx, func() { cancel(context.Cause(r.ag.ctx)) })()
 	if r.ag.own.Context != nil {
 		ctx = r.ag.own.Context(ctx, r.header)
 	}
@@ -96,6 +98,11 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 		ctx, sp = s.startRequest(ctx, tr)
 	}
 	raw, err := s.runModern(m, ctx, r)
+	if err != nil && errors.Is(err, context.Canceled) && context.Cause(ctx) != nil {
+		// Ended by its context: the answer says why (its owner revoked,
+		// the server's end), not just "context canceled".
+		err = context.Cause(ctx)
+	}
 	if sp != nil {
 		s.endRequest(ctx, sp, tr, err == nil && r.method == "tools/call" && rawIsError(raw), err)
 	}

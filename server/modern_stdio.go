@@ -176,6 +176,7 @@ func (m *stdioModern) end() {
 	if ag == nil {
 		return
 	}
+	ag.stop(ErrClientGone)
 	ag.release()
 	if used && m.s.opts.SessionEnded != nil {
 		m.s.opts.SessionEnded(ag.key)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
@@ -24,14 +25,16 @@ import (
 // stateTTL is how long a sealed requestState may be presented.
 const stateTTL = 10 * time.Minute
 
-// newSealer is the sealer of key, or of a fresh random key when key is
-// nil (one process: states need not outlive it).
-func newSealer(key []byte) (*wire.Sealer, error) {
-	if key == nil {
-		key = make([]byte, 32)
+// newSealer is the sealer of keys (the first seals), or of a fresh
+// random key when there are none (one process: states need not outlive
+// it).
+func newSealer(keys ...[]byte) (*wire.Sealer, error) {
+	if len(keys) == 0 {
+		key := make([]byte, 32)
 		_, _ = rand.Read(key)
+		keys = [][]byte{key}
 	}
-	return wire.NewSealer(key)
+	return wire.NewSealer(keys...)
 }
 
 // binding is what a state for r's call of name with args is bound to.
@@ -115,7 +118,7 @@ func (s *Server) inputRequired(r *modernRequest, name string, args json.RawMessa
 	}
 	tok, serr := s.sealer.Seal(p)
 	if serr != nil {
-		return nil, true, &wire.Error{Code: wire.CodeInternalError, Message: "the upstream's requestState cannot be carried: " + serr.Error()}
+		return nil, true, &wire.Error{Code: wire.CodeInternalError, Status: http.StatusBadGateway, Message: "the upstream's requestState cannot be carried: " + serr.Error()}
 	}
 	raw, eerr := wire.EncodeInputRequired(wire.InputRequired{Requests: ir.Requests, State: tok})
 	return raw, true, eerr

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -20,13 +21,18 @@ import (
 // client's retry (its sealed state names the parked call) hands each
 // answer to the question waiting for it, and the call goes on — to its
 // result, or to more questions. A parked call nobody comes back for ends
-// after parkTTL; there are at most maxParkedPerAgent of one agent and
-// maxParked in all.
+// after parkTTL, and one whose agent ends (its owner revoked) ends with
+// it; there are at most maxParkedPerAgent of one agent,
+// maxParkedPerOwner of one owner and maxParked in all, each with at most
+// maxAsksPerCall questions waiting. A call past a bound is refused with
+// HTTP 429 and ended.
 
 const (
 	parkTTL           = 10 * time.Minute
 	maxParkedPerAgent = 16
+	maxParkedPerOwner = 128
 	maxParked         = 1024
+	maxAsksPerCall    = 16
 	// askGather is how long a call's first question waits for the ones
 	// that come with it, so that they are put to the client together.
 	askGather = 50 * time.Millisecond
@@ -34,6 +40,9 @@ const (
 
 // errTooManyParked refuses a question past a bound of parked calls.
 var errTooManyParked = errors.New("too many calls waiting for their clients' input")
+
+// errTooManyAsks answers an upstream's question past maxAsksPerCall.
+var errTooManyAsks = errors.New("too many questions waiting for the client's input in one call")
 
 // errNotAnswered ends a parked call's question when its client did not
 // come back with the answer.
@@ -60,6 +69,7 @@ type callResult struct {
 type parked struct {
 	id     string
 	agent  string // the modern agent's key
+	owner  string
 	cancel context.CancelCauseFunc
 	asks   chan *ask
 	done   chan callResult // buffered: the call's one end
@@ -75,6 +85,7 @@ type parkedCalls struct {
 	mu       sync.Mutex
 	byID     map[string]*parked
 	perAgent map[string]int
+	perOwner map[string]int
 }
 
 // bridge runs a call that may ask its client (run, with the session the
@@ -94,18 +105,25 @@ func (s *Server) bridge(ctx context.Context, r *modernRequest, name string, args
 		return s.await(ctx, r, name, args, p)
 	}
 	ctx = continued(ctx, retry, st)
-	p := &parked{agent: r.ag.key, asks: make(chan *ask, 8), done: make(chan callResult, 1),
+	p := &parked{id: rand.Text(), agent: r.ag.key, owner: r.ag.owner, asks: make(chan *ask, 8), done: make(chan callResult, 1),
 		pending: map[string]*ask{}, seq: map[string]int{}}
 	// The call outlives this request if it parks: its context keeps the
-	// request's values (identity, budget), not its end.
+	// request's values (identity, budget), not its end; it ends with the
+	// server and with its agent (its owner revoked).
 	cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
+	stopAgent := context.AfterFunc(r.ag.ctx, func() { cancel(context.Cause(r.ag.ctx)) })
 	p.cancel = cancel
 	sess := newRequestSession(r)
 	sess.call = p
 	go func() {
 		defer stop()
+		defer stopAgent()
 		raw, err := run(cctx, sess)
+		if cctx.Err() != nil {
+			// Ended, not answered: its place among the parked is free.
+			s.unpark(p.id)
+		}
 		p.done <- callResult{raw, err}
 	}()
 	return s.await(ctx, r, name, args, p)
@@ -148,21 +166,31 @@ func (s *Server) await(ctx context.Context, r *modernRequest, name string, args 
 // park files p (bounded) and answers r with its questions and a sealed
 // state naming it.
 func (s *Server) park(r *modernRequest, name string, args json.RawMessage, p *parked) ([]byte, error) {
-	if p.id == "" {
-		p.id = rand.Text()
-	}
 	pc := &s.parked
 	pc.mu.Lock()
 	if pc.byID == nil {
-		pc.byID, pc.perAgent = map[string]*parked{}, map[string]int{}
+		pc.byID, pc.perAgent, pc.perOwner = map[string]*parked{}, map[string]int{}, map[string]int{}
 	}
-	if len(pc.byID) >= maxParked || pc.perAgent[p.agent] >= maxParkedPerAgent {
-		pc.mu.Unlock()
-		p.cancel(errTooManyParked)
-		return nil, &wire.Error{Code: wire.CodeInternalError, Message: fmt.Sprintf("%v (at most %d per agent, %d in all): answer or abandon some first", errTooManyParked, maxParkedPerAgent, maxParked)}
+	if _, again := pc.byID[p.id]; !again {
+		var bound string
+		switch {
+		case pc.perAgent[p.agent] >= maxParkedPerAgent:
+			bound = fmt.Sprintf("this agent has %d, its limit", maxParkedPerAgent)
+		case pc.perOwner[p.owner] >= maxParkedPerOwner:
+			bound = fmt.Sprintf("this owner has %d, its limit", maxParkedPerOwner)
+		case len(pc.byID) >= maxParked:
+			bound = fmt.Sprintf("the server has %d, its limit", maxParked)
+		}
+		if bound != "" {
+			pc.mu.Unlock()
+			p.cancel(errTooManyParked)
+			return nil, &wire.Error{Code: wire.CodeInternalError, Status: http.StatusTooManyRequests,
+				Message: fmt.Sprintf("%v: %s; answer or abandon some first", errTooManyParked, bound)}
+		}
+		pc.byID[p.id] = p
+		pc.perAgent[p.agent]++
+		pc.perOwner[p.owner]++
 	}
-	pc.byID[p.id] = p
-	pc.perAgent[p.agent]++
 	pc.mu.Unlock()
 	p.mu.Lock()
 	p.timer = time.AfterFunc(parkTTL, func() {
@@ -193,14 +221,18 @@ func (s *Server) park(r *modernRequest, name string, args json.RawMessage, p *pa
 
 // unpark takes the parked call id out of the parked ones (once: a state
 // continues a call one time).
-func (s *Server) unpark(id string) *parked {
-	pc := &s.parked
+func (s *Server) unpark(id string) *parked { return s.parked.unpark(id) }
+
+func (pc *parkedCalls) unpark(id string) *parked {
 	pc.mu.Lock()
 	p := pc.byID[id]
 	if p != nil {
 		delete(pc.byID, id)
 		if pc.perAgent[p.agent]--; pc.perAgent[p.agent] <= 0 {
 			delete(pc.perAgent, p.agent)
+		}
+		if pc.perOwner[p.owner]--; pc.perOwner[p.owner] <= 0 {
+			delete(pc.perOwner, p.owner)
 		}
 	}
 	pc.mu.Unlock()
@@ -214,7 +246,26 @@ func (s *Server) unpark(id string) *parked {
 	return p
 }
 
-// add files a question under a fresh key of its kind.
+// endAgent ends the parked calls of the agent key, for cause (its owner
+// revoked, or it was evicted).
+func (pc *parkedCalls) endAgent(key string, cause error) {
+	pc.mu.Lock()
+	var ids []string
+	for id, p := range pc.byID {
+		if p.agent == key {
+			ids = append(ids, id)
+		}
+	}
+	pc.mu.Unlock()
+	for _, id := range ids {
+		if p := pc.unpark(id); p != nil {
+			p.cancel(cause)
+		}
+	}
+}
+
+// add files a question under a fresh key of its kind, or answers it at
+// once past maxAsksPerCall.
 func (p *parked) add(a *ask) {
 	kind := map[string]string{"elicitation/create": "elicit", "sampling/createMessage": "sample", "roots/list": "roots"}[a.method]
 	if kind == "" {
@@ -222,6 +273,10 @@ func (p *parked) add(a *ask) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if len(p.pending) >= maxAsksPerCall {
+		a.reply <- askReply{err: fmt.Errorf("%w (at most %d)", errTooManyAsks, maxAsksPerCall)}
+		return
+	}
 	p.seq[kind]++
 	p.pending[kind+"-"+strconv.Itoa(p.seq[kind])] = a
 }

@@ -9,8 +9,9 @@ import (
 var ErrOwnerRevoked = errors.New("the owner's bearer token is no longer in force")
 
 // EndOwner ends every live session and 2026-07-28 agent of owner, as
-// [Server.Shutdown] ends all of them: its calls in flight are cancelled
-// ([ErrOwnerRevoked]) and its streams close, so a client holding a GET
+// [Server.Shutdown] ends all of them: its calls in flight (in either
+// era: a 2026-07-28 call, listen and parked call ends with its agent)
+// are cancelled ([ErrOwnerRevoked]) and its streams close, so a client holding a GET
 // stream open learns at once that its token is gone, instead of when it
 // next sends a request. Other owners are not touched. The front door's
 // token set calls it when a token stops being in force
@@ -33,5 +34,5 @@ func (s *Server) EndOwner(owner string) {
 
 // endOwner ends every agent of owner.
 func (m *modernAgents) endOwner(owner string) {
-	m.endWhere(func(a *modernAgent) bool { return a.owner == owner })
+	m.endWhere(ErrOwnerRevoked, func(a *modernAgent) bool { return a.owner == owner })
 }

@@ -64,10 +64,12 @@ type Options struct {
 	// negative, no bound. A forwarded call is bounded by its upstream's
 	// own timeout ([config.Server].Timeout) instead.
 	CallTimeout time.Duration
-	// StateKey seals the requestState handed to 2026-07-28 clients for an
-	// upstream's input-required result (at least 32 bytes). nil means a
-	// random key: states are not valid in another process.
-	StateKey []byte
+	// StateKeys seal the requestState handed to 2026-07-28 clients for
+	// an upstream's input-required result or a parked call (each at least
+	// 32 bytes): the first seals, every one opens, so a key is rotated
+	// without refusing states issued just before. Replicas share them.
+	// None means a random key: states are not valid in another process.
+	StateKeys [][]byte
 	// Telemetry gets a server span per request of either era, an audit
 	// record per tools/call, session durations and refusals
 	// (telemetry.go). nil is off.
@@ -179,7 +181,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
 	s.modern = newModernAgents(s)
 	var err error
-	if s.sealer, err = newSealer(opts.StateKey); err != nil {
+	if s.sealer, err = newSealer(opts.StateKeys...); err != nil {
 		// A key too short: seal with a fresh one, and say so.
 		s.log.Error("requestState key refused; using a random one", "error", err)
 		s.sealer, _ = newSealer(nil)

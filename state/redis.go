@@ -104,6 +104,13 @@ func (r *Redis) Ready(ctx context.Context) error {
 	return r.wrap("ping", r.client.Ping(ctx).Err())
 }
 
+// Persistence is what the server keeps over its restart
+// ([redisurl.CheckPersistence]).
+func (r *Redis) Persistence(ctx context.Context) (redisurl.Persistence, error) {
+	p, err := redisurl.CheckPersistence(ctx, r.client)
+	return p, r.wrap("config get", err)
+}
+
 // Close stops background work and closes the connections.
 func (r *Redis) Close() error {
 	var err error

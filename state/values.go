@@ -24,6 +24,11 @@ type Values interface {
 	GetValue(ctx context.Context, name string) ([]byte, error)
 	// DeleteValue forgets name (no error if there is none).
 	DeleteValue(ctx context.Context, name string) error
+	// CreateValue keeps data under name, without expiry, unless name
+	// has a value already; it returns the value name has then (data, or
+	// the one there before), so that every process asking at once gets
+	// the same.
+	CreateValue(ctx context.Context, name string, data []byte) ([]byte, error)
 }
 
 // ErrNoValue is wrapped by [Values.GetValue] for a name with no value. It
@@ -87,6 +92,17 @@ func (l *Local) DeleteValue(_ context.Context, name string) error {
 	return nil
 }
 
+// CreateValue implements [Values.CreateValue].
+func (l *Local) CreateValue(ctx context.Context, name string, data []byte) ([]byte, error) {
+	l.vmu.Lock()
+	defer l.vmu.Unlock()
+	if r, ok := l.vals[name]; ok && (r.expires.IsZero() || time.Now().Before(r.expires)) {
+		return append([]byte(nil), r.rec...), nil
+	}
+	l.vals[name] = localRecord{rec: append([]byte(nil), data...)}
+	return append([]byte(nil), data...), nil
+}
+
 // A Redis store's values are strings ("{prefix}:value:{name}"); SET
 // replaces one whole, so nothing needs a script.
 func (r *Redis) valueKey(name string) string { return r.key("value", name) }
@@ -114,4 +130,13 @@ func (r *Redis) GetValue(ctx context.Context, name string) ([]byte, error) {
 // DeleteValue implements [Values.DeleteValue].
 func (r *Redis) DeleteValue(ctx context.Context, name string) error {
 	return r.wrap("delete value "+name, r.client.Del(ctx, r.valueKey(name)).Err())
+}
+
+// CreateValue implements [Values.CreateValue]: SET NX, then GET what is
+// there (this process's or another's).
+func (r *Redis) CreateValue(ctx context.Context, name string, data []byte) ([]byte, error) {
+	if err := r.client.SetNX(ctx, r.valueKey(name), data, 0).Err(); err != nil {
+		return nil, r.wrap("create value "+name, err)
+	}
+	return r.GetValue(ctx, name)
 }

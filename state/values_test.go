@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,5 +147,67 @@ func TestValuesRedisDown(t *testing.T) {
 	}
 	if got, err := r.GetValue(ctx, "v"); err != nil || string(got) != "z" {
 		t.Errorf("after Redis is back: %q, %v; want z", got, err)
+	}
+}
+
+// TestCreateValueOnce: of replicas creating one value at once, every one
+// gets the value the first made (Redis), and a second create in one
+// process keeps the first (Local).
+func TestCreateValueOnce(t *testing.T) {
+	srv := testredis.Start(t)
+	ctx := context.Background()
+	const n = 8
+	got := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		r := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := r.CreateValue(ctx, "key", []byte(fmt.Sprintf("made by %d", i)))
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = string(v)
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[0] || got[i] == "" {
+			t.Fatalf("replicas got %q: not one value", got)
+		}
+	}
+	l := NewLocal(LocalOptions{MemoryDir: t.TempDir()})
+	for _, v := range []string{"first", "second"} {
+		if got, err := l.CreateValue(ctx, "key", []byte(v)); err != nil || string(got) != "first" {
+			t.Fatalf("local create %s: %q, %v", v, got, err)
+		}
+	}
+}
+
+// TestRedisPersistence: what a server keeps over its restart, as its
+// configuration says.
+func TestRedisPersistence(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		durable bool
+		say     string
+	}{
+		{nil, false, "NOT persistent"},
+		{[]string{"--appendonly", "yes"}, true, "persistent (appendonly yes)"},
+		{[]string{"--save", "60 1"}, true, "snapshots only"},
+	} {
+		srv := testredis.Start(t, tc.args...)
+		r := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+		p, err := r.Persistence(context.Background())
+		if err != nil || p.Durable() != tc.durable || !strings.Contains(p.String(), tc.say) {
+			t.Errorf("%v: %+v %q, %v; want durable %v, %q", tc.args, p, p, err, tc.durable, tc.say)
+		}
+	}
+	// CONFIG renamed away, as managed services do: unknown, not an error.
+	srv := testredis.Start(t, "--rename-command", "CONFIG", "")
+	r := openTestRedis(t, srv.URL(), RedisOptions{Prefix: "t"})
+	if p, err := r.Persistence(context.Background()); err != nil || p.Known || !p.Durable() || !strings.Contains(p.String(), "unknown") {
+		t.Errorf("CONFIG refused: %+v, %v", p, err)
 	}
 }

@@ -73,6 +73,15 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 	}
+	ctx, cancel = context.WithTimeout(context.Background(), padCheckWait)
+	if p, err := agents.PadPersistence(ctx, cfg.Pad); err != nil {
+		log.Warn("[pad] redis_url: its persistence could not be read", "error", err)
+	} else if !p.Durable() {
+		log.Warn("[pad] redis_url: "+p.String()+" — every pad, its ledger and history go with a restart; turn on appendonly (see README, Replicas)", "redis", cfg.Pad.RedactedRedisURL())
+	} else if p.Known {
+		log.Info("[pad] redis_url: "+p.String(), "redis", cfg.Pad.RedactedRedisURL())
+	}
+	cancel()
 	a := &app{cfg: cfg, log: log, def: def, events: budget.NewEvents(cfg.MemoryDir)}
 	if a.state, err = state.Open(cfg.Cluster, cfg.MemoryDir); err != nil {
 		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
@@ -86,9 +95,28 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			a.state.Close()
 			return nil, fmt.Errorf("%s: %w", configName(cfg), err)
 		}
+		// A Redis that keeps nothing over its restart loses budgets, pads
+		// and sessions with it: said at every start.
+		ctx, cancel = context.WithTimeout(context.Background(), padCheckWait)
+		if p, err := a.state.(*state.Redis).Persistence(ctx); err != nil {
+			log.Warn("[cluster] redis_url: its persistence could not be read", "error", err)
+		} else if !p.Durable() {
+			log.Warn("[cluster] redis_url: "+p.String()+" — budgets' charges, live runs, 2025 sessions, stored outputs not cached here, OAuth tokens and the requestState key go with a restart; turn on appendonly (see README, Replicas)", "redis", a.state)
+		} else {
+			log.Info("[cluster] redis_url: "+p.String(), "redis", a.state)
+		}
+		cancel()
 		// What is shared, once: upstreams stay the replica's own.
 		log.Info("[cluster] replica mode: 2025 sessions, their notifications and stream resumptions, stored outputs, budgets, live runs, session, agent and byte bounds, OAuth tokens and owners' OAuth logins through the server are shared; upstreams are each replica's own")
 	}
+	ctx, cancel = context.WithTimeout(context.Background(), padCheckWait)
+	stateKeys, keySource, err := requestStateKeys(ctx, cfg.Cluster, a.state)
+	cancel()
+	if err != nil {
+		a.state.Close()
+		return nil, fmt.Errorf("%s: %w", configName(cfg), err)
+	}
+	log.Info("requestState key", "source", keySource)
 	counter := tokens.ForModel(cfg.Agent.Provider, cfg.Agent.Model)
 	// Load the encoding while the client initializes: the first count
 	// would otherwise pay for it.
@@ -203,6 +231,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		SessionEnded: a.agents.Finish,
 		CallTimeout:  cfg.Explore.CallTimeout,
 		Telemetry:    a.telemetry,
+		StateKeys:    stateKeys,
 	})
 	return a, nil
 }

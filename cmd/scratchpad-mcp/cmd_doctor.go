@@ -96,6 +96,7 @@ func (d *doctor) run(cfgPath string) {
 	}
 	d.checkMemoryDir(cfg.MemoryDir)
 	d.reportRetention(cfg)
+	d.checkPersistence(cfg)
 	if !d.checkPad(cfg) {
 		// Reported once; check the upstreams without the pad, which newApp
 		// would refuse again.

@@ -287,6 +287,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		ts := config.NewTokenSet(a.cfg, a.log)
 		ts.Revoked = a.server.EndOwner // and a revoked owner's open sessions end
 		fd.TokensNow = ts.Tokens
+		go ts.Watch(ctx) // within a second, requests or not
 	}
 	handler := server.FrontDoor(fd, mux)
 	// With tokens, connections no request has proven with a valid token

@@ -58,7 +58,15 @@ func listenMetrics(cfg *config.Config, p *telemetry.Provider) (net.Listener, err
 // serveMetrics serves GET /metrics on ln until ctx ends.
 func serveMetrics(ctx context.Context, ln net.Listener, p *telemetry.Provider, log *slog.Logger) {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", p.MetricsHandler())
+	metrics := p.MetricsHandler()
+	// Like every other listener: a page on another host that rebinds its
+	// name to loopback reads no owner, agent or tool name here.
+	mux.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if server.RefuseRebound(w, r) {
+			return
+		}
+		metrics.ServeHTTP(w, r)
+	}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	go func() {
 		<-ctx.Done()

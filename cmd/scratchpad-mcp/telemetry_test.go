@@ -104,6 +104,19 @@ func TestServeMetricsAndDashboard(t *testing.T) {
 			t.Error("/metrics is served on the MCP port")
 		}
 	}
+	// A rebound name (a page of evil.example resolving to loopback) is
+	// refused, as on every other listener.
+	req, _ := http.NewRequest("GET", "http://"+maddr+"/metrics", nil)
+	req.Host = "evil.example"
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || strings.Contains(string(b), "scratchpad_") {
+			t.Errorf("Host evil.example: %d %.200s", resp.StatusCode, b)
+		}
+	}
 	resp, err := http.Get(base + "/dashboard")
 	if err != nil {
 		t.Fatal(err)

@@ -119,14 +119,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer closeTelemetry(a.telemetry, log) // last: after the agents' final calls
-	// [telemetry] metrics_addr: taken now, like the MCP address, so a
-	// wrong one stops the start naming the key.
-	metricsLn, err := listenMetrics(cfg, a.telemetry)
-	if err != nil {
-		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
-		return 1
-	}
-	if metricsLn != nil {
+	// [telemetry] metrics_addr: taken now; one that is taken (another
+	// instance of this config) only loses the metrics.
+	if metricsLn := listenMetrics(cfg, a.telemetry, log); metricsLn != nil {
 		metricsCtx, stopMetrics := context.WithCancel(ctx)
 		defer stopMetrics()
 		go serveMetrics(metricsCtx, metricsLn, a.telemetry, log)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -55,11 +56,17 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 }
 
+// loadConfig loads the config at path (embedded defaults for ""). A
+// server whose table needs an environment variable that is not set is
+// left out and listed in [config.Config].Skipped: one missing secret
+// must not take every other server's tools away (a desktop client shows
+// none of them when the process exits). serve warns of each, doctor
+// reports each, and a call to a tool it cannot find names them.
 func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return config.Default(), nil
 	}
-	return config.Load(path)
+	return config.LoadWith(path, &config.Options{SkipServersWithUnsetEnv: true})
 }
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -83,6 +90,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
+	}
+	for _, sk := range cfg.Skipped {
+		log.Warn("server left out; the others serve", "server", sk.Name, "why", proxy.MissingText(sk))
 	}
 	def := agents.Identity{Agent: f.agent, Role: f.role, Run: f.run, Iteration: f.iteration}
 	if _, err := def.Normalize(); err != nil {

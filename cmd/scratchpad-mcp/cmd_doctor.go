@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +20,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -224,17 +226,50 @@ func (d *doctor) checkPad(cfg *config.Config) bool {
 	return true
 }
 
-// describeTarget is what a server runs or dials, for the report.
+// describeTarget is what a server runs or dials, for the report, with
+// its secrets masked ([maskArgs], [config.RedactURL]).
 func describeTarget(sc *config.Server) string {
 	if sc.Transport == config.TransportStdio {
-		argv := append(append([]string{}, sc.Cmd...), sc.Args...)
 		s := "stdio"
-		for _, a := range argv {
+		for _, a := range maskArgs(append(append([]string{}, sc.Cmd...), sc.Args...)) {
 			s += " " + shellQuote(a)
 		}
 		return s
 	}
 	return sc.Transport + " " + config.RedactURL(sc.URL)
+}
+
+// maskArgs is argv with what init would not copy masked as
+// [config.Masked], by the same rule ([conversion.secretArgs]): a URL's
+// password and query values, the value of a NAME=value, --name=value or
+// --name value whose name is a credential's, and an argument that is a
+// credential by itself. A URL keeps its scheme, host and path.
+func maskArgs(argv []string) []string {
+	out := append([]string(nil), argv...)
+	for i := 1; i < len(out); i++ {
+		a := argv[i]
+		switch name, v, isKV := argKV(a); {
+		case strings.Contains(a, "://"):
+			if u, err := url.Parse(a); err == nil && u.Scheme != "" {
+				out[i] = config.RedactURL(a)
+			} else if redact.Credential(a) {
+				out[i] = config.Masked
+			}
+		case isKV:
+			if redact.LooksLikeCredential(name, v) {
+				out[i] = a[:len(a)-len(v)] + config.Masked
+			}
+		case strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") && !strings.HasPrefix(a, "-"):
+			if redact.LooksLikeCredential(strings.TrimLeft(argv[i-1], "-"), a) {
+				out[i] = config.Masked
+			}
+		default:
+			if redact.Credential(a) {
+				out[i] = config.Masked
+			}
+		}
+	}
+	return out
 }
 
 func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {

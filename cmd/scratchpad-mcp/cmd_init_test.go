@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -197,7 +198,7 @@ func TestInitConvert(t *testing.T) {
 					t.Errorf("server %s: threshold of any tool = %d, %v; want 5120", g.Name, th, ok)
 				}
 			}
-			if !strings.Contains(stdout, "claude mcp add scratchpad -- ") {
+			if !regexp.MustCompile(`claude mcp add scratchpad( -e [A-Z_]+="\$[A-Z_]+")* -- `).MatchString(stdout) {
 				t.Errorf("stdout lacks the Claude Code command:\n%s", stdout)
 			}
 			snippet := stdout[strings.Index(stdout, "{") : strings.LastIndex(stdout, "}")+1]

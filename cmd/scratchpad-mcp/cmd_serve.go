@@ -39,6 +39,7 @@ type serveFlags struct {
 	sessionTTL              time.Duration
 	debugStats              bool
 	cpuProfile              string
+	memoryDir               string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -54,6 +55,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions, and 2026-07-28 callers' agents, idle this long are ended (their usage is recorded)")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "http/sse: serve GET /debug/stats (goroutines, heap, live agents) for soak tests")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&f.memoryDir, "memory-dir", "", "memory_dir for this run, over the config's (an MCP Bundle's memory folder)")
 }
 
 // loadConfig loads the config at path (embedded defaults for ""). A
@@ -86,10 +88,16 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
 	}
-	cfg, err := loadConfig(f.config)
+	cfg, err := loadConfig(givenPath(f.config))
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
+	}
+	if dir, err := memoryDirFlag(f.memoryDir); err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 2
+	} else if dir != "" {
+		cfg.MemoryDir = dir // before anything reads it
 	}
 	for _, sk := range cfg.Skipped {
 		log.Warn("server left out; the others serve", "server", sk.Name, "why", proxy.MissingText(sk))

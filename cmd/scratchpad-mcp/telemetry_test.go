@@ -98,16 +98,6 @@ func (l *lockedLog) String() string {
 	return l.b.String()
 }
 
-func exitCode(err error) int {
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}
-
 // TestServeMetricsAndDashboard: with [telemetry] metrics_addr, serve
 // answers GET /metrics there (Prometheus text that promtool accepts) and
 // not on the MCP port; /dashboard is on the MCP port.

@@ -134,10 +134,25 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, "; copy each env value from where it says")
 	}
 	fmt.Fprint(stdout, "):\n\n")
-	exe := selfPath()
-	fmt.Fprintln(stdout, clientSnippet(key, exe, abs, secrets))
-	fmt.Fprintf(stdout, "\nClaude Code:\n\n  claude mcp add scratchpad%s -- %s serve --config %s\n", claudeEnvFlags(secrets), shellQuote(exe), shellQuote(abs))
+	argv := launchCommand(selfPath())
+	fmt.Fprintln(stdout, clientSnippet(key, argv, abs, secrets))
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shellQuote(a)
+	}
+	fmt.Fprintf(stdout, "\nClaude Code:\n\n  claude mcp add scratchpad%s -- %s serve --config %s\n", claudeEnvFlags(secrets), strings.Join(quoted, " "), shellQuote(abs))
 	return 0
+}
+
+// launchCommand is how a client should start scratchpad-mcp, whose binary
+// is exe: exe itself, or `npx -y scratchpad-mcp` when exe is the binary
+// of an npm platform package (init run with npx: that copy lives in
+// npx's cache, which npm may clear).
+func launchCommand(exe string) []string {
+	if strings.Contains(strings.ReplaceAll(exe, `\`, "/"), "/node_modules/@scratchpad-mcp/") {
+		return []string{"npx", "-y", "scratchpad-mcp"}
+	}
+	return []string{exe}
 }
 
 // writeNew writes data to path, refusing to replace an existing file
@@ -175,13 +190,13 @@ func selfPath() string {
 	return exe
 }
 
-// clientSnippet is the JSON a client needs to spawn scratchpad-mcp with
-// the config: {"mcpServers": {...}} for most clients, {"servers": {...}}
+// clientSnippet is the JSON a client needs to spawn scratchpad-mcp (argv,
+// from [launchCommand]) with the config: {"mcpServers": {...}} for most clients, {"servers": {...}}
 // with a type for VS Code, and an env block with the variables secrets
 // were moved to (a desktop client passes a server no other variables),
 // each value saying where to copy it from.
-func clientSnippet(key, exe, cfgPath string, secrets []secretVar) string {
-	entry := map[string]any{"command": exe, "args": []string{"serve", "--config", cfgPath}}
+func clientSnippet(key string, argv []string, cfgPath string, secrets []secretVar) string {
+	entry := map[string]any{"command": argv[0], "args": append(append([]string{}, argv[1:]...), "serve", "--config", cfgPath)}
 	if key == "servers" {
 		entry["type"] = "stdio"
 	}

@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: all build test lint cross test-short vet bench bench-deps deps clean release docker soak
+.PHONY: all build test lint cross test-short vet bench bench-deps deps clean release docker soak npm mcpb
 
 all: build
 
@@ -58,6 +58,21 @@ soak: build
 # same as .goreleaser.yaml builds).
 release:
 	VERSION=$(VERSION) COMMIT=$(COMMIT) ./scripts/release.sh
+
+# npm packages (dist/npm/): scratchpad-mcp, a launcher, and one package
+# per platform holding its binary, as npm pack tarballs; so that
+# `npx -y scratchpad-mcp serve` works once they are published.
+# TARGETS=linux/amd64 (GOOS/GOARCH, comma-separated) builds fewer.
+TARGETS ?=
+npm:
+	$(GO) run ./scripts/dist npm -version $(VERSION) -commit $(COMMIT) -targets '$(TARGETS)'
+
+# MCP Bundles (dist/mcpb/*.mcpb), one per platform, packed and validated
+# by the pinned mcpb CLI (scripts/dist/package-lock.json), and
+# dist/mcpb/server.json for the MCP registry with their SHA-256.
+mcpb:
+	./scripts/npmci.sh scripts/dist
+	$(GO) run ./scripts/dist mcpb -version $(VERSION) -commit $(COMMIT) -targets '$(TARGETS)'
 
 # The container image, when Docker and its daemon are there; skipped
 # otherwise.

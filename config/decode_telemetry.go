@@ -138,9 +138,9 @@ func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
 	}
 }
 
-// MetricsAddrError is the start-up error of a metrics_addr that cannot be
-// listened on: it names the key, since the cause (net's) names only the
-// address.
+// MetricsAddrError is the error of a metrics_addr that cannot be listened
+// on, which serve logs as a warning before serving on without metrics: it
+// names the key, since the cause (net's) names only the address.
 func MetricsAddrError(file string, err error) error {
 	if file == "" {
 		file = "config"

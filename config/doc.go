@@ -50,7 +50,8 @@
 //     naming it); a variable set to "" takes the default when there is one
 //     (like the shell's ${NAME:-x}). [Options].SkipServersWithUnsetEnv
 //     leaves a server whose table needs one out instead, listed in
-//     [Config].Skipped (for `auth`, which concerns some servers only).
+//     [Config].Skipped (serve and doctor: one server's missing secret
+//     must not take the others' tools away).
 //   - Bearer tokens are loaded once; a running server follows the tokens
 //     file with a [TokenSet] (re-read when it changes, looked at once a
 //     second at most). [ReadTokensFile] reads that file alone.

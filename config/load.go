@@ -30,8 +30,9 @@ type Options struct {
 	// SkipServersWithUnsetEnv loads a config in which a server's table
 	// uses an unset {{ env.NAME }} without a default: that server is left
 	// out of [Config].Servers and listed in [Config].Skipped with the
-	// variables it lacks, instead of failing the load. For commands that
-	// concern some servers only (`auth status`): another server's missing
+	// variables it lacks, instead of failing the load. serve serves the
+	// other servers (a desktop client would otherwise lose every tool at
+	// once), and `auth status` reports on them: another server's missing
 	// secret must not stop them.
 	SkipServersWithUnsetEnv bool
 }

@@ -69,6 +69,11 @@ type Options struct {
 	// every tools/call, resources/read and prompts/get result passes it
 	// before it is counted, stored or shown. nil redacts nothing.
 	Redact func(sc *config.Server) *redact.Redactor
+	// Missing are the configured servers left out because their table
+	// needs an environment variable that is not set: not started, but
+	// named, with the variable, where a tool is not found
+	// ([Proxy.DownServers]; missing.go).
+	Missing []config.SkippedServer
 	// Telemetry gets a client span per upstream request (its
 	// traceparent sent in the request's _meta), the divert's span and
 	// token counts, and upstream restarts. nil is off.
@@ -264,7 +269,8 @@ func (p *Proxy) await(ctx context.Context, max, straggler time.Duration) {
 func (p *Proxy) Starting() bool { return len(p.StartingServers()) > 0 }
 
 // DownServers says which upstreams are down (failed, or restarting after
-// a failure) and why: "name (reason)", for an error a model can relay.
+// a failure, or not loaded for a missing variable: [Options].Missing) and
+// why: "name (reason)", for an error a model can relay.
 func (p *Proxy) DownServers() []string {
 	var out []string
 	for _, u := range p.ups {
@@ -278,7 +284,7 @@ func (p *Proxy) DownServers() []string {
 		}
 		out = append(out, fmt.Sprintf("%s (%s)", u.Name(), tool.Clip(why, 300)))
 	}
-	return out
+	return append(out, p.missingServers()...)
 }
 
 // StartingServers names the upstreams still in their first connection

@@ -79,7 +79,7 @@ replica() {
   done
 }
 
-# haproxy ADDR...: the README's configuration in front of them; sets $front.
+# haproxy ADDR...: docs/replicas.md's configuration in front of them; sets $front.
 haproxy_front() {
   local port servers="" i=0
   port=$(freeport)

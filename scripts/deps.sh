@@ -6,11 +6,13 @@
 # tests (e2e/: the TypeScript MCP SDK v1 and v2 client and server,
 # server-filesystem, server-everything and the MCP conformance suites
 # 0.1.16 and 0.2.0-alpha.12, pinned by e2e/package-lock.json) into
-# e2e/node_modules.
+# e2e/node_modules, and the MCP Bundle CLI of make mcpb and its test
+# (@anthropic-ai/mcpb 2.1.2, pinned by scripts/dist/package-lock.json)
+# into scripts/dist/node_modules.
 #
 # Idempotent and quiet: redis-server is installed only when it is not on
-# PATH; npm ci runs only when e2e/node_modules is missing or was installed
-# from another package-lock.json. Without node/npm (or with a node too old
+# PATH; npm ci (scripts/npmci.sh) runs only when a node_modules is missing
+# or was installed from another package-lock.json. Without node/npm (or with a node too old
 # for the pinned packages) it says so and skips them; the e2e tests then
 # skip too, or fail under CI=true.
 set -euo pipefail
@@ -57,23 +59,14 @@ apt_install chromium chromium "the dashboard's test renders it in headless Chrom
 e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "deps: node/npm not found: skipping the e2e npm packages (install Node.js >= ${e2e_node_major} and npm to run the e2e tests)" >&2
+	echo "deps: node/npm not found: skipping the npm packages (install Node.js >= ${e2e_node_major} and npm to run the e2e and packaging tests)" >&2
 	exit 0
 fi
 major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$major" -lt "$e2e_node_major" ]; then
-	echo "deps: node $(node --version) is older than ${e2e_node_major}: skipping the e2e npm packages (the e2e tests will skip)" >&2
+	echo "deps: node $(node --version) is older than ${e2e_node_major}: skipping the npm packages (the e2e and packaging tests will skip)" >&2
 	exit 0
 fi
 
-lock_sum="$(sha256sum e2e/package-lock.json | cut -d' ' -f1)"
-stamp=e2e/node_modules/.scratchpad-deps-stamp
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_sum" ]; then
-	exit 0
-fi
-if ! out="$(cd e2e && npm ci --prefer-offline --no-audit --no-fund --loglevel=error 2>&1)"; then
-	echo "$out" >&2
-	echo "deps: npm ci in e2e/ failed" >&2
-	exit 1
-fi
-echo "$lock_sum" >"$stamp"
+./scripts/npmci.sh e2e
+./scripts/npmci.sh scripts/dist

@@ -21,6 +21,7 @@ for os in linux darwin windows; do
       -ldflags "-s -w -X main.version=$VERSION -X main.commit=$COMMIT" \
       -o "$dir/$exe" ./cmd/scratchpad-mcp
     cp README.md "$dir/"
+    mkdir -p "$dir/docs" && cp docs/*.md "$dir/docs/" # README links them
     if [ "$os" = windows ]; then
       (cd dist && zip -qr "$name.zip" "$name")
     else

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -87,6 +88,18 @@ func (u *Upstream) lastError() error {
 	return u.lastErr
 }
 
+// listFailed logs a listing that failed: at INFO when the server has no
+// such method (-32601: a server that declares resources but no templates
+// is normal), else as a warning.
+func listFailed(log *slog.Logger, msg string, err error) {
+	var rerr *RPCError
+	if errors.As(err, &rerr) && rerr.Code == wire.CodeMethodNotFound {
+		log.Info(msg, "error", err)
+		return
+	}
+	log.Warn(msg, "error", err)
+}
+
 // slowStart is how long a connection attempt may take before the log
 // says the upstream is still starting.
 const slowStart = 3 * time.Second
@@ -100,7 +113,9 @@ func (u *Upstream) supervise(ctx context.Context) {
 		// carries it): a server that hangs is otherwise only silence.
 		began := time.Now()
 		slow := time.AfterFunc(slowStart, func() {
-			u.log.Warn("upstream still starting", "waited", time.Since(began).Round(time.Second).String())
+			// Info: npx fetching a package takes longer than this
+			// on a first start, and that is normal.
+			u.log.Info("upstream still starting", "waited", time.Since(began).Round(time.Second).String())
 		})
 		c, err := u.connect(ctx)
 		slow.Stop()
@@ -436,11 +451,11 @@ func (u *Upstream) relist(ctx context.Context, c conn, kinds ListKind) error {
 	if kinds&KindResources != 0 && caps.Resources != nil {
 		res, ttl, err := list("resources/list", "resources", "uri")
 		if err != nil {
-			u.log.Warn("listing resources failed", "error", err)
+			listFailed(u.log, "listing resources failed", err)
 		}
 		tmpl, tttl, terr := list("resources/templates/list", "resourceTemplates", "uriTemplate")
 		if terr != nil {
-			u.log.Warn("listing resource templates failed", "error", terr)
+			listFailed(u.log, "listing resource templates failed", terr)
 		}
 		noted(KindResources, min(ttl, tttl), err == nil && terr == nil)
 		u.mu.Lock()
@@ -451,7 +466,7 @@ func (u *Upstream) relist(ctx context.Context, c conn, kinds ListKind) error {
 		prompts, ttl, err := list("prompts/list", "prompts", "name")
 		noted(KindPrompts, ttl, err == nil)
 		if err != nil {
-			u.log.Warn("listing prompts failed", "error", err)
+			listFailed(u.log, "listing prompts failed", err)
 		}
 		u.mu.Lock()
 		u.prompts = prompts

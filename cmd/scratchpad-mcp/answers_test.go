@@ -137,7 +137,7 @@ func TestInitKeepsSecretsOut(t *testing.T) {
 			t.Errorf("config lacks %s:\n%s", want, text)
 		}
 	}
-	if !strings.Contains(stdout, "2 secret value(s) were not copied") || !strings.Contains(stdout, "LINEAR_TOKEN (Authorization of server \"linear\")") {
+	if !strings.Contains(stdout, "2 secret value(s) were not copied") || !strings.Contains(stdout, "LINEAR_TOKEN (header Authorization of server \"linear\")") {
 		t.Errorf("init does not say which values were secrets:\n%s", stdout)
 	}
 }

@@ -186,7 +186,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			return red.With(mode)
 		},
 		Authorize: authorize,
-		Servers:   cfg.Servers, Logger: log, Version: versionString(),
+		Servers:   cfg.Servers, Missing: cfg.Skipped, Logger: log, Version: versionString(),
 		ReservedTools: reservedTools, ReservedResources: reservedRes, ReservedPrompts: reservedPrompts,
 		StartWait: upstreamStartWait,
 		Telemetry: a.telemetry,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -32,11 +35,15 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfgPath, logLevel string
 	var wait time.Duration
 	fs.StringVar(&cfgPath, "config", "", "config file (TOML); empty: embedded defaults")
-	fs.DurationVar(&wait, "timeout", 30*time.Second, "how long to wait for the upstreams to start")
+	var bare bool
+	fs.DurationVar(&wait, "timeout", doctorWait, "how long to wait for each upstream to start (default: 30s, 2m for one a package runner such as npx or uvx starts, which may download it first)")
 	fs.StringVar(&logLevel, "log-level", "", "show the server's logs on stderr at this level (debug, info, warn, error); default: none")
+	fs.BoolVar(&bare, "bare", false, "also start each ready server a second time, as a client that declares no sampling, elicitation or roots, to name the tools it lists only to clients that do")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	timeoutSet := false
+	fs.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "scratchpad-mcp doctor: unexpected argument %q\n", fs.Arg(0))
 		return 2
@@ -50,7 +57,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		log = l
 	}
-	d := &doctor{out: stdout, progress: stderr, log: log, wait: wait}
+	d := &doctor{out: stdout, progress: stderr, log: log, wait: wait, waitSet: timeoutSet, bare: bare}
 	d.run(cfgPath)
 	if len(d.problems) == 0 {
 		fmt.Fprintln(stdout, "\nno problems found")
@@ -69,6 +76,8 @@ type doctor struct {
 	progress io.Writer // where waiting is said as it goes (stderr)
 	log      *slog.Logger
 	wait     time.Duration
+	waitSet  bool // --timeout given: it bounds every server, npx's too
+	bare     bool // --bare: a second instance of each, told no capabilities
 	problems []string
 }
 
@@ -90,7 +99,7 @@ func (d *doctor) run(cfgPath string) {
 		}
 		return
 	}
-	fmt.Fprintf(d.out, "config: %s: ok, %d upstream server(s)\n", configName(cfg), len(cfg.Servers))
+	fmt.Fprintf(d.out, "config: %s: ok, %d upstream server(s)\n", configName(cfg), len(cfg.Servers)+len(cfg.Skipped))
 	if !cfg.Agent.Scratchpad.Enabled {
 		fmt.Fprintln(d.out, "note: [agent.scratchpad] enabled = false: no output will be intercepted")
 	}
@@ -110,22 +119,29 @@ func (d *doctor) run(cfgPath string) {
 		d.problem("%v", err)
 		return
 	}
+	for _, sk := range cfg.Skipped {
+		// serve leaves it out and serves the others; here it is a problem.
+		fmt.Fprintf(d.out, "\nserver %s: NOT LOADED\n", sk.Name)
+		d.problem("server %s: %s", sk.Name, proxy.MissingText(sk))
+	}
 	if len(cfg.Servers) == 0 {
-		fmt.Fprintln(d.out, "upstreams: none configured (only the exploration and pad tools will be served)")
+		if len(cfg.Skipped) == 0 {
+			fmt.Fprintln(d.out, "upstreams: none configured (only the exploration and pad tools will be served)")
+		}
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Each server is started once: a second instance at the same time
+	// (what --bare adds, after these) would double a cold npx start.
 	a.proxy.Start(ctx, nil)
 	defer a.proxy.Close()
-	bare := bareClient(ctx, cfg, d)
-	defer bare.Close()
-	settled := waitUpstreams(a.proxy.Upstreams(), d.wait, d.progress)
-	// Started with the others: ready by now, or soon.
-	waitUpstreams(bare.Upstreams(), d.wait/4, io.Discard)
-	bareOf := map[string]*upstream.Upstream{}
-	for _, u := range bare.Upstreams() {
-		bareOf[u.Name()] = u
+	settled := waitUpstreams(a.proxy.Upstreams(), d.startWait, d.progress)
+	var bareOf map[string]*upstream.Upstream
+	if d.bare {
+		bp, byName := bareClient(ctx, a.proxy.Upstreams(), d)
+		defer bp.Close()
+		bareOf = byName
 	}
 
 	tools := a.proxy.Tools()
@@ -152,7 +168,7 @@ func (d *doctor) run(cfgPath string) {
 			continue
 		case !settled[u]:
 			fmt.Fprintln(d.out, "NOT READY")
-			d.problem("server %s: not ready after %s (state %s); raise --timeout if it is slow to start", sc.Name, d.wait, state)
+			d.problem("server %s: not ready after %s (state %s); raise --timeout if it is slow to start", sc.Name, d.startWait(sc), state)
 			continue
 		default:
 			fmt.Fprintln(d.out, "FAILED")
@@ -211,17 +227,50 @@ func (d *doctor) checkPad(cfg *config.Config) bool {
 	return true
 }
 
-// describeTarget is what a server runs or dials, for the report.
+// describeTarget is what a server runs or dials, for the report, with
+// its secrets masked ([maskArgs], [config.RedactURL]).
 func describeTarget(sc *config.Server) string {
 	if sc.Transport == config.TransportStdio {
-		argv := append(append([]string{}, sc.Cmd...), sc.Args...)
 		s := "stdio"
-		for _, a := range argv {
+		for _, a := range maskArgs(append(append([]string{}, sc.Cmd...), sc.Args...)) {
 			s += " " + shellQuote(a)
 		}
 		return s
 	}
 	return sc.Transport + " " + config.RedactURL(sc.URL)
+}
+
+// maskArgs is argv with what init would not copy masked as
+// [config.Masked], by the same rule ([conversion.secretArgs]): a URL's
+// password and query values, the value of a NAME=value, --name=value or
+// --name value whose name is a credential's, and an argument that is a
+// credential by itself. A URL keeps its scheme, host and path.
+func maskArgs(argv []string) []string {
+	out := append([]string(nil), argv...)
+	for i := 1; i < len(out); i++ {
+		a := argv[i]
+		switch name, v, isKV := argKV(a); {
+		case strings.Contains(a, "://"):
+			if u, err := url.Parse(a); err == nil && u.Scheme != "" {
+				out[i] = config.RedactURL(a)
+			} else if redact.Credential(a) {
+				out[i] = config.Masked
+			}
+		case isKV:
+			if redact.LooksLikeCredential(name, v) {
+				out[i] = a[:len(a)-len(v)] + config.Masked
+			}
+		case strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") && !strings.HasPrefix(a, "-"):
+			if redact.LooksLikeCredential(strings.TrimLeft(argv[i-1], "-"), a) {
+				out[i] = config.Masked
+			}
+		default:
+			if redact.Credential(a) {
+				out[i] = config.Masked
+			}
+		}
+	}
+	return out
 }
 
 func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {
@@ -237,14 +286,15 @@ func thresholdText(cfg *config.Config, sc *config.Server, tool string) string {
 
 // waitUpstreams polls until every upstream is ready or has failed at
 // least once (a restarting upstream has shown its error; waiting through
-// its backoff would only repeat it), or until wait has passed. It reports
-// which upstreams settled.
-func waitUpstreams(ups []*upstream.Upstream, wait time.Duration, progress io.Writer) map[*upstream.Upstream]bool {
+// its backoff would only repeat it), or until its own wait has passed. It
+// reports which upstreams settled.
+func waitUpstreams(ups []*upstream.Upstream, wait func(*config.Server) time.Duration, progress io.Writer) map[*upstream.Upstream]bool {
 	start := time.Now()
-	deadline := start.Add(wait)
 	settled := map[*upstream.Upstream]bool{}
 	nextNote := start.Add(progressEvery)
 	for {
+		now := time.Now()
+		done := true
 		for _, u := range ups {
 			if settled[u] {
 				continue
@@ -254,21 +304,23 @@ func waitUpstreams(ups []*upstream.Upstream, wait time.Duration, progress io.Wri
 			case state == upstream.StateReady, state == upstream.StateFailed,
 				state == upstream.StateRestarting && err != nil:
 				settled[u] = true
-				fmt.Fprintf(progress, "  %s: %s after %s\n", u.Config().Name, state, time.Since(start).Round(100*time.Millisecond))
+				fmt.Fprintf(progress, "  %s: %s after %s\n", u.Config().Name, state, now.Sub(start).Round(100*time.Millisecond))
+			case now.Sub(start) < wait(u.Config()):
+				done = false
 			}
 		}
-		if len(settled) == len(ups) || time.Now().After(deadline) {
+		if done {
 			return settled
 		}
-		if now := time.Now(); now.After(nextNote) {
+		if now.After(nextNote) {
 			// Still waiting: say for whom, so a hung server is seen.
 			var names []string
 			for _, u := range ups {
 				if !settled[u] {
-					names = append(names, u.Config().Name)
+					names = append(names, fmt.Sprintf("%s (up to %s%s)", u.Config().Name, wait(u.Config()), runnerNote(u.Config())))
 				}
 			}
-			fmt.Fprintf(progress, "  waiting for %s (%s of --timeout %s)\n", strings.Join(names, ", "), now.Sub(start).Round(time.Second), wait)
+			fmt.Fprintf(progress, "  waiting for %s: %s so far\n", strings.Join(names, ", "), now.Sub(start).Round(time.Second))
 			nextNote = now.Add(progressEvery)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -277,6 +329,63 @@ func waitUpstreams(ups []*upstream.Upstream, wait time.Duration, progress io.Wri
 
 // progressEvery is how often doctor says whom it is still waiting for.
 const progressEvery = 3 * time.Second
+
+// doctorWait is how long doctor waits for a server's first start, and
+// runnerWait for one a package runner starts: npx, uvx and the like may
+// download the package and its dependencies first (a cold npx cache took
+// 31 s for server-filesystem on the machine of issue 58).
+const (
+	doctorWait = 30 * time.Second
+	runnerWait = 2 * time.Minute
+)
+
+// startWait is how long doctor waits for sc to start: --timeout when it
+// was given, else [doctorWait], or [runnerWait] for a package runner.
+func (d *doctor) startWait(sc *config.Server) time.Duration {
+	if d.waitSet || packageRunner(sc) == "" {
+		return d.wait
+	}
+	return max(d.wait, runnerWait)
+}
+
+// runnerNote is ", npx may download it first" for a server a package
+// runner starts.
+func runnerNote(sc *config.Server) string {
+	if r := packageRunner(sc); r != "" {
+		return ", " + r + " may download it first"
+	}
+	return ""
+}
+
+// packageRunner names the package runner that starts sc ("npx", "uvx",
+// "docker run", …), "" when none does.
+func packageRunner(sc *config.Server) string {
+	if sc.Transport != config.TransportStdio {
+		return ""
+	}
+	argv := append(append([]string{}, sc.Cmd...), sc.Args...)
+	if len(argv) == 0 {
+		return ""
+	}
+	// Either separator: a config written on Windows names npx.cmd so.
+	base := strings.ToLower(argv[0][strings.LastIndexAny(argv[0], `/\`)+1:])
+	for _, ext := range []string{".exe", ".cmd", ".bat", ".ps1"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	sub := ""
+	if len(argv) > 1 {
+		sub = argv[1]
+	}
+	switch {
+	case base == "npx", base == "pnpx", base == "bunx", base == "uvx", base == "pipx":
+		return base
+	case (base == "npm" || base == "pnpm" || base == "yarn" || base == "bun") && (sub == "exec" || sub == "dlx" || sub == "x"),
+		base == "uv" && (sub == "run" || sub == "tool"),
+		(base == "docker" || base == "podman") && sub == "run":
+		return base + " " + sub
+	}
+	return ""
+}
 
 // checkMemoryDir reports a memory_dir that cannot be used safely: not
 // writable, not a directory, or planted by another user (a symlink or a

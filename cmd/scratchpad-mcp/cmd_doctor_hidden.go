@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -15,15 +16,30 @@ import (
 // sampling, elicitation and roots, and some servers (server-everything)
 // list tools by what a client declares at initialize; over stdio the
 // proxy tells upstreams what its own client declared. mcp_filter, name
-// clashes and search mode hide tools too. doctor says which and why.
+// clashes and search mode hide tools too. doctor says which and why; the
+// first needs a second instance of each server, which only --bare starts.
 
-// bareClient starts a second instance of every server, told the client
-// declares none of sampling, elicitation and roots: what a plain stdio
-// client's upstreams list.
-func bareClient(ctx context.Context, cfg *config.Config, d *doctor) *proxy.Proxy {
-	p := proxy.New(proxy.Options{Servers: cfg.Servers, Logger: d.log, Version: versionString()})
+// bareClient (doctor --bare) starts a second instance of every server of
+// ups that is ready, told the client declares none of sampling,
+// elicitation and roots: what a plain stdio client's upstreams list. It
+// starts once the first instances have, so a package runner's cache is
+// warm. It returns the proxy (the caller closes it) and the instances by
+// server name.
+func bareClient(ctx context.Context, ups []*upstream.Upstream, d *doctor) (*proxy.Proxy, map[string]*upstream.Upstream) {
+	var servers []config.Server
+	for _, u := range ups {
+		if st, _ := u.State(); st == upstream.StateReady {
+			servers = append(servers, *u.Config())
+		}
+	}
+	p := proxy.New(proxy.Options{Servers: servers, Logger: d.log, Version: versionString()})
 	p.Start(ctx, map[string]any{})
-	return p
+	waitUpstreams(p.Upstreams(), d.startWait, io.Discard)
+	out := map[string]*upstream.Upstream{}
+	for _, u := range p.Upstreams() {
+		out[u.Name()] = u
+	}
+	return p, out
 }
 
 // reportHidden prints the tools of server u that a client may not be

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 )
 
@@ -208,8 +211,9 @@ func doctorMust(t *testing.T, err error) {
 }
 
 // doctor says which tools a client may not be shown, and why (issue 27):
-// a server that lists tools by the capabilities a client declares, an
-// mcp_filter, search mode.
+// a server that lists tools by the capabilities a client declares (with
+// --bare, which starts a second instance told none), an mcp_filter,
+// search mode.
 func TestDoctorSaysWhatClientsDoNotSee(t *testing.T) {
 	cfg, _ := doctorConfig(t, `
 [catalogue]
@@ -219,7 +223,7 @@ mode = "search"
 `+strings.Replace(doctorUpstream(t), "\"stdio\" }", "\"stdio\", "+testupstream.EnvByCapabilities+" = \"1\" }", 1)+`
 mcp_filter = ["echo", "ask_*"]
 `)
-	code, out, stderr := runCLI(t, "doctor", "--config", cfg)
+	code, out, stderr := runCLI(t, "doctor", "--bare", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
@@ -251,5 +255,106 @@ func TestDoctorSaysWhyAServerSpeaks2025(t *testing.T) {
 	want := `(?m)^server old \(stdio .*\): ready\n  protocol: 2025-06-18 \(initialize; discover: -32601 Method not found\)$`
 	if !regexp.MustCompile(want).MatchString(out) {
 		t.Errorf("output lacks %s:\n%s", want, out)
+	}
+}
+
+// TestDoctorStartsEachUpstreamOnce (issue 58): doctor starts each server
+// once (a second instance at the same time doubled a cold npx start);
+// --bare starts the second one, after the first is ready.
+func TestDoctorStartsEachUpstreamOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("counts starts with a POSIX shell")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, 1}, {[]string{"--bare"}, 2}} {
+		t.Run(fmt.Sprint(tc.want), func(t *testing.T) {
+			starts := filepath.Join(t.TempDir(), "starts")
+			script := fmt.Sprintf("echo started >> %s; exec %s -test.run='^$'", shellQuote(starts), shellQuote(exe))
+			cfg, _ := doctorConfig(t, fmt.Sprintf("\n[mcp.servers.up]\ncmd = [\"/bin/sh\", \"-c\", %s]\nenv = { %s = \"stdio\" }\n",
+				tomlString(script), testupstream.EnvMode))
+			code, out, stderr := runCLI(t, append([]string{"doctor", "--config", cfg}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+			}
+			b, _ := os.ReadFile(starts)
+			if n := strings.Count(string(b), "started"); n != tc.want {
+				t.Errorf("doctor %v started the server %d times, want %d", tc.args, n, tc.want)
+			}
+		})
+	}
+}
+
+// TestDoctorNamesAMissingVariable (issue 58): a server whose table needs
+// an unset variable is reported NOT LOADED with the variable named (a
+// problem: serve would leave it out); the other servers are checked.
+func TestDoctorNamesAMissingVariable(t *testing.T) {
+	const unset = "SCRATCHPAD_DOCTOR_TEST_UNSET_TOKEN"
+	os.Unsetenv(unset)
+	cfg, _ := doctorConfig(t, `
+[mcp.servers.gh]
+cmd = ["gh-mcp"]
+env = { GITHUB_TOKEN = "{{ env.`+unset+` }}" }
+
+[mcp.servers.ok]
+`+doctorUpstream(t)+`
+mcp_filter = ["echo"]
+`)
+	code, out, stderr := runCLI(t, "doctor", "--config", cfg)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	for _, w := range []string{
+		`(?m)^config: .*: ok, 2 upstream server\(s\)$`,
+		`(?m)^server gh: NOT LOADED$`,
+		`(?m)^server ok \(stdio .*\): ready$`,
+		`(?m)^  echo +never intercepted$`,
+		`(?m)^1 problem\(s\):$`,
+		`(?m)^problem: server gh: not loaded: environment variable ` + unset + ` is not set where scratchpad-mcp runs`,
+	} {
+		if !regexp.MustCompile(w).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", w, out)
+		}
+	}
+}
+
+// TestDoctorStartWait: a server a package runner starts gets the longer
+// first-start allowance unless --timeout was given.
+func TestDoctorStartWait(t *testing.T) {
+	stdio := func(argv ...string) *config.Server {
+		return &config.Server{Transport: config.TransportStdio, Cmd: argv}
+	}
+	tests := []struct {
+		name   string
+		sc     *config.Server
+		set    bool
+		runner string
+		want   time.Duration
+	}{
+		{"npx", stdio("npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"), false, "npx", runnerWait},
+		{"npx.cmd by path", stdio(`C:\Program Files\nodejs\npx.cmd`, "-y", "x"), false, "npx", runnerWait},
+		{"uvx", stdio("uvx", "mcp-server-git"), false, "uvx", runnerWait},
+		{"npm exec", stdio("npm", "exec", "x"), false, "npm exec", runnerWait},
+		{"docker run", stdio("docker", "run", "-i", "img"), false, "docker run", runnerWait},
+		{"docker ps is not", stdio("docker", "ps"), false, "", doctorWait},
+		{"a binary", stdio("/usr/local/bin/kubectl-mcp"), false, "", doctorWait},
+		{"http", &config.Server{Transport: config.TransportHTTPStreamable, URL: "http://127.0.0.1:1/mcp"}, false, "", doctorWait},
+		{"npx with --timeout", stdio("npx", "x"), true, "npx", doctorWait},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &doctor{wait: doctorWait, waitSet: tt.set}
+			if got := packageRunner(tt.sc); got != tt.runner {
+				t.Errorf("packageRunner = %q, want %q", got, tt.runner)
+			}
+			if got := d.startWait(tt.sc); got != tt.want {
+				t.Errorf("startWait = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }

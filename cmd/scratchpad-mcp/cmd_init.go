@@ -112,10 +112,14 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		n = len(conv.Servers)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d upstream server(s))\n", out, n)
-	if conv != nil && len(conv.Secrets) > 0 {
-		fmt.Fprintf(stdout, "\n%d secret value(s) were not copied into it; set these variables where scratchpad-mcp runs:\n", len(conv.Secrets))
-		for _, v := range conv.Secrets {
-			fmt.Fprintf(stdout, "  %s\n", v)
+	var secrets []secretVar
+	if conv != nil {
+		secrets = conv.Secrets
+	}
+	if len(secrets) > 0 {
+		fmt.Fprintf(stdout, "\n%d secret value(s) were not copied into it; set these variables where scratchpad-mcp runs\n(the env block below, for a desktop client):\n", len(secrets))
+		for _, v := range secrets {
+			fmt.Fprintf(stdout, "  %s (%s of server %q)\n", v.Var, v.What, v.Server)
 		}
 	}
 	fmt.Fprintln(stdout, "\nCheck it with:\n\n  scratchpad-mcp doctor --config "+shellQuote(abs))
@@ -123,11 +127,32 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if conv != nil && conv.Key == "servers" {
 		key = "servers"
 	}
-	fmt.Fprintf(stdout, "\nThen mount scratchpad-mcp in your client instead of the servers it now proxies\n(replace the %q entries with this one):\n\n", key)
-	exe := selfPath()
-	fmt.Fprintln(stdout, clientSnippet(key, exe, abs))
-	fmt.Fprintf(stdout, "\nClaude Code:\n\n  claude mcp add scratchpad -- %s serve --config %s\n", shellQuote(exe), shellQuote(abs))
+	fmt.Fprintf(stdout, "\nThen mount scratchpad-mcp in your client instead of the servers it now proxies\n(replace the %q entries with this one", key)
+	if len(secrets) > 0 {
+		// The values are not printed: a terminal's scrollback is no
+		// place for them. They are in the entries being replaced.
+		fmt.Fprint(stdout, "; copy each env value from where it says")
+	}
+	fmt.Fprint(stdout, "):\n\n")
+	argv := launchCommand(selfPath())
+	fmt.Fprintln(stdout, clientSnippet(key, argv, abs, secrets))
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shellQuote(a)
+	}
+	fmt.Fprintf(stdout, "\nClaude Code:\n\n  claude mcp add scratchpad%s -- %s serve --config %s\n", claudeEnvFlags(secrets), strings.Join(quoted, " "), shellQuote(abs))
 	return 0
+}
+
+// launchCommand is how a client should start scratchpad-mcp, whose binary
+// is exe: exe itself, or `npx -y scratchpad-mcp` when exe is the binary
+// of an npm platform package (init run with npx: that copy lives in
+// npx's cache, which npm may clear).
+func launchCommand(exe string) []string {
+	if strings.Contains(strings.ReplaceAll(exe, `\`, "/"), "/node_modules/@scratchpad-mcp/") {
+		return []string{"npx", "-y", "scratchpad-mcp"}
+	}
+	return []string{exe}
 }
 
 // writeNew writes data to path, refusing to replace an existing file
@@ -165,16 +190,39 @@ func selfPath() string {
 	return exe
 }
 
-// clientSnippet is the JSON a client needs to spawn scratchpad-mcp with
-// the config: {"mcpServers": {...}} for most clients, {"servers": {...}}
-// with a type for VS Code.
-func clientSnippet(key, exe, cfgPath string) string {
-	entry := map[string]any{"command": exe, "args": []string{"serve", "--config", cfgPath}}
+// clientSnippet is the JSON a client needs to spawn scratchpad-mcp (argv,
+// from [launchCommand]) with the config: {"mcpServers": {...}} for most clients, {"servers": {...}}
+// with a type for VS Code, and an env block with the variables secrets
+// were moved to (a desktop client passes a server no other variables),
+// each value saying where to copy it from.
+func clientSnippet(key string, argv []string, cfgPath string, secrets []secretVar) string {
+	entry := map[string]any{"command": argv[0], "args": append(append([]string{}, argv[1:]...), "serve", "--config", cfgPath)}
 	if key == "servers" {
 		entry["type"] = "stdio"
 	}
-	b, _ := json.MarshalIndent(map[string]any{key: map[string]any{"scratchpad": entry}}, "", "  ")
-	return string(b)
+	if len(secrets) > 0 {
+		env := map[string]string{}
+		for _, v := range secrets {
+			env[v.Var] = fmt.Sprintf("<%s of %q in the entry this replaces>", v.What, v.Server)
+		}
+		entry["env"] = env
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<env X of …>" as written
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(map[string]any{key: map[string]any{"scratchpad": entry}})
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// claudeEnvFlags is ` -e VAR="$VAR"` for each variable: `claude mcp add`
+// copies the value from the shell it runs in, so none is printed.
+func claudeEnvFlags(secrets []secretVar) string {
+	var b strings.Builder
+	for _, v := range secrets {
+		fmt.Fprintf(&b, ` -e %s="$%s"`, v.Var, v.Var)
+	}
+	return b.String()
 }
 
 func shellQuote(s string) string {
@@ -191,8 +239,18 @@ type conversion struct {
 	Key      string // "mcpServers" or "servers": which shape the client uses
 	Servers  []convertedServer
 	Warnings []string
-	// Secrets are the variables secret values were replaced by.
-	Secrets []string
+	// Secrets are the variables secret values were replaced by, each
+	// once, in the order met.
+	Secrets []secretVar
+}
+
+// secretVar is one variable a secret value of the client's config was
+// replaced by: where it was, for the user who sets it.
+type secretVar struct {
+	Var    string
+	What   string // "env GITHUB_TOKEN", "the password in its url", …
+	Server string
+	value  string // tells a second use of the name apart from a clash
 }
 
 type convertedServer struct {
@@ -316,35 +374,49 @@ func runsItself(cs clientServer) bool {
 }
 
 // secret keeps a credential out of the written config: a value that
-// [redact.LooksLikeCredential] says is one, by its name or by itself
-// (the one rule for env values, headers and URL query parameters), is
-// replaced by {{ env.VAR }} (after the scheme of "Bearer …"), and the
-// variable is listed for the user to set where scratchpad-mcp runs. A
-// value that already is a placeholder stays.
-func (c *conversion) secret(server, key, envVar, v string) string {
+// [redact.LooksLikeCredential] says is one, by its name (key) or by
+// itself (the one rule for env values, headers, URL query parameters and
+// arguments), is replaced by {{ env.VAR }} (after the scheme of "Bearer
+// …"), and the variable is listed, with what it was (what), for the user
+// to set where scratchpad-mcp runs. A value that already is a
+// placeholder stays.
+func (c *conversion) secret(server, what, key, envVar, v string) string {
 	if strings.Contains(v, "{{") || !redact.LooksLikeCredential(key, v) {
 		return v
 	}
-	return c.moveToEnv(server, key, envVar, v)
+	return c.moveToEnv(server, what, envVar, v)
 }
 
 // moveToEnv is v replaced by {{ env.envVar }}, recorded in c.Secrets.
+// The same secret under the same name is one variable; another value
+// under a name already taken gets a name of its own (NAME_2).
 func (c *conversion) moveToEnv(server, what, envVar, v string) string {
-	repl := "{{ env." + envVar + " }}"
-	if scheme, rest, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "Token")) && rest != "" {
-		repl = scheme + " " + repl
+	scheme := ""
+	if sc, rest, ok := strings.Cut(v, " "); ok && (strings.EqualFold(sc, "Bearer") || strings.EqualFold(sc, "Basic") || strings.EqualFold(sc, "Token")) && rest != "" {
+		scheme, v = sc+" ", rest
 	}
-	c.Secrets = append(c.Secrets, fmt.Sprintf("%s (%s of server %q)", envVar, what, server))
-	return repl
+	name := envVar
+	for i := 2; ; i++ {
+		j := slices.IndexFunc(c.Secrets, func(s secretVar) bool { return s.Var == name })
+		if j < 0 {
+			c.Secrets = append(c.Secrets, secretVar{Var: name, What: what, Server: server, value: v})
+			break
+		}
+		if c.Secrets[j].value == v {
+			break
+		}
+		name = fmt.Sprintf("%s_%d", envVar, i)
+	}
+	return scheme + "{{ env." + name + " }}"
 }
 
-// secretURL keeps the credentials of a server's URL out of the written
-// config: the userinfo's password always, a user name that
+// secretURL keeps the credentials of a URL (a server's, or one in its
+// arguments: where says which) out of the written config: the userinfo's password always, a user name that
 // [config.SecretSegment] or [redact.Credential] takes for one, and every
 // query parameter by [conversion.secret]'s rule. It works on the raw
 // text (the URL may already hold {{ env.NAME }}), so what is not a
 // credential stays byte for byte.
-func (c *conversion) secretURL(server, raw string) string {
+func (c *conversion) secretURL(server, where, raw string) string {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return raw
@@ -357,9 +429,9 @@ func (c *conversion) secretURL(server, raw string) string {
 	if at := strings.LastIndexByte(authority, '@'); at >= 0 && !strings.Contains(authority[:at], "{{") {
 		user, host := authority[:at], authority[at:]
 		if name, pw, hasPW := strings.Cut(user, ":"); hasPW && pw != "" {
-			user = name + ":" + c.moveToEnv(server, "the password in its url", envName(server, "password"), pw)
+			user = name + ":" + c.moveToEnv(server, "the password in its "+where, envName(server, "password"), pw)
 		} else if !hasPW && (config.SecretSegment(unescape(name)) || redact.Credential(unescape(name))) {
-			user = c.moveToEnv(server, "the user name in its url", envName(server, "url_user"), name)
+			user = c.moveToEnv(server, "the user name in its "+where, envName(server, "url_user"), name)
 		}
 		authority = user + host
 	}
@@ -370,7 +442,7 @@ func (c *conversion) secretURL(server, raw string) string {
 		for i, kv := range params {
 			k, v, _ := strings.Cut(kv, "=")
 			if v != "" {
-				params[i] = k + "=" + c.secret(server, "query parameter "+unescape(k), envName(server, unescape(k)), unescape(v))
+				params[i] = k + "=" + c.secret(server, "query parameter "+unescape(k)+" in its "+where, unescape(k), envName(server, unescape(k)), unescape(v))
 				if params[i] == k+"="+unescape(v) {
 					params[i] = kv // not a credential: as it was written
 				}
@@ -382,6 +454,42 @@ func (c *conversion) secretURL(server, raw string) string {
 		}
 	}
 	return scheme + "://" + authority + tail
+}
+
+// secretArgs keeps the credentials in a command's arguments out of the
+// written config, by the rule of env values and URLs (server-postgres
+// takes its connection string, password and all, as an argument): a URL's
+// password, user name token and query values ([conversion.secretURL]);
+// the value of NAME=value or --name=value, and the argument after
+// --name, when the name says it is a credential's; and any argument that
+// is a credential by itself (ghp_…). Each becomes {{ env.VAR }}.
+func (c *conversion) secretArgs(server string, args []string) {
+	for i, a := range args {
+		switch name, v, isKV := argKV(a); {
+		case strings.Contains(a, "://"):
+			args[i] = c.secretURL(server, "args", a)
+		case isKV:
+			args[i] = a[:len(a)-len(v)] + c.secret(server, "argument "+name, name, envName(server, name), v)
+		case i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-"):
+			flag := strings.TrimLeft(args[i-1], "-")
+			args[i] = c.secret(server, "argument after "+args[i-1], flag, envName(server, flag), a)
+		default:
+			args[i] = c.secret(server, "an argument", "", envName(server, "secret"), a)
+		}
+	}
+}
+
+// argKV splits NAME=value and --name=value (the name made of letters,
+// digits, _ . -), ok false for any other argument.
+func argKV(a string) (name, v string, ok bool) {
+	k, v, ok := strings.Cut(a, "=")
+	k = strings.TrimLeft(k, "-")
+	if !ok || k == "" || strings.IndexFunc(k, func(r rune) bool {
+		return !(r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) >= 0 {
+		return "", "", false
+	}
+	return k, v, true
 }
 
 // unescape is s with URL escapes decoded, or s when it has a bad one.
@@ -420,10 +528,11 @@ func convertServer(conv *conversion, name string, cs clientServer) (convertedSer
 		for i := range s.Cmd {
 			s.Cmd[i] = conv.placeholders(name, s.Cmd[i])
 		}
+		conv.secretArgs(name, s.Cmd[1:])
 		if len(cs.Env) > 0 {
 			s.Env = map[string]string{}
 			for k, v := range cs.Env {
-				s.Env[k] = conv.secret(name, k, k, conv.placeholders(name, v))
+				s.Env[k] = conv.secret(name, "env "+k, k, k, conv.placeholders(name, v))
 			}
 		}
 		s.Cwd = conv.placeholders(name, cs.Cwd)
@@ -446,11 +555,11 @@ func convertServer(conv *conversion, name string, cs clientServer) (convertedSer
 		default:
 			return s, fmt.Errorf("unknown type %q for a url server (want sse or http)", cs.Type)
 		}
-		s.URL = conv.secretURL(name, conv.placeholders(name, cs.URL))
+		s.URL = conv.secretURL(name, "url", conv.placeholders(name, cs.URL))
 		if len(cs.Headers) > 0 {
 			s.Headers = map[string]string{}
 			for k, v := range cs.Headers {
-				s.Headers[k] = conv.secret(name, k, envName(name, k), conv.placeholders(name, v))
+				s.Headers[k] = conv.secret(name, "header "+k, k, envName(name, k), conv.placeholders(name, v))
 			}
 		}
 	case cs.Command != "":

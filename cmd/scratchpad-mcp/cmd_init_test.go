@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -197,7 +198,7 @@ func TestInitConvert(t *testing.T) {
 					t.Errorf("server %s: threshold of any tool = %d, %v; want 5120", g.Name, th, ok)
 				}
 			}
-			if !strings.Contains(stdout, "claude mcp add scratchpad -- ") {
+			if !regexp.MustCompile(`claude mcp add scratchpad( -e [A-Z_]+="\$[A-Z_]+")* -- `).MatchString(stdout) {
 				t.Errorf("stdout lacks the Claude Code command:\n%s", stdout)
 			}
 			snippet := stdout[strings.Index(stdout, "{") : strings.LastIndex(stdout, "}")+1]
@@ -395,5 +396,30 @@ func TestInitKeepsEveryCredentialOut(t *testing.T) {
 	}
 	if b := cfg.Server("basic"); b == nil || b.Headers["X-Api-Key"] != "k-42" {
 		t.Errorf("basic: %+v", b)
+	}
+}
+
+// TestInitLaunchCommand: init run from npm's platform package (npx) gives
+// a snippet that runs npx, not the binary in npx's cache.
+func TestInitLaunchCommand(t *testing.T) {
+	tests := []struct {
+		exe  string
+		want []string
+	}{
+		{"/usr/local/bin/scratchpad-mcp", []string{"/usr/local/bin/scratchpad-mcp"}},
+		{"/home/me/.npm/_npx/1f2e/node_modules/@scratchpad-mcp/linux-x64/bin/scratchpad-mcp", []string{"npx", "-y", "scratchpad-mcp"}},
+		{`C:\Users\me\AppData\Local\npm-cache\_npx\1f2e\node_modules\@scratchpad-mcp\win32-x64\bin\scratchpad-mcp.exe`, []string{"npx", "-y", "scratchpad-mcp"}},
+	}
+	for _, tt := range tests {
+		if got := launchCommand(tt.exe); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("launchCommand(%q) = %q, want %q", tt.exe, got, tt.want)
+		}
+	}
+	var m map[string]map[string]map[string]any
+	if err := json.Unmarshal([]byte(clientSnippet("mcpServers", []string{"npx", "-y", "scratchpad-mcp"}, "/c/s.toml", nil)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if e := m["mcpServers"]["scratchpad"]; e["command"] != "npx" || !reflect.DeepEqual(e["args"], []any{"-y", "scratchpad-mcp", "serve", "--config", "/c/s.toml"}) {
+		t.Errorf("snippet entry %v", e)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
@@ -38,6 +39,7 @@ type serveFlags struct {
 	sessionTTL              time.Duration
 	debugStats              bool
 	cpuProfile              string
+	memoryDir               string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -53,13 +55,20 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.sessionTTL, "session-ttl", 30*time.Minute, "HTTP sessions, and 2026-07-28 callers' agents, idle this long are ended (their usage is recorded)")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "http/sse: serve GET /debug/stats (goroutines, heap, live agents) for soak tests")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&f.memoryDir, "memory-dir", "", "memory_dir for this run, over the config's (an MCP Bundle's memory folder)")
 }
 
+// loadConfig loads the config at path (embedded defaults for ""). A
+// server whose table needs an environment variable that is not set is
+// left out and listed in [config.Config].Skipped: one missing secret
+// must not take every other server's tools away (a desktop client shows
+// none of them when the process exits). serve warns of each, doctor
+// reports each, and a call to a tool it cannot find names them.
 func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return config.Default(), nil
 	}
-	return config.Load(path)
+	return config.LoadWith(path, &config.Options{SkipServersWithUnsetEnv: true})
 }
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -79,10 +88,19 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
 	}
-	cfg, err := loadConfig(f.config)
+	cfg, err := loadConfig(givenPath(f.config))
 	if err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
 		return 1
+	}
+	if dir, err := memoryDirFlag(f.memoryDir); err != nil {
+		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
+		return 2
+	} else if dir != "" {
+		cfg.MemoryDir = dir // before anything reads it
+	}
+	for _, sk := range cfg.Skipped {
+		log.Warn("server left out; the others serve", "server", sk.Name, "why", proxy.MissingText(sk))
 	}
 	def := agents.Identity{Agent: f.agent, Role: f.role, Run: f.run, Iteration: f.iteration}
 	if _, err := def.Normalize(); err != nil {
@@ -119,14 +137,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer closeTelemetry(a.telemetry, log) // last: after the agents' final calls
-	// [telemetry] metrics_addr: taken now, like the MCP address, so a
-	// wrong one stops the start naming the key.
-	metricsLn, err := listenMetrics(cfg, a.telemetry)
-	if err != nil {
-		fmt.Fprintln(stderr, "scratchpad-mcp:", err)
-		return 1
-	}
-	if metricsLn != nil {
+	// [telemetry] metrics_addr: taken now; one that is taken (another
+	// instance of this config) only loses the metrics.
+	if metricsLn := listenMetrics(cfg, a.telemetry, log); metricsLn != nil {
 		metricsCtx, stopMetrics := context.WithCancel(ctx)
 		defer stopMetrics()
 		go serveMetrics(metricsCtx, metricsLn, a.telemetry, log)

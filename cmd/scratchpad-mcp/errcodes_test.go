@@ -15,18 +15,18 @@ import (
 var codeLiteral = regexp.MustCompile(`(?:errorResult\(|code = |toolError\{(?:Error: )?|Error: +|const code[A-Za-z]* += |"error":)"([a-z_]+)"`)
 
 // TestErrorCodesOneList keeps every error code the tool families answer in
-// README's one list (its "### Error codes" section), so one meaning has one
+// one list (the "## Error codes" section of docs/tools.md), so one meaning has one
 // code: the pad once answered bad_arguments and internal where the
 // exploration tools answer invalid_arguments and internal_error.
 func TestErrorCodesOneList(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "tools.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(readme)
-	start := strings.Index(text, "\n### Error codes\n")
+	start := strings.Index(text, "\n## Error codes\n")
 	if start < 0 {
-		t.Fatal("README has no ### Error codes section")
+		t.Fatal("docs/tools.md has no ## Error codes section")
 	}
 	section := text[start+1:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
@@ -67,14 +67,14 @@ func TestErrorCodesOneList(t *testing.T) {
 		for code := range found {
 			ok := listed[code] || strings.HasSuffix(code, "_too_large") && listed["<tool>_too_large"]
 			if !ok {
-				t.Errorf("%s answers %q, which README's error code list does not hold", tc.family, code)
+				t.Errorf("%s answers %q, which the error code list of docs/tools.md does not hold", tc.family, code)
 			}
 		}
 	}
 	// The synonyms the list replaced must not come back into it.
 	for _, old := range []string{"bad_arguments", "internal"} {
 		if listed[old] {
-			t.Errorf("README lists %q, a second code for a meaning that has one", old)
+			t.Errorf("docs/tools.md lists %q, a second code for a meaning that has one", old)
 		}
 	}
 }

@@ -13,15 +13,16 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
-// README's tool tables name each own tool's arguments exactly as its
-// listed schema has them (issue 38, item 15): every argument the schema
-// declares is documented, every documented one exists (inside a patch
-// item too: `patches: [{section, op, content}]`), and a documented
-// default (`lines`=50) is the schema's default. A schema that gains,
-// loses or renames an argument, or changes a default, fails here until
-// README says the same.
+// The tool tables of docs/tools.md (README's once, issue 58 moved them)
+// name each own tool's arguments exactly as its listed schema has them
+// (issue 38, item 15): every argument the schema declares is documented,
+// every documented one exists (inside a patch item too: `patches:
+// [{section, op, content}]`), and a documented default (`lines`=50) is
+// the schema's default. A schema that gains, loses or renames an
+// argument, or changes a default, fails here until docs/tools.md says
+// the same.
 func TestREADMEToolArguments(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/tools.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +65,13 @@ func TestREADMEToolArguments(t *testing.T) {
 			}
 			p, ok := props[arg].(map[string]any)
 			if !ok {
-				t.Errorf("README:%d: %s documents argument %q, which its schema does not have (it has %v)", i+1, name, arg, keys(props))
+				t.Errorf("docs/tools.md:%d: %s documents argument %q, which its schema does not have (it has %v)", i+1, name, arg, keys(props))
 				continue
 			}
 			seen[arg] = true
 			if def != "" {
 				if got := fmt.Sprint(p["default"]); got != def {
-					t.Errorf("README:%d: %s's %s defaults to %s in README, %s in its schema", i+1, name, arg, def, got)
+					t.Errorf("docs/tools.md:%d: %s's %s defaults to %s there, %s in its schema", i+1, name, arg, def, got)
 				}
 			}
 			if hasItems {
@@ -78,20 +79,20 @@ func TestREADMEToolArguments(t *testing.T) {
 				itemProps, _ := p["items"].(map[string]any)["properties"].(map[string]any)
 				for _, f := range strings.FieldsFunc(items, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z') }) {
 					if _, ok := itemProps[f]; !ok {
-						t.Errorf("README:%d: %s documents %s[].%s, which its schema does not have (it has %v)", i+1, name, arg, f, keys(itemProps))
+						t.Errorf("docs/tools.md:%d: %s documents %s[].%s, which its schema does not have (it has %v)", i+1, name, arg, f, keys(itemProps))
 					}
 				}
 			}
 		}
 		for _, arg := range keys(props) {
 			if !seen[arg] {
-				t.Errorf("README:%d: %s's argument %q is not in its row", i+1, name, arg)
+				t.Errorf("docs/tools.md:%d: %s's argument %q is not in its row", i+1, name, arg)
 			}
 		}
 	}
 	for name := range schemas {
 		if !documented[name] {
-			t.Errorf("README has no row for the tool %s", name)
+			t.Errorf("docs/tools.md has no row for the tool %s", name)
 		}
 	}
 }

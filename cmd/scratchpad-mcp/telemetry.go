@@ -42,17 +42,20 @@ func closeTelemetry(p *telemetry.Provider, log *slog.Logger) {
 
 // listenMetrics takes [telemetry] metrics_addr, a listener of its own
 // (never the MCP port: the metrics are every owner's). An address that
-// cannot be taken stops the start-up with the key named. Nil, nil when
-// no metrics are served.
-func listenMetrics(cfg *config.Config, p *telemetry.Provider) (net.Listener, error) {
+// cannot be taken is logged as a warning naming the key, and serving goes
+// on without metrics: a second instance of the same config (a desktop
+// client starting it twice) must still give its client the tools.
+// Nil when no metrics are served.
+func listenMetrics(cfg *config.Config, p *telemetry.Provider, log *slog.Logger) net.Listener {
 	if cfg.Telemetry.MetricsAddr == "" || p.MetricsHandler() == nil {
-		return nil, nil
+		return nil
 	}
 	ln, err := net.Listen("tcp", cfg.Telemetry.MetricsAddr)
 	if err != nil {
-		return nil, config.MetricsAddrError(cfg.Path, err)
+		log.Warn("metrics are not served; the tools are", "error", config.MetricsAddrError(cfg.Path, err))
+		return nil
 	}
-	return ln, nil
+	return ln
 }
 
 // serveMetrics serves GET /metrics on ln until ctx ends.

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,29 +38,64 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// TestServeMetricsAddrTaken: a metrics_addr that cannot be listened on
-// stops the start, the error naming the file and the key.
-func TestServeMetricsAddrTaken(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// TestServeTwiceWithOneMetricsAddr (issue 58): two instances of one
+// config with [telemetry] metrics_addr (a desktop client that starts it
+// twice) both serve their tools; the one that finds the port taken says
+// so in a warning naming the key, and serves no metrics.
+func TestServeTwiceWithOneMetricsAddr(t *testing.T) {
+	maddr := freeAddr(t)
+	cfg, _ := writeConfig(t, "\n[telemetry]\nmetrics_addr = \""+maddr+"\"\n")
+	var logs [2]lockedLog
+	var sessions [2]*mcp.ClientSession
+	for i := range sessions {
+		cmd := exec.Command(binary(t), "serve", "--config", cfg)
+		cmd.Stderr = &logs[i]
+		sessions[i] = connect(t, &mcp.CommandTransport{Command: cmd})
+		defer sessions[i].Close()
+		if i == 0 {
+			// The first one holds the port before the second starts.
+			testwait.For(t, "the first instance's /metrics", func() bool {
+				resp, err := http.Get("http://" + maddr + "/metrics")
+				if err != nil {
+					return false
+				}
+				resp.Body.Close()
+				return resp.StatusCode == 200
+			})
+		}
 	}
-	defer ln.Close()
-	cfg, _ := writeConfig(t, "\n[telemetry]\nmetrics_addr = \""+ln.Addr().String()+"\"\n")
-	out, err := exec.Command(binary(t), "serve", "--config", cfg, "--transport", "http", "--addr", "127.0.0.1:0").CombinedOutput()
-	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "scratchpad.toml: [telemetry] metrics_addr: listen tcp "+ln.Addr().String()) {
-		t.Fatalf("exit %d, want 1 naming the key:\n%s", code, out)
+	for i, cs := range sessions {
+		waitForTool(t, cs, "listing")
+		if out := callTool(t, cs, "echo", map[string]any{"text": "hi"}); !strings.Contains(out, "hi") {
+			t.Errorf("instance %d: echo answered %q", i+1, out)
+		}
+	}
+	want := "scratchpad.toml: [telemetry] metrics_addr: listen tcp " + maddr
+	testwait.For(t, "the second instance's warning", func() bool { return strings.Contains(logs[1].String(), want) })
+	if l := logs[1].String(); !strings.Contains(l, "level=WARN") {
+		t.Errorf("second instance's log, want a warning naming the key:\n%s", l)
+	}
+	if strings.Contains(logs[0].String(), "metrics_addr") {
+		t.Errorf("the first instance warns about its metrics:\n%s", logs[0].String())
 	}
 }
 
-func exitCode(err error) int {
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
+// lockedLog is a process's stderr, read while it is written.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestServeMetricsAndDashboard: with [telemetry] metrics_addr, serve

@@ -254,7 +254,7 @@ func (m *Memory) locked(change func(tx Tx, sc *scope, now time.Time) (string, er
 	now := m.o.Now()
 	files, err := m.st.Files()
 	if err != nil {
-		return "", err
+		return "", linkOr(Root, err)
 	}
 	keep, expired := m.live(files, now)
 	for _, f := range expired {

@@ -30,7 +30,7 @@ func (m *Memory) View(path string, viewRange []int) (string, error) {
 	}
 	files, err := m.st.Files()
 	if err != nil {
-		return "", err
+		return "", linkOr(p, err)
 	}
 	files, _ = m.live(files, now)
 	listed := false

@@ -205,9 +205,10 @@ func cleanRel(rel string) bool {
 }
 
 // expired reports whether f has outlived [Options.TTL]; read-only files
-// never do (they are the operator's).
+// never do (they are the operator's), nor does a file whose access time
+// the store does not know (zero).
 func (m *Memory) expired(f Info, now time.Time) bool {
-	return m.o.TTL > 0 && now.Sub(f.Accessed) > m.o.TTL && !m.readOnly(f.Path)
+	return m.o.TTL > 0 && !f.Accessed.IsZero() && now.Sub(f.Accessed) > m.o.TTL && !m.readOnly(f.Path)
 }
 
 // readOnly reports whether rel is, or is in, a read-only path.

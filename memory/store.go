@@ -58,7 +58,8 @@ type Info struct {
 	Path string // relative to /memories, as [Clean] gives it
 	Size int64  // bytes
 	// Accessed is when it was last written or read ([Store.Touch]): what
-	// [Options.TTL] is judged by.
+	// [Options.TTL] is judged by; zero when the store does not know (such
+	// a file never expires).
 	Accessed time.Time
 }
 

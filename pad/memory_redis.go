@@ -49,10 +49,14 @@ func (s *redisStore) memFiles() ([]memory.Info, error) {
 	return out, nil
 }
 
-// msTime reads a Unix ms value as Redis returns it.
+// msTime reads a Unix ms value as Redis returns it; none (a file put in
+// the hash by hand) is the zero time, which never expires.
 func msTime(v any) time.Time {
 	s, _ := v.(string)
 	ms, _ := strconv.ParseInt(s, 10, 64)
+	if ms <= 0 {
+		return time.Time{}
+	}
 	return time.UnixMilli(ms).UTC()
 }
 

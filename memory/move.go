@@ -69,20 +69,25 @@ func (m *Memory) rename(oldPath, newPath string, exp *int64) (string, error) {
 			return "", refuse(ErrIsDir, fmt.Sprintf("Error: Cannot rename to %s: %s is a file, not a directory", np, Display(sc.fileAbove(to))))
 		case m.touchesReadOnly(from):
 			return "", refuseReadOnly(op)
-		case m.readOnly(to):
-			return "", refuseReadOnly(np)
 		case isDir && exp != nil:
 			return "", refuse(ErrBadArguments, fmt.Sprintf("Error: expected_revision applies to a file, and %s is a directory; nothing was changed.", op))
 		}
 		if err := checkRevision(op, exp, cur.Rev); err != nil {
 			return "", err
 		}
+		moving := []string{from}
 		if isDir {
-			// Every file moved must still have a path Clean takes.
-			for _, f := range sc.inside(from) {
-				if moved := Display(to + f[len(from):]); CheckPath(moved) != nil {
-					return "", refuse(ErrBadPath, fmt.Sprintf("Error: Cannot rename %s to %s: %s would become %s, which is too long or too deep (paths up to %d bytes and %d levels below %s); nothing was changed.", op, np, Display(f), moved, MaxPathBytes, MaxDepth, Root))
-				}
+			moving = sc.inside(from)
+		}
+		for _, f := range moving {
+			// Every file moved must land on a path Clean takes, and on
+			// no read-only one.
+			dest := to + f[len(from):]
+			if moved := Display(dest); CheckPath(moved) != nil {
+				return "", refuse(ErrBadPath, fmt.Sprintf("Error: Cannot rename %s to %s: %s would become %s, which is too long or too deep (paths up to %d bytes and %d levels below %s); nothing was changed.", op, np, Display(f), moved, MaxPathBytes, MaxDepth, Root))
+			}
+			if m.readOnly(dest) {
+				return "", refuseReadOnly(Display(dest))
 			}
 		}
 		if err := tx.Rename(from, to, isDir, now); err != nil {

@@ -56,6 +56,7 @@ func TestMemoryLinksRefused(t *testing.T) {
 		`{"command":"delete","path":"/memories/out/secret"}`,
 		`{"command":"rename","old_path":"/memories/out.md","new_path":"/memories/in.md"}`,
 		`{"command":"rename","old_path":"/memories/ok.md","new_path":"/memories/out/ok.md"}`,
+		`{"command":"rename","old_path":"/memories/ok.md","new_path":"/memories/out.md"}`,
 	} {
 		got := memCall(t, st, true, args)
 		if !strings.Contains(got, "symbolic link") && !strings.Contains(got, "does not exist") && !strings.Contains(got, "already exists") {
@@ -64,6 +65,11 @@ func TestMemoryLinksRefused(t *testing.T) {
 	}
 	if got := memCall(t, st, false, `{"command":"view","path":"/memories"}`); strings.Contains(got, "out") || strings.Contains(got, "self") || !strings.Contains(got, "ok.md") {
 		t.Errorf("listing shows links:\n%s", got)
+	}
+	for _, name := range []string{"out", "out.md", "pad.md", "self.md", "hist"} {
+		if fi, err := os.Lstat(filepath.Join(mem, name)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer the link planted: %v %v", name, fi, err)
+		}
 	}
 	entries, _ := os.ReadDir(outside)
 	if len(entries) != 1 || readFile(t, filepath.Join(outside, "secret")) != "secret\n" {

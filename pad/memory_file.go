@@ -340,7 +340,7 @@ func (s *fileStore) memRename(_ heldLock, from, to string, _ bool, moves [][2]st
 	if _, err := s.memWay(from, false); err != nil {
 		return err
 	}
-	if _, err := s.memWay(to, false); err != nil {
+	if _, err := s.memWay(to, true); err != nil { // a link at to is not replaced
 		return err
 	}
 	for _, p := range sortedPaths(unsaved) {

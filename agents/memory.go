@@ -14,7 +14,7 @@ import (
 // MemoryOptions maps [memory] to the memory tool's options.
 func MemoryOptions(c config.Memory) memory.Options {
 	return memory.Options{MaxFileBytes: c.MaxFileBytes, MaxScopeBytes: c.MaxScopeBytes, MaxFiles: c.MaxFiles,
-		TTL: c.TTL, ReadOnly: c.ReadOnly, ReadOnlyPaths: c.ReadOnlyPaths}
+		TTL: c.TTL, ReadOnly: c.ReadOnly, ReadOnlyPaths: c.ReadOnlyPaths, Shared: c.Scope == config.ScopeRun}
 }
 
 // MemoryStoreOptions maps [memory] to what the pad keeps of memory files.

@@ -42,6 +42,9 @@ type Options struct {
 	// but not change, create in, delete or rename (as Letta's read-only
 	// blocks).
 	ReadOnlyPaths []string
+	// Shared says that a scope is a run's, shared by its agents: the
+	// tool's description tells the model so.
+	Shared bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

@@ -18,11 +18,18 @@ const ToolName = "memory"
 type StoreFunc func(ctx context.Context) (Store, error)
 
 // description is the tool's description: what a model that does not
-// know the tool needs, in few words (one that knows it needs none).
-const description = "Your memory directory, /memories: files that outlive this conversation (in a run, shared with its agents). " +
-	"View /memories before you start a task and read what is relevant; as you work, record progress, decisions and lessons, " +
-	"and keep the files current and organized. Commands: view (path, view_range), create (path, file_text), " +
-	"str_replace (path, old_str, new_str), insert (path, insert_line, insert_text), delete (path), rename (old_path, new_path)."
+// know the tool needs, in few words (one that knows it needs none);
+// shared says the scope is a run's.
+func description(shared bool) string {
+	whose := "files that outlive this conversation. "
+	if shared {
+		whose = "files that outlive this conversation, shared with the other agents of your run. "
+	}
+	return "Your memory directory, /memories: " + whose +
+		"View /memories before you start a task and read what is relevant; as you work, record progress, decisions and lessons, " +
+		"and keep the files current and organized. Commands: view (path, view_range), create (path, file_text), " +
+		"str_replace (path, old_str, new_str), insert (path, insert_line, insert_text), delete (path), rename (old_path, new_path)."
+}
 
 // Tools returns the memory tool over the scopes storeFor gives, with o's
 // bounds (see [Options]): one tool named memory whose command and
@@ -55,7 +62,7 @@ func Tools(storeFor StoreFunc, o Options) ([]tool.Def, error) {
 	}
 	return []tool.Def{{
 		Name:        ToolName,
-		Description: description,
+		Description: description(o.Shared),
 		InputSchema: args.Schema(),
 		Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(true), OpenWorld: tool.Bool(false)},
 		Handler:     tool.Handle(args, func(ps []tool.Problem) tool.Result { return argProblems(ps, o.MaxFileBytes) }, h),

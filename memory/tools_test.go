@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,12 @@ func TestToolDefinition(t *testing.T) {
 	}
 	if a := defs[0].Annotations; a.ReadOnly == nil || *a.ReadOnly || a.OpenWorld == nil || *a.OpenWorld {
 		t.Errorf("annotations %+v", a)
+	}
+	if strings.Contains(defs[0].Description, "shared") {
+		t.Errorf("an agent's own scope described as shared: %s", defs[0].Description)
+	}
+	if run, _ := Tools(nil, Options{Shared: true}); !strings.Contains(run[0].Description, "shared with the other agents of your run") {
+		t.Errorf("a run's scope: %s", run[0].Description)
 	}
 	if _, err := Tools(nil, Options{MaxFiles: -1}); err == nil {
 		t.Error("negative bound taken")

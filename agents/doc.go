@@ -31,6 +31,12 @@
 // ([layout.ArtifactsKey]). One client serves every pad and artifact store
 // of a [Registry].
 //
+// With [memory] enabled each agent is also offered the memory tool
+// (package memory) on its /memories: the memory files of the pad of its
+// [memory] scope ([Agent.Memory]), so they share that pad's owner,
+// backend, lock and life; what it writes is masked like the pad's writes
+// ([redaction] mode).
+//
 // The registry is retention's guard ([Registry.Protected],
 // [Registry.LiveRun]): it records what a live agent needs by the paths its
 // tree gives, the same paths a sweep classifies files by, so a live run of

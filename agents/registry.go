@@ -100,6 +100,7 @@ type Registry struct {
 	explore   []tool.Def
 	artifacts []tool.Def
 	pad       []tool.Def
+	memory    []tool.Def // the memory tool; nil without [memory] enabled
 	padRes    []tool.Resource
 	padPrompt []tool.Prompt
 	watcher   *pad.Watcher // nil without a pad
@@ -154,8 +155,13 @@ func NewRegistry(opts Options) (*Registry, error) {
 		r.padRes = []tool.Resource{pad.Resource(padFor)}
 		r.padPrompt = []tool.Prompt{pad.Prompt(padFor)}
 	}
+	mem, err := r.memoryTools()
+	if err != nil {
+		return nil, err
+	}
+	r.memory = mem
 	r.outputModes()
-	for k, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad} {
+	for k, defs := range [][]tool.Def{r.explore, r.artifacts, r.pad, r.memory} {
 		for i := range defs {
 			h := r.scrubbing(defs[i].Name, defs[i].Handler)
 			if k == 0 {
@@ -244,6 +250,9 @@ type Agent struct {
 	ReadRoot      string      // what its exploration tools may read (absolute)
 	PadDir        string      // its pad (absolute); "" with [pad] backend = "redis"
 	PadID         string      // its pad on Redis (see [PadID]); "" with the file backend
+	// MemoryDir and MemoryID are the pad whose storage holds its
+	// /memories ([memory] scope; see [Agent.Memory]), as PadDir and PadID.
+	MemoryDir, MemoryID string
 
 	root    *os.Root
 	explore *explore.Env
@@ -370,6 +379,7 @@ func (r *Registry) create(s *Session) (*Agent, error) {
 	} else {
 		a.PadDir = a.Layout.Pad(id.PadRun(cfg.Pad.Scope), id.Agent)
 	}
+	a.MemoryDir, a.MemoryID = a.memoryPad()
 	// Both through memory_dir's root: a link planted on the way to them
 	// that leads out of memory_dir refuses the agent (memdir.ErrOutside).
 	out, err := memdir.In(cfg.MemoryDir, a.ScratchpadDir)
@@ -564,13 +574,16 @@ func (r *Registry) padRedisLocked() (*pad.Redis, error) {
 
 // Pad returns the agent's pad, opened once per location (a directory, or
 // a pad id on Redis) and shared by the agents of a run.
-func (a *Agent) Pad() (*pad.Pad, error) {
+func (a *Agent) Pad() (*pad.Pad, error) { return a.padAt(a.PadDir, a.PadID) }
+
+// padAt is the pad in the folder dir, or with id on Redis, opened once.
+func (a *Agent) padAt(dir, id string) (*pad.Pad, error) {
 	r := a.reg
 	r.padMu.Lock()
 	defer r.padMu.Unlock()
-	key := a.PadDir
-	if a.PadID != "" {
-		key = "redis " + a.PadID // never a directory: those are absolute
+	key := dir
+	if id != "" {
+		key = "redis " + id // never a directory: those are absolute
 	}
 	if p := r.pads[key]; p != nil {
 		return p, nil
@@ -581,15 +594,15 @@ func (a *Agent) Pad() (*pad.Pad, error) {
 	}
 	opts.Count = a.Counter.CountString
 	var p *pad.Pad
-	if a.PadID != "" {
+	if id != "" {
 		var rd *pad.Redis
 		if rd, err = r.padRedisLocked(); err != nil {
 			return nil, err
 		}
-		p, err = rd.Open(a.PadID, opts)
+		p, err = rd.Open(id, opts)
 	} else {
 		var d memdir.Dir
-		if d, err = memdir.In(r.opts.Config.MemoryDir, a.PadDir); err == nil {
+		if d, err = memdir.In(r.opts.Config.MemoryDir, dir); err == nil {
 			p, err = pad.OpenIn(d, opts)
 		}
 	}
@@ -778,6 +791,7 @@ func (r *Registry) keep(a *Agent, d int) {
 		}
 	}
 	count(r.keepPads, a.PadDir)
+	count(r.keepPads, a.MemoryDir) // "" without the memory tool
 	count(r.scratchUsers, a.ScratchpadDir)
 	if a.ID.Run != "" {
 		// The path a sweep names the run by (layout.Classify): the run

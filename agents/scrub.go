@@ -7,15 +7,18 @@ import (
 	"fmt"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memory"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // writes are the own tools that store what the model gives them: the
-// pad's updates and appends (sections, ledger notes, keyed values) and
-// an artifact's content. Their arguments pass [Registry.scrubbing].
-var writes = map[string]bool{pad.ToolUpdate: true, pad.ToolAppend: true, artifacts.ToolWrite: true}
+// pad's updates and appends (sections, ledger notes, keyed values), an
+// artifact's content and the memory tool's files (its old_str is masked
+// as the stored text was, so it still matches). Their arguments pass
+// [Registry.scrubbing].
+var writes = map[string]bool{pad.ToolUpdate: true, pad.ToolAppend: true, artifacts.ToolWrite: true, memory.ToolName: true}
 
 // scrubbing wraps a writing tool's handler so that no credential in its
 // arguments is stored ([redaction] mode): in mask mode every string of

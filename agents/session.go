@@ -129,11 +129,12 @@ func (s *Session) Watch() func(ctx context.Context, uri string, notify func()) (
 }
 
 // OwnTools is what an agent of identity id is offered of the server's own
-// tools: exploration, the pad, and the artifact tools (writing only for
-// coordinators).
+// tools: exploration, the pad, the memory tool ([memory] enabled), and the
+// artifact tools (writing only for coordinators).
 func (r *Registry) OwnTools(id Identity) []tool.Def {
 	out := append([]tool.Def{}, r.explore...)
 	out = append(out, r.pad...)
+	out = append(out, r.memory...)
 	for _, d := range r.artifacts {
 		if d.Name == artifacts.ToolWrite && id.Role != RoleCoordinator {
 			continue

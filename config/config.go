@@ -21,6 +21,7 @@ type Config struct {
 	Skipped       []SkippedServer
 	Orchestration Orchestration
 	Pad           Pad
+	Memory        Memory
 	Explore       Explore
 	HTTP          HTTP
 	Retention     Retention
@@ -401,6 +402,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 			Format:      FormatMarkdown,
 			RedisPrefix: DefaultRedisPrefix,
 		},
+		Memory:    defaultMemory(),
 		Explore:   Explore{CacheBytes: DefaultCacheMB << 20},
 		HTTP:      HTTP{Addr: DefaultHTTPAddr},
 		Retention: defaultRetention(),

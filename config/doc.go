@@ -171,6 +171,20 @@
 //	                           Task 300, Plan 800 (numbered), Findings 1500, Ruled out 600,
 //	                           Open questions 400, Next 200
 //
+//	[memory]                   the memory tool (package memory): /memories on the pad's storage
+//	enabled                    boolean   false: the memory tool is not offered
+//	scope                      string    [pad] scope: "agent" (each agent its own /memories) or "run"
+//	                                     (a run's agents share the run's; an agent outside a run has its own)
+//	max_file_bytes             size      "64KiB", in [1 B, 16 MiB]: one file; a write past it is refused
+//	max_scope_bytes            size      "1MiB", in [max_file_bytes, 1 GiB]: all files of one scope
+//	max_files                  integer   200, in [1, 100000]: files of one scope
+//	history                    integer   [pad] history: versions kept per file (pad history --memory PATH)
+//	keep_deleted               integer   200: deleted files whose versions are kept (the most recent)
+//	ttl                        age       "0" = never: a file neither read nor written this long expires
+//	read_only                  boolean   false: true offers view only
+//	read_only_paths            array of strings: files or folders ("/memories/guides/") the model may view,
+//	                                     not change; each starts with /memories/
+//
 //	[explore]
 //	cache_mb                   integer   256; 0 disables the parsed-file cache
 //	max_calls_per_owner        integer   4, in [1, 100000]: exploration calls one token owner's agents run at

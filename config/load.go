@@ -154,7 +154,7 @@ func (d *decoder) failAt(p keyPath, pos position, cause error, msg string) {
 
 func (d *decoder) root(m map[string]any, c *Config) {
 	var p keyPath
-	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "explore", "http", "retention", "catalogue", "redaction", "cluster", "telemetry")
+	d.checkKeys(p, m, "memory_dir", "agent", "mcp", "orchestration", "pad", "memory", "explore", "http", "retention", "catalogue", "redaction", "cluster", "telemetry")
 	if v, ok := m["memory_dir"]; ok {
 		if s, ok := d.path(p.key("memory_dir"), v); ok {
 			c.MemoryDir = s
@@ -172,6 +172,11 @@ func (d *decoder) root(m map[string]any, c *Config) {
 	if v, ok := m["pad"]; ok {
 		d.pad(p.key("pad"), v, &c.Pad)
 	}
+	c.Memory.Scope, c.Memory.History = "", 0 // [pad]'s, unless [memory] says
+	if v, ok := m["memory"]; ok {
+		d.memory(p.key("memory"), v, &c.Memory)
+	}
+	c.memoryDefaults()
 	if v, ok := m["explore"]; ok {
 		d.explore(p.key("explore"), v, &c.Explore)
 	}

@@ -275,7 +275,7 @@ func TestParseEdgeCases(t *testing.T) {
 		{"long prefix", "[mcp.servers.a]\ncmd='x'\nprefix = \"" + strings.Repeat("p", 65) + "\"", "prefix longer than 64"},
 		{"bad port", "[http]\naddr = \"127.0.0.1:99999\"", "invalid port"},
 		{"float type for int", "[explore]\ncache_mb = 1.5", "want an integer, got float"},
-		{"strings that look like keys", "a = \"\"\"\nx = \\\"\"\" [not] \"\"\n\"\"\"\nb = '''\n[t]'''\n\"c\\u0041\" = 1", "4:1: b: unknown key \"b\" (known keys: memory_dir, agent, mcp, orchestration, pad, explore, http, retention, catalogue, redaction, cluster, telemetry)\nt.toml:6:1: cA: unknown key"},
+		{"strings that look like keys", "a = \"\"\"\nx = \\\"\"\" [not] \"\"\n\"\"\"\nb = '''\n[t]'''\n\"c\\u0041\" = 1", "4:1: b: unknown key \"b\" (known keys: memory_dir, agent, mcp, orchestration, pad, memory, explore, http, retention, catalogue, redaction, cluster, telemetry)\nt.toml:6:1: cA: unknown key"},
 		{"origin ok", "[http]\naddr = \":0\"\nallowed_origins = [\"http://localhost:3000/\"]", ""},
 	}
 	for _, tt := range tests {

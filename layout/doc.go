@@ -19,6 +19,12 @@
 //	{run}/pad/                         the run's shared pad
 //	usage.jsonl                        usage records of this owner's agents
 //
+// A pad's folder holds, besides its document, ledger and history, the
+// memory files of package memory's /memories ([PadMemoriesDir]) and their
+// versions ([PadMemoriesHistoryDir]); on Redis they are the pad's memory
+// keys ([RedisPadMemory] and the rest). They are the pad's: its owner, its
+// scope, its lock, its TTL and its deletion.
+//
 // The same tree is read back by [Classify], which names the [Kind] of a
 // file and the run it belongs to exactly as [Tree.Run] builds it, so that
 // what the agents registry protects and what a sweep asks about are one

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,9 @@ func TestBuildAndClassify(t *testing.T) {
 			{filepath.Join(tr.Artifacts("r1"), TempName("coordinator-plan.md", "0011")), KindTemp, "r1"},
 			{filepath.Join(tr.RunPad("r1"), "pad.md"), KindPad, "r1"},
 			{filepath.Join(tr.Pad("r1", "w1"), ".history", "2.md"), KindPad, "r1"},
+			{filepath.Join(tr.RunPad("r1"), PadMemoriesDir, "notes", "a.md"), KindPad, "r1"},
+			{filepath.Join(tr.AgentPad("w1"), filepath.FromSlash(PadMemoriesHistoryDir), PadMemoryHistoryName("a.md"), PadMemoryVersionName(3)), KindPad, ""},
+			{filepath.Join(tr.AgentPad(""), PadMemoriesDir, TempName("a.md", "5")), KindTemp, ""},
 			{filepath.Join(tr.Run("r1"), "notes.txt"), KindOther, "r1"},
 			{filepath.Join(tr.Base, TrashName("r1", "abc"), ArtifactsDir, "plan.md"), KindTrash, ""},
 			{filepath.Join(tr.Base, LockFile), KindOther, ""},
@@ -110,6 +114,10 @@ func TestRedisKeys(t *testing.T) {
 		{RedisKey("b", RedisPadKeysBroken(1700000000, 2)), "b:keys:broken:1700000000-2"},
 		{RedisKey("b", RedisPadWriteGuard("k1")), "b:dedupe:w:k1"},
 		{RedisKey("b", RedisPadAppendGuard("ab12")), "b:dedupe:ab12"},
+		{RedisKey("b", RedisPadMemory), "b:memory"},
+		{RedisKey("b", RedisPadMemoryAccess), "b:memory:atime"},
+		{RedisKey("b", RedisPadMemoryDeleted), "b:memory:deleted"},
+		{RedisKey("b", RedisPadMemoryHistory("notes/a b.md")), "b:memory:history:notes/a b.md"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %s, want %s", tt.got, tt.want)
@@ -186,6 +194,8 @@ func TestParseRedisPadKey(t *testing.T) {
 		{RedisPadLock, "lock"}, {RedisPadNoGuard, "dedupe"},
 		{RedisPadBroken(5, 1), "broken:"}, {RedisPadKeysBroken(5, 2), "keys:broken:"},
 		{RedisPadWriteGuard("x"), "dedupe:w:"}, {RedisPadAppendGuard("x"), "dedupe:"},
+		{RedisPadMemory, "memory"}, {RedisPadMemoryAccess, "memory:atime"}, {RedisPadMemoryDeleted, "memory:deleted"},
+		{RedisPadMemoryHistory("atime"), "memory:history:"}, {RedisPadMemoryHistory("a/b.md"), "memory:history:"},
 	} {
 		got, ok := ParseRedisPadKey(base, RedisKey(base, tt.part))
 		if !ok || got.Name != tt.want {
@@ -205,7 +215,7 @@ func TestParseRedisPadKey(t *testing.T) {
 		names[p.Name] = true
 	}
 	ttl := RedisPadTTLParts()
-	if len(ttl) != 8 || ttl[0] != RedisPadDoc || slices.Contains(ttl, RedisPadLock) {
+	if len(ttl) != 11 || ttl[0] != RedisPadDoc || slices.Contains(ttl, RedisPadLock) {
 		t.Errorf("TTL parts %v", ttl)
 	}
 }
@@ -246,5 +256,39 @@ func TestOAuthWebLoginNames(t *testing.T) {
 			t.Errorf("%q twice", c.got)
 		}
 		seen[c.got] = true
+	}
+}
+
+// A memory file's version folder is one short flat name whatever its
+// path, and version names sort as revisions do and parse back.
+func TestPadMemoryNames(t *testing.T) {
+	long := strings.Repeat("ä/", 300)
+	for _, p := range []string{"a.md", "notes/a.md", long} {
+		n := PadMemoryHistoryName(p)
+		if len(n) != 32 || !filepath.IsLocal(n) || strings.ContainsAny(n, "/.") {
+			t.Errorf("PadMemoryHistoryName(%.20q) = %q", p, n)
+		}
+	}
+	if PadMemoryHistoryName("a.md") == PadMemoryHistoryName("a.md/") {
+		t.Error("two paths, one folder")
+	}
+	if a, b := PadMemoryVersionName(9), PadMemoryVersionName(10); a >= b || len(a) != 20 {
+		t.Errorf("%s, %s", a, b)
+	}
+	for _, tt := range []struct {
+		name string
+		rev  int64
+		ok   bool
+	}{
+		{PadMemoryVersionName(7), 7, true},
+		{PadMemoryPathFile, 0, false},
+		{PadMemoryDeletedFile, 0, false},
+		{TempName(PadMemoryVersionName(7), "1"), 0, false},
+		{"00000000000000000000", 0, false},
+		{"-0000000000000000001", 0, false},
+	} {
+		if rev, ok := ParsePadMemoryVersionName(tt.name); rev != tt.rev || ok != tt.ok {
+			t.Errorf("ParsePadMemoryVersionName(%q) = %d, %v", tt.name, rev, ok)
+		}
 	}
 }

@@ -19,6 +19,7 @@ var storedFileNames = []string{
 	"iteration-", ArtifactsDir, OwnersDir, UsageFile,
 	PadMarkdownFile, PadJSONFile, PadLedgerFile, PadLedgerLockFile, PadLockFile,
 	PadKeysFile, PadKeysHistoryExt, PadSnapshotDir, PadHistoryDir, PadNoticeFile,
+	PadMemoriesDir, PadMemoriesHistoryDir, PadMemoryPathFile, PadMemoryDeletedFile,
 }
 
 // TestStoredNamesOnlyInLayout reads every non-test Go file of the module

@@ -48,20 +48,24 @@ type RedisPadPart struct {
 // The pad's keys with one name each. The type of a key is given for
 // redis-cli readers; package pad's scripts rely on it.
 var (
-	RedisPadDoc         = padPart("doc", ExpiresWithPad, "string: the document")
-	RedisPadHistory     = padPart("history", ExpiresWithPad, `list: saved versions, newest first, "%020d\n" (Unix ns) + document`)
-	RedisPadLedger      = padPart("ledger", ExpiresWithPad, "list: ledger entries, oldest first, one JSON object each")
-	RedisPadNotice      = padPart("notice", ExpiresWithPad, "list: notes for the next read")
-	RedisPadVersion     = padPart("version", ExpiresWithPad, "integer: bumped by every document write and ledger change")
-	RedisPadKeys        = padPart("keys", ExpiresWithPad, "string: the keyed values, one JSON object (as keys.json)")
-	RedisPadKeysHistory = padPart("keys:history", ExpiresWithPad, "list: versions of the keyed values, as history")
-	RedisPadSnapshots   = padPart("snapshots", ExpiresWithPad, "hash: snapshot name → JSON snapshot")
-	RedisPadLock        = padPart("lock", ExpiresOwn, "string: the writer's random token, with a lease (PX)")
-	RedisPadNoGuard     = padPart("dedupe", ExpiresOwn, "never written: the guard key a script is given when the write has none (a cluster wants every key on the pad's slot)")
-	redisPadBroken      = padFamily("broken:", ExpiresWithPad, "string: a quarantined document, broken:{unix}[-{n}]")
-	redisPadKeysBroken  = padFamily("keys:broken:", ExpiresWithPad, "string: quarantined keyed values, keys:broken:{unix}[-{n}]")
-	redisPadWriteGuard  = padFamily("dedupe:w:", ExpiresOwn, "string: a write's retry key, set for the dedupe window")
-	redisPadAppendGuard = padFamily("dedupe:", ExpiresOwn, "string: an append's hash, set for the dedupe window")
+	RedisPadDoc           = padPart("doc", ExpiresWithPad, "string: the document")
+	RedisPadHistory       = padPart("history", ExpiresWithPad, `list: saved versions, newest first, "%020d\n" (Unix ns) + document`)
+	RedisPadLedger        = padPart("ledger", ExpiresWithPad, "list: ledger entries, oldest first, one JSON object each")
+	RedisPadNotice        = padPart("notice", ExpiresWithPad, "list: notes for the next read")
+	RedisPadVersion       = padPart("version", ExpiresWithPad, "integer: bumped by every document write and ledger change")
+	RedisPadKeys          = padPart("keys", ExpiresWithPad, "string: the keyed values, one JSON object (as keys.json)")
+	RedisPadKeysHistory   = padPart("keys:history", ExpiresWithPad, "list: versions of the keyed values, as history")
+	RedisPadSnapshots     = padPart("snapshots", ExpiresWithPad, "hash: snapshot name → JSON snapshot")
+	RedisPadLock          = padPart("lock", ExpiresOwn, "string: the writer's random token, with a lease (PX)")
+	RedisPadNoGuard       = padPart("dedupe", ExpiresOwn, "never written: the guard key a script is given when the write has none (a cluster wants every key on the pad's slot)")
+	RedisPadMemory        = padPart("memory", ExpiresWithPad, "hash: memory file path (relative to /memories) → content")
+	RedisPadMemoryAccess  = padPart("memory:atime", ExpiresWithPad, "hash: memory file path → its last read or write, Unix ms (what [memory] ttl is judged by)")
+	RedisPadMemoryDeleted = padPart("memory:deleted", ExpiresWithPad, "sorted set: deleted memory files' paths, scored by when (Unix ms); their versions are kept")
+	redisPadBroken        = padFamily("broken:", ExpiresWithPad, "string: a quarantined document, broken:{unix}[-{n}]")
+	redisPadKeysBroken    = padFamily("keys:broken:", ExpiresWithPad, "string: quarantined keyed values, keys:broken:{unix}[-{n}]")
+	redisPadWriteGuard    = padFamily("dedupe:w:", ExpiresOwn, "string: a write's retry key, set for the dedupe window")
+	redisPadAppendGuard   = padFamily("dedupe:", ExpiresOwn, "string: an append's hash, set for the dedupe window")
+	redisPadMemoryHist    = padFamily("memory:history:", ExpiresWithPad, `list: a memory file's versions, newest first, "%020d %020d\n" (revision, Unix ns) + content; memory:history:{path}`)
 )
 
 // RedisPadParts lists every key of a pad: the parts above, in order, and
@@ -136,3 +140,7 @@ func ParseRedisPadKey(base, key string) (RedisPadPart, bool) {
 	}
 	return best, found
 }
+
+// RedisPadMemoryHistory holds the versions of the memory file at path
+// (relative to /memories): memory:history:{path}.
+func RedisPadMemoryHistory(path string) RedisPart { return RedisPart{redisPadMemoryHist + path} }

@@ -68,6 +68,11 @@
 // and the ledger. [Pad.ReadWith] renders sections, keys and ledger as
 // markdown, xml, json or kv within a token bound.
 //
+// [Pad.Memory] is the pad's memory files: package memory's /memories (the
+// memory tool models are trained on) stored beside the pad, under its
+// lock, with a version history per file that [MemoryCommand] lists,
+// diffs and restores (`scratchpad-mcp pad history --memory PATH`).
+//
 // [Tools] offers a pad to models as read_scratchpad, update_scratchpad and
 // append_scratchpad (no identity arguments: the server picks the pad from
 // the session through a [PadFunc]), [Resource] as the resource
@@ -95,6 +100,10 @@
 //	keys         keys.json                     keys        string, one JSON object
 //	keys history .history/<unix ns>.keys.json  keys:history  list, like history
 //	snapshots    .snapshots/<name>.json        snapshots   hash, name → JSON snapshot
+//	memory files memories/<path>               memory      hash, path → content
+//	  accessed   their mtime                   memory:atime  hash, path → Unix ms
+//	  versions   .history/memories/<sha>/<rev> memory:history:<path>  list, newest first
+//	  deleted    .history/memories/<sha>/.deleted  memory:deleted  sorted set, path by Unix ms
 //
 // [NewRedis] makes one client for a server ([RedisOptions]: URL, key
 // prefix, lock lease and wait, per-call timeout); [Redis.Open] opens pad id

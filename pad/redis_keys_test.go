@@ -61,6 +61,12 @@ func TestRedisKeysInLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// memory, memory:atime, memory:history:{path}, memory:deleted.
+	st := p.Memory(MemoryOptions{})
+	memCall(t, st, false, `{"command":"create","path":"/memories/a.md","file_text":"a"}`)
+	memCall(t, st, false, `{"command":"create","path":"/memories/b.md","file_text":"b"}`)
+	memCall(t, st, false, `{"command":"delete","path":"/memories/b.md"}`)
+
 	keys, err := r.Keys(ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -185,6 +185,8 @@ func (s *fileStore) cleanStale() error {
 		return err
 	}
 	defer lk2.unlock()
-	_, err = removeTemps(s.d)
-	return err
+	if _, err = removeTemps(s.d); err != nil {
+		return err
+	}
+	return s.memCleanTemps()
 }

@@ -37,8 +37,9 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	n := fs.Int("n", 1, "diff: show the Nth last change")
 	yes := fs.Bool("yes", false, "delete: remove for real (without it, delete only says what it would remove)")
 	keys := fs.Bool("keys", false, "history, diff, restore N: the keyed values' history instead of the document's")
+	memPath := fs.String("memory", "", "show, history, diff, restore N: the memory file at PATH as the model names it (/memories/notes.md; show: a folder too)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots|delete} (--dir DIR | --config FILE [--run ID | --agent NAME] [--owner O]) [-n N | N | NAME] [--keys] [--yes]\n\n", strings.Join(pad.Commands, "|"))
+		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots|delete} (--dir DIR | --config FILE [--run ID | --agent NAME] [--owner O]) [-n N | N | NAME] [--keys | --memory PATH] [--yes]\n\n", strings.Join(pad.Commands, "|"))
 		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
@@ -48,6 +49,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "  snapshot NAME  save the whole pad (sections/state, keys, ledger position) as NAME")
 		fmt.Fprintln(stderr, "  snapshots  list the snapshot names")
 		fmt.Fprintln(stderr, "  history|diff|restore N --keys  the same on the keyed values' history")
+		fmt.Fprintln(stderr, "  show|history|diff|restore N --memory PATH  a memory file's content and versions (a deleted file's too)")
 		fmt.Fprintln(stderr, "  edit       open $EDITOR on a copy; saved only if it parses")
 		fmt.Fprintln(stderr, "  delete     remove every trace of the pad (its folder, or every Redis key); only with --yes")
 		fmt.Fprintln(stderr)
@@ -86,6 +88,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := pad.Options{Format: *format, Render: *render}
+	var memOpts pad.MemoryOptions // [memory]'s with --config
 	var p *pad.Pad
 	top := "" // the tree the pad's folder is in: memory_dir with --config, the folder itself with --dir
 	switch {
@@ -105,6 +108,7 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *render != "" {
 			opts.Render = *render
 		}
+		memOpts = agents.MemoryStoreOptions(cfg.Memory)
 		id, err := (agents.Identity{Run: *run, Agent: *agent, Owner: *owner}).Normalize()
 		if err != nil {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
@@ -146,6 +150,13 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "scratchpad-mcp pad: %v\n", err)
 			return 2
 		}
+	}
+	if *memPath != "" {
+		if snapName != "" {
+			fmt.Fprintf(stderr, "scratchpad-mcp pad restore --memory: want a version number (see pad history --memory %s), not %q\n", *memPath, snapName)
+			return 2
+		}
+		return pad.MemoryCommand(p, memOpts, sub, *memPath, num, stdout, stderr)
 	}
 	if *keys {
 		return pad.KeysCommand(p, sub, num, stdout, stderr)

@@ -45,7 +45,9 @@ cross:
 # sockets, a session flood to the cap, cancelled slow greps, greps whose
 # client hangs up, a grep context of 10^8 and a megabyte field list, and a
 # second proxy with bearer tokens where two owners call a shared upstream
-# while unauthenticated sockets flood max_connections), for
+# while unauthenticated sockets flood max_connections, one owner floods
+# 2026-07-28 parked calls past its bound while the other's questions are
+# answered, and bodies smuggling a name past Mcp-Name are refused), for
 # SOAK_DURATION (default 10m). Prints calls/s,
 # p50/p99, errors by kind, RSS and goroutines at start and end, and fails
 # when they grow beyond the bounds scripts/soak states.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,6 +209,24 @@ func TestModernRevocationEndsWork(t *testing.T) {
 	if n := upCalls.Load(); n < 1 {
 		t.Fatalf("the upstream has %d calls in flight, want the parked one", n)
 	}
+	// A 2025 call of alice's too: it must end with a coded error.
+	sid, _ := rawSession(t, base, tok["alice"], "legacy")
+	legacy := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"steps":600,"ms":100}}}`))
+		for k, v := range map[string]string{"Authorization": "Bearer " + tok["alice"], "Content-Type": "application/json",
+			"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": protocolVersion, "Mcp-Session-Id": sid} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			legacy <- answer{body: err.Error(), at: time.Now()}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		legacy <- answer{resp.StatusCode, string(b), time.Now()}
+	}()
 	// bob's call, which must go on.
 	bobSlow := make(chan answer, 1)
 	go func() {
@@ -233,6 +252,17 @@ func TestModernRevocationEndsWork(t *testing.T) {
 		t.Logf("alice's listen ended %v after the revoke", at.Sub(revoked))
 	case <-time.After(testwait.Timeout):
 		t.Fatal("alice's listen outlived her revoked token")
+	}
+	select {
+	case a := <-legacy:
+		// Its stream may close before an answer (the session ends); an
+		// answer it carries has a real code, never 0.
+		if code, _ := rpcErrorOf(a.body); strings.Contains(a.body, `"error"`) && code == 0 || strings.Contains(a.body, `"result"`) {
+			t.Errorf("alice's 2025 call after the revoke: %d %s", a.status, a.body)
+		}
+		t.Logf("alice's 2025 call ended %v after the revoke: %.200s", a.at.Sub(revoked), a.body)
+	case <-time.After(testwait.Timeout):
+		t.Fatal("alice's 2025 call outlived her revoked token")
 	}
 	if !testwait.Until(testwait.Timeout, func() bool { return upCalls.Load() == 0 }) {
 		t.Errorf("alice's parked call is still waiting upstream (%d calls in flight)", upCalls.Load())
@@ -323,4 +353,40 @@ func upstreamOverHTTP(t *testing.T, h http.Handler) *httptest.Server {
 		}
 	})
 	return up
+}
+
+// A 2025 call the client cancels is answered with a JSON-RPC code (go-sdk
+// answers a cancelled request; before, with code 0).
+func TestCancelledLegacyCallHasCode(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	got := make(chan string, 16)
+	go func() {
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), `"id":2`) {
+				got <- lines.Text()
+			}
+		}
+	}()
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":600,"ms":100}}}`)
+	time.Sleep(500 * time.Millisecond) // the call under way
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
+	select {
+	case line := <-got:
+		if code, _ := rpcErrorOf(line); code == 0 {
+			t.Errorf("the cancelled call's answer: %s", line)
+		}
+	case <-time.After(testwait.Timeout):
+		t.Fatal("no answer to the cancelled call")
+	}
 }

@@ -59,7 +59,13 @@ func (o *ownersCounts) fail(s string) {
 }
 
 // ownersProxy starts the second proxy and returns its base URL and pid.
+// Besides its stdio upstreams it has a 2025 one over streamable HTTP
+// that asks its client mid-call (modern.go).
 func ownersProxy(ctx context.Context, bin, self, dir string) (*exec.Cmd, string, error) {
+	asking, err := askingUpstream()
+	if err != nil {
+		return nil, "", err
+	}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "memory_dir = %q\n\n[http]\nmax_connections = %d\n", filepath.Join(dir, "owners-mem"), ownersMaxConnections)
 	for owner, tok := range ownerTokens {
@@ -67,6 +73,7 @@ func ownersProxy(ctx context.Context, bin, self, dir string) (*exec.Cmd, string,
 	}
 	fmt.Fprintf(&cfg, "\n[mcp.servers.s]\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = \"stdio\" }\nprefix = \"s\"\nshared = true\n", self)
 	fmt.Fprintf(&cfg, "\n[mcp.servers.o]\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = \"stdio\" }\nprefix = \"o\"\n", self)
+	fmt.Fprintf(&cfg, "\n[mcp.servers.h]\ntransport = \"http_streamable\"\nurl = %q\nprotocol = \"2025-11-25\"\nprefix = \"h\"\n", asking)
 	path := filepath.Join(dir, "owners.toml")
 	if err := os.WriteFile(path, []byte(cfg.String()), 0o600); err != nil {
 		return nil, "", err

@@ -140,8 +140,9 @@ func waitStopped(t *testing.T, env *explore.Env, what string, since time.Time) {
 
 // A client that goes away without cancelling leaves no work running:
 // its connection cut (streamable HTTP, legacy SSE) or its input closed
-// (stdio), the grep it started stops, and a forwarded call is cancelled
-// at the upstream as a client's cancellation is.
+// (stdio: after the input's grace, 200 ms here, in which what it asked is
+// still answered), the grep it started stops, and a forwarded call is
+// cancelled at the upstream as a client's cancellation is.
 func TestDisconnectStopsCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a slow regexp")
@@ -150,7 +151,7 @@ func TestDisconnectStopsCalls(t *testing.T) {
 	// The upstream's own time bound on a call must not be what cancels it.
 	up := blockerUpstream("b")
 	up.Timeout = testwait.Timeout + 15*time.Second
-	e := startEnvWith(t, envOptions{own: own}, up)
+	e := startEnvWith(t, envOptions{own: own, inputGrace: 200 * time.Millisecond}, up)
 	// Another client reads the upstream's count of cancellations.
 	reader := connect(t, e, "http", nil)
 	waitTool(t, reader, "cancelled")

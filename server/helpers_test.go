@@ -135,6 +135,7 @@ type envOptions struct {
 	own           *server.Own
 	http          server.StreamableHTTPOptions // the streamable HTTP handler's
 	callTimeout   time.Duration                // server.Options.CallTimeout
+	inputGrace    time.Duration                // server.Options.InputGrace
 }
 
 func startEnv(t testing.TB, servers ...config.Server) *env {
@@ -171,7 +172,7 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 			}
 			return &server.Own{}, nil
 		},
-		CallTimeout: o.callTimeout}
+		CallTimeout: o.callTimeout, InputGrace: o.inputGrace}
 	if o.mirror {
 		opts.StartUpstreams = ctx
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,6 +115,7 @@ type passed struct {
 // callIDs is one connection's unanswered client requests.
 type callIDs struct {
 	mu      sync.Mutex
+	idle    []chan struct{} // closed when no request is unanswered ([callIDs.waitIdle])
 	next    int64
 	byRaw   map[string]*call1            // by the id's text as sent
 	byID    map[jsonrpc.ID]*call1        // by the id go-sdk knows
@@ -235,10 +237,33 @@ func (t *callIDs) answered(id jsonrpc.ID) (json.RawMessage, *batchReply) {
 	if c.extra != nil {
 		delete(t.byExtra, c.extra)
 	}
+	if len(t.byRaw) == 0 {
+		for _, ch := range t.idle {
+			close(ch)
+		}
+		t.idle = nil
+	}
 	if !c.remapped {
 		return nil, c.batch
 	}
 	return c.raw, c.batch
+}
+
+// waitIdle returns once every request admitted so far is answered, or
+// ctx ends.
+func (t *callIDs) waitIdle(ctx context.Context) {
+	t.mu.Lock()
+	if len(t.byRaw) == 0 {
+		t.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	t.idle = append(t.idle, ch)
+	t.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
 }
 
 // read is told of each message go-sdk reads from the connection (its

@@ -264,6 +264,17 @@ func (s *Server) removeListener(l *listener) {
 	}
 }
 
+// endListensOf answers the open listens of agent ag.
+func (s *Server) endListensOf(ag *modernAgent) {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	for l := range s.listeners {
+		if l.ag == ag {
+			l.end()
+		}
+	}
+}
+
 // changedListeners tells the listens whose agent forwards to p that the
 // items of kind changed: only p's owner's, as sessions are.
 func (s *Server) changedListeners(p *proxy.Proxy, kind proxy.Kind) {

@@ -164,6 +164,28 @@ func (m *stdioModern) cancel(params json.RawMessage) bool {
 	return true
 }
 
+// waitIdle returns once the 2026-07-28 requests read so far are
+// answered, or ctx ends.
+func (m *stdioModern) waitIdle(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// endListens answers this connection's subscriptions/listen requests:
+// at the end of the client's input nothing more will be listened for.
+func (m *stdioModern) endListens() {
+	m.mu.Lock()
+	ag := m.ag
+	m.mu.Unlock()
+	if ag != nil {
+		m.s.endListensOf(ag)
+	}
+}
+
 // end waits (bounded by the calls' own ends, which the connection's end
 // brings) for the requests in flight, then ends the agent if 2026-07-28
 // requests used it: its usage record is written.

@@ -42,6 +42,10 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		if se.relates {
 			ctx = withRelated(ctx, req.GetExtra())
 		}
+		if method != "initialize" && !strings.HasPrefix(method, "notifications/") {
+			// A request after initialize: initialized, said or not.
+			se.initialized.Store(true)
+		}
 		if method != "initialize" {
 			if se.srv.opts.StartUpstreams != nil {
 				// A client that skipped initialize: start the upstreams

@@ -64,6 +64,11 @@ type Options struct {
 	// negative, no bound. A forwarded call is bounded by its upstream's
 	// own timeout ([config.Server].Timeout) instead.
 	CallTimeout time.Duration
+	// InputGrace is how long, after the end of a stdio client's input,
+	// the requests it sent before are given to be answered; what still
+	// runs then is stopped ([ErrClientGone]). 0 means
+	// [DefaultInputGrace]; negative, none.
+	InputGrace time.Duration
 	// StateKeys seal the requestState handed to 2026-07-28 clients for
 	// an upstream's input-required result or a parked call (each at least
 	// 32 bytes): the first seals, every one opens, so a key is rotated
@@ -249,12 +254,31 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// 2026-07-28 requests are served beside the session, their calls
 	// ended with it.
 	modern := newStdioModern(se.ctx, s, se, t)
-	r := stdioFilter(endReader{in, func() { se.stop(ErrClientGone) }}, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids, modern.take)
+	// The end of the client's input is not the client's end: what it
+	// asked before is answered first (a client that closes its input to
+	// stop the server waits for the exit, MCP's stdio shutdown), then
+	// go-sdk reads the end. A broken input is the client gone.
+	drain := func() {
+		modern.endListens()
+		graceCtx, cancel := context.WithTimeout(ctx, s.inputGrace())
+		defer cancel()
+		t.ids.waitIdle(graceCtx)
+		modern.waitIdle(graceCtx)
+		if graceCtx.Err() != nil {
+			// Past the grace: what still runs is stopped, and answered
+			// saying so (briefly waited for).
+			se.stop(ErrClientGone)
+			endCtx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			t.ids.waitIdle(endCtx)
+			modern.waitIdle(endCtx)
+		}
+	}
+	r := stdioFilter(in, wireWriter{t}, mcp.DefaultMaxLineLength, &t.ids, modern.take, drain, func() { se.stop(ErrClientGone) })
 	defer r.Close()
 	t.in = io.NopCloser(r)
 	// The server's end (ctx) ends the session's calls first: go-sdk's
-	// close waits for them. So does the end of the client's input: no
-	// one is left to read their answers.
+	// close waits for them.
 	defer context.AfterFunc(ctx, func() { se.stop(ErrSessionEnded) })()
 	err = se.mcp.Run(ctx, t)
 	se.stop(ErrSessionEnded)
@@ -273,18 +297,20 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
-// endReader calls end when its reader fails (its end, or an error).
-type endReader struct {
-	r   io.Reader
-	end func()
-}
+// DefaultInputGrace is [Options].InputGrace's default: enough for the
+// calls of a `serve < requests.jsonl`, and within the few seconds a
+// client closing its input to stop the server waits before SIGTERM.
+const DefaultInputGrace = 10 * time.Second
 
-func (e endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil {
-		e.end()
+func (s *Server) inputGrace() time.Duration {
+	switch g := s.opts.InputGrace; {
+	case g < 0:
+		return 0
+	case g == 0:
+		return DefaultInputGrace
+	default:
+		return g
 	}
-	return n, err
 }
 
 // Shutdown ends every live session: the calls in flight are cancelled

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +37,9 @@ type session struct {
 	outbox       *outbox       // notifications that belong to no request
 	px           *proxy.Proxy  // what it forwards to; nil before its first request when acquired
 	release      func()        // gives px back, at the end
+	// initialized: the client said initialized, or sent a request after
+	// initialize; before, list changes are not told (quietUntilInitialized).
+	initialized atomic.Bool
 
 	// ctx ends when the session does, whoever ends it (DELETE, idle
 	// timeout, shutdown, its client's stream or input closing), before
@@ -125,7 +130,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		RootsListChangedHandler: func(ctx context.Context, _ *mcp.RootsListChangedRequest) { se.proxy().RootsChanged(ctx) },
 		// From now on the client may be asked (roots, sampling…) and told
 		// (log messages) by upstreams.
-		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { se.attachProxy() },
+		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { se.initialized.Store(true); se.attachProxy() },
 	})
 	bound := s.callTimeout()
 	for _, d := range own.Tools {
@@ -143,6 +148,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	se.syncUpstream(proxy.KindTools | proxy.KindResources | proxy.KindPrompts)
 	// Outermost first: panics never take the server down, then routing.
 	se.mcp.AddReceivingMiddleware(recovering(s.log), se.route)
+	se.mcp.AddSendingMiddleware(se.quietUntilInitialized)
 	return se, nil
 }
 
@@ -169,6 +175,21 @@ func (se *session) attach(ss *mcp.ServerSession) {
 		_ = ss.Wait()
 		se.end()
 	}()
+}
+
+// quietUntilInitialized drops list-change notifications until the
+// client is initialized: the upstreams the session registers while the
+// initialize is answered would otherwise reach the client before (or
+// just after) that answer, each kind once or more, telling it nothing it
+// will not list anyway. MCP's lifecycle wants nothing but pings and logs
+// before initialized.
+func (se *session) quietUntilInitialized(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasSuffix(method, "/list_changed") && !se.initialized.Load() {
+			return nil, nil
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // attachProxy makes the session known to the proxy, once.

@@ -21,8 +21,11 @@ import (
 // joined again, rawwire.go); the others, and lines longer than max bytes,
 // are answered on out. take, when not nil, is offered each line first:
 // what it takes (2026-07-28 messages, modern_stdio.go) go-sdk never sees.
-// Close it to stop filtering.
-func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs, take func(line []byte) (answer []byte, taken bool)) *io.PipeReader {
+// At the end of in, drain (when not nil) is called before go-sdk reads
+// its end: the requests read so far are answered first (`serve <
+// requests.jsonl` answers every line). A read error other than the end
+// calls gone instead. Close it to stop filtering.
+func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs, take func(line []byte) (answer []byte, taken bool), drain func(), gone func()) *io.PipeReader {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReader(in)
@@ -57,6 +60,11 @@ func stdioFilter(in io.Reader, out io.Writer, max int, ids *callIDs, take func(l
 				}
 			}
 			if err != nil {
+				if errors.Is(err, io.EOF) && drain != nil {
+					drain()
+				} else if gone != nil {
+					gone()
+				}
 				pw.CloseWithError(err) // io.EOF reads as a plain EOF
 				return
 			}

@@ -62,7 +62,7 @@ func TestStdioFilter(t *testing.T) {
 // filterAll runs the filter over in and returns what it passes on.
 func filterAll(t *testing.T, in string, max int, out io.Writer) string {
 	t.Helper()
-	b, err := io.ReadAll(stdioFilter(bufio.NewReaderSize(strings.NewReader(in), 16), out, max, &callIDs{}, nil))
+	b, err := io.ReadAll(stdioFilter(bufio.NewReaderSize(strings.NewReader(in), 16), out, max, &callIDs{}, nil, nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

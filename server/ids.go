@@ -371,9 +371,27 @@ func messageID(msg []byte) json.RawMessage {
 	return id
 }
 
-// encodeResponse is resp as sent: go-sdk's encoding, with id as sent
-// when it is not nil.
+// coded is msg with its error, if it is a response with one, always
+// holding a JSON-RPC code: go-sdk sends any error that is not a
+// *jsonrpc.Error with code 0 (jsonrpc2's toWireError) — a request its
+// client cancelled before or while it ran, one ended with its session —
+// which no client reads as an error kind; such an error is -32603 saying
+// why. Every transport's Write passes its responses through it.
+func coded(msg jsonrpc.Message) jsonrpc.Message {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		return msg
+	}
+	if je, ok := errors.AsType[*jsonrpc.Error](resp.Error); ok && je.Code != 0 {
+		return msg
+	}
+	return &jsonrpc.Response{ID: resp.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}}
+}
+
+// encodeResponse is resp as sent: go-sdk's encoding ([coded]), with id
+// as sent when it is not nil.
 func encodeResponse(resp *jsonrpc.Response, id json.RawMessage) ([]byte, error) {
+	resp = coded(resp).(*jsonrpc.Response)
 	data, err := jsonrpc.EncodeMessage(resp)
 	if err != nil || id == nil {
 		return data, err

@@ -121,6 +121,7 @@ func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	msg = coded(msg)
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		return c.Connection.Write(ctx, msg)

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
@@ -340,28 +339,9 @@ func recovering(log interface{ Error(string, ...any) }) mcp.Middleware {
 					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s failed unexpectedly: %v", method, r)}
 				}
 			}()
-			res, err = next(ctx, method, req)
-			return res, coded(err)
+			return next(ctx, method, req)
 		}
 	}
-}
-
-// coded is err as go-sdk must send it: with a JSON-RPC code. go-sdk
-// sends any other error with code 0 (jsonrpc2's toWireError), which no
-// client reads as an error kind: a call ended by its context (the
-// client's cancel, its session's end, a revoked token, the call's bound)
-// is -32603 saying why.
-func coded(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := errors.AsType[*jsonrpc.Error](err); ok {
-		return err
-	}
-	if we, ok := errors.AsType[*wire.Error](err); ok {
-		return &jsonrpc.Error{Code: int64(we.Code), Message: we.Message, Data: we.Data}
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }
 
 // urlElicitation is the URL elicitation error (-32042) that asks the

@@ -224,6 +224,7 @@ func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // connection would encode the id it knows, so one with a replaced id is
 // written here, as go-sdk frames an event.
 func (c *sseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	msg = coded(msg)
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		return c.Connection.Write(ctx, msg)

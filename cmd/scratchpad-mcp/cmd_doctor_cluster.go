@@ -27,7 +27,7 @@ func (d *doctor) checkPersistence(cfg *config.Config) {
 		p, err := st.Persistence(ctx)
 		switch {
 		case err != nil:
-			d.problem("%s: %v", configName(cfg), err)
+			// Unreachable: the start's check says so, once.
 		case !p.Durable():
 			fmt.Fprintf(d.out, "WARNING: cluster: redis %s: %s: a restart loses budgets' charges, live runs, 2025 sessions, stored outputs, OAuth tokens and the requestState key; turn on appendonly\n", st, p)
 		default:
@@ -43,7 +43,7 @@ func (d *doctor) checkPersistence(cfg *config.Config) {
 		p, err := agents.PadPersistence(ctx, cfg.Pad)
 		switch {
 		case err != nil:
-			d.problem("%s: %v", configName(cfg), err)
+			// Unreachable: checkPad says so, once.
 		case !p.Durable():
 			fmt.Fprintf(d.out, "WARNING: pad: redis %s: %s: a restart loses every pad, its ledger and history; turn on appendonly\n", cfg.Pad.RedactedRedisURL(), p)
 		default:

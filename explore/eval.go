@@ -575,6 +575,10 @@ func (e *evaluator) walk(segs []qseg, v span, fn func(span) bool) bool {
 	if !s.desc {
 		return e.selectFrom(s, v, next)
 	}
+	if v.end-v.start >= bigContainer && e.d != nil {
+		// A big value's containers from the tape: each byte read once.
+		return e.descend(v, func(_ int, x span) bool { return e.selectFrom(s, x, next) })
+	}
 	return e.visit(v, func(x span) bool { return e.selectFrom(s, x, next) })
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,7 +60,7 @@ func (d *doc) selectPath(ctx context.Context, q *fquery) ([]span, []numNote, err
 			}
 			for _, v := range cur {
 				if seg.desc {
-					e.visit(v, func(x span) bool { return e.selectFrom(seg, x, emit) })
+					e.descend(v, func(_ int, x span) bool { return e.selectFrom(seg, x, emit) })
 				} else {
 					e.selectFrom(seg, v, emit)
 				}
@@ -84,40 +83,32 @@ func (d *doc) selectPath(ctx context.Context, q *fquery) ([]span, []numNote, err
 // node of cur and of its descendants, visited as the RFC orders them.
 func (e *evaluator) childrenOf(cur []span, desc bool) ([]span, error) {
 	var out []span
-	var stack []span
-	add := func(_, val span) bool {
+	add := func(val span) bool {
 		out = append(out, val)
-		if desc {
-			if c := e.data[val.start]; c == '{' || c == '[' {
-				stack = append(stack, val)
-			}
-		}
 		return len(out) <= maxNodes
 	}
 	for _, v := range cur {
 		if c := e.kindAt(v); c != '{' && c != '[' {
 			continue
 		}
-		if !desc {
-			if !e.eachChild(v, add) {
-				return nil, errTooManyNodes
-			}
-			continue
+		ok := true
+		switch {
+		case !desc:
+			ok = e.eachChild(v, func(_, val span) bool { return add(val) })
+		default:
+			t := e.d.tape()
+			ok = e.descend(v, func(k int, x span) bool {
+				if k < 0 {
+					return e.eachChild(x, func(_, val span) bool { return add(val) })
+				}
+				return e.tapeChildren(t, k, add)
+			})
 		}
-		// Each container's children once, in order, then its container
-		// children's, the first first: a node before its descendants.
-		stack = append(stack[:0], v)
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			mark := len(stack)
-			if !e.tick() {
-				return nil, e.ctx.Err()
-			}
-			if !e.eachChild(x, add) {
-				return nil, errTooManyNodes
-			}
-			slices.Reverse(stack[mark:])
+		if e.stopped {
+			return nil, e.ctx.Err()
+		}
+		if !ok {
+			return nil, errTooManyNodes
 		}
 	}
 	return out, nil

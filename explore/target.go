@@ -45,8 +45,10 @@ func (c *call) resolveTarget(p string, q *itemQuery) (*target, *tool.Result) {
 	nodes, notes, err := d.selectPath(c.ctx, pq)
 	switch {
 	case errors.Is(err, errTooManyNodes):
-		return nil, errorResult("too_many_nodes", fmt.Sprintf("%s: %v. Narrow it: name the array instead of reaching every node (..), or count them with count_by.", p, err),
-			kv{"path", p}, kv{"suggestions", []suggestion{suggest(ToolSchema, "the key tree, to find a narrower path", kv{"file", c.file}, kv{"max_depth", 3})}})
+		// A result past any cap, refused before it is built: the tool's
+		// too-large answer, with the bound instead of an estimate.
+		return nil, errorResult(c.tool+"_too_large", fmt.Sprintf("%s: %v, past what one call lists. Nothing was returned or charged; narrow the path (name the array instead of reaching every node with ..).", p, err),
+			kv{"path", p}, kv{"max_nodes", maxNodes}, kv{"suggestions", []suggestion{suggest(ToolSchema, "the key tree, to find a narrower path", kv{"file", c.file}, kv{"max_depth", 3})}})
 	case err != nil:
 		return nil, c.cancelled(err)
 	}

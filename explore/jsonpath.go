@@ -468,7 +468,11 @@ func (p *jparser) escape(b *strings.Builder, quote byte) error {
 		}
 		b.WriteRune(r)
 	default:
-		return p.errAt(at, "\\%c is not an escape: the escapes are \\b \\f \\n \\r \\t \\/ \\\\ \\uXXXX and the quote", e)
+		hint := ""
+		if strings.IndexByte(`.*+?()[]{}|^$dDwWsS`, e) >= 0 {
+			hint = fmt.Sprintf("; a regular expression's backslash is doubled inside quotes: '\\\\%c' (or [%c] for a character)", e, e)
+		}
+		return p.errAt(at, "\\%c is not an escape: the escapes are \\b \\f \\n \\r \\t \\/ \\\\ \\uXXXX and the quote%s", e, hint)
 	}
 	return nil
 }

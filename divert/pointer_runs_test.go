@@ -86,3 +86,77 @@ func TestPointerCallsRunAndFit(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryToolOnWhatIsStored: each of the nine exploration tools answers
+// on each format a stored output has (JSON object and array, NDJSON,
+// Markdown, text, and the shapes of a read resource and a prompt): a real
+// answer, or not_json where a JSON path cannot apply; never an internal
+// error.
+func TestEveryToolOnWhatIsStored(t *testing.T) {
+	long := strings.Repeat("line of text with a word in it\n", 400)
+	outputs := map[string]string{
+		"json object": `{"kind":"List","items":[{"id":1,"name":"a"},{"id":2,"name":"b"}],"total":"2"}`,
+		"json array":  `[{"id":"1","tags":["x","y"]},{"id":"2","tags":[]}]`,
+		"ndjson":      "{\"level\":\"info\",\"n\":1}\n{\"level\":\"warn\",\"n\":2}\n{\"level\":\"info\",\"n\":3}\n",
+		"markdown":    "# Title\n\nSome text.\n\n## Part\n\n```go\nx := 1\n```\n" + long,
+		"text":        long,
+		"resource":    `{"contents":[{"uri":"file:///notes.md","mimeType":"text/markdown","text":"# Notes\n\n` + strings.ReplaceAll(long, "\n", `\n`) + `"}]}`,
+		"prompt":      `{"description":"review","messages":[{"role":"user","content":{"type":"text","text":"Review this: ` + strings.ReplaceAll(long, "\n", `\n`) + `"}}]}`,
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+		json bool // a JSON path tool: not_json on Markdown and text
+	}{
+		{explore.ToolHead, map[string]any{"lines": 5}, false},
+		{explore.ToolSlice, map[string]any{"start": 1, "end": 3}, false},
+		{explore.ToolGrep, map[string]any{"pattern": "word|n"}, false},
+		{explore.ToolSchema, map[string]any{}, false},
+		{explore.ToolItemSchema, map[string]any{"path": "$..*", "limit": 20}, true},
+		{explore.ToolGetIn, map[string]any{"path": "$..*", "limit": 3}, true},
+		{explore.ToolIterateOver, map[string]any{"path": "$..*", "fields": "@", "limit": 3}, true},
+		{explore.ToolCountBy, map[string]any{"path": "$..*"}, true},
+		{explore.ToolRead, map[string]any{}, false},
+	}
+	counter := tokens.ForModel("openai", "gpt-4o")
+	for name, out := range outputs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := Save(memdir.At(dir), "srv", "tool", []byte(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			env := &explore.Env{Root: root, Count: counter.CountString, MaxExtractionTokens: explore.DefaultMaxExtractionTokens}
+			text := st.Format == FormatMarkdown || st.Format == FormatText
+			for _, c := range calls {
+				args := map[string]any{"file": st.Name}
+				for k, v := range c.args {
+					args[k] = v
+				}
+				got := explore.Call(context.Background(), env, c.tool, args).Text
+				var e struct {
+					Error string `json:"error"`
+				}
+				if strings.HasPrefix(got, `{"error"`) {
+					_ = json.Unmarshal([]byte(got), &e)
+				}
+				want := ""
+				if c.json && text {
+					want = "not_json"
+				}
+				if e.Error != want {
+					t.Errorf("%s on %s (%s): %s", c.tool, name, st.Format, got)
+				}
+				// $..* has nodes in every JSON format: none is a wrong answer.
+				if c.json && !text && (strings.HasPrefix(got, "[]") || strings.Contains(got, `"count": 0`)) {
+					t.Errorf("%s on %s (%s): no node\n%s", c.tool, name, st.Format, got)
+				}
+			}
+		})
+	}
+}

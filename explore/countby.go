@@ -215,7 +215,11 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 	if q.f != nil {
 		fmt.Fprintf(&what, "; matches %s, scanned %s", comma(r.matched), comma(r.scanned))
 	} else {
-		fmt.Fprintf(&what, "; %s", plural(r.scanned, "item"))
+		unit := "item"
+		if it.isNodes {
+			unit = "node"
+		}
+		fmt.Fprintf(&what, "; %s", plural(r.scanned, unit))
 	}
 	if len(spec.groups) == 0 && r.missing > 0 {
 		fmt.Fprintf(&what, ", %s without it", comma(r.missing))

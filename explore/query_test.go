@@ -596,3 +596,24 @@ func TestQueryBrokenNDJSONRecord(t *testing.T) {
 		t.Errorf("count_by over a broken record: %s", got)
 	}
 }
+
+// TestFilterRepairs: the corrected filter bad_filter offers (and the
+// corrected path of invalid_path) for what models write that RFC 9535
+// refuses.
+func TestFilterRepairs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`?(@.status.phase = 'Failed')`, `?(@.status.phase == 'Failed')`},
+		{`status.phase == 'x' and spec.priority > 1`, `@.status.phase == 'x' && @.spec.priority > 1`},
+		{`?(@.spec.containers[*].image == 'busybox')`, `?(@.spec.containers[?@.image == 'busybox'])`},
+		{`?(@..restartCount > 2)`, `?(@..[?@.restartCount > 2])`},
+		{`?(@.metadata.labels.app-name == 'a.b-c')`, `?(@.metadata.labels['app-name'] == 'a.b-c')`},
+		{`?(@.ok == True)`, `?(@.ok == true)`},
+	} {
+		if got := fixFilter(tc.in); got != tc.want {
+			t.Errorf("fixFilter(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got, want := fixPath(`$.items[?@.tags[*].k == 1].name`), `$.items[?@.tags[?@.k == 1]].name`; got != want {
+		t.Errorf("fixPath: %q, want %q", got, want)
+	}
+}

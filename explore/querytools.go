@@ -136,7 +136,7 @@ var filterFixes = []struct {
 	// jq-style .field at the start of a comparand
 	{regexp.MustCompile(`(^|[\s(!&|?])\.([A-Za-z_])`), "$1@.$2"},
 	// A name with - after a dot needs quotes: @.app-name -> @['app-name']
-	{regexp.MustCompile(`([@\]])\.([A-Za-z_][\w]*-[\w-]*)`), "$1['$2']"},
+	{regexp.MustCompile(`(@(?:\.[A-Za-z_]\w*|\[[^\]]*\])*)\.([A-Za-z_]\w*-[\w-]*)`), "$1['$2']"},
 	// Any of several values compared (not RFC 9535): @.a[*].b == x ->
 	// @.a[?@.b == x], true when one element's b is x.
 	{regexp.MustCompile(`@((?:\.[A-Za-z_]\w*|\[\d+\]|\['[^']*'\])*)\[\*\]((?:\.[A-Za-z_]\w*)+)\s*(==|!=|<=|>=|<|>)\s*('[^']*'|"[^"]*"|-?\d+(?:\.\d+)?|true|false|null)`), "@$1[?@$2 $3 $4]"},
@@ -146,10 +146,7 @@ var filterFixes = []struct {
 
 // fixFilter tries the usual repairs and returns a filter that parses, or "".
 func fixFilter(s string) string {
-	t := s
-	for _, f := range filterFixes {
-		t = f.re.ReplaceAllString(t, f.repl)
-	}
+	t := repairFilter(s)
 	if open := strings.Count(t, "(") - strings.Count(t, ")"); open > 0 && open < 10 {
 		t += strings.Repeat(")", open)
 	}
@@ -157,6 +154,23 @@ func fixFilter(s string) string {
 		return t
 	}
 	return ""
+}
+
+// fixPath is fixFilter for the filters inside a path: a path that parses
+// once they are repaired, or "".
+func fixPath(s string) string {
+	t := repairFilter(s)
+	if _, err := parsePath(t); err == nil && t != s {
+		return t
+	}
+	return ""
+}
+
+func repairFilter(s string) string {
+	for _, f := range filterFixes {
+		s = f.re.ReplaceAllString(s, f.repl)
+	}
+	return s
 }
 
 // exampleFilter builds a filter that runs on these items from the first:

@@ -205,9 +205,13 @@ func (c *call) parsePathArg(p string) (*fquery, *tool.Result) {
 		if errors.As(err, &se) {
 			col, msg = se.column(), se.msg
 		}
+		extra := []kv{{"path", p}, {"column", col}}
+		if fixed := fixPath(p); fixed != "" {
+			msg += fmt.Sprintf("; corrected: %s", fixed)
+			extra = append(extra, kv{"corrected_path", fixed})
+		}
 		return nil, errorResult("invalid_path", fmt.Sprintf("path does not parse at column %d: %s. Paths are JSONPath (RFC 9535): $.items[3].metadata.name, $.items[*].id, $..children[?@.type == 'file'], $.a['b c'], $[-3:]; or dotted: items.3.metadata.name.", col, msg),
-			kv{"path", p}, kv{"column", col},
-			kv{"suggestions", []suggestion{suggest("schema", "see the key tree and valid paths", kv{"file", c.file})}})
+			append(extra, kv{"suggestions", []suggestion{suggest("schema", "see the key tree and valid paths", kv{"file", c.file})}})...)
 	}
 	return q, nil
 }

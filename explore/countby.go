@@ -99,17 +99,18 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 			return c.missingFieldError("distinct", distinctName, m, canon, retry)
 		}
 	}
+	var scan *numScan
 	if q.f != nil {
-		notes, err := markNumText(c.ctx, it, q.f)
-		if err != nil {
+		var err error
+		if scan, err = markNumText(c.ctx, it, q.f); err != nil {
 			return c.cancelled(err)
 		}
-		c.notes = append(c.notes, notes...)
 	}
 	r, err := aggregate(c.ctx, it, spec)
 	if err != nil {
 		return c.cancelled(err)
 	}
+	c.notes = append(c.notes, scan.notes()...)
 	if r.matched == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
 			if m := missingField(c.ctx, d, it, rq); m != nil {

@@ -313,9 +313,12 @@ func (e *evaluator) value(o *operand, cur span) fval {
 		} else {
 			v = e.onlyNode(o.q, cur)
 		}
-		if o.numText && v.k == vStr {
-			if f, ok := textNumber(v.str); ok {
-				return fval{k: vNum, num: f, raw: v.raw}
+		if v.k == vStr && (o.numText || o.watch != nil) {
+			if f, ok := rawTextNumber(v.raw); ok {
+				if o.numText {
+					return fval{k: vNum, num: f, raw: v.raw}
+				}
+				o.watch.seen.Add(1)
 			}
 		}
 		return v

@@ -77,8 +77,10 @@ type operand struct {
 	// numText is set by the numbers-as-text scan (numtext.go) on a
 	// singular query compared with a number, when every value it has in
 	// the items is a decimal number written as a string: it reads as that
-	// number.
+	// number. watch, on such a query read as the RFC says, counts the
+	// numbers as text it compares.
 	numText bool
+	watch   *numWatch
 }
 
 // ftype is a function's declared type (RFC 9535 §2.4.1).

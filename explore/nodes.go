@@ -119,15 +119,15 @@ func (e *evaluator) childrenOf(cur []span, desc bool) ([]span, error) {
 func (d *doc) keep(ctx context.Context, cands []span, f *fnode, notes *[]numNote) ([]span, error) {
 	it := d.nodeItems(cands)
 	flt := &filter{root: f}
-	ns, err := markNumText(ctx, it, flt)
+	scan, err := markNumText(ctx, it, flt)
 	if err != nil {
 		return nil, err
 	}
-	*notes = append(*notes, ns...)
 	idx, err := selectItems(ctx, it, flt)
 	if err != nil {
 		return nil, err
 	}
+	*notes = append(*notes, scan.notes()...)
 	out := make([]span, len(idx))
 	for i, j := range idx {
 		out[i] = cands[j]

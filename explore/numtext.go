@@ -179,59 +179,93 @@ func numOperands(n *fnode, out []*operand) []*operand {
 	return out
 }
 
+// numWatch follows a field a filter compares with numbers: what the scan
+// before the filter saw of it, and the decimal numbers written as strings
+// the filter then met in comparisons (a field read as the RFC says, whose
+// scan stopped at its first value that is no such string).
+type numWatch struct {
+	name string
+	scan numTally
+	seen atomic.Int64
+}
+
+// numScan is markNumText's result: the fields it follows.
+type numScan struct{ watches []*numWatch }
+
+// notes is what the footer says about the fields, once the filter ran.
+func (s *numScan) notes() []numNote {
+	if s == nil {
+		return nil
+	}
+	var out []numNote
+	for _, w := range s.watches {
+		t := w.scan
+		t.text += int(w.seen.Load())
+		if st := t.state(); st != numNone {
+			out = append(out, numNote{field: w.name, state: st, how: mixedCompared})
+		}
+	}
+	return out
+}
+
 // markNumText looks at the values, in the items, of the fields f compares
 // with numbers, and marks those whose every non-null value is a decimal
 // number written as a string to be read as the number (operand.numText).
-// It returns what the footer says about them.
-func markNumText(ctx context.Context, it items, f *filter) ([]numNote, error) {
+// The scan of a field stops at its first value that is no such string (a
+// JSON number: the usual case, decided by the first item); the filter
+// then counts the numbers as text it compares (operand.watch), so that the
+// footer can say the field is mixed (numScan.notes, after the filter ran).
+func markNumText(ctx context.Context, it items, f *filter) (*numScan, error) {
 	ops := numOperands(f.root, nil)
 	if len(ops) == 0 {
 		return nil, nil
 	}
-	var names []string
+	scan := &numScan{}
 	var queries []*fquery
 	slot := make([]int, len(ops))
 	for i, o := range ops {
-		o.numText = false
+		o.numText, o.watch = false, nil
 		name := fieldName(o.q)
 		j := 0
-		for j < len(names) && names[j] != name {
+		for j < len(scan.watches) && scan.watches[j].name != name {
 			j++
 		}
-		if j == len(names) {
-			names = append(names, name)
+		if j == len(scan.watches) {
+			scan.watches = append(scan.watches, &numWatch{name: name})
 			queries = append(queries, o.q)
 		}
 		slot[i] = j
 	}
-	tallies := make([]numTally, len(names))
+	n := len(queries)
 	var (
 		mu      sync.Mutex
-		decided atomic.Bool // every field is mixed: no value can change that
+		decided atomic.Bool // every field has a value that is no number as text
 	)
 	err := it.d.forChunks(ctx, it.len(), func(e *evaluator, _, lo, hi int) {
-		if decided.Load() {
-			return
-		}
-		local := make([]numTally, len(names))
-		for i := lo; i < hi; i++ {
+		local := make([]numTally, n)
+		others := 0 // fields with such a value, in this chunk
+		for i := lo; i < hi && others < n && !decided.Load(); i++ {
 			s, ok := it.at(i)
 			if !ok {
 				continue
 			}
 			for j, q := range queries {
 				if v, ok := e.single(q, s); ok {
+					before := local[j].other
 					local[j].add(e.data[v.start:v.end])
+					if before == 0 && local[j].other > 0 {
+						others++
+					}
 				}
 			}
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		all := true
-		for j := range tallies {
-			tallies[j].text += local[j].text
-			tallies[j].other += local[j].other
-			all = all && tallies[j].state() == numMixed
+		for j, w := range scan.watches {
+			w.scan.text += local[j].text
+			w.scan.other += local[j].other
+			all = all && w.scan.other > 0
 		}
 		if all {
 			decided.Store(true)
@@ -240,14 +274,13 @@ func markNumText(ctx context.Context, it items, f *filter) ([]numNote, error) {
 	if err != nil {
 		return nil, err
 	}
-	var notes []numNote
-	for j, name := range names {
-		if st := tallies[j].state(); st != numNone {
-			notes = append(notes, numNote{field: name, state: st, how: mixedCompared})
+	for i, o := range ops {
+		w := scan.watches[slot[i]]
+		if w.scan.state() == numText {
+			o.numText = true
+		} else {
+			o.watch = w
 		}
 	}
-	for i, o := range ops {
-		o.numText = tallies[slot[i]].state() == numText
-	}
-	return notes, nil
+	return scan, nil
 }

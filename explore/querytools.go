@@ -414,17 +414,18 @@ func (c *call) missingFieldError(arg, text string, m *fieldMiss, canon string, r
 // what was done with them.
 func (c *call) selectQuery(it items, canon string, q *itemQuery, retry retryFunc) ([]int, int, *tool.Result) {
 	d := it.d
+	var scan *numScan
 	if q.f != nil {
-		notes, err := markNumText(c.ctx, it, q.f)
-		if err != nil {
+		var err error
+		if scan, err = markNumText(c.ctx, it, q.f); err != nil {
 			return nil, 0, c.cancelled(err)
 		}
-		c.notes = append(c.notes, notes...)
 	}
 	idx, err := selectItems(c.ctx, it, q.f)
 	if err != nil {
 		return nil, 0, c.cancelled(err)
 	}
+	c.notes = append(c.notes, scan.notes()...)
 	if len(idx) == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
 			if m := missingField(c.ctx, d, it, rq); m != nil {

@@ -613,7 +613,14 @@ func TestFilterRepairs(t *testing.T) {
 			t.Errorf("fixFilter(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got, want := fixPath(`$.items[?@.tags[*].k == 1].name`), `$.items[?@.tags[?@.k == 1]].name`; got != want {
-		t.Errorf("fixPath: %q, want %q", got, want)
+	for in, want := range map[string]string{
+		`$.items[?@.tags[*].k == 1].name`: `$.items[?@.tags[?@.k == 1]].name`,
+		`$.items.3.name`:                  `$.items[3].name`,
+		`$.items.-1`:                      `$.items[-1]`,
+		`$.kube-system.pods[0]`:           `$['kube-system'].pods[0]`,
+	} {
+		if got := fixPath(in); got != want {
+			t.Errorf("fixPath(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -156,10 +156,23 @@ func fixFilter(s string) string {
 	return ""
 }
 
-// fixPath is fixFilter for the filters inside a path: a path that parses
-// once they are repaired, or "".
+// pathFixes repair what the shorthand allows and RFC 9535 does not, in a
+// path that starts with $: $.items.3 and $.kube-system.
+var pathFixes = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`\.(-?\d+)(\.|\[|$)`), "[$1]$2"},
+	{regexp.MustCompile(`\.([A-Za-z_][\w-]*-[\w-]*)`), "['$1']"},
+}
+
+// fixPath is fixFilter for a path and the filters inside it: a path that
+// parses once they are repaired, or "".
 func fixPath(s string) string {
 	t := repairFilter(s)
+	for _, f := range pathFixes {
+		t = f.re.ReplaceAllString(t, f.repl)
+	}
 	if _, err := parsePath(t); err == nil && t != s {
 		return t
 	}

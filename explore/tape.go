@@ -43,11 +43,25 @@ func (d *doc) tape() []tapeEntry {
 	return d.tapeList
 }
 
+// tapeByte marks the bytes appendTape acts on: quotes, brackets, and the
+// newlines that indentation follows.
+var tapeByte = func() (t [256]bool) {
+	for _, c := range `"{}[]` + "\n" {
+		t[c] = true
+	}
+	return
+}()
+
 // appendTape appends the containers of the valid JSON in b[from:].
 func appendTape(t []tapeEntry, b []byte, from int) []tapeEntry {
 	var stack []int
 	for i := from; i < len(b); i++ {
+		if !tapeByte[b[i]] {
+			continue
+		}
 		switch b[i] {
+		case '\n':
+			i = jsonscan.SkipSpace(b, i) - 1 // the indentation, eight bytes at a time
 		case '"':
 			i = jsonscan.StringEnd(b, i) - 1
 		case '{', '[':

@@ -19,20 +19,6 @@ import (
 // them, and compute the true answer from the fixture with encoding/json,
 // never with this package's path engine.
 
-// decodeFixture is a fixture as encoding/json decodes it.
-func decodeFixture(t *testing.T, name string) any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // answer splits a tool's answer into its body, decoded as JSON, and its
 // footer; an error answer fails the test.
 func answer(t *testing.T, out string, body any) string {

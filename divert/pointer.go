@@ -141,7 +141,20 @@ func describe(st Stored, data []byte) (string, []string) {
 			if len(fields) > 0 {
 				calls = append(calls, call(explore.ToolIterateOver, "path", path, "fields", strings.Join(fields, ","), "limit", limit))
 			}
-			if g := groupField(arr); g != "" {
+			g := groupField(arr)
+			if k := treeKey(arr); k != "" {
+				// A tree: its entries nest under k at every depth, which a
+				// descendant path reaches (the top ones and all below).
+				nested := "$..[?@" + memberPath(k) + "]"
+				if g != "" {
+					calls = append(calls, call(explore.ToolCountBy, "path", "$..[?@"+fieldPath(g)+"]", "group_by", g))
+				} else {
+					calls = append(calls, call(explore.ToolCountBy, "path", nested))
+				}
+				if len(fields) > 0 {
+					calls = append(calls, call(explore.ToolIterateOver, "path", nested, "fields", strings.Join(fields, ","), "limit", 20))
+				}
+			} else if g != "" {
 				calls = append(calls, call(explore.ToolCountBy, "path", path, "group_by", g))
 			}
 			calls = append(calls, call(explore.ToolItemSchema, "path", path, "limit", 100))
@@ -152,7 +165,7 @@ func describe(st Stored, data []byte) (string, []string) {
 				var first string
 				members(doc, st.ends, root, func(k string, _ gjson.Result) bool { first = k; return false })
 				if first != "" {
-					calls = append(calls, call(explore.ToolGetIn, "path", "$."+first))
+					calls = append(calls, call(explore.ToolGetIn, "path", "$"+memberPath(first)))
 				}
 			}
 		}
@@ -509,7 +522,7 @@ func largestArray(doc string, ends containerEnds, root gjson.Result, lengths arr
 	var walk func(v gjson.Result, path string, depth int)
 	walk = func(v gjson.Result, path string, depth int) {
 		members(doc, ends, v, func(k string, val gjson.Result) bool {
-			p := path + "." + pathKey(k)
+			p := path + memberPath(k)
 			if val.IsArray() {
 				if n := lengths.of(val); n > bestN {
 					bestPath, best, bestN = p, val, n
@@ -522,6 +535,59 @@ func largestArray(doc string, ends containerEnds, root gjson.Result, lengths arr
 	}
 	walk(root, "$", 0)
 	return bestPath, best
+}
+
+// memberPath is the JSONPath (RFC 9535) segment of a member: .name where
+// a name may stand after a dot, ["…"] otherwise (kube-system, 1, a b).
+func memberPath(k string) string {
+	plain := k != ""
+	for i, c := range k {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 || i > 0 && c >= '0' && c <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return "." + k
+	}
+	q, _ := json.Marshal(k)
+	return "[" + string(q) + "]"
+}
+
+// fieldPath is memberPath of each key of a dotted field (status.phase).
+func fieldPath(field string) string {
+	var b strings.Builder
+	for _, k := range strings.Split(field, ".") {
+		b.WriteString(memberPath(k))
+	}
+	return b.String()
+}
+
+// treeKey is the key under which a listing's entries hold entries like
+// themselves, at every depth (directory_tree's children): one of the
+// first items' arrays has an object that has the key again. "" when
+// there is none.
+func treeKey(arr gjson.Result) string {
+	found := ""
+	n := 0
+	arr.ForEach(func(_, item gjson.Result) bool {
+		item.ForEach(func(k, v gjson.Result) bool {
+			if !v.IsArray() {
+				return true
+			}
+			i := 0
+			v.ForEach(func(_, el gjson.Result) bool {
+				if el.IsObject() && el.Get(gjson.Escape(k.String())).Exists() {
+					found = k.String()
+				}
+				i++
+				return found == "" && i < sketchItemProbe
+			})
+			return found == ""
+		})
+		n++
+		return found == "" && n < sketchItemProbe
+	})
+	return found
 }
 
 func pathKey(k string) string {

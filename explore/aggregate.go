@@ -29,10 +29,11 @@ type aggSpec struct {
 }
 
 type aggGroup struct {
-	count int
-	dist  map[string]int // distinct values of the distinct field (with group_by)
-	nums  []float64      // its numeric values
-	extra int            // distinct values past the cap
+	count    int
+	dist     map[string]int // distinct values of the distinct field (with group_by)
+	nums     []float64      // its numeric values
+	textNums []float64      // its decimal numbers written as strings
+	extra    int            // distinct values past the cap
 }
 
 // aggResult is what count_by found.
@@ -42,7 +43,9 @@ type aggResult struct {
 	untracked        int // items (distinct-only: values) in groups past the cap
 	missing          int // distinct-only: matched items without the field
 	nums             []float64
-	nonNum           int // values that are not numbers (stats are over numbers only)
+	textNums         []float64 // decimal numbers written as strings
+	nonNum           int       // other values but null (stats are over numbers only)
+	dist             numTally  // with group_by: the distinct field's values
 }
 
 // aggregate counts the matching items of it by spec.
@@ -81,6 +84,9 @@ func (r *aggResult) merge(p *aggResult) {
 	r.missing += p.missing
 	r.nonNum += p.nonNum
 	r.nums = append(r.nums, p.nums...)
+	r.textNums = append(r.textNums, p.textNums...)
+	r.dist.text += p.dist.text
+	r.dist.other += p.dist.other
 	for k, g := range p.groups {
 		t := r.groups[k]
 		if t == nil {
@@ -93,6 +99,7 @@ func (r *aggResult) merge(p *aggResult) {
 		}
 		t.count += g.count
 		t.nums = append(t.nums, g.nums...)
+		t.textNums = append(t.textNums, g.textNums...)
 		t.extra += g.extra
 		for v, c := range g.dist {
 			if _, ok := t.dist[v]; ok || len(t.dist) < maxGroups {
@@ -227,8 +234,11 @@ func (r *aggResult) add(k []byte, n int, dvals [][]byte) {
 		} else {
 			g.extra++
 		}
+		r.dist.add(v)
 		if v[0] == '-' || v[0] >= '0' && v[0] <= '9' {
 			g.nums = append(g.nums, parseNum(v))
+		} else if f, ok := rawTextNumber(v); ok {
+			g.textNums = append(g.textNums, f)
 		}
 	}
 }
@@ -237,9 +247,20 @@ func (r *aggResult) addNum(v []byte) {
 	switch {
 	case v[0] == '-' || v[0] >= '0' && v[0] <= '9':
 		r.nums = append(r.nums, parseNum(v))
+	case v[0] == '"':
+		if f, ok := rawTextNumber(v); ok {
+			r.textNums = append(r.textNums, f)
+		} else {
+			r.nonNum++
+		}
 	case string(v) != "null":
 		r.nonNum++
 	}
+}
+
+// statsState is whether the stats field's numbers arrived as text.
+func (r *aggResult) statsState() numState {
+	return numTally{text: len(r.textNums), other: len(r.nums) + r.nonNum}.state()
 }
 
 // appendNorm appends a canonical form of a raw JSON value: strings

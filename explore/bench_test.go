@@ -36,6 +36,7 @@ func benchEnv(b *testing.B) (*Env, int) {
 		"listing.json": func(w *os.File, size int64) error { _, err := benchdata.Listing(w, size); return err },
 		"app.log":      func(w *os.File, size int64) error { _, err := benchdata.Log(w, size); return err },
 		"pods.json":    func(w *os.File, size int64) error { _, err := benchdata.Pods(w, size); return err },
+		"tree.json":    func(w *os.File, size int64) error { _, err := benchdata.Tree(w, size); return err },
 	} {
 		p := filepath.Join(dir, name)
 		if st, err := os.Stat(p); err == nil && st.Size() >= mb<<20 {
@@ -123,6 +124,18 @@ func benchCold(b *testing.B, tool string, args map[string]any) {
 }
 
 func BenchmarkCountFailedCold(b *testing.B) { benchCold(b, ToolCountBy, countFailed) }
+
+// countFiles counts the files of a directory tree at any depth: a
+// recursive descent with a filter (jq: [.. | objects | select(.type ==
+// "file")] | length).
+var countFiles = map[string]any{"file": "tree.json", "path": "$..[?@.type == 'file']"}
+
+func BenchmarkDescentCountCold(b *testing.B) { benchCold(b, ToolCountBy, countFiles) }
+
+func BenchmarkDescentCountWarm(b *testing.B) {
+	env, _ := benchEnv(b)
+	benchCall(b, env, ToolCountBy, countFiles)
+}
 func BenchmarkCountPhasesCold(b *testing.B) { benchCold(b, ToolCountBy, countPhases) }
 
 func BenchmarkCountFailedWarm(b *testing.B) {

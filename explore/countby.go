@@ -32,19 +32,8 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 	if res := c.argErr(); res != nil {
 		return res
 	}
-	p = q.splitPath(p)
 	if top < 1 {
 		return errorResult("invalid_arguments", "top must be at least 1.", kv{"top", top})
-	}
-	if strings.TrimSpace(groupArg) == "" && strings.TrimSpace(distinctArg) == "" {
-		if q.filterText != "" {
-			return runCountMatches(c, p, q)
-		}
-		return errorResult("invalid_arguments", `count_by needs group_by (e.g. "status.phase" or "metadata.namespace,status.phase"), distinct (e.g. "spec.containers[*].image"), or a filter alone to count the matching items; for a text file, pattern.`,
-			kv{"group_by", groupArg}, kv{"distinct", distinctArg},
-			kv{"suggestions", []suggestion{
-				suggest(ToolItemSchema, "find the fields to group by", kv{"file", c.file}, kv{"path", p}, kv{"limit", 100}),
-			}})
 	}
 	var spec aggSpec
 	var names []string
@@ -68,13 +57,25 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 		}
 		spec.distinct = fq
 	}
-	d, n, canon, res := c.resolveArg(p)
+	t, res := c.resolveTarget(p, &q)
 	if res != nil {
 		return res
 	}
-	if d.typeOf(n) != "array" {
-		return c.notArray(d, n, canon)
+	if len(spec.groups) == 0 && spec.distinct == nil {
+		if q.filterText != "" || t.multi {
+			return runCountMatches(c, t, q)
+		}
+		return errorResult("invalid_arguments", `count_by needs group_by (e.g. "status.phase" or "metadata.namespace,status.phase"), distinct (e.g. "spec.containers[*].image"), a filter alone to count the matching items, or a path that selects nodes ($..[?@.type == 'file']) to count them; for a text file, pattern.`,
+			kv{"group_by", groupArg}, kv{"distinct", distinctArg},
+			kv{"suggestions", []suggestion{
+				suggest(ToolItemSchema, "find the fields to group by", kv{"file", c.file}, kv{"path", t.canon}, kv{"limit", 100}),
+			}})
 	}
+	it, res := c.items(t)
+	if res != nil {
+		return res
+	}
+	d, canon := t.d, t.canon
 	base := []kv{{"file", c.file}, {"path", canon}}
 	if groupArg != "" {
 		base = append(base, kv{"group_by", strings.Join(names, ",")})
@@ -84,11 +85,10 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 	}
 	base = append(base, q.kvs()...)
 	retry := c.retryWith(append(base, kv{"top", top}))
-	if res := c.parseQuery(d, n, &q, retry); res != nil {
+	if res := c.parseQuery(it, &q, retry); res != nil {
 		return res
 	}
 	spec.filter = q.f
-	it := d.itemsOf(n)
 	for i, g := range spec.groups {
 		if m := missingField(c.ctx, d, it, g); m != nil {
 			return c.missingFieldError("group_by", names[i], m, canon, retry)
@@ -99,10 +99,18 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 			return c.missingFieldError("distinct", distinctName, m, canon, retry)
 		}
 	}
+	var scan *numScan
+	if q.f != nil {
+		var err error
+		if scan, err = markNumText(c.ctx, it, q.f); err != nil {
+			return c.cancelled(err)
+		}
+	}
 	r, err := aggregate(c.ctx, it, spec)
 	if err != nil {
 		return c.cancelled(err)
 	}
+	c.notes = append(c.notes, scan.notes()...)
 	if r.matched == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
 			if m := missingField(c.ctx, d, it, rq); m != nil {
@@ -136,7 +144,11 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 			} else {
 				o = append(o, kv{"distinct", nd})
 			}
-			if st := statsOf(row.g.nums); st != nil {
+			nums := row.g.nums
+			if r.dist.state() == numText {
+				nums = row.g.textNums
+			}
+			if st := statsOf(nums); st != nil {
 				o = append(o, st.fields()...)
 			}
 		}
@@ -158,8 +170,15 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 		line(o)
 	}
 	statsField := ""
-	if len(spec.groups) == 0 || len(spec.groups) == 1 && spec.distinct == nil && r.nonNum == 0 {
-		if st := statsOf(r.nums); st != nil {
+	statsNums, nonNum := r.nums, r.nonNum
+	switch r.statsState() {
+	case numText:
+		statsNums = r.textNums
+	case numMixed:
+		nonNum += len(r.textNums)
+	}
+	if len(spec.groups) == 0 || len(spec.groups) == 1 && spec.distinct == nil && nonNum == 0 {
+		if st := statsOf(statsNums); st != nil {
 			statsField = distinctName
 			if len(spec.groups) == 1 {
 				statsField = names[0]
@@ -197,14 +216,32 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 	if q.f != nil {
 		fmt.Fprintf(&what, "; matches %s, scanned %s", comma(r.matched), comma(r.scanned))
 	} else {
-		fmt.Fprintf(&what, "; %s", plural(r.scanned, "item"))
+		unit := "item"
+		if it.isNodes {
+			unit = "node"
+		}
+		fmt.Fprintf(&what, "; %s", plural(r.scanned, unit))
 	}
 	if len(spec.groups) == 0 && r.missing > 0 {
 		fmt.Fprintf(&what, ", %s without it", comma(r.missing))
 	}
-	if statsField != "" && r.nonNum > 0 {
-		fmt.Fprintf(&what, "; stats over %s numbers, %s other values", comma(len(r.nums)), comma(r.nonNum))
+	if statsField != "" && nonNum > 0 {
+		fmt.Fprintf(&what, "; stats over %s numbers, %s other values", comma(len(statsNums)), comma(nonNum))
 	}
+	if len(spec.groups) <= 1 && (len(spec.groups) == 0 || spec.distinct == nil) {
+		if st := r.statsState(); st != numNone {
+			field := distinctName
+			if len(spec.groups) == 1 {
+				field = names[0]
+			}
+			c.notes = append(c.notes, numNote{field: field, state: st, how: "its stats over the JSON numbers only"})
+		}
+	} else if spec.distinct != nil {
+		if st := r.dist.state(); st != numNone {
+			c.notes = append(c.notes, numNote{field: distinctName, state: st, how: "its stats over the JSON numbers only"})
+		}
+	}
+	what.WriteString(numNotesText(c.notes))
 	what.WriteString(")")
 	return c.finish(body, what.String(), func() []suggestion {
 		s := []suggestion{retry("fewer groups", kv{"top", max(1, len(shown)/2)})}

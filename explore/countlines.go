@@ -120,26 +120,32 @@ func runCountLines(c *call, pattern string, top int) *tool.Result {
 	})
 }
 
-// runCountMatches is count_by with a filter and nothing to group by: how
-// many items of the array at p match.
-func runCountMatches(c *call, p string, q itemQuery) *tool.Result {
-	d, n, canon, res := c.resolveArg(p)
+// runCountMatches is count_by with nothing to group by: how many items of
+// the array at the path match the filter, or how many nodes the path
+// selects (and of them match the filter).
+func runCountMatches(c *call, t *target, q itemQuery) *tool.Result {
+	it, res := c.items(t)
 	if res != nil {
 		return res
 	}
-	if d.typeOf(n) != "array" {
-		return c.notArray(d, n, canon)
-	}
+	d, canon := t.d, t.canon
 	retry := c.retryWith(append([]kv{{"file", c.file}, {"path", canon}}, q.kvs()...))
-	if res := c.parseQuery(d, n, &q, retry); res != nil {
+	if res := c.parseQuery(it, &q, retry); res != nil {
 		return res
 	}
-	it := d.itemsOf(n)
+	var scan *numScan
+	if q.f != nil {
+		var err error
+		if scan, err = markNumText(c.ctx, it, q.f); err != nil {
+			return c.cancelled(err)
+		}
+	}
 	r, err := aggregate(c.ctx, it, aggSpec{filter: q.f})
 	if err != nil {
 		return c.cancelled(err)
 	}
-	if r.matched == 0 {
+	c.notes = append(c.notes, scan.notes()...)
+	if r.matched == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
 			if m := missingField(c.ctx, d, it, rq); m != nil {
 				return c.missingFieldError("filter", q.filterText, m, canon, retry)
@@ -150,7 +156,12 @@ func runCountMatches(c *call, p string, q itemQuery) *tool.Result {
 		}
 	}
 	body := fmt.Sprintf("[\n  {\"count\": %d}\n]", r.matched)
-	what := fmt.Sprintf("%s matching %s (matches %s, scanned %s)", canon, q.filterText, comma(r.matched), comma(r.scanned))
+	var what string
+	if q.f == nil {
+		what = fmt.Sprintf("%s (%s)", canon, plural(r.scanned, "node"))
+	} else {
+		what = fmt.Sprintf("%s matching %s (matches %s, scanned %s%s)", canon, q.filterText, comma(r.matched), comma(r.scanned), numNotesText(c.notes))
+	}
 	return c.finish(body, what, func() []suggestion { return nil })
 }
 

@@ -36,9 +36,16 @@
 // shape. They are successful tool results, not protocol errors, and are not
 // charged.
 //
-// Paths are written $.items[3].metadata.name or items.3.metadata.name; keys
-// that are not identifiers are quoted, $["a.b"]. An NDJSON file is an array
-// of its records; a CSV or TSV file, for the JSON path tools, an array of
+// Paths are RFC 9535 JSONPath when they start with $ ($.items[3].name,
+// $.items[*].id, $..children[?@.type == 'file'], $.a['b c'], $[-3:]),
+// parsed strictly: what the RFC refuses is invalid_path with the column
+// ([ErrBadPath]). Without the $ they are the dotted shorthand,
+// items.3.metadata.name (a number after a dot is an index or a key), whose
+// bracketed segments are the RFC's. A path that is not singular selects a
+// node list: get_in answers its values, and iterate_over (rows with the
+// node's normalized path as _path), count_by and item_schema take its
+// nodes as their items. docs/jsonpath.md shows the language by example.
+// An NDJSON file is an array of its records; a CSV or TSV file, for the JSON path tools, an array of
 // row objects keyed by the header (cells that are JSON numbers are numbers,
 // true/false booleans, empty cells null). Files are classified by extension
 // (.json, .ndjson/.jsonl, .md, .csv, .tsv) and, for others such as .txt and
@@ -64,44 +71,54 @@
 //
 // # Filter grammar
 //
-// Filters are RFC 9535 JSONPath filter expressions, written ?(expr), ?expr,
-// [?expr], $[?expr] or just expr; a path ending in [?expr] is split into
-// path and filter.
+// Filters are RFC 9535 filter expressions, written ?(expr), ?expr, [?expr],
+// $[?expr] or just expr; a path ending in one filter over an array is that
+// array and the filter ([ErrBadFilter] when it does not parse).
 //
 //	expr       = or
 //	or         = and *("||" and)
 //	and        = basic *("&&" basic)
-//	basic      = "!" basic / "(" or ")" / comparable op comparable
-//	           / comparable "=~" (/re/flags / 're' / comparable)
-//	           / comparable "in" "[" literal *("," literal) "]"
-//	           / query / match(...) / search(...)      ; a test
+//	basic      = ["!"] "(" or ")" / ["!"] test / comparable op comparable
+//	           / comparable "=~" (/re/flags / 're' / comparable)   ; extension
+//	           / comparable "in" "[" literal *("," literal) "]"     ; extension
+//	test       = query / match(v, re) / search(v, re)
 //	op         = "==" / "!=" / "<" / "<=" / ">" / ">="
-//	comparable = literal / query / length(v) / count(query) / value(query)
+//	comparable = literal / singular-query / length(v) / count(query) / value(query)
 //	literal    = 'string' / "string" / number / true / false / null
 //	query      = ("@" / "$") *segment    ; @ is the item, $ the file's root
-//	segment    = .name / .* / ..name / ..* / ['name'] / [index] / [*] / [?expr]
+//	segment    = .name / .* / [selectors] / ..name / ..* / ..[selectors]
+//	selector   = 'name' / index / start:end:step / * / ?expr
 //
 // Comparisons follow RFC 9535: values of different types are neither equal
 // nor ordered (so 1 == '1' is false), a missing field equals only another
 // missing field and is neither less nor greater than anything, strings
 // order by code point, and a test is true when the query selects a node,
-// even null.
-// Extensions, as in other JSONPath implementations: =~ matches a regular
-// expression anywhere in a string (/re/i for case-insensitive), "in" tests
-// membership in a list of literals, and a comparison whose query selects
-// several nodes (@.containers[*].image == 'nginx') is true when one of them
-// compares true. match() must match the whole string, search() anywhere.
-// Member names after a dot may hold letters, digits, _ and -; quote others.
-// group_by, distinct and sort_by take the same relative queries without the
-// leading @ (status.phase, spec.containers[*].image), or the path syntax
-// above.
+// even null. A comparison takes single values: @.containers[*].image ==
+// 'nginx' is refused, @.containers[?@.image == 'nginx'] asks whether any
+// container's is. match() and search() take I-Regexp (RFC 9485) patterns,
+// translated to RE2 (compileIRegexp); a pattern that is not one matches
+// nothing. The extensions, which no valid RFC 9535 expression contains:
+// =~ matches an RE2 regular expression anywhere in a string (/re/i for
+// case-insensitive), "in" tests membership in a list of literals. group_by,
+// distinct, sort_by and fields take the dotted shorthand relative to an
+// item (status.phase, spec.containers[*].image), or a query from @.
+//
+// Numbers that arrive as text (server-postgres sends bigint and numeric as
+// strings): a field whose every non-null value is a decimal number written
+// as a string is read as the number in a filter's comparisons with a
+// number, in sort_by and in count_by's statistics, and the footer says so
+// ("installed_size_kb: numbers as text, compared as numbers"); a field
+// where such strings stand next to other values is compared as the RFC
+// says, and the footer says that too. item_schema types them "string
+// (numeric)".
 //
 // A filter that does not parse is bad_filter, naming the column and giving
-// a corrected filter (= for ==, and/or, a missing @.) or one built from the
-// first item; a field that no item has (a typo) is key_path_not_found with
-// the keys the items do have (for a filter only when it matched nothing
-// and the field is compared, not merely tested for). sort_by on a field
-// that selects several nodes orders by the first.
+// a corrected filter (= for ==, and/or, a missing @., the RFC form of a
+// comparison of several values) or one built from the first item; a field
+// that no item has (a typo) is key_path_not_found with the keys the items
+// do have (for a filter only when it matched nothing and the field is
+// compared, not merely tested for). sort_by on a field that selects
+// several nodes orders by the first.
 //
 // # Speed
 //
@@ -119,7 +136,15 @@
 // (values skipped 8 bytes at a time to the next quote or bracket), strings
 // without escapes are compared as the bytes between their quotes and
 // integers parsed in place, so the hot path allocates nothing; items are
-// split among the cores. github.com/ohler55/ojg, which implements RFC 9535,
+// split among the cores.
+// A path's segment that fans out ([*], [?…], ..*, ..[?…]) lists the
+// children of its input nodes, then filters them on every core; a descent
+// reads each byte once, from the list of the file's containers (with
+// where each ends) built on its first ".." and kept with the file.
+// theory/jsonpath, which passes the compliance suite too, was weighed for
+// the parser and not taken: its syntax tree would be translated into this
+// evaluator's anyway, and the shorthand, the extensions and the corrected
+// filters need this parser (NOTES.md, issue 54). github.com/ohler55/ojg, which implements RFC 9535,
 // evaluates over parsed Go values: on the 100 MB pod listing its parse
 // alone took 1.2 s and the process peaked at 902 MB (jq: 680 MB), against
 // the ≤ 1/3 of jq's memory this package is held to. Measured on 2 cores
@@ -146,9 +171,13 @@
 //     every matching line even when it shows only max_matches of them.
 //     Without a file it stops after 10,000 files or 4 GiB and lists at most
 //     50 files; files not in the cache are read for the search only.
-//   - Regular expressions in filters (=~, match, search) are RE2, not RFC
-//     9485 I-Regexp: close for the usual patterns, but . matches any
-//     character but newline and RE2 has no backreferences.
+//   - =~ takes RE2 (as grep); match() and search() take I-Regexp, as RFC
+//     9535 says, where ^ and $ anchor (as the compliance suite has them)
+//     and the category \p{Cn} is not supported.
+//   - A node list holds at most 8,388,608 nodes ($..*..* lists a node once
+//     per ancestor); past it the answer is <tool>_too_large. Numbers as
+//     text are looked for in the item's own fields (@.x, @.a.b), not in
+//     filters nested inside filters.
 //   - count_by tracks at most 100,000 groups (and distinct values); items in
 //     further groups are counted in the other row, and the footer says so.
 //     An item contributes at most 256 combinations of group_by values.

@@ -19,6 +19,11 @@ var (
 	ErrIO = errors.New("I/O error")
 	// ErrNoRoot: the [Env] is nil or has no Root or no Count function ["no_read_root"].
 	ErrNoRoot = errors.New("no read root configured")
-	// ErrBadPath: a JSON path could not be parsed ["invalid_path"].
+	// ErrBadPath: a JSON path (RFC 9535, or the dotted shorthand) could not
+	// be parsed ["invalid_path"; a field of fields, sort_by, group_by or
+	// distinct: "invalid_arguments"]. The error says at which column.
 	ErrBadPath = errors.New("invalid JSON path")
+	// ErrBadFilter: a filter argument is not an RFC 9535 filter expression
+	// ["bad_filter"]. The error says at which column.
+	ErrBadFilter = errors.New("invalid filter")
 )

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -145,14 +146,20 @@ func compareVals(op string, a, b fval) bool {
 	return false
 }
 
-// evaluator evaluates filters on one goroutine; it caches regexps built
-// from values in the data.
+// evaluator evaluates filters and queries on one goroutine; it caches
+// regexps built from values in the data.
 type evaluator struct {
 	d       *doc
 	data    []byte
 	root    span
 	hasRoot bool
 	res     map[string]*regexp.Regexp
+	// ctx, when set, stops every walk once it is done (checked every
+	// 65,536 steps): a query such as count(@..*..*) on a deep item is
+	// quadratic in the item, and the call's time bound must still hold.
+	ctx     context.Context
+	steps   int
+	stopped bool
 }
 
 func newEvaluator(d *doc) *evaluator {
@@ -161,6 +168,15 @@ func newEvaluator(d *doc) *evaluator {
 		e.root, e.hasRoot = d.root().v, true
 	}
 	return e
+}
+
+// tick counts a step of a walk and reports whether to go on.
+func (e *evaluator) tick() bool {
+	e.steps++
+	if e.steps&0xffff == 0 && e.ctx != nil && e.ctx.Err() != nil {
+		e.stopped = true
+	}
+	return !e.stopped
 }
 
 func (e *evaluator) match(f *filter, item span) bool { return e.test(f.root, item) }
@@ -196,26 +212,9 @@ func (e *evaluator) test(n *fnode, cur span) bool {
 		case o.logical():
 			return e.logicalFn(o, cur)
 		}
-		return e.value(o, cur).k != vNothing
+		return false
 	}
-	// opCmp: a non-singular path on either side matches if any of its
-	// nodes does (an extension: RFC 9535 allows singular paths only).
-	if n.l.kind == oQuery && !n.l.q.singular {
-		found, any := false, false
-		e.nodes(n.l.q, cur, func(s span) bool {
-			any = true
-			found = e.cmpOne(n, rawVal(e.data[s.start:s.end]), cur)
-			return !found
-		})
-		if !any {
-			return e.cmpOne(n, fval{}, cur)
-		}
-		return found
-	}
-	return e.cmpOne(n, e.value(n.l, cur), cur)
-}
-
-func (e *evaluator) cmpOne(n *fnode, lv fval, cur span) bool {
+	lv := e.value(n.l, cur)
 	switch n.cmp {
 	case "=~":
 		if lv.k != vStr {
@@ -227,7 +226,7 @@ func (e *evaluator) cmpOne(n *fnode, lv fval, cur span) bool {
 			if rv.k != vStr {
 				return false
 			}
-			if re = e.regexp(rv.str, false); re == nil {
+			if re = e.regexp(rv.str, reRE2); re == nil {
 				return false
 			}
 		}
@@ -240,30 +239,31 @@ func (e *evaluator) cmpOne(n *fnode, lv fval, cur span) bool {
 		}
 		return false
 	}
-	if n.r.kind == oQuery && !n.r.q.singular {
-		found, any := false, false
-		e.nodes(n.r.q, cur, func(s span) bool {
-			any = true
-			found = compareVals(n.cmp, lv, rawVal(e.data[s.start:s.end]))
-			return !found
-		})
-		if !any {
-			return compareVals(n.cmp, lv, fval{})
-		}
-		return found
-	}
 	return compareVals(n.cmp, lv, e.value(n.r, cur))
 }
 
-func (e *evaluator) regexp(pat []byte, full bool) *regexp.Regexp {
-	key := string(pat)
-	if full {
-		key = "\x00" + key
-	}
+// reDialect is how a pattern from the data is compiled: RE2 for the =~
+// extension, I-Regexp for search() and match() (anchored).
+type reDialect byte
+
+const (
+	reRE2 reDialect = iota
+	reSearch
+	reMatch
+)
+
+func (e *evaluator) regexp(pat []byte, how reDialect) *regexp.Regexp {
+	key := string(append([]byte{byte(how)}, pat...))
 	if re, ok := e.res[key]; ok {
 		return re
 	}
-	re, err := compileIRegexp(string(pat), full)
+	var re *regexp.Regexp
+	var err error
+	if how == reRE2 {
+		re, err = regexp.Compile(string(pat))
+	} else {
+		re, err = compileIRegexp(string(pat), how == reMatch)
+	}
 	if err != nil {
 		re = nil
 	}
@@ -274,44 +274,54 @@ func (e *evaluator) regexp(pat []byte, full bool) *regexp.Regexp {
 	return re
 }
 
+// logicalFn is match() or search(): false unless both arguments are
+// strings and the pattern is an I-Regexp that matches.
 func (e *evaluator) logicalFn(o *operand, cur span) bool {
 	v := e.value(o.args[0], cur)
 	if v.k != vStr {
 		return false
 	}
 	re := o.re
-	if re == nil {
+	if !o.reLit {
 		p := e.value(o.args[1], cur)
 		if p.k != vStr {
 			return false
 		}
-		if re = e.regexp(p.str, o.fn == "match"); re == nil {
-			return false
+		how := reSearch
+		if o.fn == "match" {
+			how = reMatch
 		}
+		re = e.regexp(p.str, how)
 	}
-	return re.Match(v.str)
+	return re != nil && re.Match(v.str)
 }
 
-// value evaluates a comparable to one value (Nothing when a path selects
+// value evaluates a comparable to one value (Nothing when a query selects
 // no node, or more than one).
 func (e *evaluator) value(o *operand, cur span) fval {
 	switch o.kind {
 	case oLit:
 		return o.lit
 	case oQuery:
+		var v fval
 		if o.q.singular {
-			if s, ok := e.single(o.q, cur); ok {
-				return rawVal(e.data[s.start:s.end])
+			s, ok := e.single(o.q, cur)
+			if !ok {
+				return fval{}
 			}
-			return fval{}
+			v = rawVal(e.data[s.start:s.end])
+		} else {
+			v = e.onlyNode(o.q, cur)
 		}
-		var one span
-		n := 0
-		e.nodes(o.q, cur, func(s span) bool { one = s; n++; return n < 2 })
-		if n == 1 {
-			return rawVal(e.data[one.start:one.end])
+		if v.k == vStr && (o.numText || o.watch != nil) {
+			if f, ok := rawTextNumber(v.raw); ok {
+				if o.numText {
+					return fval{k: vNum, num: f, raw: v.raw}
+				}
+				o.watch.seen.Add(1)
+			}
 		}
-		return fval{}
+		return v
 	}
 	switch o.fn {
 	case "length":
@@ -334,7 +344,26 @@ func (e *evaluator) value(o *operand, cur span) fval {
 		}
 		return fval{k: vNum, num: float64(n)}
 	case "value":
-		return e.value(o.args[0], cur)
+		a := o.args[0]
+		if a.q.singular {
+			if s, ok := e.single(a.q, cur); ok {
+				return rawVal(e.data[s.start:s.end])
+			}
+			return fval{}
+		}
+		return e.onlyNode(a.q, cur)
+	}
+	return fval{}
+}
+
+// onlyNode is the value of the one node q selects; Nothing for none or
+// several.
+func (e *evaluator) onlyNode(q *fquery, cur span) fval {
+	var one span
+	n := 0
+	e.nodes(q, cur, func(s span) bool { one = s; n++; return n < 2 })
+	if n == 1 {
+		return rawVal(e.data[one.start:one.end])
 	}
 	return fval{}
 }
@@ -373,6 +402,62 @@ func forMembers(b []byte, v span, fn func(k, val span) bool) bool {
 		}
 	}
 	return true
+}
+
+// virtualRoot is the node of an NDJSON file's root: the array of its
+// records, which is nowhere in its bytes.
+var virtualRoot = span{-1, -1}
+
+// kindAt is the first byte of the value at v: '{', '[', '"', … ('[' for
+// the virtual root).
+func (e *evaluator) kindAt(v span) byte {
+	if v.start < 0 {
+		return '['
+	}
+	if v.start >= v.end {
+		return 0
+	}
+	return e.data[v.start]
+}
+
+// eachChild calls fn with each member of the container at v until fn
+// returns false: from the doc's member list for a big container (kept
+// from the first scan), else scanned; the records of an NDJSON file for
+// the virtual root (its broken records left out).
+func (e *evaluator) eachChild(v span, fn func(k, val span) bool) bool {
+	if v.start < 0 {
+		for i, r := range e.d.records {
+			if len(e.d.badRecs) > 0 && e.d.badRecord(i) {
+				continue
+			}
+			if !fn(span{}, r) {
+				return false
+			}
+		}
+		return true
+	}
+	if v.end-v.start >= bigContainer && e.d != nil {
+		for _, c := range e.d.members(node{v: v}) {
+			if !fn(c.key, c.val) {
+				return false
+			}
+		}
+		return true
+	}
+	return forMembers(e.data, v, fn)
+}
+
+// children lists the members of the container at v (kept for a big one).
+func (e *evaluator) children(v span) []child {
+	if v.start < 0 || v.end-v.start >= bigContainer && e.d != nil {
+		var out []child
+		if v.start >= 0 {
+			return e.d.members(node{v: v})
+		}
+		e.eachChild(v, func(k, val span) bool { out = append(out, child{k, val}); return true })
+		return out
+	}
+	return scanChildren(e.data, v)
 }
 
 // keyEq reports whether the raw key (quotes included) decodes to key.
@@ -415,13 +500,8 @@ func (e *evaluator) objKey(v span, key string) (span, bool) {
 // arrIndex returns element i of the array at v; negative i counts from the
 // end.
 func (e *evaluator) arrIndex(v span, i int) (span, bool) {
-	if v.end-v.start >= bigContainer && e.d != nil || i < 0 {
-		var kids []child
-		if v.end-v.start >= bigContainer && e.d != nil {
-			kids = e.d.members(node{v: v})
-		} else {
-			kids = scanChildren(e.data, v)
-		}
+	if i < 0 || v.start < 0 || v.end-v.start >= bigContainer && e.d != nil {
+		kids := e.children(v)
 		if i < 0 {
 			i += len(kids)
 		}
@@ -444,15 +524,12 @@ func (e *evaluator) arrIndex(v span, i int) (span, bool) {
 	return out, found
 }
 
-// step applies one key/index/name segment to the value at v.
-func (e *evaluator) step(s *qseg, v span) (span, bool) {
-	if v.start >= v.end {
-		return span{}, false
-	}
-	switch c := e.data[v.start]; {
-	case c == '{' && (s.kind == qKey || s.kind == qName):
-		return e.objKey(v, s.key)
-	case c == '[' && (s.kind == qIndex || s.kind == qName):
+// step applies a name, index or name-or-index selector to the value at v.
+func (e *evaluator) step(s *selector, v span) (span, bool) {
+	switch c := e.kindAt(v); {
+	case c == '{' && (s.kind == selName || s.kind == selNameOrIndex):
+		return e.objKey(v, s.name)
+	case c == '[' && (s.kind == selIndex || s.kind == selNameOrIndex):
 		return e.arrIndex(v, s.idx)
 	}
 	return span{}, false
@@ -469,15 +546,15 @@ func (e *evaluator) single(q *fquery, cur span) (span, bool) {
 	}
 	for i := range q.segs {
 		var ok bool
-		if v, ok = e.step(&q.segs[i], v); !ok {
+		if v, ok = e.step(&q.segs[i].sels[0], v); !ok {
 			return span{}, false
 		}
 	}
 	return v, true
 }
 
-// nodes calls fn with every node the query selects, in document order,
-// until fn returns false.
+// nodes calls fn with every node the query selects, in the order RFC 9535
+// gives them, until fn returns false.
 func (e *evaluator) nodes(q *fquery, cur span, fn func(span) bool) {
 	v := cur
 	if q.abs {
@@ -490,6 +567,9 @@ func (e *evaluator) nodes(q *fquery, cur span, fn func(span) bool) {
 }
 
 func (e *evaluator) walk(segs []qseg, v span, fn func(span) bool) bool {
+	if !e.tick() {
+		return false
+	}
 	if len(segs) == 0 {
 		return fn(v)
 	}
@@ -498,18 +578,34 @@ func (e *evaluator) walk(segs []qseg, v span, fn func(span) bool) bool {
 	if !s.desc {
 		return e.selectFrom(s, v, next)
 	}
-	// v and every descendant, depth first in document order.
+	if v.end-v.start >= bigContainer && e.d != nil {
+		// A big value's containers from the tape: each byte read once.
+		return e.descend(v, func(_ int, x span) bool { return e.selectFrom(s, x, next) })
+	}
+	return e.visit(v, func(x span) bool { return e.selectFrom(s, x, next) })
+}
+
+// visit calls fn with v and each of its descendants, a node before its
+// descendants and arrays in order (RFC 9535 §2.5.2.2), until fn returns
+// false. It keeps a stack of its own: the data's depth costs memory, not
+// Go stack.
+func (e *evaluator) visit(v span, fn func(span) bool) bool {
 	stack := []span{v}
 	var kids []span
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if !e.selectFrom(s, x, next) {
+		if !e.tick() || !fn(x) {
 			return false
 		}
-		if c := e.data[x.start]; c == '{' || c == '[' {
+		if c := e.kindAt(x); c == '{' || c == '[' {
 			kids = kids[:0]
-			forMembers(e.data, x, func(_, val span) bool { kids = append(kids, val); return true })
+			e.eachChild(x, func(_, val span) bool {
+				if c := e.data[val.start]; c == '{' || c == '[' {
+					kids = append(kids, val)
+				}
+				return true
+			})
 			for i := len(kids) - 1; i >= 0; i-- {
 				stack = append(stack, kids[i])
 			}
@@ -518,22 +614,81 @@ func (e *evaluator) walk(segs []qseg, v span, fn func(span) bool) bool {
 	return true
 }
 
-// selectFrom applies one segment's selector to v.
+// selectFrom applies a segment's selectors, in order, to v.
 func (e *evaluator) selectFrom(s *qseg, v span, fn func(span) bool) bool {
+	for i := range s.sels {
+		if !e.selectOne(&s.sels[i], v, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// selectOne applies one selector to v.
+func (e *evaluator) selectOne(s *selector, v span, fn func(span) bool) bool {
 	switch s.kind {
-	case qWild, qFilter:
-		if c := e.data[v.start]; c != '{' && c != '[' {
+	case selWild, selFilter:
+		if c := e.kindAt(v); c != '{' && c != '[' {
 			return true
 		}
-		return forMembers(e.data, v, func(_, val span) bool {
-			if s.kind == qFilter && !e.test(s.f, val) {
+		return e.eachChild(v, func(_, val span) bool {
+			if s.kind == selFilter && !e.test(s.f, val) {
 				return true
 			}
 			return fn(val)
 		})
+	case selSlice:
+		if e.kindAt(v) != '[' {
+			return true
+		}
+		kids := e.children(v)
+		return forSlice(s.slice, len(kids), func(i int) bool { return fn(kids[i].val) })
 	}
 	if c, ok := e.step(s, v); ok {
 		return fn(c)
+	}
+	return true
+}
+
+// forSlice calls fn with the indexes a slice selects in an array of n
+// elements (RFC 9535 §2.3.4.2.2), in the order it selects them, until fn
+// returns false.
+func forSlice(s sliceSel, n int, fn func(i int) bool) bool {
+	step := s.step
+	if step == 0 {
+		return true
+	}
+	norm := func(i int) int {
+		if i >= 0 {
+			return i
+		}
+		return n + i
+	}
+	start, end := 0, n
+	if step < 0 {
+		start, end = n-1, -n-1
+	}
+	if s.hasStart {
+		start = s.start
+	}
+	if s.hasEnd {
+		end = s.end
+	}
+	start, end = norm(start), norm(end)
+	if step > 0 {
+		lo, hi := min(max(start, 0), n), min(max(end, 0), n)
+		for i := lo; i < hi; i += step {
+			if !fn(i) {
+				return false
+			}
+		}
+		return true
+	}
+	hi, lo := min(max(start, -1), n-1), min(max(end, -1), n-1)
+	for i := hi; lo < i; i += step {
+		if !fn(i) {
+			return false
+		}
 	}
 	return true
 }

@@ -63,7 +63,7 @@ func writeFile(t testing.TB, path, content string) {
 func TestParsePath(t *testing.T) {
 	tests := []struct {
 		in   string
-		want string // canonical form of the parsed segments, or "error"
+		want string // the parsed query rendered (queryText), or "error"
 	}{
 		{"", "$"},
 		{"$", "$"},
@@ -76,26 +76,31 @@ func TestParsePath(t *testing.T) {
 		{`$["a.b"]['c d'].e`, `$["a.b"]["c d"].e`},
 		{`a\.b.c`, `$["a.b"].c`},
 		{`$[ 2 ]`, "$[2]"},
+		{"$.kube-system", "error"}, // RFC 9535: - needs quotes after $
+		{"kube-system.pods", `$["kube-system"].pods`},
+		{"$[*].name", "$[*].name"},
+		{"$..children[?@.type=='file']", "$..children[?@.type=='file']"},
+		{"$['a','b'][1:3][::-1]", `$["a","b"][1:3][::-1]`},
+		{"items[*].tags[0,-1]", "$.items[*].tags[0,-1]"},
+		{"a..b", "$.a..b"},
+		{"$..*", "$..*"},
 		{"$.", "error"},
-		{"a..b", "error"},
+		{"$.1", "error"},
+		{" $", "error"},
+		{"$ ", "error"},
 		{"a[", "error"},
 		{"a[x]", "error"},
 		{"a[+1]", "error"},
 		{`a["x]`, "error"},
 		{"$x", "error"},
+		{"$[?@.a[*] == 1]", "error"},
 		{strings.Repeat("a.", 3000), "error"},
 	}
 	for _, tc := range tests {
-		segs, err := parsePath(tc.in)
+		q, err := parsePath(tc.in)
 		got := "error"
 		if err == nil {
-			got = pathString(segs)
-			// A dotted numeric segment renders as a key; mark it as such.
-			for _, s := range segs {
-				if s.kind == segName {
-					got = strings.Replace(got, `["`+s.key+`"]`, "."+s.key, 1)
-				}
-			}
+			got = queryText(q)
 		} else if !errors.Is(err, ErrBadPath) {
 			t.Errorf("parsePath(%q) error %v does not wrap ErrBadPath", tc.in, err)
 		}
@@ -105,17 +110,31 @@ func TestParsePath(t *testing.T) {
 	}
 }
 
-// FuzzParsePath: the parser never panics, and its canonical rendering
-// parses back to the same segments.
+// FuzzParsePath: the parser never panics, fails with a column inside the
+// path, whatever parses evaluates without panicking, and a singular path's
+// canonical rendering parses back to the same segments.
 func FuzzParsePath(f *testing.F) {
-	for _, s := range []string{"$.items[3].metadata.name", "items.3.a", `$["a.b"]['c']`, `a\.b`, "[-1]", "$[", `["\u00e9"]`} {
+	for _, s := range []string{"$.items[3].metadata.name", "items.3.a", `$["a.b"]['c']`, `a\.b`, "[-1]", "$[", `["\u00e9"]`, "$..a[?@.b > 1, 0:2]",
+		"$..[?match(@.n, 'a.*') || count(@..*) > 2][::-1]", "$.a[?value(@..b) == $.c]"} {
 		f.Add(s)
 	}
+	d := newDoc("f.json", "f.json", []byte(`{"a":[{"b":1,"n":"ab"},{"b":[1,"x",{"b":null}],"c":true},[],{}],"c":1,"3":"three","n":"a\nb"}`))
 	f.Fuzz(func(t *testing.T, p string) {
-		segs, err := parsePath(p)
+		q, err := parsePath(p)
 		if err != nil {
+			var se *syntaxError
+			if !errors.As(err, &se) || se.column() < 1 || se.column() > len([]rune(p))+1 {
+				t.Fatalf("%q: bad error %v", p, err)
+			}
 			return
 		}
+		if _, _, err := d.selectPath(context.Background(), q); err != nil && !errors.Is(err, errTooManyNodes) {
+			t.Fatalf("%q: %v", p, err)
+		}
+		if !q.singular {
+			return
+		}
+		segs := segments(q)
 		canon := pathString(segs)
 		if len(canon) > maxPathLen {
 			return // escaping can lengthen a key past the limit
@@ -124,13 +143,14 @@ func FuzzParsePath(f *testing.F) {
 		if err != nil {
 			t.Fatalf("canonical %q of %q does not parse: %v", canon, p, err)
 		}
-		if len(again) != len(segs) {
-			t.Fatalf("canonical %q of %q: %d segments, want %d", canon, p, len(again), len(segs))
+		back := segments(again)
+		if len(back) != len(segs) {
+			t.Fatalf("canonical %q of %q: %d segments, want %d", canon, p, len(back), len(segs))
 		}
 		for i := range segs {
-			if segs[i].kind == segIndex && (again[i].kind != segIndex || again[i].index != segs[i].index) ||
-				segs[i].kind != segIndex && again[i].key != segs[i].key {
-				t.Fatalf("canonical %q of %q: segment %d changed: %+v vs %+v", canon, p, i, again[i], segs[i])
+			if segs[i].kind == segIndex && (back[i].kind != segIndex || back[i].index != segs[i].index) ||
+				segs[i].kind != segIndex && back[i].key != segs[i].key {
+				t.Fatalf("canonical %q of %q: segment %d changed: %+v vs %+v", canon, p, i, back[i], segs[i])
 			}
 		}
 	})

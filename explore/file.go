@@ -56,7 +56,10 @@ type doc struct {
 
 	mu    sync.Mutex
 	kids  map[int][]child // children of big containers, keyed by start offset
-	extra atomic.Int64    // bytes held by kids
+	extra atomic.Int64    // bytes held by kids and the tape
+
+	tapeOnce sync.Once
+	tapeList []tapeEntry // every container, for descents; use tape
 }
 
 func (d *doc) memSize() int64 {

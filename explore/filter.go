@@ -5,13 +5,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
-// This file parses filter expressions: RFC 9535 JSONPath filters
-// (?(@.status.phase == 'Failed' && @.restarts > 3)) plus the =~ regex
-// operator and "in [...]" lists that other JSONPath implementations accept.
-// The evaluator (eval.go) runs them on raw bytes.
+// This file parses filter expressions, RFC 9535 §2.3.5 (the ?… of a
+// filter selector, and the filter argument of get_in, iterate_over and
+// count_by): || and &&, !, parentheses, comparisons of literals, singular
+// queries and function results, existence tests of any query, and the
+// functions length, count, match, search and value, type-checked as the
+// RFC's well-typedness rules say. Two extensions other JSONPath
+// implementations have too, which no valid RFC 9535 expression can
+// contain: a =~ /re/ (RE2, as grep) and a in ['x', 'y']. The evaluator
+// (eval.go) runs them on raw bytes.
 
 // maxFilterLen and maxFilterDepth bound the work a hostile filter causes;
 // the parser recurses on the filter's nesting, never on the data's, and
@@ -28,23 +32,6 @@ const (
 	maxQuerySegments = 1024
 	maxFields        = 64
 )
-
-// filterError is a parse error at a byte offset of the filter text.
-type filterError struct {
-	src string
-	off int
-	msg string
-}
-
-func (e *filterError) Error() string {
-	return fmt.Sprintf("column %d: %s", e.column(), e.msg)
-}
-
-// column is the 1-based character column of the error.
-func (e *filterError) column() int {
-	off := min(max(e.off, 0), len(e.src))
-	return utf8.RuneCountInString(e.src[:off]) + 1
-}
 
 type fop uint8
 
@@ -74,44 +61,52 @@ const (
 	oFunc
 )
 
-// operand is a comparable: a literal, a query or a function call.
+// operand is a comparable or a function argument: a literal, a query or a
+// function call.
 type operand struct {
 	kind okind
 	lit  fval
 	q    *fquery
 	fn   string
 	args []*operand
-	re   *regexp.Regexp // match()/search() with a literal pattern
+	// re is match()'s or search()'s literal pattern, compiled; reLit says
+	// the pattern was a literal (nil re then: not an I-Regexp, which
+	// matches nothing, as the RFC says).
+	re    *regexp.Regexp
+	reLit bool
+	// numText is set by the numbers-as-text scan (numtext.go) on a
+	// singular query compared with a number, when every value it has in
+	// the items is a decimal number written as a string: it reads as that
+	// number. watch, on such a query read as the RFC says, counts the
+	// numbers as text it compares.
+	numText bool
+	watch   *numWatch
+}
+
+// ftype is a function's declared type (RFC 9535 §2.4.1).
+type ftype uint8
+
+const (
+	tValue ftype = iota
+	tLogical
+	tNodes
+)
+
+// funcs are the function extensions: their parameter types and result.
+var funcs = map[string]struct {
+	params []ftype
+	result ftype
+}{
+	"length": {[]ftype{tValue}, tValue},
+	"count":  {[]ftype{tNodes}, tValue},
+	"value":  {[]ftype{tNodes}, tValue},
+	"match":  {[]ftype{tValue, tValue}, tLogical},
+	"search": {[]ftype{tValue, tValue}, tLogical},
 }
 
 // logical reports whether the operand yields a logical value (match,
 // search), which can be tested but not compared.
-func (o *operand) logical() bool { return o.kind == oFunc && (o.fn == "match" || o.fn == "search") }
-
-type qkind uint8
-
-const (
-	qKey    qkind = iota // .name, ['name']
-	qIndex               // [3], [-1]
-	qName                // .3: array index, or the object key "3"
-	qWild                // .*, [*]
-	qFilter              // [?expr]
-)
-
-type qseg struct {
-	kind qkind
-	desc bool // reached with ..: applies to the node and all its descendants
-	key  string
-	idx  int
-	f    *fnode
-}
-
-// fquery is @... (relative to the current item) or $... (the document).
-type fquery struct {
-	abs      bool
-	segs     []qseg
-	singular bool
-}
+func (o *operand) logical() bool { return o.kind == oFunc && funcs[o.fn].result == tLogical }
 
 // filter is a parsed filter expression.
 type filter struct {
@@ -122,7 +117,7 @@ type filter struct {
 // parseFilter accepts ?(expr), ?expr, [?expr], $[?expr] and a bare expr.
 func parseFilter(src string) (*filter, error) {
 	if len(src) > maxFilterLen {
-		return nil, &filterError{src: src, off: maxFilterLen, msg: fmt.Sprintf("filter longer than %d bytes", maxFilterLen)}
+		return nil, &syntaxError{src: src, off: maxFilterLen, msg: fmt.Sprintf("filter longer than %d bytes", maxFilterLen), kind: ErrBadFilter}
 	}
 	lo, hi := 0, len(src)
 	for lo < hi && isSpace(src[lo]) {
@@ -140,87 +135,38 @@ func parseFilter(src string) (*filter, error) {
 	case strings.HasPrefix(s, "?"):
 		lo++
 	}
-	p := &fparser{src: src, pos: lo, end: hi}
+	p := &jparser{src: src, pos: lo, end: hi, kind: ErrBadFilter}
 	p.ws()
-	if p.pos >= p.end {
+	if !p.more() {
 		return nil, p.errf("empty filter: write a condition such as ?(@.status == 'Failed')")
 	}
-	n, err := p.or()
+	n, err := p.logicalOr()
 	if err != nil {
 		return nil, err
 	}
 	p.ws()
-	if p.pos < p.end {
+	if p.more() {
 		return nil, p.unexpected("&&, || or the end of the filter")
 	}
 	return &filter{src: src, root: n}, nil
 }
 
-type fparser struct {
-	src      string
-	pos, end int
-	depth    int
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func (p *fparser) ws() {
-	for p.pos < p.end && isSpace(p.src[p.pos]) {
-		p.pos++
-	}
-}
-
-func (p *fparser) errf(format string, a ...any) error {
-	return &filterError{src: p.src, off: p.pos, msg: fmt.Sprintf(format, a...)}
-}
-
-// unexpected reports what was expected and what is at the cursor.
-func (p *fparser) unexpected(want string) error {
-	if p.pos >= p.end {
-		return p.errf("expected %s, found the end of the filter", want)
-	}
-	rest := p.src[p.pos:p.end]
-	if len(rest) > 12 {
-		rest = rest[:12] + "…"
-	}
-	hint := ""
-	switch {
-	case strings.HasPrefix(p.src[p.pos:p.end], "=") && !strings.HasPrefix(p.src[p.pos:p.end], "=="):
-		hint = " (equality is ==)"
-	case hasWord(p.src[p.pos:p.end], "and"), hasWord(p.src[p.pos:p.end], "or"):
-		hint = " (use && and ||)"
-	}
-	return p.errf("expected %s, found %q%s", want, rest, hint)
-}
-
-func hasWord(s, w string) bool {
-	return strings.HasPrefix(strings.ToLower(s), w) && (len(s) == len(w) || !isIdent(s[len(w)]))
-}
-
-func (p *fparser) peek(s string) bool { return strings.HasPrefix(p.src[p.pos:p.end], s) }
-
-func (p *fparser) enter() error {
-	p.depth++
-	if p.depth > maxFilterDepth {
-		return p.errf("filter nested deeper than %d levels", maxFilterDepth)
-	}
-	return nil
-}
-
-func (p *fparser) or() (*fnode, error) {
+func (p *jparser) logicalOr() (*fnode, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer func() { p.depth-- }()
 	var kids []*fnode
 	for {
-		n, err := p.and()
+		n, err := p.logicalAnd()
 		if err != nil {
 			return nil, err
 		}
 		kids = append(kids, n)
+		save := p.pos
 		p.ws()
 		if !p.peek("||") {
+			p.pos = save
 			break
 		}
 		p.pos += 2
@@ -232,7 +178,7 @@ func (p *fparser) or() (*fnode, error) {
 	return &fnode{op: opOr, kids: kids}, nil
 }
 
-func (p *fparser) and() (*fnode, error) {
+func (p *jparser) logicalAnd() (*fnode, error) {
 	var kids []*fnode
 	for {
 		n, err := p.basic()
@@ -240,8 +186,10 @@ func (p *fparser) and() (*fnode, error) {
 			return nil, err
 		}
 		kids = append(kids, n)
+		save := p.pos
 		p.ws()
 		if !p.peek("&&") {
+			p.pos = save
 			break
 		}
 		p.pos += 2
@@ -253,148 +201,186 @@ func (p *fparser) and() (*fnode, error) {
 	return &fnode{op: opAnd, kids: kids}, nil
 }
 
-func (p *fparser) basic() (*fnode, error) {
-	p.ws()
+// basic parses a paren-expr, a comparison or a test, each but a
+// comparison possibly after !.
+func (p *jparser) basic() (*fnode, error) {
 	if p.peek("!") && !p.peek("!=") {
 		p.pos++
-		if err := p.enter(); err != nil {
-			return nil, err
+		p.ws()
+		start := p.pos
+		var n *fnode
+		var err error
+		if p.peek("(") {
+			n, err = p.paren()
+		} else {
+			n, err = p.comparisonOrTest()
+			if err == nil && n.op != opTest {
+				return nil, p.errAt(start, "! applies to a test or to ( … ): write !(%s)", strings.TrimSpace(p.src[start:p.pos]))
+			}
 		}
-		n, err := p.basic()
-		p.depth--
 		if err != nil {
 			return nil, err
 		}
 		return &fnode{op: opNot, kids: []*fnode{n}}, nil
 	}
 	if p.peek("(") {
-		p.pos++
-		n, err := p.or()
-		if err != nil {
-			return nil, err
-		}
-		p.ws()
-		if !p.peek(")") {
-			return nil, p.unexpected("')'")
-		}
-		p.pos++
-		return n, nil
+		return p.paren()
 	}
+	return p.comparisonOrTest()
+}
+
+func (p *jparser) paren() (*fnode, error) {
+	open := p.pos
+	p.pos++
+	p.ws()
+	n, err := p.logicalOr()
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if !p.peek(")") {
+		if !p.more() {
+			return nil, p.errAt(open, "'(' is not closed: expected ')'")
+		}
+		return nil, p.unexpected("')'")
+	}
+	p.pos++
+	return n, nil
+}
+
+// comparisonOrTest parses comparable op comparable, or a test: a query's
+// existence or a logical function.
+func (p *jparser) comparisonOrTest() (*fnode, error) {
 	start := p.pos
 	l, err := p.operand()
 	if err != nil {
 		return nil, err
 	}
+	save := p.pos
 	p.ws()
 	op := p.cmpOp()
 	if op == "" {
-		// A test: a query's existence or a logical function.
-		if l.kind == oLit {
-			p.pos = start
-			if p.pos < p.end && (isIdentStart(p.src[p.pos])) {
-				return nil, p.errf("expected a path starting with @ (the current item) or $, found %q; write @.%s", identAt(p.src[p.pos:p.end]), identAt(p.src[p.pos:p.end]))
-			}
-			return nil, p.unexpected("a comparison operator (==, !=, <, <=, >, >=, =~, in) after the literal")
-		}
-		if l.kind == oFunc && !l.logical() && l.fn != "value" {
-			return nil, p.unexpected(l.fn + "() compared with ==, !=, <, <=, >, >= or =~")
+		p.pos = save
+		switch {
+		case l.kind == oLit:
+			return nil, p.errAt(start, "a literal must be compared: write @.x == %s, not %s alone", strings.TrimSpace(p.src[start:p.pos]), strings.TrimSpace(p.src[start:p.pos]))
+		case l.kind == oFunc && !l.logical():
+			return nil, p.errAt(start, "%s() gives a value: compare it (%s(…) > 1), it is not true or false", l.fn, l.fn)
 		}
 		return &fnode{op: opTest, l: l}, nil
 	}
-	if l.logical() {
-		return nil, &filterError{src: p.src, off: start, msg: l.fn + "() is true or false: use it alone (or with !, && and ||), not in a comparison"}
+	if err := p.comparable(l, start); err != nil {
+		return nil, err
 	}
 	p.pos += len(op)
 	p.ws()
 	n := &fnode{op: opCmp, cmp: op, l: l}
 	switch op {
 	case "=~":
-		rstart := p.pos
-		if p.peek("/") {
-			re, err := p.regexLit()
-			if err != nil {
-				return nil, err
-			}
-			n.re = re
-			return n, nil
-		}
-		r, err := p.operand()
-		if err != nil {
-			return nil, err
-		}
-		if r.kind == oLit {
-			if r.lit.k != vStr {
-				return nil, &filterError{src: p.src, off: rstart, msg: "=~ needs a regular expression: /re/, /re/i or 're'"}
-			}
-			re, err := regexp.Compile(string(r.lit.str))
-			if err != nil {
-				return nil, &filterError{src: p.src, off: rstart, msg: "invalid regular expression: " + reErrText(err)}
-			}
-			n.re = re
-		}
-		n.r = r
-		return n, nil
+		return p.regexMatch(n)
 	case "in":
-		if !p.peek("[") {
-			return nil, p.unexpected("a list such as ['a', 'b'] after in")
-		}
-		p.pos++
-		for {
-			p.ws()
-			if p.peek("]") && len(n.set) == 0 {
-				break
-			}
-			v, ok, err := p.literal()
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, p.unexpected("a literal (string, number, true, false or null) in the list")
-			}
-			n.set = append(n.set, v)
-			p.ws()
-			if p.peek(",") {
-				p.pos++
-				continue
-			}
-			break
-		}
-		if !p.peek("]") {
-			return nil, p.unexpected("',' or ']'")
-		}
-		p.pos++
-		return n, nil
+		return p.inList(n)
 	}
 	rstart := p.pos
 	r, err := p.operand()
 	if err != nil {
 		return nil, err
 	}
-	if r.logical() {
-		return nil, &filterError{src: p.src, off: rstart, msg: r.fn + "() is true or false: use it alone, not in a comparison"}
+	if err := p.comparable(r, rstart); err != nil {
+		return nil, err
 	}
 	n.r = r
 	return n, nil
 }
 
-func identAt(s string) string {
-	i := 0
-	for i < len(s) && (isIdent(s[i]) || s[i] == '.') {
-		i++
+// comparable checks that o may be compared: a literal, a singular query
+// or a function whose result is a value.
+func (p *jparser) comparable(o *operand, at int) error {
+	switch {
+	case o.kind == oQuery && !o.q.singular:
+		return p.errAt(at, "%s selects several nodes and cannot be compared; compare one (@.a[0].b == 1), or test whether any matches: @.a[?@.b == 1]", strings.TrimSpace(p.src[at:p.pos]))
+	case o.logical():
+		return p.errAt(at, "%s() is true or false: use it alone (or with !, && and ||), not in a comparison", o.fn)
 	}
-	return s[:i]
+	return nil
 }
 
-func (p *fparser) cmpOp() string {
+func (p *jparser) cmpOp() string {
 	for _, op := range []string{"==", "!=", "<=", ">=", "=~", "<", ">"} {
 		if p.peek(op) {
 			return op
 		}
 	}
-	if p.peek("in") && (p.pos+2 >= p.end || !isIdent(p.src[p.pos+2])) {
+	if p.peek("in") && (p.pos+2 >= p.end || !isNameChar(p.src[p.pos+2])) {
 		return "in"
 	}
 	return ""
+}
+
+// regexMatch parses the right side of the =~ extension: /re/flags, a
+// string or a comparable.
+func (p *jparser) regexMatch(n *fnode) (*fnode, error) {
+	rstart := p.pos
+	if p.peek("/") {
+		re, err := p.regexLit()
+		if err != nil {
+			return nil, err
+		}
+		n.re = re
+		return n, nil
+	}
+	r, err := p.operand()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.comparable(r, rstart); err != nil {
+		return nil, err
+	}
+	if r.kind == oLit {
+		if r.lit.k != vStr {
+			return nil, p.errAt(rstart, "=~ needs a regular expression: /re/, /re/i or 're'")
+		}
+		re, err := regexp.Compile(string(r.lit.str))
+		if err != nil {
+			return nil, p.errAt(rstart, "invalid regular expression: %s", reErrText(err))
+		}
+		n.re = re
+	}
+	n.r = r
+	return n, nil
+}
+
+// inList parses the list of the in extension: [literal, …].
+func (p *jparser) inList(n *fnode) (*fnode, error) {
+	if !p.peek("[") {
+		return nil, p.unexpected("a list such as ['a', 'b'] after in")
+	}
+	p.pos++
+	for {
+		p.ws()
+		if p.peek("]") && len(n.set) == 0 {
+			break
+		}
+		v, ok, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, p.unexpected("a literal (string, number, true, false or null) in the list")
+		}
+		n.set = append(n.set, v)
+		p.ws()
+		if p.peek(",") {
+			p.pos++
+			continue
+		}
+		break
+	}
+	if !p.peek("]") {
+		return nil, p.unexpected("',' or ']'")
+	}
+	p.pos++
+	return n, nil
 }
 
 func reErrText(err error) string {
@@ -405,8 +391,8 @@ func reErrText(err error) string {
 	return msg
 }
 
-// regexLit parses /re/flags (flags: i, m, s).
-func (p *fparser) regexLit() (*regexp.Regexp, error) {
+// regexLit parses /re/flags (flags: i, m, s) for =~.
+func (p *jparser) regexLit() (*regexp.Regexp, error) {
 	start := p.pos
 	p.pos++
 	var b strings.Builder
@@ -421,7 +407,7 @@ func (p *fparser) regexLit() (*regexp.Regexp, error) {
 		p.pos++
 	}
 	if p.pos >= p.end {
-		return nil, &filterError{src: p.src, off: start, msg: "unterminated /regex/"}
+		return nil, p.errAt(start, "unterminated /regex/")
 	}
 	p.pos++
 	fstart := p.pos
@@ -435,18 +421,17 @@ func (p *fparser) regexLit() (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, &filterError{src: p.src, off: start, msg: "invalid regular expression: " + reErrText(err)}
+		return nil, p.errAt(start, "invalid regular expression: %s", reErrText(err))
 	}
 	return re, nil
 }
 
 // operand parses a literal, a query or a function call.
-func (p *fparser) operand() (*operand, error) {
-	p.ws()
-	if p.pos >= p.end {
+func (p *jparser) operand() (*operand, error) {
+	if !p.more() {
 		return nil, p.unexpected("a value, a path (@.field) or a function")
 	}
-	c := p.src[p.pos]
+	c := p.cur()
 	if c == '@' || c == '$' {
 		q, err := p.query()
 		if err != nil {
@@ -459,31 +444,44 @@ func (p *fparser) operand() (*operand, error) {
 	} else if ok {
 		return &operand{kind: oLit, lit: v}, nil
 	}
-	if isIdentStart(c) {
+	if isNameChar(c) && c != '-' {
 		start := p.pos
-		name := identAt(p.src[p.pos:p.end])
+		word := p.src[start:p.pos]
+		for i := p.pos; i < p.end && (isNameChar(p.src[i]) || p.src[i] == '.'); i++ {
+			word = p.src[start : i+1]
+		}
+		name := word
 		if i := strings.IndexByte(name, '.'); i >= 0 {
 			name = name[:i]
 		}
-		q := p.pos + len(name)
-		for q < p.end && isSpace(p.src[q]) {
-			q++
-		}
-		if q < p.end && p.src[q] == '(' {
-			p.pos = q + 1
+		if p.pos+len(name) < p.end && p.src[p.pos+len(name)] == '(' {
+			p.pos += len(name) + 1
 			return p.function(name, start)
 		}
-		return nil, p.errf("expected a path starting with @ (the current item) or $, found %q; write @.%s", identAt(p.src[p.pos:p.end]), identAt(p.src[p.pos:p.end]))
+		if _, ok := funcs[name]; ok {
+			q := p.pos + len(name)
+			for q < p.end && isSpace(p.src[q]) {
+				q++
+			}
+			if q < p.end && p.src[q] == '(' {
+				return nil, p.errAt(p.pos+len(name), "no space may stand between %s and '('", name)
+			}
+		}
+		switch word {
+		case "True", "False", "Null", "TRUE", "FALSE", "NULL", "None":
+			return nil, p.errf("%s is not a literal: write true, false or null", word)
+		}
+		return nil, p.errf("expected a path starting with @ (the current item) or $, found %q; write @.%s", word, word)
 	}
 	return nil, p.unexpected("a value, a path (@.field) or a function")
 }
 
-var funcArity = map[string]int{"length": 1, "count": 1, "value": 1, "match": 2, "search": 2}
-
-func (p *fparser) function(name string, start int) (*operand, error) {
-	ar, ok := funcArity[name]
+// function parses the arguments of name( and checks them against its
+// declared parameter types.
+func (p *jparser) function(name string, start int) (*operand, error) {
+	fd, ok := funcs[name]
 	if !ok {
-		return nil, &filterError{src: p.src, off: start, msg: fmt.Sprintf("unknown function %s(); the functions are length(), count(), value(), match() and search()", name)}
+		return nil, p.errAt(start, "unknown function %s(); the functions are length(), count(), value(), match() and search()", name)
 	}
 	if err := p.enter(); err != nil {
 		return nil, err
@@ -500,11 +498,8 @@ func (p *fparser) function(name string, start int) (*operand, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.logical() {
-			return nil, &filterError{src: p.src, off: astart, msg: a.fn + "() cannot be an argument"}
-		}
-		if (name == "count" || name == "value") && a.kind != oQuery {
-			return nil, &filterError{src: p.src, off: astart, msg: name + "() takes a path such as @.items[*]"}
+		if err := p.argType(name, len(o.args), fd.params, a, astart); err != nil {
+			return nil, err
 		}
 		o.args = append(o.args, a)
 		p.ws()
@@ -515,67 +510,69 @@ func (p *fparser) function(name string, start int) (*operand, error) {
 		break
 	}
 	if !p.peek(")") {
+		if op := p.cmpOp(); op != "" || p.peek("&&") || p.peek("||") {
+			return nil, p.errf("a function's argument is a value or a path, not a condition")
+		}
 		return nil, p.unexpected("',' or ')'")
 	}
 	p.pos++
-	if len(o.args) != ar {
-		return nil, &filterError{src: p.src, off: start, msg: fmt.Sprintf("%s() takes %d argument(s), got %d", name, ar, len(o.args))}
+	if len(o.args) != len(fd.params) {
+		return nil, p.errAt(start, "%s() takes %d argument(s), got %d", name, len(fd.params), len(o.args))
 	}
 	if (name == "match" || name == "search") && o.args[1].kind == oLit {
-		if o.args[1].lit.k != vStr {
-			return nil, &filterError{src: p.src, off: start, msg: name + "()'s second argument is a regular expression string"}
+		o.reLit = true
+		if o.args[1].lit.k == vStr {
+			o.re, _ = compileIRegexp(string(o.args[1].lit.str), name == "match")
 		}
-		re, err := compileIRegexp(string(o.args[1].lit.str), name == "match")
-		if err != nil {
-			return nil, &filterError{src: p.src, off: start, msg: "invalid regular expression: " + reErrText(err)}
-		}
-		o.re = re
 	}
 	return o, nil
 }
 
-// compileIRegexp compiles an RFC 9485-style pattern with Go's RE2; match()
-// anchors it at both ends.
-func compileIRegexp(pat string, full bool) (*regexp.Regexp, error) {
-	if full {
-		pat = `\A(?:` + pat + `)\z`
+// argType checks argument i of a function against its parameter type
+// (RFC 9535 §2.4.3).
+func (p *jparser) argType(fn string, i int, params []ftype, a *operand, at int) error {
+	if i >= len(params) {
+		return p.errAt(at, "%s() takes %d argument(s)", fn, len(params))
 	}
-	return regexp.Compile(pat)
+	switch params[i] {
+	case tNodes:
+		if a.kind != oQuery {
+			return p.errAt(at, "%s() takes a path such as @.items[*]", fn)
+		}
+	case tValue:
+		switch {
+		case a.kind == oQuery && !a.q.singular:
+			return p.errAt(at, "%s() takes one value; %s may select several nodes (use a path of names and indexes, such as @.a[0])", fn, strings.TrimSpace(p.src[at:p.pos]))
+		case a.logical():
+			return p.errAt(at, "%s() cannot be an argument of %s()", a.fn, fn)
+		}
+	}
+	return nil
 }
 
 // literal parses a string, number, true, false or null; ok=false when the
 // cursor is not at a literal.
-func (p *fparser) literal() (fval, bool, error) {
-	if p.pos >= p.end {
+func (p *jparser) literal() (fval, bool, error) {
+	if !p.more() {
 		return fval{}, false, nil
 	}
-	c := p.src[p.pos]
+	c := p.cur()
 	switch {
 	case c == '\'' || c == '"':
-		s, err := p.quoted()
+		s, err := p.stringLit()
 		if err != nil {
 			return fval{}, false, err
 		}
 		return fval{k: vStr, str: []byte(s)}, true, nil
-	case c == '-' || c >= '0' && c <= '9':
-		start := p.pos
-		i := p.pos
-		if c == '-' {
-			i++
-		}
-		for i < p.end && (p.src[i] >= '0' && p.src[i] <= '9' || p.src[i] == '.' || p.src[i] == 'e' || p.src[i] == 'E' ||
-			(p.src[i] == '+' || p.src[i] == '-') && (p.src[i-1] == 'e' || p.src[i-1] == 'E')) {
-			i++
-		}
-		f, err := strconv.ParseFloat(p.src[start:i], 64)
+	case c == '-' || isDigit(c):
+		f, err := p.number()
 		if err != nil {
-			return fval{}, false, p.errf("invalid number %q", p.src[start:i])
+			return fval{}, false, err
 		}
-		p.pos = i
 		return fval{k: vNum, num: f}, true, nil
 	}
 	for _, w := range []string{"true", "false", "null"} {
-		if p.peek(w) && (p.pos+len(w) >= p.end || !isIdent(p.src[p.pos+len(w)])) {
+		if p.peek(w) && (p.pos+len(w) >= p.end || !isNameChar(p.src[p.pos+len(w)])) {
 			p.pos += len(w)
 			switch w {
 			case "true":
@@ -589,207 +586,49 @@ func (p *fparser) literal() (fval, bool, error) {
 	return fval{}, false, nil
 }
 
-// quoted parses a '...' or "..." string with JSON-style escapes (\' too).
-func (p *fparser) quoted() (string, error) {
+// number parses RFC 9535's number: (int / -0) [. digits] [e [+/-] digits].
+func (p *jparser) number() (float64, error) {
 	start := p.pos
-	q := p.src[p.pos]
-	p.pos++
-	var b strings.Builder
-	for p.pos < p.end {
-		c := p.src[p.pos]
-		switch {
-		case c == q:
-			p.pos++
-			return b.String(), nil
-		case c == '\\':
-			if p.pos+1 >= p.end {
-				return "", &filterError{src: p.src, off: start, msg: "unterminated string"}
-			}
-			e := p.src[p.pos+1]
-			p.pos += 2
-			switch e {
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				if p.pos+4 > p.end {
-					return "", p.errf("invalid \\u escape")
-				}
-				r, err := strconv.ParseUint(p.src[p.pos:p.pos+4], 16, 32)
-				if err != nil {
-					return "", p.errf("invalid \\u escape")
-				}
-				p.pos += 4
-				b.WriteRune(rune(r))
-			default:
-				b.WriteByte(e)
-			}
-		default:
-			b.WriteByte(c)
-			p.pos++
-		}
-	}
-	return "", &filterError{src: p.src, off: start, msg: "unterminated string (missing closing " + string(q) + ")"}
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '-' }
-
-// query parses @ or $ followed by at most maxQuerySegments segments.
-func (p *fparser) query() (*fquery, error) {
-	q := &fquery{abs: p.src[p.pos] == '$', singular: true}
-	p.pos++
-	for p.pos < p.end {
-		if len(q.segs) >= maxQuerySegments {
-			return nil, p.errf("more than %d segments in one path", maxQuerySegments)
-		}
-		desc := false
-		switch {
-		case p.peek(".."):
-			desc = true
-			p.pos += 2
-			q.singular = false
-			if p.peek("[") {
-				break
-			}
-			fallthrough
-		case p.peek("."):
-			if !desc {
-				p.pos++
-			}
-			if p.peek("*") {
-				p.pos++
-				q.segs = append(q.segs, qseg{kind: qWild, desc: desc})
-				q.singular = false
-				continue
-			}
-			start := p.pos // sliced, not grown a byte at a time: linear in the name
-			for p.pos < p.end && isIdent(p.src[p.pos]) {
-				p.pos++
-			}
-			name := p.src[start:p.pos]
-			if name == "" {
-				return nil, p.unexpected("a field name after '.' (quote odd names: @['a.b'])")
-			}
-			s := nameSegment(name)
-			k := qKey
-			if s.kind == segName {
-				k = qName
-			}
-			q.segs = append(q.segs, qseg{kind: k, key: s.key, idx: s.index, desc: desc})
-			continue
-		}
-		if !p.peek("[") {
-			if desc {
-				return nil, p.unexpected("a name, * or [ after '..'")
-			}
-			break
-		}
+	if p.cur() == '-' {
 		p.pos++
-		p.ws()
-		seg := qseg{desc: desc}
-		switch {
-		case p.peek("'") || p.peek(`"`):
-			k, err := p.quoted()
-			if err != nil {
-				return nil, err
-			}
-			seg.kind, seg.key = qKey, k
-		case p.peek("*"):
-			p.pos++
-			seg.kind = qWild
-			q.singular = false
-		case p.peek("?"):
-			p.pos++
-			p.ws()
-			n, err := p.or()
-			if err != nil {
-				return nil, err
-			}
-			seg.kind, seg.f = qFilter, n
-			q.singular = false
-		default:
-			i := p.pos
-			if i < p.end && p.src[i] == '-' {
-				i++
-			}
-			for i < p.end && p.src[i] >= '0' && p.src[i] <= '9' {
-				i++
-			}
-			n, err := strconv.Atoi(p.src[p.pos:i])
-			if err != nil {
-				return nil, p.unexpected("an index, '*', '?' or a quoted name inside [ ]")
-			}
-			p.pos = i
-			seg.kind, seg.idx = qIndex, n
-		}
-		p.ws()
-		if !p.peek("]") {
-			return nil, p.unexpected("']'")
-		}
+	}
+	switch {
+	case !isDigit(p.cur()):
+		return 0, p.errAt(start, "invalid number: a digit must follow -")
+	case p.cur() == '0':
 		p.pos++
-		if seg.desc {
-			q.singular = false
+		if isDigit(p.cur()) {
+			return 0, p.errAt(start, "invalid number: no leading 0")
 		}
-		q.segs = append(q.segs, seg)
-		continue
-	}
-	return q, nil
-}
-
-// parseField parses a field path for group_by, distinct and sort_by:
-// "status.phase", "spec.containers[*].image", "@.a" or a get_in-style path
-// such as items.3.name or $["a.b"].
-func parseField(s string) (*fquery, error) {
-	if len(s) > maxFieldLen {
-		return nil, &filterError{src: s, off: maxFieldLen, msg: fmt.Sprintf("field longer than %d bytes", maxFieldLen)}
-	}
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return nil, &filterError{src: s, msg: "empty field"}
-	}
-	src := t
-	switch t[0] {
-	case '@', '$':
-	case '[':
-		src = "@" + t
 	default:
-		src = "@." + t
-	}
-	p := &fparser{src: src, end: len(src)}
-	q, err := p.query()
-	if err == nil && p.pos == p.end {
-		q.abs = false
-		return q, nil
-	}
-	// The get_in path syntax (a\.b escapes, .3 indexes) as a fallback.
-	if segs, perr := parsePath(t); perr == nil && len(segs) <= maxQuerySegments {
-		q := &fquery{singular: true}
-		for _, sg := range segs {
-			k := qKey
-			switch sg.kind {
-			case segIndex:
-				k = qIndex
-			case segName:
-				k = qName
-			}
-			q.segs = append(q.segs, qseg{kind: k, key: sg.key, idx: sg.index})
+		for isDigit(p.cur()) {
+			p.pos++
 		}
-		return q, nil
 	}
-	if err == nil {
-		err = p.unexpected("'.', '[' or the end of the field")
+	if p.cur() == '.' {
+		p.pos++
+		if !isDigit(p.cur()) {
+			return 0, p.errAt(start, "invalid number: digits must follow the decimal point")
+		}
+		for isDigit(p.cur()) {
+			p.pos++
+		}
 	}
-	fe := err.(*filterError)
-	return nil, &filterError{src: s, off: max(0, fe.off-(len(src)-len(t))), msg: fe.msg}
+	if c := p.cur(); c == 'e' || c == 'E' {
+		p.pos++
+		if c := p.cur(); c == '+' || c == '-' {
+			p.pos++
+		}
+		if !isDigit(p.cur()) {
+			return 0, p.errAt(start, "invalid number: digits must follow the exponent")
+		}
+		for isDigit(p.cur()) {
+			p.pos++
+		}
+	}
+	f, err := strconv.ParseFloat(p.src[start:p.pos], 64)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		return 0, p.errAt(start, "invalid number %q", p.src[start:p.pos])
+	}
+	return f, nil
 }

@@ -10,14 +10,16 @@ import (
 func runItemSchema(c *call, a itemSchemaArgs) *tool.Result {
 	p := a.Path
 	off, lim, hasOff, hasLim := a.window()
-	d, n, canon, res := c.resolveArg(p)
+	t, res := c.resolveTarget(p, nil)
 	if res != nil {
 		return res
 	}
-	if d.typeOf(n) != "array" {
-		return c.notArray(d, n, canon)
+	it, res := c.items(t)
+	if res != nil {
+		return res
 	}
-	ln := d.length(n)
+	d, canon := t.d, t.canon
+	ln := it.len()
 	lo, hi := window(ln, off, lim, hasLim)
 	s := newShape()
 	bad := 0
@@ -25,11 +27,12 @@ func runItemSchema(c *call, a itemSchemaArgs) *tool.Result {
 		if i&1023 == 1023 && c.ctx.Err() != nil {
 			return c.cancelled(c.ctx.Err())
 		}
-		if n.records && d.badRecord(i) {
+		v, ok := it.at(i)
+		if !ok {
 			bad++
 			continue
 		}
-		s.add(d, d.elem(n, i), i, maxShapeDepth)
+		s.add(d, node{v: v}, i, maxShapeDepth)
 	}
 	var b strings.Builder
 	if hi > lo {
@@ -42,13 +45,17 @@ func runItemSchema(c *call, a itemSchemaArgs) *tool.Result {
 		fmt.Fprintf(&b, "(%s not valid JSON, skipped)\n", plural(bad, "record"))
 	}
 	full := !hasOff && !hasLim
-	what := fmt.Sprintf("%s (%s, %s)", canon, windowText("items", lo, hi, ln, full), plural(len(s.order), "key"))
+	unit := "items"
+	if it.isNodes {
+		unit = "nodes"
+	}
+	what := fmt.Sprintf("%s (%s, %s)", canon, windowText(unit, lo, hi, ln, full), plural(len(s.order), "key"))
 	return c.finish(b.String(), what, func() []suggestion {
 		f := kv{"file", c.file}
-		return []suggestion{
-			suggest("item_schema", "half the window", f, kv{"path", canon}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving(),
-			suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(min(lo, max(ln-1, 0)))}),
-			suggest("schema", "the key tree, shallower", f, kv{"max_depth", 2}),
+		sugg := []suggestion{suggest("item_schema", "half the window", f, kv{"path", canon}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving()}
+		if ln > 0 {
+			sugg = append(sugg, suggest("get_in", "one item whole", f, kv{"path", c.itemPath(t, it, min(lo, ln-1))}))
 		}
+		return append(sugg, suggest("schema", "the key tree, shallower", f, kv{"max_depth", 2}))
 	})
 }

@@ -10,23 +10,6 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// resolveArg loads the JSON file and resolves the path argument.
-func (c *call) resolveArg(p string) (*doc, node, string, *tool.Result) {
-	d, res := c.loadJSON()
-	if res != nil {
-		return nil, node{}, "", res
-	}
-	segs, res := c.parsePathArg(p)
-	if res != nil {
-		return nil, node{}, "", res
-	}
-	n, canon, miss := d.resolve(segs)
-	if miss != nil {
-		return nil, node{}, "", c.notFound(d, p, miss)
-	}
-	return d, n, canon, nil
-}
-
 func (c *call) notArray(d *doc, n node, canon string) *tool.Result {
 	t := d.typeOf(n)
 	s := []suggestion{suggest("schema", "find the arrays and their paths", kv{"file", c.file})}
@@ -47,14 +30,14 @@ func runGetIn(c *call, a getInArgs) *tool.Result {
 	p := a.Path
 	off, lim, hasOff, hasLim := a.window()
 	q := c.queryArgs(a.Filter, "", "")
-	p = q.splitPath(p)
-	d, n, canon, res := c.resolveArg(p)
+	tg, res := c.resolveTarget(p, &q)
 	if res != nil {
 		return res
 	}
-	if q.active() {
-		return c.getInFiltered(d, n, canon, &q, off, lim, hasLim)
+	if tg.multi || q.active() {
+		return c.getInItems(tg, &q, off, lim, hasLim)
 	}
+	d, n, canon := tg.d, tg.n, tg.canon
 	windowed := hasOff || hasLim
 	t := d.typeOf(n)
 	var body, what string
@@ -180,47 +163,42 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 	if res := c.argErr(); res != nil {
 		return res
 	}
-	p = q.splitPath(p)
 	var names []string
-	var fsegs [][]segment
-	var fqs []*fquery // fields with [*], .. or [?…]: every node they select, as an array
+	var fqs []*fquery
 	fieldList, res := c.fieldList("fields", fieldsArg)
 	if res != nil {
 		return res
 	}
 	for _, f := range fieldList {
-		segs, err := parsePath(f)
-		var fq *fquery
+		fq, err := parseField(f)
 		if err != nil {
-			var ferr error
-			if fq, ferr = parseField(f); ferr != nil || fq.singular {
-				return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
-			}
+			return errorResult("invalid_arguments", fmt.Sprintf("field %q: %v", f, err), kv{"fields", fieldsArg})
 		}
 		names = append(names, f)
-		fsegs = append(fsegs, segs)
 		fqs = append(fqs, fq)
 	}
 	if len(names) == 0 {
 		return errorResult("invalid_arguments", `fields must name at least one field, e.g. "id,title,meta.author".`, kv{"fields", fieldsArg})
 	}
-	d, n, canon, res := c.resolveArg(p)
+	t, res := c.resolveTarget(p, &q)
 	if res != nil {
 		return res
 	}
-	if d.typeOf(n) != "array" {
-		return c.notArray(d, n, canon)
+	it, res := c.items(t)
+	if res != nil {
+		return res
 	}
-	ln := d.length(n)
+	d, canon := t.d, t.canon
+	ln := it.len()
 	total, scanned := ln, ln
 	var idx []int
 	base := append([]kv{{"file", c.file}, {"path", canon}, {"fields", strings.Join(names, ",")}}, q.kvs()...)
 	if q.active() {
 		retry := c.retryWith(append(base, kv{"offset", off}, kv{"limit", max(lim, 20)}))
-		if res := c.parseQuery(d, n, &q, retry); res != nil {
+		if res := c.parseQuery(it, &q, retry); res != nil {
 			return res
 		}
-		if idx, scanned, res = c.selectQuery(d, n, canon, &q, retry); res != nil {
+		if idx, scanned, res = c.selectQuery(it, canon, &q, retry); res != nil {
 			return res
 		}
 		total = len(idx)
@@ -231,7 +209,7 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 		qnames[i], _ = marshalNoEscape(nm)
 	}
 	var b bytes.Buffer
-	var e *evaluator
+	e := newEvaluator(d)
 	// Rows are written up to the size no answer under the per-call cap
 	// can have (bytesPerTokenBound); past it each row is only measured,
 	// in a buffer it reuses, for the too-large answer.
@@ -255,35 +233,40 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 			if idx != nil {
 				i = idx[j]
 			}
-			w.WriteString(`  {"_index":`)
-			w.WriteString(strconv.Itoa(i))
-			if n.records && d.badRecord(i) {
+			item, ok := it.at(i)
+			if it.isNodes {
+				w.WriteString(`  {"_path":`)
+				pj, _ := marshalNoEscape(d.normPath(item.start))
+				w.Write(pj)
+			} else {
+				w.WriteString(`  {"_index":`)
+				w.WriteString(strconv.Itoa(i))
+			}
+			if !ok {
 				fmt.Fprintf(w, `,"_error":"record on line %d is not valid JSON"`, d.lineOf(d.records[i].start))
 			} else {
-				item := d.elem(n, i)
-				for j, segs := range fsegs {
+				for k, fq := range fqs {
 					w.WriteByte(',')
-					w.Write(qnames[j])
+					w.Write(qnames[k])
 					w.WriteByte(':')
-					if fqs[j] != nil {
-						if e == nil {
-							e = newEvaluator(d)
+					if fq.singular {
+						if v, ok := e.single(fq, item); ok {
+							w.Write(compact(d.data, v))
+						} else {
+							w.WriteString("null")
 						}
-						w.WriteByte('[')
-						k := 0
-						e.nodes(fqs[j], item.v, func(s span) bool {
-							if k++; k > 1 {
-								w.WriteByte(',')
-							}
-							w.Write(compact(d.data, s))
-							return true
-						})
-						w.WriteByte(']')
-					} else if v, ok := d.resolveRel(item, segs); ok {
-						w.Write(compact(d.data, v.v))
-					} else {
-						w.WriteString("null")
+						continue
 					}
+					w.WriteByte('[')
+					n := 0
+					e.nodes(fq, item, func(s span) bool {
+						if n++; n > 1 {
+							w.WriteByte(',')
+						}
+						w.Write(compact(d.data, s))
+						return true
+					})
+					w.WriteByte(']')
 				}
 			}
 			w.WriteByte('}')
@@ -298,11 +281,15 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 		b.WriteString("]")
 	}
 	full := !hasOff && !hasLim
-	win := windowText("items", lo, hi, ln, full)
+	unit := "items"
+	if it.isNodes {
+		unit = "nodes"
+	}
+	win := windowText(unit, lo, hi, ln, full)
 	if q.active() {
 		win = matchesText(lo, hi, total, scanned, q.f != nil) + q.describe()
 	}
-	what := fmt.Sprintf("%s (%s, fields: [%s])", canon, win, strings.Join(names, ","))
+	what := fmt.Sprintf("%s (%s, fields: [%s]%s)", canon, win, strings.Join(names, ","), numNotesText(c.notes))
 	sugg := func() []suggestion {
 		f := kv{"file", c.file}
 		half := max(1, (hi-lo)/2)
@@ -311,15 +298,21 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 		if len(names) > 1 {
 			s = append(s, suggest("iterate_over", "fewer fields", append(append([]kv{f, {"path", canon}, {"fields", strings.Join(names[:(len(names)+1)/2], ",")}}, qa...), kv{"offset", lo}, kv{"limit", max(1, hi-lo)})...))
 		}
-		first := min(lo, max(ln-1, 0))
+		if ln == 0 {
+			return s
+		}
+		first := min(lo, ln-1)
 		if idx != nil && lo < len(idx) {
 			first = idx[lo]
 		}
-		s = append(s, suggest("get_in", "one item whole", f, kv{"path", canon + renderIndex(first)}))
-		if g := firstFields(d, d.elem(n, first), 1); q.f != nil && g != "" {
+		s = append(s, suggest("get_in", "one item whole", f, kv{"path", c.itemPath(t, it, first)}))
+		firstItem, _ := it.at(first)
+		if g := firstFields(d, node{v: firstItem}, 1); q.f != nil && g != "" {
 			s = append(s, suggest("count_by", "just count the matches", f, kv{"path", canon}, kv{"group_by", g}, kv{"filter", q.filterText}))
-		} else if fs := fsegs[0]; len(fs) > 0 && fs[len(fs)-1].kind != segIndex && fqs[0] == nil {
-			s = append(s, suggest("grep", "find items by a field's text", f, kv{"pattern", `"` + fs[len(fs)-1].key + `"`}, kv{"context", 0}, kv{"max_matches", 20}))
+		} else if fq := fqs[0]; fq.singular && len(fq.segs) > 0 {
+			if sel := fq.segs[len(fq.segs)-1].sels[0]; sel.kind == selName {
+				s = append(s, suggest("grep", "find items by a field's text", f, kv{"pattern", `"` + sel.name + `"`}, kv{"context", 0}, kv{"max_matches", 20}))
+			}
 		}
 		return s
 	}
@@ -337,35 +330,62 @@ func article(t string) string {
 	return "a " + t
 }
 
-// getInFiltered is get_in with a filter: the matching items of the array
-// at n, windowed by offset/limit over the matches.
-func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, lim int, hasLim bool) *tool.Result {
-	if d.typeOf(n) != "array" {
-		return c.notArray(d, n, canon)
-	}
-	retry := c.retryWith([]kv{{"file", c.file}, {"path", canon}, {"filter", q.filterText}, {"offset", off}, {"limit", max(lim, 10)}})
-	if res := c.parseQuery(d, n, q, retry); res != nil {
-		return res
-	}
-	idx, scanned, res := c.selectQuery(d, n, canon, q, retry)
+// getInItems is get_in over items: a path's node list, or the matching
+// items of an array with a filter, windowed by offset/limit over them.
+func (c *call) getInItems(t *target, q *itemQuery, off, lim int, hasLim bool) *tool.Result {
+	it, res := c.items(t)
 	if res != nil {
 		return res
 	}
+	d, canon := t.d, t.canon
+	base := []kv{{"file", c.file}, {"path", canon}}
+	if q.filterText != "" {
+		base = append(base, kv{"filter", q.filterText})
+	}
+	retry := c.retryWith(append(base, kv{"offset", off}, kv{"limit", max(lim, 10)}))
+	if res := c.parseQuery(it, q, retry); res != nil {
+		return res
+	}
+	var idx []int
+	scanned := it.len()
+	if q.f != nil {
+		if idx, scanned, res = c.selectQuery(it, canon, q, retry); res != nil {
+			return res
+		}
+	} else {
+		idx = make([]int, it.len())
+		for i := range idx {
+			idx[i] = i
+		}
+	}
 	lo, hi := window(len(idx), off, lim, hasLim)
-	what := fmt.Sprintf("%s (%s)", canon, matchesText(lo, hi, len(idx), scanned, true))
+	var what string
+	if q.f != nil {
+		what = fmt.Sprintf("%s (%s%s)", canon, matchesText(lo, hi, len(idx), scanned, true), numNotesText(c.notes))
+	} else {
+		what = fmt.Sprintf("%s (%s%s)", canon, nodesText(lo, hi, len(idx)), numNotesText(c.notes))
+	}
 	sugg := func() []suggestion {
 		f := kv{"file", c.file}
-		s := []suggestion{suggest("get_in", "half the matches; continue with the next offset", f, kv{"path", canon}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving()}
+		unit := "matches"
+		if q.f == nil {
+			unit = "nodes"
+		}
+		s := []suggestion{retry("half the "+unit+"; continue with the next offset", kv{"offset", lo}, kv{"limit", max(1, (hi-lo)/2)}).halving()}
 		if hi > lo {
-			if fields := firstFields(d, node{v: d.itemsOfAt(n, idx[lo])}, 3); fields != "" {
-				s = append(s, suggest("iterate_over", "a few fields of each match", f, kv{"path", canon}, kv{"fields", fields}, kv{"filter", q.filterText}, kv{"offset", lo}, kv{"limit", 50}))
+			first, _ := it.at(idx[lo])
+			if fields := firstFields(d, node{v: first}, 3); fields != "" {
+				args := []kv{f, {"path", canon}, {"fields", fields}}
+				if q.filterText != "" {
+					args = append(args, kv{"filter", q.filterText})
+				}
+				s = append(s, suggest("iterate_over", "a few fields of each", append(args, kv{"offset", lo}, kv{"limit", 50})...))
 			}
-			s = append(s, suggest("get_in", "one match whole", f, kv{"path", canon + renderIndex(idx[lo])}))
+			s = append(s, suggest("get_in", "the first one whole", f, kv{"path", c.itemPath(t, it, idx[lo])}))
 		}
 		return s
 	}
-	// Decided from the matches' bytes before they are copied.
-	it := d.itemsOf(n)
+	// Decided from the items' bytes before they are copied.
 	size := 0
 	for _, i := range idx[lo:hi] {
 		if s, ok := it.at(i); ok {
@@ -373,7 +393,7 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 		}
 	}
 	if size > c.env.maxTokens()*bytesPerTokenBound {
-		// Measured on the first matches as they would be written.
+		// Measured on the first ones as they would be written.
 		k, of := lo, 0
 		for k < hi && of < estimateSample {
 			if s, ok := it.at(idx[k]); ok {
@@ -389,11 +409,9 @@ func (c *call) getInFiltered(d *doc, n node, canon string, q *itemQuery, off, li
 	return c.finish(body, what, sugg)
 }
 
-// itemsOfAt is item i of the array at n (the zero span for a broken
-// NDJSON record).
-func (d *doc) itemsOfAt(n node, i int) span {
-	s, _ := d.itemsOf(n).at(i)
-	return s
+// nodesText renders "nodes [0..20) of 57".
+func nodesText(lo, hi, n int) string {
+	return fmt.Sprintf("nodes [%d..%d) of %s", lo, hi, comma(n))
 }
 
 // windowJSON is the JSON of items [lo, hi) of the array (or members of

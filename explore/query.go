@@ -3,20 +3,25 @@ package explore
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 )
 
-// items is the array a query runs over: a JSON array's members or an
-// NDJSON file's records.
+// items is what a query runs over: a JSON array's members, an NDJSON
+// file's records, or the nodes a path selects (isNodes: rows name them by
+// their normalized path, not their index).
 type items struct {
-	d    *doc
-	recs bool
-	kids []child
+	d       *doc
+	recs    bool
+	kids    []child
+	nodes   []span
+	isNodes bool
 }
+
+// nodeItems are the nodes of a node list as items.
+func (d *doc) nodeItems(nodes []span) items { return items{d: d, nodes: nodes, isNodes: true} }
 
 func (d *doc) itemsOf(n node) items {
 	if n.records {
@@ -26,6 +31,9 @@ func (d *doc) itemsOf(n node) items {
 }
 
 func (it items) len() int {
+	if it.isNodes {
+		return len(it.nodes)
+	}
 	if it.recs {
 		return len(it.d.records)
 	}
@@ -34,6 +42,9 @@ func (it items) len() int {
 
 // at returns item i; ok is false for an NDJSON record that is not JSON.
 func (it items) at(i int) (span, bool) {
+	if it.isNodes {
+		return it.nodes[i], true
+	}
 	if it.recs {
 		if len(it.d.badRecs) > 0 && it.d.badRecord(i) {
 			return span{}, false
@@ -54,6 +65,7 @@ func (d *doc) forChunks(ctx context.Context, n int, work func(e *evaluator, chun
 	workers := min(runtime.GOMAXPROCS(0), nch, 8)
 	if workers <= 1 {
 		e := newEvaluator(d)
+		e.ctx = ctx
 		for c := 0; c < nch; c++ {
 			if c&15 == 15 && ctx.Err() != nil {
 				return ctx.Err()
@@ -80,6 +92,7 @@ func (d *doc) forChunks(ctx context.Context, n int, work func(e *evaluator, chun
 				}
 			}()
 			e := newEvaluator(d)
+			e.ctx = ctx
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= nch || ctx.Err() != nil {
@@ -131,12 +144,14 @@ func (e *evaluator) fieldValue(q *fquery, item span) (span, bool) {
 
 // sortKey orders values as jq does: null (and missing) < false < true <
 // numbers < strings < arrays < objects; arrays and objects by their raw
-// text.
+// text. text is a string's number when it is a decimal number.
 type sortKey struct {
-	rank uint8
-	num  float64
-	str  []byte
-	idx  int
+	rank   uint8
+	num    float64
+	str    []byte
+	idx    int
+	isText bool
+	text   float64
 }
 
 func makeSortKey(data []byte, s span, ok bool, idx int) sortKey {
@@ -153,7 +168,9 @@ func makeSortKey(data []byte, s span, ok bool, idx int) sortKey {
 	case vNum:
 		return sortKey{rank: 3, num: v.num, idx: idx}
 	case vStr:
-		return sortKey{rank: 4, str: v.str, idx: idx}
+		k := sortKey{rank: 4, str: v.str, idx: idx}
+		k.text, k.isText = rawTextNumber(v.raw)
+		return k
 	case vArr:
 		return sortKey{rank: 5, str: v.raw, idx: idx}
 	case vObj:
@@ -178,19 +195,50 @@ func cmpSortKey(a, b sortKey) int {
 	return bytes.Compare(a.str, b.str)
 }
 
+// mixedSorted is how sort_by orders a mixed field.
+const mixedSorted = "sorted as written (text by code point, after JSON numbers)"
+
 // sortItems orders idx by the field's value; ties keep item order in both
-// directions.
-func sortItems(ctx context.Context, it items, idx []int, q *fquery, desc bool) ([]int, error) {
+// directions. A field whose every non-null value is a decimal number
+// written as a string sorts as those numbers; the note says so.
+func sortItems(ctx context.Context, it items, idx []int, q *fquery, desc bool) ([]int, []numNote, error) {
 	keys := make([]sortKey, len(idx))
+	var (
+		mu    sync.Mutex
+		tally numTally
+	)
 	err := it.d.forChunks(ctx, len(idx), func(e *evaluator, _, lo, hi int) {
+		var t numTally
 		for j := lo; j < hi; j++ {
 			s, _ := it.at(idx[j])
 			v, ok := e.fieldValue(q, s)
 			keys[j] = makeSortKey(it.d.data, v, ok, idx[j])
+			switch k := &keys[j]; {
+			case k.isText:
+				t.text++
+			case k.rank > 0:
+				t.other++
+			}
 		}
+		mu.Lock()
+		tally.text += t.text
+		tally.other += t.other
+		mu.Unlock()
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var notes []numNote
+	switch st := tally.state(); st {
+	case numText:
+		for j := range keys {
+			if k := &keys[j]; k.isText {
+				k.rank, k.num = 3, k.text
+			}
+		}
+		fallthrough
+	case numMixed:
+		notes = []numNote{{field: fieldName(q), state: st, how: mixedSorted}}
 	}
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		c := cmpSortKey(a, b)
@@ -206,39 +254,5 @@ func sortItems(ctx context.Context, it items, idx []int, q *fquery, desc bool) (
 	for i, k := range keys {
 		out[i] = k.idx
 	}
-	return out, nil
-}
-
-// fieldName renders a parsed field for footers.
-func fieldName(q *fquery) string {
-	var b bytes.Buffer
-	for _, s := range q.segs {
-		if s.desc {
-			b.WriteString("..")
-		}
-		switch s.kind {
-		case qKey, qName:
-			k := renderKey(s.key)
-			if s.kind == qName {
-				k = "." + s.key
-			}
-			if s.desc && k[0] == '.' {
-				k = k[1:]
-			}
-			if b.Len() == 0 && k[0] == '.' {
-				k = k[1:]
-			}
-			b.WriteString(k)
-		case qIndex:
-			fmt.Fprintf(&b, "[%d]", s.idx)
-		case qWild:
-			b.WriteString("[*]")
-		case qFilter:
-			b.WriteString("[?…]")
-		}
-	}
-	if b.Len() == 0 {
-		return "@"
-	}
-	return b.String()
+	return out, notes, nil
 }

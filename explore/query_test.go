@@ -45,11 +45,11 @@ func loadFixture(t testing.TB, name string) *doc {
 
 func mustItems(t *testing.T, d *doc, path string) items {
 	t.Helper()
-	segs, err := parsePath(path)
+	q, err := parsePath(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _, miss := d.resolve(segs)
+	n, _, miss := d.resolve(segments(q))
 	if miss != nil {
 		t.Fatalf("%s: not found", path)
 	}
@@ -89,8 +89,11 @@ var filterCases = []struct{ filter, jq string }{
 	{`?(@.spec.priority >= 100)`, `.spec.priority >= 100`},
 	{`?(@.spec.priority == 2.5 || @.spec.priority == 1e3)`, `.spec.priority == 2.5 or .spec.priority == 1000`},
 	{`?(@.status.phase in ['Failed', 'Succeeded'])`, `.status.phase == "Failed" or .status.phase == "Succeeded"`},
-	{`?(@..restartCount > 2)`, `[.. | objects | select(has("restartCount")) | .restartCount] | any(. > 2)`},
-	{`?(@.status.containerStatuses[*].ready == true)`, `any(.status.containerStatuses[]; .ready == true)`},
+	{`?(@..[?@.restartCount > 2])`, `[.. | objects | select(has("restartCount")) | .restartCount] | any(. > 2)`},
+	{`?(@.status.containerStatuses[?@.ready == true])`, `any(.status.containerStatuses[]?; .ready == true)`},
+	{`?(@.spec.containers[-1:][?@ == 'nginx:1.25'])`, `any(.spec.containers[-1][]; . == "nginx:1.25")`},
+	{`?(count(@.spec.containers[0, -1]) == 2)`, `(.spec.containers | length) >= 1`},
+	{`?(@.metadata['name', 'namespace'])`, `.metadata | has("name") or has("namespace")`},
 	{`?(@.status.containerStatuses[-1].restartCount == 3)`, `.status.containerStatuses[-1].restartCount == 3`},
 	{`?(@.status.phase <= 'Pending')`, `.status.phase <= "Pending"`},
 	{`?(@.kind == 'Pod' && $.kind == 'PodList')`, `.kind == "Pod"`},
@@ -138,7 +141,7 @@ func TestSortMatchesJQ(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := sortItems(context.Background(), it, all, q, false)
+		got, _, err := sortItems(context.Background(), it, all, q, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +149,7 @@ func TestSortMatchesJQ(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("sort_by %s\n got %v\nwant %v", field, got, want)
 		}
-		desc, _ := sortItems(context.Background(), it, all, q, true)
+		desc, _, _ := sortItems(context.Background(), it, all, q, true)
 		e := newEvaluator(d)
 		for i := 1; i < len(desc); i++ {
 			a, _ := it.at(desc[i-1])
@@ -291,7 +294,7 @@ func TestFilterDeepAndMixed(t *testing.T) {
 	for filter, want := range map[string][]int{
 		`?(@.n >= 2)`:              {1, 2},
 		`?(@.x.a.a.a)`:             {0},
-		`?(@..a == 1)`:             {0},
+		`?(@..[?@.a == 1])`:        {0},
 		`?(length(@.x) == 1)`:      {0, 2},
 		`?(@.x == 2 || @.x[0][0])`: {1, 2},
 	} {
@@ -346,22 +349,29 @@ func TestFilterErrors(t *testing.T) {
 		{`?(@.status.phase = 'Failed')`, 18, "equality is =="},
 		{`?(@.a == 1 and @.b == 2)`, 12, "use && and ||"},
 		{`?(status.phase == 'x')`, 3, "write @.status.phase"},
-		{`?(@.a == 'x'`, 13, "expected ')'"},
+		{`?(@.a == 'x'`, 2, "'(' is not closed"},
 		{`?(@.a == 'x)`, 10, "unterminated string"},
 		{`?(@.a =~ /(/)`, 10, "invalid regular expression"},
 		{`?(foo(@.a))`, 3, "unknown function foo()"},
-		{`?(length(@.a, 1) > 1)`, 3, "takes 1 argument"},
+		{`?(length(@.a, 1) > 1)`, 15, "takes 1 argument"},
 		{`?(match(@.a, 'x') == true)`, 3, "use it alone"},
 		{`?(@.a ==)`, 9, "expected a value"},
 		{``, 1, "empty filter"},
 		{`?(` + strings.Repeat("(", 100) + `@.a` + strings.Repeat(")", 101), 66, "deeper than 64"},
 		{`?(@.a == 1) x`, 13, "expected &&, || or the end"},
-		{`?(@.é == 1 && @[x] == 2)`, 17, "expected an index"},
+		{`?(@.é == 1 && @[x] == 2)`, 17, "expected a quoted name, an index"},
+		{`?(@.a[*].b == 1)`, 3, "selects several nodes and cannot be compared"},
+		{`?(@..b > 1)`, 3, "test whether any matches"},
+		{`?(@.a == 01)`, 10, "no leading 0"},
+		{`?(length(@.a))`, 3, "compare it"},
+		{`?(count(@.a) > 1 && @.kube-system)`, 27, "needs quotes"},
+		{`?(@.a == True)`, 10, "write true"},
+		{`?(count (@.a) == 1)`, 8, "no space"},
 	} {
 		_, err := parseFilter(tc.filter)
-		var fe *filterError
+		var fe *syntaxError
 		if !errors.As(err, &fe) {
-			t.Errorf("%q: error %v, want a filterError", tc.filter, err)
+			t.Errorf("%q: error %v, want a syntaxError", tc.filter, err)
 			continue
 		}
 		if fe.column() != tc.col || !strings.Contains(fe.msg, tc.msg) {
@@ -379,7 +389,7 @@ func FuzzParseFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		fl, err := parseFilter(s)
 		if err != nil {
-			var fe *filterError
+			var fe *syntaxError
 			if !errors.As(err, &fe) || fe.column() < 1 || fe.column() > len([]rune(s))+1 {
 				t.Fatalf("%q: bad error %v", s, err)
 			}
@@ -478,7 +488,7 @@ func TestCountByToolMatchesJQ(t *testing.T) {
 		t.Errorf("count_by: %v, want %v (jq)", gotM, want)
 	}
 	// The window is over the matches, in item order.
-	got = run(t, env, "iterate_over", map[string]any{"file": "pods.json", "path": "items", "fields": "metadata.name", "filter": "?(@.spec.containers[*].image == 'busybox')", "offset": 1, "limit": 3})
+	got = run(t, env, "iterate_over", map[string]any{"file": "pods.json", "path": "items", "fields": "metadata.name", "filter": "?(@.spec.containers[?@.image == 'busybox'])", "offset": 1, "limit": 3})
 	var items []map[string]any
 	if err := json.Unmarshal([]byte(got[:strings.LastIndex(got, "\n--- ")]), &items); err != nil {
 		t.Fatal(err)
@@ -584,5 +594,33 @@ func TestQueryBrokenNDJSONRecord(t *testing.T) {
 	got = run(t, env, "count_by", map[string]any{"file": "e.ndjson", "path": "$", "group_by": "l"})
 	if !strings.Contains(got, "(2 groups; 2 items)") {
 		t.Errorf("count_by over a broken record: %s", got)
+	}
+}
+
+// TestFilterRepairs: the corrected filter bad_filter offers (and the
+// corrected path of invalid_path) for what models write that RFC 9535
+// refuses.
+func TestFilterRepairs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`?(@.status.phase = 'Failed')`, `?(@.status.phase == 'Failed')`},
+		{`status.phase == 'x' and spec.priority > 1`, `@.status.phase == 'x' && @.spec.priority > 1`},
+		{`?(@.spec.containers[*].image == 'busybox')`, `?(@.spec.containers[?@.image == 'busybox'])`},
+		{`?(@..restartCount > 2)`, `?(@..[?@.restartCount > 2])`},
+		{`?(@.metadata.labels.app-name == 'a.b-c')`, `?(@.metadata.labels['app-name'] == 'a.b-c')`},
+		{`?(@.ok == True)`, `?(@.ok == true)`},
+	} {
+		if got := fixFilter(tc.in); got != tc.want {
+			t.Errorf("fixFilter(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for in, want := range map[string]string{
+		`$.items[?@.tags[*].k == 1].name`: `$.items[?@.tags[?@.k == 1]].name`,
+		`$.items.3.name`:                  `$.items[3].name`,
+		`$.items.-1`:                      `$.items[-1]`,
+		`$.kube-system.pods[0]`:           `$['kube-system'].pods[0]`,
+	} {
+		if got := fixPath(in); got != want {
+			t.Errorf("fixPath(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

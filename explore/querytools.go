@@ -30,25 +30,6 @@ func (c *call) queryArgs(filter, sortBy, order string) itemQuery {
 	return q
 }
 
-// splitPath moves a trailing JSONPath filter segment of a path into the
-// filter ($.items[?(@.a == 1)] is path $.items, filter [?(@.a == 1)]) when
-// no filter argument was given and the segment parses.
-func (q *itemQuery) splitPath(p string) string {
-	t := strings.TrimSpace(p)
-	i := strings.Index(t, "[?")
-	if q.filterText != "" || i < 0 || !strings.HasSuffix(t, "]") {
-		return p
-	}
-	if _, err := parseFilter(t[i:]); err != nil {
-		return p
-	}
-	q.filterText = t[i:]
-	if t[:i] == "" {
-		return "$"
-	}
-	return t[:i]
-}
-
 func (q *itemQuery) active() bool { return q.filterText != "" || q.sortText != "" }
 
 // kvs are the query arguments to carry into suggestions.
@@ -104,14 +85,14 @@ func (c *call) retryWith(base []kv) retryFunc {
 	}
 }
 
-// parseQuery parses the filter and sort_by of q against the array at n:
+// parseQuery parses the filter and sort_by of q for the items it:
 // bad_filter names the column and shows a corrected example;
 // invalid_arguments does the same for sort_by.
-func (c *call) parseQuery(d *doc, n node, q *itemQuery, retry retryFunc) *tool.Result {
+func (c *call) parseQuery(it items, q *itemQuery, retry retryFunc) *tool.Result {
 	if q.filterText != "" {
 		f, err := parseFilter(q.filterText)
 		if err != nil {
-			return c.badFilter(d, n, q.filterText, err, retry)
+			return c.badFilter(it, q.filterText, err, retry)
 		}
 		q.f = f
 	}
@@ -126,10 +107,10 @@ func (c *call) parseQuery(d *doc, n node, q *itemQuery, retry retryFunc) *tool.R
 }
 
 func (c *call) badField(arg, text string, err error) *tool.Result {
-	var fe *filterError
+	var se *syntaxError
 	col := 1
-	if errors.As(err, &fe) {
-		col = fe.column()
+	if errors.As(err, &se) {
+		col = se.column()
 	}
 	return errorResult("invalid_arguments", fmt.Sprintf("%s %q: %v. Fields look like status.phase, spec.containers[*].image or metadata.labels['app.kubernetes.io/name'].", arg, text, err),
 		kv{arg, text}, kv{"column", col})
@@ -154,14 +135,18 @@ var filterFixes = []struct {
 	{regexp.MustCompile(`(^|[\s(!&|?])\.?([A-Za-z_][\w-]*(?:\.[\w-]+|\[[^\]]*\])*)(\s*(?:==|!=|<=|>=|<|>|=~|in\b))`), "$1@.$2$3"},
 	// jq-style .field at the start of a comparand
 	{regexp.MustCompile(`(^|[\s(!&|?])\.([A-Za-z_])`), "$1@.$2"},
+	// A name with - after a dot needs quotes: @.app-name -> @['app-name']
+	{regexp.MustCompile(`(@(?:\.[A-Za-z_]\w*|\[[^\]]*\])*)\.([A-Za-z_]\w*-[\w-]*)`), "$1['$2']"},
+	// Any of several values compared (not RFC 9535): @.a[*].b == x ->
+	// @.a[?@.b == x], true when one element's b is x.
+	{regexp.MustCompile(`@((?:\.[A-Za-z_]\w*|\[\d+\]|\['[^']*'\])*)\[\*\]((?:\.[A-Za-z_]\w*)+)\s*(==|!=|<=|>=|<|>)\s*('[^']*'|"[^"]*"|-?\d+(?:\.\d+)?|true|false|null)`), "@$1[?@$2 $3 $4]"},
+	// @..x compared (not RFC 9535): any descendant's x -> @..[?@.x …]
+	{regexp.MustCompile(`@\.\.([A-Za-z_]\w*)\s*(==|!=|<=|>=|<|>)\s*('[^']*'|"[^"]*"|-?\d+(?:\.\d+)?|true|false|null)`), "@..[?@.$1 $2 $3]"},
 }
 
 // fixFilter tries the usual repairs and returns a filter that parses, or "".
 func fixFilter(s string) string {
-	t := s
-	for _, f := range filterFixes {
-		t = f.re.ReplaceAllString(t, f.repl)
-	}
+	t := repairFilter(s)
 	if open := strings.Count(t, "(") - strings.Count(t, ")"); open > 0 && open < 10 {
 		t += strings.Repeat(")", open)
 	}
@@ -171,13 +156,43 @@ func fixFilter(s string) string {
 	return ""
 }
 
-// exampleFilter builds a filter that runs on this array from its first
-// item: a comparison on its first scalar field.
-func exampleFilter(d *doc, n node) string {
-	if d.typeOf(n) != "array" || d.length(n) == 0 {
+// pathFixes repair what the shorthand allows and RFC 9535 does not, in a
+// path that starts with $: $.items.3 and $.kube-system.
+var pathFixes = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`\.(-?\d+)(\.|\[|$)`), "[$1]$2"},
+	{regexp.MustCompile(`\.([A-Za-z_][\w-]*-[\w-]*)`), "['$1']"},
+}
+
+// fixPath is fixFilter for a path and the filters inside it: a path that
+// parses once they are repaired, or "".
+func fixPath(s string) string {
+	t := repairFilter(s)
+	for _, f := range pathFixes {
+		t = f.re.ReplaceAllString(t, f.repl)
+	}
+	if _, err := parsePath(t); err == nil && t != s {
+		return t
+	}
+	return ""
+}
+
+func repairFilter(s string) string {
+	for _, f := range filterFixes {
+		s = f.re.ReplaceAllString(s, f.repl)
+	}
+	return s
+}
+
+// exampleFilter builds a filter that runs on these items from the first:
+// a comparison on its first scalar field.
+func exampleFilter(it items) string {
+	if it.d == nil || it.len() == 0 {
 		return `?(@.status == 'failed')`
 	}
-	it := d.itemsOf(n)
+	d := it.d
 	s, ok := it.at(0)
 	if !ok {
 		return `?(@.status == 'failed')`
@@ -241,18 +256,18 @@ func literalText(raw []byte) string {
 
 // badFilter is the bad_filter error: where parsing failed, a corrected
 // filter when a usual repair works, and one built from the data.
-func (c *call) badFilter(d *doc, n node, text string, err error, retry retryFunc) *tool.Result {
-	var fe *filterError
+func (c *call) badFilter(it items, text string, err error, retry retryFunc) *tool.Result {
+	var se *syntaxError
 	col := 1
 	msg := err.Error()
-	if errors.As(err, &fe) {
-		col = fe.column()
-		msg = fe.msg
+	if errors.As(err, &se) {
+		col = se.column()
+		msg = se.msg
 	}
 	fixed := fixFilter(text)
 	example := fixed
 	if example == "" {
-		example = exampleFilter(d, n)
+		example = exampleFilter(it)
 	}
 	var sugg []suggestion
 	if fixed != "" {
@@ -261,7 +276,7 @@ func (c *call) badFilter(d *doc, n node, text string, err error, retry retryFunc
 		sugg = append(sugg, retry("a filter built from the first item; adapt the field and value", kv{"filter", example}))
 	}
 	return errorResult("bad_filter",
-		fmt.Sprintf("filter does not parse at column %d: %s. Filters are JSONPath (RFC 9535): ?(@.status.phase == 'Failed' && @.restarts > 3), || for alternatives, =~ /regex/i, match(), search(), length(), count(), @.x in ['a', 'b'].", col, msg),
+		fmt.Sprintf("filter does not parse at column %d: %s. Filters are JSONPath (RFC 9535): ?(@.status.phase == 'Failed' && @.restarts > 3), || for alternatives, match(), search(), length(), count(), value(), @.tags[?@ == 'x'] for any element; extensions: =~ /regex/i, @.x in ['a', 'b'].", col, msg),
 		kv{"filter", text}, kv{"column", col}, kv{"example", example}, kv{"suggestions", sugg})
 }
 
@@ -301,11 +316,11 @@ func relQueries(n *fnode, out []*fquery) []*fquery {
 	return out
 }
 
-// singularPrefix is the leading key/index segments of q.
+// singularPrefix is the leading name and index segments of q.
 func singularPrefix(q *fquery) *fquery {
 	p := &fquery{singular: true}
 	for _, s := range q.segs {
-		if s.desc || s.kind == qWild || s.kind == qFilter {
+		if s.desc || len(s.sels) != 1 || !s.sels[0].singular() {
 			break
 		}
 		p.segs = append(p.segs, s)
@@ -343,7 +358,7 @@ func missingField(ctx context.Context, d *doc, it items, q *fquery) *fieldMiss {
 		v := s
 		depth := 0
 		for ; depth < len(p.segs); depth++ {
-			nv, ok := e.step(&p.segs[depth], v)
+			nv, ok := e.step(&p.segs[depth].sels[0], v)
 			if !ok {
 				break
 			}
@@ -361,7 +376,7 @@ func missingField(ctx context.Context, d *doc, it items, q *fquery) *fieldMiss {
 	}
 	v := bestItem
 	for i := 0; i < bestDepth; i++ {
-		v, _ = e.step(&p.segs[i], v)
+		v, _ = e.step(&p.segs[i].sels[0], v)
 	}
 	m := &fieldMiss{prefix: "@" + strings.TrimPrefix(fieldName(&fquery{segs: p.segs[:bestDepth]}), "@")}
 	if bestDepth > 0 && !strings.HasPrefix(m.prefix, "@[") {
@@ -371,8 +386,8 @@ func missingField(ctx context.Context, d *doc, it items, q *fquery) *fieldMiss {
 	m.failed = fieldName(&fquery{segs: []qseg{seg}})
 	if d.data[v.start] == '{' {
 		forMembers(d.data, v, func(k, _ span) bool { m.keys = append(m.keys, keyString(d.data, k)); return len(m.keys) < 50 })
-		if seg.kind == qKey || seg.kind == qName {
-			m.best = closestKey(seg.key, m.keys)
+		if sel := seg.sels[0]; sel.kind == selName || sel.kind == selNameOrIndex {
+			m.best = closestKey(sel.name, m.keys)
 		}
 	}
 	return m
@@ -405,15 +420,25 @@ func (c *call) missingFieldError(arg, text string, m *fieldMiss, canon string, r
 		kv{"available_keys", m.keys}, kv{"suggestions", sugg})
 }
 
-// selectQuery runs q over the array at n: the matching item indexes in
-// output order, and how many items were scanned. A filter that matches
-// nothing because a path it reads exists in no item is key_path_not_found.
-func (c *call) selectQuery(d *doc, n node, canon string, q *itemQuery, retry retryFunc) ([]int, int, *tool.Result) {
-	it := d.itemsOf(n)
+// selectQuery runs q over the items: the matching item indexes in output
+// order, and how many items were scanned. A filter that matches nothing
+// because a path it reads exists in no item is key_path_not_found. Fields
+// whose numbers arrived as text are found first, and the call's notes say
+// what was done with them.
+func (c *call) selectQuery(it items, canon string, q *itemQuery, retry retryFunc) ([]int, int, *tool.Result) {
+	d := it.d
+	var scan *numScan
+	if q.f != nil {
+		var err error
+		if scan, err = markNumText(c.ctx, it, q.f); err != nil {
+			return nil, 0, c.cancelled(err)
+		}
+	}
 	idx, err := selectItems(c.ctx, it, q.f)
 	if err != nil {
 		return nil, 0, c.cancelled(err)
 	}
+	c.notes = append(c.notes, scan.notes()...)
 	if len(idx) == 0 && q.f != nil {
 		for _, rq := range relQueries(q.f.root, nil) {
 			if m := missingField(c.ctx, d, it, rq); m != nil {
@@ -428,9 +453,11 @@ func (c *call) selectQuery(d *doc, n node, canon string, q *itemQuery, retry ret
 		if m := missingField(c.ctx, d, it, q.sortQ); m != nil {
 			return nil, 0, c.missingFieldError("sort_by", q.sortText, m, canon, retry)
 		}
-		if idx, err = sortItems(c.ctx, it, idx, q.sortQ, q.desc); err != nil {
+		var notes []numNote
+		if idx, notes, err = sortItems(c.ctx, it, idx, q.sortQ, q.desc); err != nil {
 			return nil, 0, c.cancelled(err)
 		}
+		c.notes = append(c.notes, notes...)
 	}
 	scanned := it.len()
 	if it.recs {

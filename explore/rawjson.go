@@ -2,7 +2,6 @@ package explore
 
 import (
 	"bytes"
-	"strconv"
 
 	"github.com/tidwall/pretty"
 
@@ -90,18 +89,4 @@ func prettyJSON(b []byte, v span) []byte {
 		return bytes.TrimRight(pretty.PrettyOptions(raw, &pretty.Options{Indent: "  ", Width: 80}), "\n")
 	}
 	return raw
-}
-
-// quoteKey renders a key as a path segment: .name when it is a plain
-// identifier, ["..."] otherwise.
-func quoteKey(k string) string {
-	if k == "" {
-		return `[""]`
-	}
-	for i, r := range k {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
-			return "[" + strconv.Quote(k) + "]"
-		}
-	}
-	return "." + k
 }

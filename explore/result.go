@@ -28,6 +28,9 @@ type call struct {
 	// rather than counted ([tokensOf], [call.sizeEstimate]); its message
 	// then says so.
 	estimate string
+	// notes are what the footer says about fields whose numbers arrived
+	// as text (numtext.go).
+	notes []numNote
 }
 
 // kv and obj build JSON objects whose key order is part of the contract
@@ -191,15 +194,26 @@ func (c *call) cancelled(err error) *tool.Result {
 	return errorResult("cancelled", fmt.Sprintf("%s stopped before finishing: %v.", c.tool, err))
 }
 
-// parsePathArg parses the path argument or returns the invalid_path error.
-func (c *call) parsePathArg(p string) ([]segment, *tool.Result) {
-	segs, err := parsePath(p)
+// parsePathArg parses the path argument or returns the invalid_path error,
+// which names the column.
+func (c *call) parsePathArg(p string) (*fquery, *tool.Result) {
+	q, err := parsePath(p)
 	if err != nil {
-		return nil, errorResult("invalid_path", err.Error()+`. Paths look like $.items[3].metadata.name or items.3.metadata.name; quote odd keys as $["a.b"].`,
-			kv{"path", p},
-			kv{"suggestions", []suggestion{suggest("schema", "see the key tree and valid paths", kv{"file", c.file})}})
+		col := 1
+		msg := err.Error()
+		var se *syntaxError
+		if errors.As(err, &se) {
+			col, msg = se.column(), se.msg
+		}
+		extra := []kv{{"path", p}, {"column", col}}
+		if fixed := fixPath(p); fixed != "" {
+			msg += fmt.Sprintf("; corrected: %s", fixed)
+			extra = append(extra, kv{"corrected_path", fixed})
+		}
+		return nil, errorResult("invalid_path", fmt.Sprintf("path does not parse at column %d: %s. Paths are JSONPath (RFC 9535): $.items[3].metadata.name, $.items[*].id, $..children[?@.type == 'file'], $.a['b c'], $[-3:]; or dotted: items.3.metadata.name.", col, msg),
+			append(extra, kv{"suggestions", []suggestion{suggest("schema", "see the key tree and valid paths", kv{"file", c.file})}})...)
 	}
-	return segs, nil
+	return q, nil
 }
 
 // notFound builds key_path_not_found: the failed segment, the valid prefix,

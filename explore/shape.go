@@ -51,6 +51,11 @@ func (s *shape) record(key, typ string, item int) {
 
 func (s *shape) walk(d *doc, n node, prefix string, item, depth int) {
 	t := d.typeOf(n)
+	if t == "string" {
+		if _, ok := rawTextNumber(d.data[n.v.start:n.v.end]); ok {
+			t = "string (numeric)" // a decimal number written as text (numtext.go)
+		}
+	}
 	if prefix != "" {
 		s.record(prefix, t, item)
 	} else if t != "object" {

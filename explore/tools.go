@@ -29,9 +29,9 @@ const (
 // send those as \u003c, \u003e and \u0026, several tokens each.
 const fileDesc = "A pointer's file name, or a path under the read root."
 
-const pathDesc = `JSON path, e.g. $.items[3].name; NDJSON/CSV files are arrays of records.`
+const pathDesc = `JSONPath, e.g. $.items[3].name or $..[?@.id]; NDJSON/CSV files are arrays of records.`
 
-const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' || @.msg =~ /oom/i).`
+const filterDesc = `JSONPath filter per item, e.g. ?(@.phase == 'Failed' || search(@.msg, 'oom')).`
 
 // The largest arguments, stated in the schemas (models read them) and
 // enforced from there by the validator, for the explore subcommand too. Each is what a real call needs,
@@ -94,8 +94,8 @@ var explorers = []explorer{
 	declare(ToolGrep, "Lines matching an RE2 regex (an invalid one is searched as literal text), with context; the footer counts all matches. Without file: every stored output's match count and first max_matches lines (default 3).", runGrep),
 	declare(ToolSchema, "Shape of a stored output, not its content: JSON key tree with types, array lengths and line ranges; NDJSON record keys; Markdown headings; CSV/TSV columns; text line shapes.", runSchema),
 	declare(ToolItemSchema, "Every key of the items of the array at path (nested keys dotted), its types and how many items have it. Windowed by item.", runItemSchema),
-	declare(ToolGetIn, "The value at path as JSON. offset/limit window an array's items, an object's keys or a string's lines (printed raw); filter keeps the matching items.", runGetIn),
-	declare(ToolIterateOver, "Rows of chosen fields of each item of the array at path, with its _index; windowed after filter and sort.", runIterateOver),
+	declare(ToolGetIn, "The value at path as JSON (their list, if it selects several). offset/limit window an array's items, an object's keys or a string's lines (printed raw); filter keeps the matching items.", runGetIn),
+	declare(ToolIterateOver, "Rows of chosen fields of each item of the array at path, with its _index (_path for a path's nodes); windowed after filter and sort.", runIterateOver),
 	declare(ToolCountBy, "Count the items of the array at path (after filter) by group_by, biggest first, or a field's distinct values; numbers get min/max/sum/mean/p50/p95. A filter alone counts matches.", runCountBy),
 	declare(ToolRead, "The whole stored output, if it fits the per-call cap and your context budget.", runRead),
 }

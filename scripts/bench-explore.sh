@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Benchmarks the exploration tools against the reference tools on the same
 # generated inputs, in one run: GNU grep for grep, jq for get_in,
-# iterate_over and the count_by/filter queries (time and peak memory). Each scratchpad-mcp run is a fresh process, so its time
-# includes the first touch (read + validate + index); the warm (cached)
-# figures come from the Go benchmarks at the end.
+# iterate_over and the count_by/filter queries, and JSONPath group-by and
+# recursive descent on SMALL_MB inputs (time and peak memory). Each
+# scratchpad-mcp run is a fresh process, so its time includes the first
+# touch (read + validate + index); the warm (cached) figures come from the
+# Go benchmarks.
 #
-#   scripts/bench-explore.sh            # 100 MB inputs, 5 runs each (jq: 3)
-#   MB=20 RUNS=3 scripts/bench-explore.sh
+#   scripts/bench-explore.sh            # 100 MB inputs (40 MB for JSONPath), 5 runs each (jq: 3)
+#   MB=20 SMALL_MB=10 RUNS=3 scripts/bench-explore.sh
 #
 # Inputs are generated into $BENCH_DIR (default $TMPDIR/scratchpad-explore-bench)
 # and reused; they are never committed.
@@ -91,7 +93,7 @@ json_case() {
 	c=$(median_ms "$JQ_RUNS" $X "$JSON" "$@")
 	printf '%-14s %7sms %12sms %6s %10sms\n' "$label" "$j" "$c" "$(ratio "$j" "$c")" "${GOB[$bench]}"
 }
-json_case get_in GetInWarm ".results[$mid].metadata" get_in "path=results.$mid.metadata"
+json_case get_in GetInWarm ".results[$mid].metadata" get_in "path=\$.results[$mid].metadata"
 json_case iterate_over IterateOver50Warm ".results[$mid:$((mid + 50))][] | {id, title}" iterate_over path=results fields=id,title offset=$mid limit=50
 echo
 
@@ -121,6 +123,37 @@ query_case "group_by one field" CountPhasesWarm '[.items[].status.phase] | group
 	count_by path=items group_by=status.phase
 echo "in process: cold filter + count ${GOB[CountFailedCold]}ms, cold group_by ${GOB[CountPhasesCold]}ms (goal <= 1500);" \
 	"warm: filter + sort_by + 20 rows ${GOB[FilterSortWarm]}ms, distinct images ${GOB[DistinctImagesWarm]}ms"
+echo
+
+# JSONPath (RFC 9535) on SMALL_MB (default 40) MB inputs, a fresh process
+# each run (read + validate + index + query): a group-by on the pod
+# listing (goal: >= 10x jq) and a recursive descent with a filter over a
+# directory tree (server-filesystem's directory_tree shape, 14 containers
+# deep; goal: >= 3x jq's [.. | objects | select(…)] | length).
+SMALL_MB=${SMALL_MB:-40}
+SDIR=${BENCH_DIR%-"$MB"}-small$SMALL_MB
+mkdir -p "$SDIR"
+go run ./explore/internal/benchgen -dir "$SDIR" -mb "$SMALL_MB" -files pods,tree
+echo "JSONPath, $SMALL_MB MB inputs: jq vs scratchpad-mcp, a fresh process per run (median of $JQ_RUNS)"
+printf '%-22s %9s %9s %11s %9s %6s %7s\n' query jq "jq peak" "ours" "ours peak" speed memory
+fresh_case() {
+	local label=$1 file=$2 jqexpr=$3
+	shift 3
+	local j jm c cm
+	if command -v jq >/dev/null; then
+		read -r j jm < <("$RUNB" -runs "$JQ_RUNS" -out "$SDIR/out.tmp" -- jq -c "$jqexpr" "$SDIR/$file")
+	else
+		j=NA jm=NA
+	fi
+	read -r c cm < <(cd "$SDIR" && "$RUNB" -runs "$JQ_RUNS" -out "$SDIR/out.tmp" -- $X "$file" "$@")
+	printf '%-22s %7sms %7sMB %9sms %7sMB %6s %7s\n' "$label" "$j" "$((jm / 1024))" "$c" "$((cm / 1024))" \
+		"$(ratio "$j" "$c")" "$(awk -v a="$cm" -v b="$jm" 'BEGIN {printf "%.2f", a / b}')"
+}
+fresh_case "group_by one field" pods.json '[.items[].status.phase] | group_by(.) | map({(.[0]): length}) | add' \
+	count_by path=items group_by=status.phase
+fresh_case "descent + filter" tree.json '[.. | objects | select(.type == "file")] | length' \
+	count_by "path=\$..[?@.type == 'file']"
+echo "in process ($MB MB tree): descent + filter cold ${GOB[DescentCountCold]}ms, warm ${GOB[DescentCountWarm]}ms"
 echo
 echo "first touch (read + validate + index, in process): listing ${GOB[FirstTouch]}ms, log ${GOB[FirstTouchLog]}ms (target <= 2000)"
 echo "after first touch (targets <= 50): get_in ${GOB[GetInWarm]}ms, iterate_over(50) ${GOB[IterateOver50Warm]}ms, item_schema(100) ${GOB[ItemSchema100Warm]}ms, slice ${GOB[SliceWarm]}ms"

@@ -28,6 +28,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -227,7 +228,14 @@ func readKey(b []byte, i int) (int, []byte, *Error) {
 func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
-		case ' ', '\t', '\n', '\r':
+		case '\n':
+			i++
+			// The indentation of pretty-printed JSON (stored outputs are),
+			// eight spaces at a time: a value fourteen levels deep has 28.
+			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
+				i += 8
+			}
+		case ' ', '\t', '\r':
 			i++
 		default:
 			return i

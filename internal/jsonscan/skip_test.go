@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -110,6 +111,24 @@ func TestStringEndInHalves(t *testing.T) {
 				if got, want := StringEnd(b, 0), stringEndByBytes(b, 0); got != want {
 					t.Fatalf("size %d, run %d, end at %d: %d, want %d", size, run, endAt, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestSkipSpaceIndentation: the runs of spaces after a newline, skipped
+// eight at a time, end where the first other byte is, whatever the run's
+// length, at the end of the input too.
+func TestSkipSpaceIndentation(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		for _, tail := range []string{"x", "\tx", " \r\nx", ""} {
+			b := []byte("\n" + strings.Repeat(" ", n) + tail)
+			want := bytes.IndexFunc(b, func(r rune) bool { return r != ' ' && r != '\n' && r != '\t' && r != '\r' })
+			if want < 0 {
+				want = len(b)
+			}
+			if got := SkipSpace(b, 0); got != want {
+				t.Errorf("%q: %d, want %d", b, got, want)
 			}
 		}
 	}

@@ -110,6 +110,57 @@ func Pods(w io.Writer, size int64) (int, error) {
 	return n, bw.Flush()
 }
 
+// Tree writes a directory tree shaped as server-filesystem's
+// directory_tree answers (entries {"name", "type", "children"}, a file
+// without children), pretty-printed with two spaces as a stored output
+// is, of at least size bytes; it returns how many entries are files.
+// Each top directory holds seven levels, three to five files and two or
+// three directories a level (about a megabyte).
+func Tree(w io.Writer, size int64) (int, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := &countWriter{w: bw}
+	files, dirs := 0, 0
+	exts := [...]string{"go", "md", "json", "ts", "py", "yaml", "txt"}
+	var dir func(indent string, depth int)
+	dir = func(indent string, depth int) {
+		dirs++
+		d := dirs
+		fmt.Fprintf(cw, "%s{\n%s  \"name\": \"dir-%d\",\n%s  \"type\": \"directory\",\n%s  \"children\": [", indent, indent, d, indent, indent)
+		nf, nd := 3+d%3, 0
+		if depth < 7 {
+			nd = 2 + d%2
+		}
+		for i := range nf + nd {
+			if i > 0 {
+				fmt.Fprint(cw, ",")
+			}
+			fmt.Fprint(cw, "\n")
+			if i < nf {
+				files++
+				fmt.Fprintf(cw, "%s    {\n%s      \"name\": \"file-%d.%s\",\n%s      \"type\": \"file\"\n%s    }", indent, indent, files, exts[files%len(exts)], indent, indent)
+				continue
+			}
+			dir(indent+"    ", depth+1)
+		}
+		if nf+nd > 0 {
+			fmt.Fprintf(cw, "\n%s  ", indent)
+		}
+		fmt.Fprintf(cw, "]\n%s}", indent)
+	}
+	fmt.Fprint(cw, "[\n")
+	for top := 0; cw.n < size; top++ {
+		if top > 0 {
+			fmt.Fprint(cw, ",\n")
+		}
+		dir("  ", 1)
+	}
+	fmt.Fprint(cw, "\n]\n")
+	if cw.err != nil {
+		return 0, cw.err
+	}
+	return files, bw.Flush()
+}
+
 // Log writes service-log lines until at least size bytes; one line in 50
 // is an ERROR with "timeout after Nms", one in 7 a WARN.
 func Log(w io.Writer, size int64) (int, error) {

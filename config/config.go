@@ -99,10 +99,10 @@ const (
 	// ProtocolAuto probes with server/discover and speaks 2026-07-28 to
 	// a server that offers it, else initializes (2025-11-25). The default.
 	ProtocolAuto = "auto"
-	// ProtocolModern speaks 2026-07-28 without falling back.
-	ProtocolModern = "2026-07-28"
-	// ProtocolLegacy initializes (2025-11-25) without probing.
-	ProtocolLegacy = "2025-11-25"
+	// Protocol20260728 speaks 2026-07-28 without falling back.
+	Protocol20260728 = "2026-07-28"
+	// Protocol2025 initializes (2025-11-25) without probing.
+	Protocol2025 = "2025-11-25"
 )
 
 // Values of [Auth]: its type, grants and signing algorithms.
@@ -173,8 +173,8 @@ type Server struct {
 	// leaves them to search_tools.
 	Listing string
 	// Protocol is protocol: [ProtocolAuto] (the default of a loaded
-	// config), [ProtocolModern] or [ProtocolLegacy]. "" (a Server built
-	// in code, as before the key existed) is [ProtocolLegacy]: initialize,
+	// config), [Protocol20260728] or [Protocol2025]. "" (a Server built
+	// in code, as before the key existed) is [Protocol2025]: initialize,
 	// no probe. An sse server speaks only the 2025 revisions.
 	Protocol string
 	Timeout  time.Duration // per call; default 60s

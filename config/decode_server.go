@@ -131,7 +131,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		s.Listing, _ = d.oneOf(p.key("listing"), v, ListingSearch, ListingAlways)
 	}
 	if v, ok := m["protocol"]; ok {
-		s.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolAuto, ProtocolModern, ProtocolLegacy)
+		s.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolAuto, Protocol20260728, Protocol2025)
 	}
 	if v, ok := m["redaction"]; ok {
 		s.Redaction, _ = d.oneOf(p.key("redaction"), v, RedactMask, RedactFlag, RedactOff)
@@ -197,8 +197,8 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 				d.fail(p.key(k), "not used by transport %q (only by %q)", s.Transport, TransportStdio)
 			}
 		}
-		if s.Transport == TransportSSE && s.Protocol == ProtocolModern {
-			d.fail(p.key("protocol"), "%q needs transport %q or %q: the sse transport carries only the 2025 revisions", ProtocolModern, TransportHTTPStreamable, TransportStdio)
+		if s.Transport == TransportSSE && s.Protocol == Protocol20260728 {
+			d.fail(p.key("protocol"), "%q needs transport %q or %q: the sse transport carries only the 2025 revisions", Protocol20260728, TransportHTTPStreamable, TransportStdio)
 		}
 		if s.Auth != nil && s.Shared && s.Auth.Grant == GrantAuthorizationCode {
 			d.fail(p.key("shared"), "not with grant = %q in [%s]: one instance for every owner would make one person's login every owner's (use %q, a service identity)",

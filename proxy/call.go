@@ -231,7 +231,7 @@ func (p *Proxy) forwardTyped(ctx context.Context, s Session, u *upstream.Upstrea
 	case errors.As(err, &rerr):
 		return nil, "", rerr
 	case errors.As(err, &ir):
-		return nil, "", ir // for the client to answer (mrtr.go)
+		return nil, "", ir // for the client to answer (inputrequired.go)
 	case ctx.Err() != nil:
 		return nil, "", ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):

@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // The two tools search mode adds to the listing ([catalogue] mode =

@@ -11,8 +11,8 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Tasks (the io.modelcontextprotocol/tasks extension of 2026-07-28) are

@@ -74,7 +74,7 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 	if px.HasTool(name) {
 		raw, err := px.CallTool(ctx, tc.sess, name, args, meta)
 		if errors.As(err, new(*upstream.InputRequired)) {
-			return ctx, nil, err // the era answers it (mrtr.go)
+			return ctx, nil, err // the era answers it (rev20260728_inputrequired.go)
 		}
 		if err != nil {
 			return ctx, nil, clientError(err)

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // The decode stage: every message a client sends, in either era and on

@@ -43,20 +43,20 @@
 //
 // A request that carries the 2026-07-28 envelope (params._meta's version,
 // client capabilities and info: package [wire]) never reaches go-sdk. It
-// is checked in go-sdk's order (modern_http.go, modern_stdio.go) and
-// answered by one small function per method (modernMethods in
-// modern_serve.go; a 2025 session's are legacyMethods in route.go, and
+// is checked in go-sdk's order (rev20260728_http.go, rev20260728_stdio.go) and
+// answered by one small function per method (methods20260728 in
+// rev20260728_methods.go; a 2025 session's are methods2025 in route.go, and
 // what the two share — the forwarded tools/call, the capabilities — is
 // one function both call). It has no session: its caller (the front
 // door's [Caller], or the stdio process) is an agent that lives from
-// request to request (modern.go) and ends when idle
+// request to request (rev20260728_agents.go) and ends when idle
 // ([StreamableHTTPOptions].AgentIdle), which is when its usage record is
 // written. Results are stamped ([wire.Stamp]: resultType, serverInfo,
 // cache hints) around the upstream's bytes. subscriptions/listen
-// replaces the GET stream (listen.go). An upstream's input-required
+// replaces the GET stream (rev20260728_listen.go). An upstream's input-required
 // result reaches the client with a requestState sealed by the server
-// (mrtr.go); a 2025 upstream's question mid-call parks the call and asks
-// the client with an input-required answer (parked.go).
+// (rev20260728_inputrequired.go); a 2025 upstream's question mid-call parks the call and asks
+// the client with an input-required answer (rev20260728_parked.go).
 //
 // # Streamable HTTP
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // TestUpstreamErrorCodesReachTheClient drives the server, over every
@@ -83,7 +83,7 @@ func (l *lastPost) RoundTrip(req *http.Request) (*http.Response, error) {
 // 2025-11-25 session, and on 2026-07-28 with the HTTP status go-sdk's
 // stateless server gives each code (-32602 is 400).
 func TestLatestClientGetsTheUpstreamsErrors(t *testing.T) {
-	for _, version := range []string{protocol, wire.Modern} {
+	for _, version := range []string{protocol, wire.Revision20260728} {
 		t.Run(version, func(t *testing.T) {
 			e := startEnv(t, rawUpstream("raw"))
 			rec := &lastPost{}
@@ -125,7 +125,7 @@ func TestLatestClientGetsTheUpstreamsErrors(t *testing.T) {
 				var code struct{ Code int }
 				_ = json.Unmarshal([]byte(testupstream.RawErrors[tc.method]), &code)
 				want := http.StatusOK
-				if version == wire.Modern {
+				if version == wire.Revision20260728 {
 					want = wire.StatusOf(code.Code)
 				}
 				if status != want || len(m.Error) == 0 || !sameJSON(t, m.Error, []byte(testupstream.RawErrors[tc.method])) {

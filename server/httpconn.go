@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // One streamable HTTP session's connection: what go-sdk's server session
@@ -149,10 +149,10 @@ func (c *httpConn) Connect(ctx context.Context) (mcp.Connection, error) {
 // versions with sessions, so a 2026-07-28 client's server/discover is
 // answered without it and the client falls back to initialize.
 // SupportsProtocolVersion keeps go-sdk to the 2025 revisions: a
-// 2026-07-28 request never reaches a session (modern_http.go).
+// 2026-07-28 request never reaches a session (rev20260728_http.go).
 func (c *httpConn) SupportsProtocolVersion(v string) bool {
 	era, _ := wire.EraOf(v)
-	return era == wire.EraLegacy
+	return era == wire.Era2025
 }
 
 func (c *httpConn) SessionID() string { return c.id }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // A 2025 session behind a load balancer: with a replicated store
@@ -82,7 +82,7 @@ func (h *httpHandler) renew(ctx context.Context, hs *httpSession) {
 // negotiated is the version go-sdk answers an initialize asking for v
 // with: v when served, else the newest 2025 revision.
 func negotiated(v string) string {
-	l := wire.Legacy()
+	l := wire.Revisions2025()
 	if slices.Contains(l, v) {
 		return v
 	}

@@ -20,7 +20,7 @@ func (s *Server) EndOwner(owner string) {
 	if owner == "" {
 		return
 	}
-	s.modern.endOwner(owner)
+	s.agents20260728.endOwner(owner)
 	for _, se := range s.live() {
 		if se.owner != owner {
 			continue
@@ -33,6 +33,6 @@ func (s *Server) EndOwner(owner string) {
 }
 
 // endOwner ends every agent of owner.
-func (m *modernAgents) endOwner(owner string) {
-	m.endWhere(ErrOwnerRevoked, func(a *modernAgent) bool { return a.owner == owner })
+func (m *agents20260728) endOwner(owner string) {
+	m.endWhere(ErrOwnerRevoked, func(a *agent20260728) bool { return a.owner == owner })
 }

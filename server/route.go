@@ -20,8 +20,8 @@ import (
 // route is the session's receiving middleware: go-sdk serves the 2025
 // protocol and the server's own tools, resources and prompts; what the
 // upstreams offer is listed, called, read and completed by one small
-// function per method ([legacyMethods]), with their raw JSON. (A
-// 2026-07-28 request never reaches go-sdk: modern_serve.go.)
+// function per method ([methods2025]), with their raw JSON. (A
+// 2026-07-28 request never reaches go-sdk: rev20260728_methods.go.)
 func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
@@ -57,11 +57,11 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if se.srv.opts.Telemetry != nil && !strings.HasPrefix(method, "notifications/") {
 			// Every request of a 2025 session passes here: its span.
-			tr := se.legacyRequest(method, req)
+			tr := se.request2025(method, req)
 			var sp *telemetry.Span
 			ctx, sp = se.srv.startRequest(ctx, tr)
 			res, err := se.serve(ctx, method, req, next)
-			se.srv.endRequest(ctx, sp, tr, method == "tools/call" && legacyIsError(res), err)
+			se.srv.endRequest(ctx, sp, tr, method == "tools/call" && isError2025(res), err)
 			return res, err
 		}
 		return se.serve(ctx, method, req, next)
@@ -70,7 +70,7 @@ func (se *session) route(next mcp.MethodHandler) mcp.MethodHandler {
 
 // serve answers one request: by the method's own function, or go-sdk's.
 func (se *session) serve(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	if m := legacyMethods[method]; m != nil {
+	if m := methods2025[method]; m != nil {
 		res, err := m(se, ctx, method, req, next)
 		if err == nil && (method == "initialize" || method == "logging/setLevel") && se.changed != nil {
 			// Kept for other replicas before the client hears the
@@ -82,11 +82,11 @@ func (se *session) serve(ctx context.Context, method string, req mcp.Request, ne
 	return next(ctx, method, req)
 }
 
-// legacyMethod serves one method of a 2025 session: what the upstreams
+// method2025 serves one method of a 2025 session: what the upstreams
 // offer is added to go-sdk's answer (next), or answered instead of it.
-type legacyMethod func(se *session, ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error)
+type method2025 func(se *session, ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error)
 
-var legacyMethods = map[string]legacyMethod{
+var methods2025 = map[string]method2025{
 	"initialize":               (*session).initialize,
 	"logging/setLevel":         (*session).setLevel,
 	"tools/list":               (*session).toolsList,
@@ -144,7 +144,7 @@ func (se *session) toolsCall(ctx context.Context, method string, req mcp.Request
 	c, raw, err := se.srv.callTool(ctx, toolCall{px: se.proxy(), sess: se, own: se.ownTool, found: se.addFound}, p.Name, p.Arguments, map[string]any(p.Meta))
 	if ir, ok := errors.AsType[*upstream.InputRequired](err); ok {
 		// The proxy asks a session what it declared it can answer
-		// (proxy/mrtr.go); this client declared less.
+		// (proxy/inputrequired.go); this client declared less.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %v, which this client did not declare it can answer (its initialize capabilities)", p.Name, ir)}
 	}
 	switch {

@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Options configures a [Server]. The zero value of each field is a usable
@@ -158,9 +158,9 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session // live sessions by id (after their first request)
 
-	modern *modernAgents // 2026-07-28 callers' agents
-	sealer *wire.Sealer  // the requestState it hands out (mrtr.go)
-	parked parkedCalls   // calls waiting for a 2026-07-28 client's input (parked.go)
+	agents20260728 *agents20260728 // 2026-07-28 callers' agents
+	sealer         *wire.Sealer    // the requestState it hands out (rev20260728_inputrequired.go)
+	parked         parkedCalls     // calls waiting for a 2026-07-28 client's input (rev20260728_parked.go)
 
 	calls    inflight    // requests being handled, both eras (drain.go)
 	draining atomic.Bool // Drain was called
@@ -184,7 +184,7 @@ func New(opts Options) *Server {
 		opts.Name = "scratchpad-mcp"
 	}
 	s := &Server{opts: opts, log: opts.Logger, sdkLog: slog.New(quiet{opts.Logger.Handler()}), sessions: map[string]*session{}}
-	s.modern = newModernAgents(s)
+	s.agents20260728 = newAgents20260728(s)
 	var err error
 	if s.sealer, err = newSealer(opts.StateKeys...); err != nil {
 		// A key too short: seal with a fresh one, and say so.
@@ -253,7 +253,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	se.ids = &t.ids
 	// 2026-07-28 requests are served beside the session, their calls
 	// ended with it.
-	modern := newStdioModern(se.ctx, s, se, t)
+	modern := newStdio20260728(se.ctx, s, se, t)
 	// The end of the client's input is not the client's end: what it
 	// asked before is answered first (a client that closes its input to
 	// stop the server waits for the exit, MCP's stdio shutdown), then
@@ -319,7 +319,7 @@ func (s *Server) inputGrace() time.Duration {
 // end; it does not wait for the sessions' ends.
 func (s *Server) Shutdown() {
 	s.stop(ErrSessionEnded)
-	s.modern.endAll()
+	s.agents20260728.endAll()
 	for _, se := range s.live() {
 		se.stop(ErrSessionEnded)
 		if ss := se.serverSession(); ss != nil {
@@ -408,15 +408,15 @@ func (s *Server) StreamableHTTP(opts StreamableHTTPOptions) http.Handler {
 	if maxOwner == 0 {
 		maxOwner = DefaultMaxSessionsPerOwner
 	}
-	s.modern.mu.Lock()
-	s.modern.max, s.modern.maxOwner = maxAll, maxOwner
+	s.agents20260728.mu.Lock()
+	s.agents20260728.max, s.agents20260728.maxOwner = maxAll, maxOwner
 	switch {
 	case opts.AgentIdle > 0:
-		s.modern.idle = opts.AgentIdle
+		s.agents20260728.idle = opts.AgentIdle
 	case opts.SessionTimeout > 0:
-		s.modern.idle = opts.SessionTimeout
+		s.agents20260728.idle = opts.SessionTimeout
 	}
-	s.modern.mu.Unlock()
+	s.agents20260728.mu.Unlock()
 	grace := opts.ResumeWindow
 	switch {
 	case grace == 0:

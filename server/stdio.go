@@ -20,7 +20,7 @@ import (
 // (ids.go), a batch line split into its messages (its responses are
 // joined again, rawwire.go); the others, and lines longer than max bytes,
 // are answered on out. take, when not nil, is offered each line first:
-// what it takes (2026-07-28 messages, modern_stdio.go) go-sdk never sees.
+// what it takes (2026-07-28 messages, rev20260728_stdio.go) go-sdk never sees.
 // At the end of in, drain (when not nil) is called before go-sdk reads
 // its end: the requests read so far are answered first (`serve <
 // requests.jsonl` answers every line). A read error other than the end

@@ -21,8 +21,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // The streamable HTTP transport's server side is our own, not go-sdk's
@@ -41,7 +41,7 @@ import (
 // Last-Event-ID resumes a stream from the event store. A request of the
 // sessionless 2026-07-28 revision (its _meta envelope and version header
 // say so) is served on the same endpoint without a session
-// (modern_http.go).
+// (rev20260728_http.go).
 
 // DefaultMaxRequestBytes bounds a POST body when
 // [StreamableHTTPOptions.MaxRequestBytes] is 0.
@@ -82,7 +82,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v := r.Header.Get(wire.HeaderProtocolVersion); v != "" {
-		if era, served := wire.EraOf(v); !served && era == wire.EraLegacy {
+		if era, served := wire.EraOf(v); !served && era == wire.Era2025 {
 			// A version that claims the modern era is the 2026-07-28
 			// checks' to refuse (-32022, with the versions served).
 			http.Error(w, fmt.Sprintf("Bad Request: unsupported protocol version %q (supported: %s)", v, strings.Join(wire.Served(), ", ")), http.StatusBadRequest)
@@ -259,8 +259,8 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if refuseKeys(w, body) {
 		return
 	}
-	if h.modern(w, r, body) {
-		return // a 2026-07-28 request (modern_http.go)
+	if h.take20260728(w, r, body) {
+		return // a 2026-07-28 request (rev20260728_http.go)
 	}
 	in, batch, err := readMessages(body)
 	if err != nil {
@@ -366,7 +366,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	// The stream's features are the session's: a client that names an
 	// older version in a header (some send 2025-03-26 on every request)
 	// still negotiated resumable streams at initialize.
-	if ip := hs.ss.InitializeParams(); ip != nil && ip.ProtocolVersion > version && ip.ProtocolVersion < wire.Modern {
+	if ip := hs.ss.InitializeParams(); ip != nil && ip.ProtocolVersion > version && ip.ProtocolVersion < wire.Revision20260728 {
 		version = ip.ProtocolVersion
 	}
 	s, dup, err := hs.conn.open(r.Context(), rand.Text(), version, calls)

@@ -12,14 +12,14 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Telemetry of the requests the server receives ([Options].Telemetry):
 // one server span per request, started and ended in the one place each
 // era's requests all pass (2025: [session.route]; 2026-07-28:
-// [Server.serveModern]), and one audit record per tools/call, written
+// [Server.serve20260728]), and one audit record per tools/call, written
 // from the span's tally (what agents, proxy and the own tools noted on
 // it). With Telemetry nil every call here returns at its nil check.
 
@@ -82,9 +82,9 @@ func (s *Server) endRequest(ctx context.Context, sp *telemetry.Span, r request, 
 	tel.Audit(rec)
 }
 
-// legacyRequest is what a 2025 request's span names, read from go-sdk's
+// request2025 is what a 2025 request's span names, read from go-sdk's
 // decoded params.
-func (se *session) legacyRequest(method string, req mcp.Request) request {
+func (se *session) request2025(method string, req mcp.Request) request {
 	r := request{method: method, session: se.id, owner: se.owner, px: se.proxy(), id: idText(se.ids.sent(req.GetExtra()))}
 	if ss := se.mcpSession(); ss != nil {
 		if ip := ss.InitializeParams(); ip != nil {
@@ -113,9 +113,9 @@ func (se *session) legacyRequest(method string, req mcp.Request) request {
 	return r
 }
 
-// legacyIsError reports whether a 2025 tools/call answer is a result
+// isError2025 reports whether a 2025 tools/call answer is a result
 // with isError: an upstream's raw one or an own tool's.
-func legacyIsError(res mcp.Result) bool {
+func isError2025(res mcp.Result) bool {
 	switch r := res.(type) {
 	case *rawCallTool:
 		return rawIsError(r.raw)
@@ -132,10 +132,10 @@ func rawIsError(raw []byte) bool {
 	return ok && string(v) == "true"
 }
 
-// modernRequestOf is what a 2026-07-28 request's span names: its
+// request20260728Of is what a 2026-07-28 request's span names: its
 // params are read again for the name or URI and _meta, only with
 // telemetry on.
-func (s *Server) modernRequestOf(ctx context.Context, r *modernRequest) request {
+func (s *Server) request20260728Of(ctx context.Context, r *request20260728) request {
 	out := request{method: r.method, version: r.env.Version, id: idText(r.id), owner: r.ag.owner, px: r.ag.px}
 	if s.opts.Telemetry == nil {
 		return out

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // maxUnavailableWait bounds how long a call waits for an upstream that is

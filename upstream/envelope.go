@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // errInvalidJSON is a message that is not one JSON object.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // ClientMeta is the calling client's part of a 2026-07-28 request's
@@ -133,7 +133,7 @@ func (u *Upstream) useModern(c conn, on bool) {
 // caller's capabilities and log level ([WithClient]; the offer for the
 // probe; {} otherwise), else the session level set with SetLogLevel.
 func (u *Upstream) envelope(ctx context.Context) wire.Envelope {
-	env := wire.Envelope{Version: wire.Modern, ClientInfo: u.clientInfo}
+	env := wire.Envelope{Version: wire.Revision20260728, ClientInfo: u.clientInfo}
 	if m, ok := clientOf(ctx); ok {
 		env.Caps.Raw, env.LogLevel = m.Caps, m.LogLevel
 	}
@@ -207,7 +207,7 @@ func (u *Upstream) probe(ctx context.Context, c conn) (d wire.Discover, v probeV
 			switch {
 			case perr != nil:
 				return d, probeLegacy, "discover: " + perr.Error(), nil
-			case d.SpeaksModern():
+			case d.Speaks20260728():
 				return d, probeModern, "server/discover", nil
 			}
 			return d, probeLegacy, fmt.Sprintf("discover: supportedVersions %v", d.SupportedVersions), nil
@@ -227,7 +227,7 @@ func (u *Upstream) probe(ctx context.Context, c conn) (d wire.Discover, v probeV
 		var se *statusError
 		switch {
 		case errors.As(cerr, &rerr):
-			if rerr.Code == wire.CodeUnsupportedVersion && attempt == 0 && supports(rerr.Data, wire.Modern) {
+			if rerr.Code == wire.CodeUnsupportedVersion && attempt == 0 && supports(rerr.Data, wire.Revision20260728) {
 				continue // go-sdk's client retries once with a mutual version; ours is the one modern revision
 			}
 			return d, probeLegacy, fmt.Sprintf("discover: %d %s", rerr.Code, rerr.Message), nil
@@ -269,7 +269,7 @@ func (u *Upstream) connectModern(ctx context.Context, c conn, d wire.Discover) (
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ServerInfo      json.RawMessage `json:"serverInfo"`
 		Instructions    string          `json:"instructions,omitempty"`
-	}{wire.Modern, d.Capabilities, serverInfo, d.Instructions})
+	}{wire.Revision20260728, d.Capabilities, serverInfo, d.Instructions})
 	if err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("%w: server/discover: %v", ErrInvalidResponse, err)
@@ -286,7 +286,7 @@ func (u *Upstream) connectModern(ctx context.Context, c conn, d wire.Discover) (
 		return nil, err
 	}
 	u.mu.Lock()
-	u.proto = Protocol{Version: wire.Modern, How: "server/discover"}
+	u.proto = Protocol{Version: wire.Revision20260728, How: "server/discover"}
 	u.stopListen = stop
 	u.mu.Unlock()
 	if u.opts.OnListChanged != nil {
@@ -302,7 +302,7 @@ func (u *Upstream) connectModern(ctx context.Context, c conn, d wire.Discover) (
 // handled is false for a method the upstream serves.
 func (u *Upstream) modernOnly(method string, params any) (res json.RawMessage, err error, handled bool) {
 	m, known := wire.Method(method)
-	if !known || m.Modern {
+	if !known || m.In20260728 {
 		return nil, nil, false
 	}
 	switch method {
@@ -319,7 +319,7 @@ func (u *Upstream) modernOnly(method string, params any) (res json.RawMessage, e
 	case "logging/setLevel", "ping":
 		return json.RawMessage(`{}`), nil, true
 	}
-	return nil, &RPCError{Code: wire.CodeMethodNotFound, Message: fmt.Sprintf("%s is not in MCP %s, which upstream %q speaks", method, wire.Modern, u.cfg.Name)}, true
+	return nil, &RPCError{Code: wire.CodeMethodNotFound, Message: fmt.Sprintf("%s is not in MCP %s, which upstream %q speaks", method, wire.Revision20260728, u.cfg.Name)}, true
 }
 
 // subscribe records (or drops) a resource subscription; a 2026-07-28

@@ -12,7 +12,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // everythingServer is go-sdk v1.8.0's everything-server, built once.
@@ -83,7 +83,7 @@ func TestEverythingServerModern(t *testing.T) {
 			if st, err := awaitSettled(t, u); st != StateReady {
 				t.Fatalf("state %s: %v", st, err)
 			}
-			if p := u.Protocol(); p.Version != wire.Modern || p.How != "server/discover" {
+			if p := u.Protocol(); p.Version != wire.Revision20260728 || p.How != "server/discover" {
 				t.Fatalf("protocol %s", p)
 			}
 			tools := map[string]bool{}

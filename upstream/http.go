@@ -20,7 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Streamable HTTP (MCP 2025-03-26 and later): every message the client
@@ -92,7 +92,7 @@ func (c *httpConn) setModern(on bool, bindings func(tool string) []wire.Binding)
 	c.modern, c.bindings = on, bindings
 	c.version = ""
 	if on {
-		c.version = wire.Modern
+		c.version = wire.Revision20260728
 	}
 	c.mu.Unlock()
 	c.cancelByClose.Store(on)

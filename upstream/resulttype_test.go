@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // TestResultTypeFoundWhileReading: the resultType of a long answer (read

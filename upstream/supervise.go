@@ -13,7 +13,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // ProtocolVersion is the MCP protocol version offered at initialize: the
@@ -282,10 +282,10 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 	switch {
 	case u.cfg.Transport == config.TransportSSE:
 		why = "sse transport"
-	case u.cfg.Protocol == config.ProtocolLegacy, u.cfg.Protocol == "":
+	case u.cfg.Protocol == config.Protocol2025, u.cfg.Protocol == "":
 		// "" is a Server built in code, not loaded: as before the key.
-		why = fmt.Sprintf("protocol = %q", config.ProtocolLegacy)
-	case u.cfg.Protocol != config.ProtocolModern && last.probed:
+		why = fmt.Sprintf("protocol = %q", config.Protocol2025)
+	case u.cfg.Protocol != config.Protocol20260728 && last.probed:
 		// Asked before and answered: a 2025 server is not probed (for
 		// up to 5 s, over stdio) at every reconnection. One that moved
 		// to 2026-07-28 only refuses initialize with -32022, below.
@@ -298,9 +298,9 @@ func (u *Upstream) connect(ctx context.Context) (conn, error) {
 			return nil, fmt.Errorf("server/discover: %w", err)
 		case verdict == probeModern:
 			return u.connectModern(ctx, c, d)
-		case u.cfg.Protocol == config.ProtocolModern:
+		case u.cfg.Protocol == config.Protocol20260728:
 			_ = c.Close()
-			return nil, fmt.Errorf("protocol = %q, but the upstream does not speak it: %s", config.ProtocolModern, reason)
+			return nil, fmt.Errorf("protocol = %q, but the upstream does not speak it: %s", config.Protocol20260728, reason)
 		case verdict == probeRespawn:
 			// A 2025 server that exits on a request it does not know:
 			// a fresh one is initialized, which is no restart failure.
@@ -332,7 +332,7 @@ func (u *Upstream) connectLegacy(ctx context.Context, c conn, why string, probed
 		"clientInfo":      map[string]any{"name": u.opts.ClientName, "version": u.opts.ClientVersion},
 	})
 	if rerr, ok := errors.AsType[*RPCError](err); ok && rerr.Code == wire.CodeUnsupportedVersion &&
-		supports(rerr.Data, wire.Modern) && u.cfg.Protocol == config.ProtocolAuto && u.cfg.Transport != config.TransportSSE {
+		supports(rerr.Data, wire.Revision20260728) && u.cfg.Protocol == config.ProtocolAuto && u.cfg.Transport != config.TransportSSE {
 		d, verdict, reason, perr := u.probe(ctx, c)
 		if perr == nil && verdict == probeModern {
 			return u.connectModern(ctx, c, d)

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Options configure an [Upstream]. The zero value of every field but

@@ -61,5 +61,7 @@ func ParseDiscover(raw []byte) (Discover, error) {
 		Instructions: r.Instructions, ServerInfo: r.Meta[MetaServerInfo]}, nil
 }
 
-// SpeaksModern reports whether a discover result offers [Modern].
-func (d Discover) SpeaksModern() bool { return slices.Contains(d.SupportedVersions, Modern) }
+// Speaks20260728 reports whether a discover result offers [Revision20260728].
+func (d Discover) Speaks20260728() bool {
+	return slices.Contains(d.SupportedVersions, Revision20260728)
+}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // TestSealedRequestState: the state handed to a 2026-07-28 client for an
@@ -19,9 +19,9 @@ import (
 // its own state and the answers to what it asked, nothing else.
 func TestSealedRequestState(t *testing.T) {
 	s := New(Options{Session: func(SessionInfo) (*Own, error) { return &Own{}, nil }})
-	ag := &modernAgent{key: "m/alice|main|worker||0", owner: "alice", own: &Own{}}
-	req := func(ag *modernAgent, params string) *modernRequest {
-		return &modernRequest{method: "tools/call", params: json.RawMessage(params), ag: ag}
+	ag := &agent20260728{key: "m/alice|main|worker||0", owner: "alice", own: &Own{}}
+	req := func(ag *agent20260728, params string) *request20260728 {
+		return &request20260728{method: "tools/call", params: json.RawMessage(params), ag: ag}
 	}
 	ir := &upstream.InputRequired{Requests: map[string]json.RawMessage{"confirm": json.RawMessage(`{"method":"elicitation/create","params":{"message":"sure?"}}`)}, State: "upstream-state"}
 	raw, ok, err := s.inputRequired(req(ag, `{}`), "delete", json.RawMessage(`{"path":"/x"}`), ir)
@@ -43,11 +43,11 @@ func TestSealedRequestState(t *testing.T) {
 	if !ok || c.State != "upstream-state" || c.Responses["confirm"] == nil || c.Responses["extra"] != nil {
 		t.Errorf("continuation %+v", c)
 	}
-	other := &modernAgent{key: "m/bob|main|worker||0", owner: "bob", own: &Own{}}
-	otherAgent := &modernAgent{key: "m/alice|scout|worker||0", owner: "alice", own: &Own{}}
+	other := &agent20260728{key: "m/bob|main|worker||0", owner: "bob", own: &Own{}}
+	otherAgent := &agent20260728{key: "m/alice|scout|worker||0", owner: "alice", own: &Own{}}
 	for _, tc := range []struct {
 		name  string
-		ag    *modernAgent
+		ag    *agent20260728
 		state string
 		args  string
 		tool  string

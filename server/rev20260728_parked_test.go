@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // TestModernBridgesAsks: a 2025 upstream that asks its client mid-call

@@ -71,7 +71,7 @@ func TestParseEnvelopeFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env.Version != Modern || !env.Caps.Sampling || !env.Caps.Roots || env.Caps.Elicitation || !env.Caps.ElicitationURL ||
+	if env.Version != Revision20260728 || !env.Caps.Sampling || !env.Caps.Roots || env.Caps.Elicitation || !env.Caps.ElicitationURL ||
 		env.LogLevel != "debug" || string(env.ProgressToken) != `"p1"` || string(env.ClientInfo) != `{"name":"c","version":"1"}` {
 		t.Fatalf("envelope %+v", env)
 	}
@@ -96,7 +96,7 @@ func TestUnsupportedVersionData(t *testing.T) {
 	if err == nil || json.Unmarshal(err.Data, &d) != nil {
 		t.Fatalf("err %v", err)
 	}
-	if d.Requested != "v999.0.0" || !slices.Equal(d.Supported, Served()) || d.Supported[0] != Modern {
+	if d.Requested != "v999.0.0" || !slices.Equal(d.Supported, Served()) || d.Supported[0] != Revision20260728 {
 		t.Fatalf("data %s", err.Data)
 	}
 }
@@ -117,19 +117,19 @@ func TestClassify(t *testing.T) {
 		era    Era
 		code   int
 	}{
-		{"2025 with session header", h("Mcp-Protocol-Version", "2025-11-25"), legacyParams, EraLegacy, 0},
-		{"2025 no header", h(), legacyParams, EraLegacy, 0},
-		{"2026", h("Mcp-Protocol-Version", "2026-07-28"), string(params(goodMeta)), EraModern, 0},
-		{"2026 header with spaces", http.Header{"Mcp-Protocol-Version": {" 2026-07-28\t"}}, string(params(goodMeta)), EraModern, 0},
-		{"header 2026, no _meta", h("Mcp-Protocol-Version", "2026-07-28"), legacyParams, EraLegacy, CodeInvalidParams},
-		{"header 2026, _meta without version", h("Mcp-Protocol-Version", "2026-07-28"), string(params(caps + `:{}`)), EraLegacy, CodeInvalidParams},
-		{"_meta version, no header", h(), string(params(goodMeta)), EraLegacy, CodeHeaderMismatch},
-		{"header differs from _meta", h("Mcp-Protocol-Version", "2025-11-25"), string(params(goodMeta)), EraLegacy, CodeHeaderMismatch},
+		{"2025 with session header", h("Mcp-Protocol-Version", "2025-11-25"), legacyParams, Era2025, 0},
+		{"2025 no header", h(), legacyParams, Era2025, 0},
+		{"2026", h("Mcp-Protocol-Version", "2026-07-28"), string(params(goodMeta)), Era20260728, 0},
+		{"2026 header with spaces", http.Header{"Mcp-Protocol-Version": {" 2026-07-28\t"}}, string(params(goodMeta)), Era20260728, 0},
+		{"header 2026, no _meta", h("Mcp-Protocol-Version", "2026-07-28"), legacyParams, Era2025, CodeInvalidParams},
+		{"header 2026, _meta without version", h("Mcp-Protocol-Version", "2026-07-28"), string(params(caps + `:{}`)), Era2025, CodeInvalidParams},
+		{"_meta version, no header", h(), string(params(goodMeta)), Era2025, CodeHeaderMismatch},
+		{"header differs from _meta", h("Mcp-Protocol-Version", "2025-11-25"), string(params(goodMeta)), Era2025, CodeHeaderMismatch},
 		{"unknown version agreeing is modern (then -32022)", h("Mcp-Protocol-Version", "v999.0.0"),
-			string(params(`"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `:{}`)), EraModern, 0},
-		{"stdio 2026", nil, string(params(goodMeta)), EraModern, 0},
-		{"stdio 2025", nil, legacyParams, EraLegacy, 0},
-		{"stdio _meta 2025 version", nil, string(params(`"io.modelcontextprotocol/protocolVersion":"2025-11-25"`)), EraLegacy, 0},
+			string(params(`"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `:{}`)), Era20260728, 0},
+		{"stdio 2026", nil, string(params(goodMeta)), Era20260728, 0},
+		{"stdio 2025", nil, legacyParams, Era2025, 0},
+		{"stdio _meta 2025 version", nil, string(params(`"io.modelcontextprotocol/protocolVersion":"2025-11-25"`)), Era2025, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			era, err := Classify(tc.h, json.RawMessage(tc.params))
@@ -149,23 +149,23 @@ func TestCheckMethod(t *testing.T) {
 		method string
 		ok     bool
 	}{
-		{EraModern, "tools/call", true},
-		{EraModern, "server/discover", true},
-		{EraModern, "subscriptions/listen", true},
-		{EraModern, "initialize", false},
-		{EraModern, "ping", false},
-		{EraModern, "logging/setLevel", false},
-		{EraModern, "resources/subscribe", false},
-		{EraModern, "resources/unsubscribe", false},
-		{EraModern, "tasks/list", false},
-		{EraModern, "tasks/result", false},
-		{EraModern, "unknown/method", false},
-		{EraModern, "TOOLS/LIST", false},
-		{EraModern, "elicitation/create", false},
-		{EraLegacy, "initialize", true},
-		{EraLegacy, "ping", true},
-		{EraLegacy, "server/discover", false},
-		{EraLegacy, "tools/list", true},
+		{Era20260728, "tools/call", true},
+		{Era20260728, "server/discover", true},
+		{Era20260728, "subscriptions/listen", true},
+		{Era20260728, "initialize", false},
+		{Era20260728, "ping", false},
+		{Era20260728, "logging/setLevel", false},
+		{Era20260728, "resources/subscribe", false},
+		{Era20260728, "resources/unsubscribe", false},
+		{Era20260728, "tasks/list", false},
+		{Era20260728, "tasks/result", false},
+		{Era20260728, "unknown/method", false},
+		{Era20260728, "TOOLS/LIST", false},
+		{Era20260728, "elicitation/create", false},
+		{Era2025, "initialize", true},
+		{Era2025, "ping", true},
+		{Era2025, "server/discover", false},
+		{Era2025, "tools/list", true},
 	} {
 		err := CheckMethod(tc.era, tc.method)
 		if tc.ok != (err == nil) || err != nil && (err.Code != CodeMethodNotFound || err.Status != 404) {
@@ -183,18 +183,18 @@ func TestCheckMethod(t *testing.T) {
 }
 
 func TestEras(t *testing.T) {
-	if e, ok := EraOf("2026-07-28"); e != EraModern || !ok {
+	if e, ok := EraOf("2026-07-28"); e != Era20260728 || !ok {
 		t.Error("2026-07-28")
 	}
-	if e, ok := EraOf("2024-11-05"); e != EraLegacy || !ok {
+	if e, ok := EraOf("2024-11-05"); e != Era2025 || !ok {
 		t.Error("2024-11-05")
 	}
-	if e, ok := EraOf("2099-01-01"); e != EraModern || ok {
+	if e, ok := EraOf("2099-01-01"); e != Era20260728 || ok {
 		t.Error("2099-01-01")
 	}
-	l := Legacy()
+	l := Revisions2025()
 	l[0] = "x"
-	if Legacy()[0] != "2025-11-25" || slices.Contains(Legacy(), Modern) {
+	if Revisions2025()[0] != "2025-11-25" || slices.Contains(Revisions2025(), Revision20260728) {
 		t.Error("Legacy is shared or holds Modern")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // A 2026-07-28 request over HTTP, checked in go-sdk's order.
@@ -35,7 +35,7 @@ func Example() {
 	werr = wire.CheckHeaders(h, "tools/call", params, nil)
 	fmt.Println(werr.Code, werr.Status)
 	// Output:
-	// modern 2026-07-28 true true
+	// 2026-07-28 2026-07-28 true true
 	// -32020 400
 }
 

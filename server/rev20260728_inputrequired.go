@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // A 2026-07-28 upstream that needs input answers input-required; a
@@ -38,7 +38,7 @@ func newSealer(keys ...[]byte) (*wire.Sealer, error) {
 }
 
 // binding is what a state for r's call of name with args is bound to.
-func binding(r *modernRequest, name string, args json.RawMessage) (wire.StateBinding, error) {
+func binding(r *request20260728, name string, args json.RawMessage) (wire.StateBinding, error) {
 	d, err := wire.ArgsDigest(args)
 	if err != nil {
 		return wire.StateBinding{}, wire.InvalidParams("%s: %v", r.method, err)
@@ -48,7 +48,7 @@ func binding(r *modernRequest, name string, args json.RawMessage) (wire.StateBin
 
 // retryOf reads r's retry, if it is one: its answers, and its state
 // opened and checked (-32602 otherwise); st is nil without a state.
-func (s *Server) retryOf(r *modernRequest, name string, args json.RawMessage) (retry wire.Retry, st *wire.StatePayload, err error) {
+func (s *Server) retryOf(r *request20260728, name string, args json.RawMessage) (retry wire.Retry, st *wire.StatePayload, err error) {
 	retry, werr := wire.ParseRetry(r.params)
 	if werr != nil {
 		return retry, nil, werr
@@ -69,7 +69,7 @@ func (s *Server) retryOf(r *modernRequest, name string, args json.RawMessage) (r
 
 // continuing reads r's retry, if it is one ([Server.retryOf]), and
 // goes on under a ctx carrying what the upstream is to get back.
-func (s *Server) continuing(ctx context.Context, r *modernRequest, name string, args json.RawMessage) (context.Context, error) {
+func (s *Server) continuing(ctx context.Context, r *request20260728, name string, args json.RawMessage) (context.Context, error) {
 	retry, st, err := s.retryOf(r, name, args)
 	if err != nil {
 		return ctx, err
@@ -103,7 +103,7 @@ func continued(ctx context.Context, retry wire.Retry, st *wire.StatePayload) con
 // inputRequired is the answer to r when its upstream needs input: the
 // upstream's input requests, and a state of the proxy's, sealed. ok is
 // false when err is not an input-required result.
-func (s *Server) inputRequired(r *modernRequest, name string, args json.RawMessage, err error) (raw []byte, ok bool, _ error) {
+func (s *Server) inputRequired(r *request20260728, name string, args json.RawMessage, err error) (raw []byte, ok bool, _ error) {
 	ir, ok := errors.AsType[*upstream.InputRequired](err)
 	if !ok {
 		return nil, false, nil

@@ -13,26 +13,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // The 2026-07-28 methods: one small function each, over a request whose
-// envelope the transport checked ([modernRequest]). They never reach
+// envelope the transport checked ([request20260728]). They never reach
 // go-sdk, which serves 2025 sessions only; what they share with a 2025
 // session's methods (the forwarded call, the capabilities) is one
 // function both call ([Server.callTool], [capabilities]).
 
-// modernRequest is one checked 2026-07-28 request.
-type modernRequest struct {
+// request20260728 is one checked 2026-07-28 request.
+type request20260728 struct {
 	id     json.RawMessage // as sent
 	method string
 	params json.RawMessage
 	env    wire.Envelope
 	header http.Header // nil over stdio
 	out    responder
-	ag     *modernAgent
+	ag     *agent20260728
 }
 
 // responder is where a request's answer goes, and the notifications
@@ -48,34 +48,34 @@ type responder interface {
 	fail(e *wire.Error) error
 }
 
-// modernMethod answers one method: a raw result, or an error for the
+// method20260728 answers one method: a raw result, or an error for the
 // client.
-type modernMethod func(s *Server, ctx context.Context, r *modernRequest) ([]byte, error)
+type method20260728 func(s *Server, ctx context.Context, r *request20260728) ([]byte, error)
 
-var modernMethods = map[string]modernMethod{
+var methods20260728 = map[string]method20260728{
 	"server/discover":          (*Server).discover,
-	"tools/list":               (*Server).modernToolsList,
-	"tools/call":               (*Server).modernToolsCall,
-	"resources/list":           (*Server).modernResourcesList,
-	"resources/templates/list": (*Server).modernTemplatesList,
-	"resources/read":           (*Server).modernResourcesRead,
-	"prompts/list":             (*Server).modernPromptsList,
-	"prompts/get":              (*Server).modernPromptsGet,
-	"completion/complete":      (*Server).modernComplete,
-	"subscriptions/listen":     (*Server).modernListen,
-	"tasks/get":                (*Server).modernTask,
-	"tasks/update":             (*Server).modernTask,
-	"tasks/cancel":             (*Server).modernTask,
+	"tools/list":               (*Server).toolsList20260728,
+	"tools/call":               (*Server).toolsCall20260728,
+	"resources/list":           (*Server).resourcesList20260728,
+	"resources/templates/list": (*Server).templatesList20260728,
+	"resources/read":           (*Server).resourcesRead20260728,
+	"prompts/list":             (*Server).promptsList20260728,
+	"prompts/get":              (*Server).promptsGet20260728,
+	"completion/complete":      (*Server).complete20260728,
+	"subscriptions/listen":     (*Server).listen20260728,
+	"tasks/get":                (*Server).task20260728,
+	"tasks/update":             (*Server).task20260728,
+	"tasks/cancel":             (*Server).task20260728,
 }
 
-// serveModern answers r: its method runs under ctx (which ends when the
+// serve20260728 answers r: its method runs under ctx (which ends when the
 // client is gone, the call's bound passes or the server shuts down), its
 // result is stamped with what every 2026-07-28 result carries.
-func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
+func (s *Server) serve20260728(ctx context.Context, r *request20260728) {
 	if r.method != "subscriptions/listen" {
 		defer s.calls.begin()() // a listen is not work a drain waits for
 	}
-	m := modernMethods[r.method]
+	m := methods20260728[r.method]
 	if m == nil {
 		// Known to the wire, served by no function here (the tasks
 		// extension, subscriptions/listen): not offered.
@@ -94,10 +94,10 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 	var tr request
 	if s.opts.Telemetry != nil {
 		// Every 2026-07-28 request passes here: its span.
-		tr = s.modernRequestOf(ctx, r)
+		tr = s.request20260728Of(ctx, r)
 		ctx, sp = s.startRequest(ctx, tr)
 	}
-	raw, err := s.runModern(m, ctx, r)
+	raw, err := s.run20260728(m, ctx, r)
 	if err != nil && errors.Is(err, context.Canceled) && context.Cause(ctx) != nil {
 		// Ended by its context: the answer says why (its owner revoked,
 		// the server's end), not just "context canceled".
@@ -107,7 +107,7 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 		s.endRequest(ctx, sp, tr, err == nil && r.method == "tools/call" && rawIsError(raw), err)
 	}
 	if err != nil {
-		_ = r.out.fail(modernError(err))
+		_ = r.out.fail(error20260728(err))
 		return
 	}
 	st := wire.Stamping{ResultType: wire.ResultComplete, ServerInfo: s.serverInfo()}
@@ -123,8 +123,8 @@ func (s *Server) serveModern(ctx context.Context, r *modernRequest) {
 	_ = r.out.result(out)
 }
 
-// runModern runs a method, a panic being its error, not the server's end.
-func (s *Server) runModern(m modernMethod, ctx context.Context, r *modernRequest) (raw []byte, err error) {
+// run20260728 runs a method, a panic being its error, not the server's end.
+func (s *Server) run20260728(m method20260728, ctx context.Context, r *request20260728) (raw []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panicked", "method", r.method, "panic", p)
@@ -134,9 +134,9 @@ func (s *Server) runModern(m modernMethod, ctx context.Context, r *modernRequest
 	return m(s, ctx, r)
 }
 
-// modernError is a method's error as a 2026-07-28 answer: a JSON-RPC
+// error20260728 is a method's error as a 2026-07-28 answer: a JSON-RPC
 // error keeps its code, message and data; a cancelled call says why.
-func modernError(err error) *wire.Error {
+func error20260728(err error) *wire.Error {
 	var we *wire.Error
 	if errors.As(err, &we) {
 		return we
@@ -160,7 +160,7 @@ func (s *Server) serverInfo() json.RawMessage {
 // where it cannot depend on who asks: the server's own tools depend on
 // the agent's role, search mode on the listing, and with owners each has
 // its own upstreams.
-func (s *Server) cacheHint(r *modernRequest) wire.Cache {
+func (s *Server) cacheHint(r *request20260728) wire.Cache {
 	c := wire.Cache{TTLMs: 0, Scope: wire.ScopePrivate}
 	perOwner := r.ag.own.Acquire != nil
 	switch r.method {
@@ -193,7 +193,7 @@ func withoutEnvelope(meta map[string]any) map[string]any {
 // decodeParams decodes a request's params into v, strictly
 // ([wire.Unmarshal]: exact keys, none twice); -32602 when they are not
 // what the method takes.
-func decodeParams(r *modernRequest, v any) error {
+func decodeParams(r *request20260728, v any) error {
 	if len(r.params) == 0 {
 		return nil
 	}
@@ -203,7 +203,7 @@ func decodeParams(r *modernRequest, v any) error {
 	return nil
 }
 
-func (s *Server) discover(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) discover(ctx context.Context, r *request20260728) ([]byte, error) {
 	// Not every upstream: a probe (TS SDK's auto mode) gives up after a
 	// few seconds; one not yet connected counts as offering everything.
 	r.ag.px.AwaitStarted(ctx, 0)
@@ -218,7 +218,7 @@ func (s *Server) discover(ctx context.Context, r *modernRequest) ([]byte, error)
 	return wire.EncodeDiscover(wire.Discover{SupportedVersions: wire.Served(), Capabilities: caps, Instructions: instructions})
 }
 
-func (s *Server) modernToolsList(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) toolsList20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	px := r.ag.px
 	if r.ag.firstListing() {
 		// As a session's first listing: every upstream still starting
@@ -245,7 +245,7 @@ func (s *Server) modernToolsList(ctx context.Context, r *modernRequest) ([]byte,
 	return raw, err
 }
 
-func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) toolsCall20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -266,7 +266,7 @@ func (s *Server) modernToolsCall(ctx context.Context, r *modernRequest) ([]byte,
 	})
 }
 
-func (s *Server) modernResourcesList(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) resourcesList20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	listed(ctx, r.ag.px)
 	own := make([]*mcp.Resource, len(r.ag.own.Resources))
 	for i, res := range r.ag.own.Resources {
@@ -275,12 +275,12 @@ func (s *Server) modernResourcesList(ctx context.Context, r *modernRequest) ([]b
 	return listJSON("resources", own, r.ag.px.ListResources())
 }
 
-func (s *Server) modernTemplatesList(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) templatesList20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	listed(ctx, r.ag.px)
 	return listJSON("resourceTemplates", []*mcp.ResourceTemplate{}, r.ag.px.ListResourceTemplates())
 }
 
-func (s *Server) modernResourcesRead(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) resourcesRead20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	var p struct {
 		URI  string         `json:"uri"`
 		Meta map[string]any `json:"_meta"`
@@ -313,7 +313,7 @@ func (s *Server) modernResourcesRead(ctx context.Context, r *modernRequest) ([]b
 	return raw, nil
 }
 
-func (s *Server) modernPromptsList(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) promptsList20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	listed(ctx, r.ag.px)
 	own := make([]*mcp.Prompt, len(r.ag.own.Prompts))
 	for i, p := range r.ag.own.Prompts {
@@ -322,7 +322,7 @@ func (s *Server) modernPromptsList(ctx context.Context, r *modernRequest) ([]byt
 	return listJSON("prompts", own, r.ag.px.ListPrompts())
 }
 
-func (s *Server) modernPromptsGet(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) promptsGet20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	var p struct {
 		Name      string            `json:"name"`
 		Arguments map[string]string `json:"arguments"`
@@ -359,7 +359,7 @@ func (s *Server) modernPromptsGet(ctx context.Context, r *modernRequest) ([]byte
 	return raw, nil
 }
 
-func (s *Server) modernComplete(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) complete20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	var p mcp.CompleteParams
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
@@ -381,9 +381,9 @@ func (s *Server) modernComplete(ctx context.Context, r *modernRequest) ([]byte, 
 	return raw, nil
 }
 
-// modernTask forwards a request of the tasks extension to the upstream
+// task20260728 forwards a request of the tasks extension to the upstream
 // the task lives on ([proxy.Proxy.Task]).
-func (s *Server) modernTask(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) task20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	raw, err := r.ag.px.Task(ctx, newRequestSession(r), r.method, r.params)
 	if errors.Is(err, proxy.ErrNotFound) {
 		return nil, wire.InvalidParams("%v", err)
@@ -408,16 +408,16 @@ func listed(ctx context.Context, px *proxy.Proxy) {
 // an input-required result asks instead).
 type requestSession struct {
 	id  string
-	r   *modernRequest
+	r   *request20260728
 	env wire.Envelope
 	// call, when not nil, takes the upstream's questions to the client as
-	// input requests (parked.go).
+	// input requests (rev20260728_parked.go).
 	call *parked
 }
 
 var requestSeq atomic.Uint64
 
-func newRequestSession(r *modernRequest) *requestSession {
+func newRequestSession(r *request20260728) *requestSession {
 	return &requestSession{id: "r/" + strconv.FormatUint(requestSeq.Add(1), 10), r: r, env: r.env}
 }
 
@@ -426,7 +426,7 @@ func (rs *requestSession) ID() string { return rs.id }
 
 // Capabilities implements [proxy.Session]: what this request declared.
 // Sampling, elicitation and roots are offered to an upstream's questions
-// only when the call can be parked for them (parked.go).
+// only when the call can be parked for them (rev20260728_parked.go).
 func (rs *requestSession) Capabilities() proxy.ClientCapabilities {
 	c := proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Raw: rs.env.Caps.Raw}
 	if rs.call != nil {
@@ -437,7 +437,7 @@ func (rs *requestSession) Capabilities() proxy.ClientCapabilities {
 
 // AnswersInputRequired implements [proxy.InputAnswerer]: an upstream's
 // input-required result comes back to the request, which answers it
-// with its own (mrtr.go).
+// with its own (rev20260728_inputrequired.go).
 func (rs *requestSession) AnswersInputRequired() bool { return true }
 
 // errCannotAsk answers an upstream's server→client request made during a
@@ -446,7 +446,7 @@ var errCannotAsk = errors.New("the client speaks MCP 2026-07-28, which takes no 
 
 // Request implements [proxy.Session]: a question of a 2025 upstream
 // goes to the client as an input request of the call's answer
-// (parked.go), if the request declared it takes that kind.
+// (rev20260728_parked.go), if the request declared it takes that kind.
 func (rs *requestSession) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if rs.call == nil {
 		return nil, errCannotAsk

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // subscriptions/listen is 2026-07-28's replacement for a session's GET
@@ -36,7 +36,7 @@ type listenFilter struct {
 type listener struct {
 	id    string // the proxy's name for it
 	subID json.RawMessage
-	ag    *modernAgent
+	ag    *agent20260728
 	want  listenFilter
 
 	mu      sync.Mutex
@@ -64,7 +64,7 @@ var errTooManyListens = errors.New("too many open subscriptions/listen requests"
 
 var listenSeq atomic.Uint64
 
-func (s *Server) modernListen(ctx context.Context, r *modernRequest) ([]byte, error) {
+func (s *Server) listen20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	var p struct {
 		Notifications *listenFilter `json:"notifications"`
 	}
@@ -265,7 +265,7 @@ func (s *Server) removeListener(l *listener) {
 }
 
 // endListensOf answers the open listens of agent ag.
-func (s *Server) endListensOf(ag *modernAgent) {
+func (s *Server) endListensOf(ag *agent20260728) {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
 	for l := range s.listeners {

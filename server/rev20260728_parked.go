@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // A 2025 upstream asks its client mid-call (elicitation, sampling,
@@ -91,7 +91,7 @@ type parkedCalls struct {
 // bridge runs a call that may ask its client (run, with the session the
 // upstream's questions reach) so that a 2026-07-28 client is asked by
 // input-required answers. A retry naming a parked call resumes it.
-func (s *Server) bridge(ctx context.Context, r *modernRequest, name string, args json.RawMessage, run func(ctx context.Context, sess *requestSession) ([]byte, error)) ([]byte, error) {
+func (s *Server) bridge(ctx context.Context, r *request20260728, name string, args json.RawMessage, run func(ctx context.Context, sess *requestSession) ([]byte, error)) ([]byte, error) {
 	retry, st, err := s.retryOf(r, name, args)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (s *Server) bridge(ctx context.Context, r *modernRequest, name string, args
 
 // await waits for p's call to end, or to ask: then p is parked and its
 // questions are r's answer. ctx ending (the client gone) ends the call.
-func (s *Server) await(ctx context.Context, r *modernRequest, name string, args json.RawMessage, p *parked) ([]byte, error) {
+func (s *Server) await(ctx context.Context, r *request20260728, name string, args json.RawMessage, p *parked) ([]byte, error) {
 	if p.waiting() {
 		// Questions still unanswered: asked again.
 		return s.park(r, name, args, p)
@@ -139,7 +139,7 @@ func (s *Server) await(ctx context.Context, r *modernRequest, name string, args 
 	select {
 	case res := <-p.done:
 		// The call's context ends with this request's, which
-		// serveModern ends once the answer is written: what the call
+		// serve20260728 ends once the answer is written: what the call
 		// left to the background (a big result's count for the
 		// budget, divert.Charge) waits for that, as over 2025.
 		context.AfterFunc(ctx, func() { p.cancel(nil) })
@@ -165,7 +165,7 @@ func (s *Server) await(ctx context.Context, r *modernRequest, name string, args 
 
 // park files p (bounded) and answers r with its questions and a sealed
 // state naming it.
-func (s *Server) park(r *modernRequest, name string, args json.RawMessage, p *parked) ([]byte, error) {
+func (s *Server) park(r *request20260728, name string, args json.RawMessage, p *parked) ([]byte, error) {
 	pc := &s.parked
 	pc.mu.Lock()
 	if pc.byID == nil {

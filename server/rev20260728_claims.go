@@ -25,11 +25,11 @@ func agentSets(owner string) (all, mine string) {
 	return "agents/all", layout.OwnerSegment(owner) + "agents/owner"
 }
 
-func (m *modernAgents) replicated() bool {
+func (m *agents20260728) replicated() bool {
 	return m.srv.opts.State != nil && m.srv.opts.State.Replicated()
 }
 
-func (m *modernAgents) lease() time.Duration {
+func (m *agents20260728) lease() time.Duration {
 	if l := m.srv.opts.Lease; l > 0 {
 		return l
 	}
@@ -39,7 +39,7 @@ func (m *modernAgents) lease() time.Duration {
 // claim counts the new agent key of owner across the replicas, or says
 // which bound it would pass; the renewal of every agent held here starts
 // with the first.
-func (m *modernAgents) claim(owner, key string) error {
+func (m *agents20260728) claim(owner, key string) error {
 	if !m.replicated() {
 		return nil
 	}
@@ -77,7 +77,7 @@ func (m *modernAgents) claim(owner, key string) error {
 
 // unclaim gives agent key's places back: its copy here ended (a copy on
 // another replica claims it again at its next renewal).
-func (m *modernAgents) unclaim(owner, key string) {
+func (m *agents20260728) unclaim(owner, key string) {
 	if !m.replicated() {
 		return
 	}
@@ -94,7 +94,7 @@ func (m *modernAgents) unclaim(owner, key string) {
 
 // renewClaims renews the claims of the agents held here, every third of
 // the lease, until the server shuts down.
-func (m *modernAgents) renewClaims() {
+func (m *agents20260728) renewClaims() {
 	t := time.NewTicker(m.lease() / 3)
 	defer t.Stop()
 	for {

@@ -15,12 +15,12 @@ import (
 
 // A 2026-07-28 request has no session: who sends it is what it carries
 // (the bearer token's owner, the identity headers, or the stdio process).
-// modernAgent is what one such caller holds from request to request —
+// agent20260728 is what one such caller holds from request to request —
 // its own tools, resources and prompts, its owner's proxy — made at its
 // first request and ended when it has been idle for a while, which ends
 // its agent ([Options].SessionEnded: its usage record is written then,
 // not at a session's end it never has).
-type modernAgent struct {
+type agent20260728 struct {
 	key   string // [Caller].Agent-derived; the agent's session id for Options.Session
 	owner string
 	own   *Own
@@ -40,18 +40,18 @@ type modernAgent struct {
 
 	listed atomic.Bool // tools/list answered once
 
-	// guarded by modernAgents.mu
+	// guarded by agents20260728.mu
 	busy  int
 	used  time.Time
 	ended bool
 }
 
-// modernPrefix starts every modern agent key: it can never be a 2025
+// agent20260728Prefix starts every modern agent key: it can never be a 2025
 // session's id (rand.Text, base32).
-const modernPrefix = "m/"
+const agent20260728Prefix = "m/"
 
-func newModernAgent(key, owner string, own *Own, px *proxy.Proxy, release func()) *modernAgent {
-	a := &modernAgent{key: key, owner: owner, own: own, px: px, release: release,
+func newAgent20260728(key, owner string, own *Own, px *proxy.Proxy, release func()) *agent20260728 {
+	a := &agent20260728{key: key, owner: owner, own: own, px: px, release: release,
 		tools: map[string]tool.Def{}, resources: map[string]tool.Resource{}, prompts: map[string]tool.Prompt{}}
 	a.ctx, a.stop = context.WithCancelCause(context.Background())
 	for _, d := range own.Tools {
@@ -67,38 +67,38 @@ func newModernAgent(key, owner string, own *Own, px *proxy.Proxy, release func()
 }
 
 // firstListing reports whether this is the agent's first tools/list.
-func (a *modernAgent) firstListing() bool { return !a.listed.Swap(true) }
+func (a *agent20260728) firstListing() bool { return !a.listed.Swap(true) }
 
-func (a *modernAgent) ownTool(name string) bool { _, ok := a.tools[name]; return ok }
+func (a *agent20260728) ownTool(name string) bool { _, ok := a.tools[name]; return ok }
 
 // ownTools are the agent's own tool definitions sorted by name, as
 // go-sdk lists a 2025 session's.
-func (a *modernAgent) ownTools() []tool.Def {
+func (a *agent20260728) ownTools() []tool.Def {
 	out := append([]tool.Def(nil), a.own.Tools...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// modernAgents are the live modern agents of a server, bounded like
+// agents20260728 are the live modern agents of a server, bounded like
 // sessions: all together, and per owner. A caller past a bound takes the
 // place of its owner's least recently used idle agent (which ends), or
 // is refused when every one is busy.
-type modernAgents struct {
+type agents20260728 struct {
 	srv *Server
 
 	mu       sync.Mutex
-	byKey    map[string]*modernAgent
+	byKey    map[string]*agent20260728
 	perOwner map[string]int
 	max      int           // all owners (negative: no bound)
 	maxOwner int           // one owner (negative: no bound)
 	idle     time.Duration // an agent idle this long ends (0: never)
 	sweeping bool
 
-	renewOnce sync.Once // the renewal of shared claims (modern_claims.go)
+	renewOnce sync.Once // the renewal of shared claims (rev20260728_claims.go)
 }
 
-func newModernAgents(s *Server) *modernAgents {
-	return &modernAgents{srv: s, byKey: map[string]*modernAgent{}, perOwner: map[string]int{},
+func newAgents20260728(s *Server) *agents20260728 {
+	return &agents20260728{srv: s, byKey: map[string]*agent20260728{}, perOwner: map[string]int{},
 		max: DefaultMaxSessions, maxOwner: DefaultMaxSessionsPerOwner, idle: DefaultAgentIdle}
 }
 
@@ -109,11 +109,11 @@ const DefaultAgentIdle = 30 * time.Minute
 
 // acquire returns the agent of key, made with make at its first request,
 // marked busy until done is called.
-func (m *modernAgents) acquire(key, owner string, make func() (*modernAgent, error)) (_ *modernAgent, done func(), err error) {
+func (m *agents20260728) acquire(key, owner string, make func() (*agent20260728, error)) (_ *agent20260728, done func(), err error) {
 	m.mu.Lock()
 	a := m.byKey[key]
 	if a == nil {
-		var evict *modernAgent
+		var evict *agent20260728
 		if evict, err = m.room(owner); err != nil {
 			m.mu.Unlock()
 			return nil, nil, err
@@ -161,13 +161,13 @@ func (m *modernAgents) acquire(key, owner string, make func() (*modernAgent, err
 
 // room makes room for one more agent of owner: nothing to do, an idle
 // agent to end, or the bound that refuses it. The caller holds m.mu.
-func (m *modernAgents) room(owner string) (*modernAgent, error) {
+func (m *agents20260728) room(owner string) (*agent20260728, error) {
 	full := func(n, max int) bool { return max >= 0 && n >= max }
 	ownerFull := full(m.perOwner[owner], m.maxOwner)
 	if !ownerFull && !full(len(m.byKey), m.max) {
 		return nil, nil
 	}
-	var lru *modernAgent
+	var lru *agent20260728
 	for _, a := range m.byKey {
 		if a.busy > 0 || ownerFull && a.owner != owner {
 			continue
@@ -186,7 +186,7 @@ func (m *modernAgents) room(owner string) (*modernAgent, error) {
 }
 
 // forgetLocked removes a from the live agents. The caller holds m.mu.
-func (m *modernAgents) forgetLocked(a *modernAgent) {
+func (m *agents20260728) forgetLocked(a *agent20260728) {
 	if m.byKey[a.key] != a || a.ended {
 		return
 	}
@@ -200,7 +200,7 @@ func (m *modernAgents) forgetLocked(a *modernAgent) {
 // end ends a forgotten agent for cause: what it still runs ends (its
 // context), its proxy is given back and its agent finished (usage
 // record).
-func (m *modernAgents) end(a *modernAgent, cause error) {
+func (m *agents20260728) end(a *agent20260728, cause error) {
 	a.stop(cause)
 	m.srv.parked.endAgent(a.key, cause)
 	m.unclaim(a.owner, a.key)
@@ -213,12 +213,14 @@ func (m *modernAgents) end(a *modernAgent, cause error) {
 }
 
 // endAll ends every agent (the server's end).
-func (m *modernAgents) endAll() { m.endWhere(ErrSessionEnded, func(*modernAgent) bool { return true }) }
+func (m *agents20260728) endAll() {
+	m.endWhere(ErrSessionEnded, func(*agent20260728) bool { return true })
+}
 
 // endWhere ends every agent which gone accepts, for cause.
-func (m *modernAgents) endWhere(cause error, gone func(*modernAgent) bool) {
+func (m *agents20260728) endWhere(cause error, gone func(*agent20260728) bool) {
 	m.mu.Lock()
-	var all []*modernAgent
+	var all []*agent20260728
 	for _, a := range m.byKey {
 		if gone(a) {
 			all = append(all, a)
@@ -235,7 +237,7 @@ func (m *modernAgents) endWhere(cause error, gone func(*modernAgent) bool) {
 
 // startSweep starts the sweeper that ends idle agents, once. The caller
 // holds m.mu.
-func (m *modernAgents) startSweep() {
+func (m *agents20260728) startSweep() {
 	if m.sweeping || m.idle <= 0 {
 		return
 	}
@@ -255,9 +257,9 @@ func (m *modernAgents) startSweep() {
 // sweep ends the agents idle past m.idle and reports whether any agent
 // is left to watch (the sweeper stops when none is; the next agent
 // starts it again).
-func (m *modernAgents) sweep() bool {
+func (m *agents20260728) sweep() bool {
 	m.mu.Lock()
-	var idle []*modernAgent
+	var idle []*agent20260728
 	for _, a := range m.byKey {
 		if a.busy == 0 && time.Since(a.used) >= m.idle {
 			idle = append(idle, a)
@@ -280,19 +282,19 @@ func (m *modernAgents) sweep() bool {
 // Agents is the number of live 2026-07-28 agents (callers without a
 // session that made a request lately).
 func (s *Server) Agents() int {
-	s.modern.mu.Lock()
-	defer s.modern.mu.Unlock()
-	return len(s.modern.byKey)
+	s.agents20260728.mu.Lock()
+	defer s.agents20260728.mu.Unlock()
+	return len(s.agents20260728.byKey)
 }
 
-// modernAgentFor returns the agent of the HTTP request r's caller.
-func (s *Server) modernAgentFor(r *http.Request) (*modernAgent, func(), error) {
+// agent20260728For returns the agent of the HTTP request r's caller.
+func (s *Server) agent20260728For(r *http.Request) (*agent20260728, func(), error) {
 	c := CallerOf(r.Context())
-	key := modernPrefix + c.Agent
+	key := agent20260728Prefix + c.Agent
 	if c.Agent == "" {
-		key = modernPrefix + c.Owner
+		key = agent20260728Prefix + c.Owner
 	}
-	return s.modern.acquire(key, c.Owner, func() (*modernAgent, error) {
+	return s.agents20260728.acquire(key, c.Owner, func() (*agent20260728, error) {
 		own, err := s.opts.Session(SessionInfo{ID: key, Request: r})
 		if err != nil {
 			return nil, err
@@ -304,6 +306,6 @@ func (s *Server) modernAgentFor(r *http.Request) (*modernAgent, func(), error) {
 		if own.Acquire != nil {
 			px, release = own.Acquire()
 		}
-		return newModernAgent(key, c.Owner, own, px, release), nil
+		return newAgent20260728(key, c.Owner, own, px, release), nil
 	})
 }

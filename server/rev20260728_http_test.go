@@ -15,8 +15,8 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // envelope is a 2026-07-28 request's _meta.
@@ -42,7 +42,7 @@ func modernBody(id int, method, params string) string {
 // modernHeaders are the headers a 2026-07-28 client sends for method
 // (and name, for the methods that name something).
 func modernHeaders(method, name string) []string {
-	h := []string{"Mcp-Protocol-Version", wire.Modern, "Mcp-Method", method}
+	h := []string{"Mcp-Protocol-Version", wire.Revision20260728, "Mcp-Method", method}
 	if name != "" {
 		h = append(h, "Mcp-Name", name)
 	}
@@ -138,8 +138,8 @@ func TestModernRefusals(t *testing.T) {
 		{"clientInfo malformed", modernBody(1, "tools/list", `"_x":1`)[:0] + `{"jsonrpc":"2.0","id":"r1","method":"tools/list","params":{` + envelope(`"io.modelcontextprotocol/clientInfo":{"name":3}`) + `}}`, modernHeaders("tools/list", ""), 400, wire.CodeInvalidParams},
 		{"version header missing", modernBody(1, "tools/list", ""), []string{"Mcp-Method", "tools/list"}, 400, wire.CodeHeaderMismatch},
 		{"version header differs", modernBody(1, "tools/list", ""), []string{"Mcp-Protocol-Version", "2025-11-25", "Mcp-Method", "tools/list"}, 400, wire.CodeHeaderMismatch},
-		{"version not served", strings.ReplaceAll(modernBody(1, "tools/list", ""), wire.Modern, "2099-01-01"), []string{"Mcp-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list"}, 400, wire.CodeUnsupportedVersion},
-		{"Mcp-Method missing", modernBody(1, "tools/list", ""), []string{"Mcp-Protocol-Version", wire.Modern}, 400, wire.CodeHeaderMismatch},
+		{"version not served", strings.ReplaceAll(modernBody(1, "tools/list", ""), wire.Revision20260728, "2099-01-01"), []string{"Mcp-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list"}, 400, wire.CodeUnsupportedVersion},
+		{"Mcp-Method missing", modernBody(1, "tools/list", ""), []string{"Mcp-Protocol-Version", wire.Revision20260728}, 400, wire.CodeHeaderMismatch},
 		{"Mcp-Method in capitals", modernBody(1, "tools/list", ""), modernHeaders("TOOLS/LIST", ""), 400, wire.CodeHeaderMismatch},
 		{"Mcp-Name missing", call(""), modernHeaders("tools/call", ""), 400, wire.CodeHeaderMismatch},
 		{"Mcp-Name differs", call(""), modernHeaders("tools/call", "other"), 400, wire.CodeHeaderMismatch},
@@ -170,7 +170,7 @@ func TestModernRefusals(t *testing.T) {
 			if c.code == wire.CodeUnsupportedVersion {
 				var d struct{ Supported []string }
 				_ = json.Unmarshal(werr.Data, &d)
-				if len(d.Supported) == 0 || d.Supported[0] != wire.Modern {
+				if len(d.Supported) == 0 || d.Supported[0] != wire.Revision20260728 {
 					t.Errorf("supported %v", d.Supported)
 				}
 			}
@@ -188,7 +188,7 @@ func TestModernRefusals(t *testing.T) {
 		t.Errorf("the tool ran %d times on refused requests", n)
 	}
 	// Whitespace around a header value is not a mismatch.
-	r := post(t, context.Background(), e.url, call(""), "Mcp-Protocol-Version", wire.Modern, "Mcp-Method", "tools/call", "Mcp-Name", " mark ")
+	r := post(t, context.Background(), e.url, call(""), "Mcp-Protocol-Version", wire.Revision20260728, "Mcp-Method", "tools/call", "Mcp-Name", " mark ")
 	if r.status != 200 || ran.Load() != 1 {
 		t.Errorf("with spaces around Mcp-Name: HTTP %d %s", r.status, r.body)
 	}
@@ -216,7 +216,7 @@ func TestModernServes(t *testing.T) {
 	if err := json.Unmarshal(m["result"], &res); err != nil || d.status != 200 || !strings.HasPrefix(d.ctype, "application/json") {
 		t.Fatalf("discover: HTTP %d %s %s", d.status, d.ctype, d.body)
 	}
-	if res.ResultType != "complete" || len(res.SupportedVersions) < 2 || res.SupportedVersions[0] != wire.Modern ||
+	if res.ResultType != "complete" || len(res.SupportedVersions) < 2 || res.SupportedVersions[0] != wire.Revision20260728 ||
 		res.Capabilities["tools"] == nil || res.TTLMs == nil || res.CacheScope == "" || res.Meta[wire.MetaServerInfo] == nil {
 		t.Errorf("discover result %s", m["result"])
 	}

@@ -20,10 +20,10 @@ func TestDiscover(t *testing.T) {
 		t.Fatalf("discover\n%s\nwant\n%s", raw, want)
 	}
 	d, err := ParseDiscover(raw)
-	if err != nil || !d.SpeaksModern() || string(d.ServerInfo) != ours || d.Instructions != "hi" {
+	if err != nil || !d.Speaks20260728() || string(d.ServerInfo) != ours || d.Instructions != "hi" {
 		t.Fatalf("%+v %v", d, err)
 	}
-	if d, _ := ParseDiscover([]byte(`{"supportedVersions":["2025-11-25"],"capabilities":{}}`)); d.SpeaksModern() {
+	if d, _ := ParseDiscover([]byte(`{"supportedVersions":["2025-11-25"],"capabilities":{}}`)); d.Speaks20260728() {
 		t.Fatal("2025-only upstream speaks modern")
 	}
 	for _, bad := range []string{`{"capabilities":{}}`, `{"supportedVersions":[]}`, `{"supportedVersions":[1],"capabilities":{}}`, `[]`} {

@@ -56,10 +56,10 @@ func headerValue(h http.Header, name string) (string, bool) {
 // Classify says which era a request (a call: it has an id) belongs to, from
 // the Mcp-Protocol-Version header and params._meta's protocolVersion, with the
 // checks go-sdk v1.8.0 makes before anything else (streamable.go servePOST).
-// h is nil on stdio, where only _meta counts. A request is modern when its
+// h is nil on stdio, where only _meta counts. A request is of 2026-07-28 when its
 // _meta version claims 2026-07-28 or later (string order, as go-sdk: so
-// "v999.0.0" is a modern request answered -32022 by [ParseEnvelope]). Over
-// HTTP, a request whose header claims modern, or whose _meta names any version,
+// "v999.0.0" is a 2026-07-28 request answered -32022 by [ParseEnvelope]). Over
+// HTTP, a request whose header claims 2026-07-28 or later, or whose _meta names any version,
 // must carry both and they must agree: header missing or different is -32020,
 // _meta version missing is -32602 (all HTTP 400).
 func Classify(h http.Header, params json.RawMessage) (Era, *Error) {
@@ -71,24 +71,24 @@ func Classify(h http.Header, params json.RawMessage) (Era, *Error) {
 	}
 	if h != nil {
 		hv, _ := headerValue(h, HeaderProtocolVersion)
-		if (hv != "" && claimed(hv) == EraModern) || metaVersion != "" {
+		if (hv != "" && claimed(hv) == Era20260728) || metaVersion != "" {
 			switch {
 			case hv == "":
-				return EraLegacy, HeaderMismatch("%s header is required for requests carrying %q", HeaderProtocolVersion, MetaProtocolVersion)
+				return Era2025, HeaderMismatch("%s header is required for requests carrying %q", HeaderProtocolVersion, MetaProtocolVersion)
 			case metaVersion == "":
-				return EraLegacy, InvalidParams("missing or invalid _meta field %q", MetaProtocolVersion)
+				return Era2025, InvalidParams("missing or invalid _meta field %q", MetaProtocolVersion)
 			case hv != metaVersion:
-				return EraLegacy, HeaderMismatch("%s header %q does not match request %s %q", HeaderProtocolVersion, hv, MetaProtocolVersion, metaVersion)
+				return Era2025, HeaderMismatch("%s header %q does not match request %s %q", HeaderProtocolVersion, hv, MetaProtocolVersion, metaVersion)
 			}
 		}
 	}
-	if metaVersion != "" && claimed(metaVersion) == EraModern {
-		return EraModern, nil
+	if metaVersion != "" && claimed(metaVersion) == Era20260728 {
+		return Era20260728, nil
 	}
-	return EraLegacy, nil
+	return Era2025, nil
 }
 
-// CheckHeaders checks a modern HTTP request's Mcp-Method, Mcp-Name and
+// CheckHeaders checks a 2026-07-28 HTTP request's Mcp-Method, Mcp-Name and
 // Mcp-Param-* headers against its body; any disagreement is -32020 (HTTP 400).
 // Header names are case-insensitive (http.Header canonicalizes them), values
 // case-sensitive ("TOOLS/LIST" is not "tools/list"); whitespace around a value

@@ -9,10 +9,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
-// stdioModern serves the 2026-07-28 lines of one stdio connection; the
+// stdio20260728 serves the 2026-07-28 lines of one stdio connection; the
 // others go to its 2025 session (go-sdk). One connection speaks one
 // revision: the first initialize makes it a 2025 session, the first
 // 2026-07-28 request other than server/discover makes it a 2026-07-28
@@ -20,7 +20,7 @@ import (
 // (server/discover never decides: a client may probe, then initialize).
 // The process is one agent: the connection's session's own tools and
 // proxy serve both revisions alike, under the session's id.
-type stdioModern struct {
+type stdio20260728 struct {
 	s   *Server
 	se  *session
 	out *rawStdio // answers are written under its lock
@@ -33,7 +33,7 @@ type stdioModern struct {
 	locked   bool
 	version  string // the 2025 revision initialize asked for, once locked so
 	inflight map[string]context.CancelCauseFunc
-	ag       *modernAgent
+	ag       *agent20260728
 	wg       sync.WaitGroup
 }
 
@@ -41,16 +41,16 @@ type stdioModern struct {
 // past it the next line is read when one is answered.
 const maxStdioInFlight = 64
 
-func newStdioModern(ctx context.Context, s *Server, se *session, out *rawStdio) *stdioModern {
-	return &stdioModern{s: s, se: se, out: out, ctx: ctx, slots: make(chan struct{}, maxStdioInFlight),
+func newStdio20260728(ctx context.Context, s *Server, se *session, out *rawStdio) *stdio20260728 {
+	return &stdio20260728{s: s, se: se, out: out, ctx: ctx, slots: make(chan struct{}, maxStdioInFlight),
 		inflight: map[string]context.CancelCauseFunc{}}
 }
 
 // take is the stdio filter's hook ([stdioFilter]): it serves line when it
 // is a 2026-07-28 message (or answers why it is refused) and reports
 // whether it did; the lines it leaves go to the 2025 session.
-func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
-	if len(line) > 0 && line[0] == '[' && modernInBatch(line) {
+func (m *stdio20260728) take(line []byte) (answer []byte, taken bool) {
+	if len(line) > 0 && line[0] == '[' && inBatch20260728(line) {
 		return append(errorResponse(nil, batchRefused), '\n'), true
 	}
 	if len(line) == 0 || line[0] != '{' {
@@ -69,10 +69,10 @@ func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
 	if req.Method == "initialize" {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		if m.locked && m.era == wire.EraModern {
+		if m.locked && m.era == wire.Era20260728 {
 			return refuse(&wire.Error{Code: wire.CodeInvalidRequest, Message: "this stdio connection speaks MCP 2026-07-28 (it made requests without initialize): initialize is refused; start a new connection to speak a 2025 revision"}), true
 		}
-		m.locked, m.era = true, wire.EraLegacy
+		m.locked, m.era = true, wire.Era2025
 		m.version = initializeVersion(line)
 		return nil, false
 	}
@@ -83,24 +83,24 @@ func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
 		return nil, false
 	}
 	era, _ := wire.Classify(nil, req.Params)
-	if era != wire.EraModern {
+	if era != wire.Era20260728 {
 		return nil, false
 	}
 	if _, known := wire.Method(req.Method); !known {
 		return refuse(wire.MethodNotFound(req.Method)), true
 	}
-	env, werr := checkModern(req.Method, req.Params)
+	env, werr := check20260728(req.Method, req.Params)
 	if werr != nil {
 		return refuse(werr), true
 	}
 	key := string(id)
 	m.mu.Lock()
-	if m.locked && m.era == wire.EraLegacy {
+	if m.locked && m.era == wire.Era2025 {
 		m.mu.Unlock()
 		return refuse(&wire.Error{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("this stdio connection is a session of MCP %s (it initialized): a 2026-07-28 request is refused; send it without the envelope, or start a new connection", m.version)}), true
 	}
 	if req.Method != "server/discover" {
-		m.locked, m.era = true, wire.EraModern
+		m.locked, m.era = true, wire.Era20260728
 	}
 	if _, dup := m.inflight[key]; dup {
 		m.mu.Unlock()
@@ -127,27 +127,27 @@ func (m *stdioModern) take(line []byte) (answer []byte, taken bool) {
 			m.wg.Done()
 		}()
 		out := &stdioAnswer{t: m.out, id: id}
-		m.s.serveModern(ctx, &modernRequest{id: id, method: req.Method, params: req.Params, env: env, out: out, ag: ag})
+		m.s.serve20260728(ctx, &request20260728{id: id, method: req.Method, params: req.Params, env: env, out: out, ag: ag})
 	}()
 	return nil, true
 }
 
 // agent is the process's agent as 2026-07-28 requests see it. The
 // caller holds m.mu.
-func (m *stdioModern) agent() *modernAgent {
+func (m *stdio20260728) agent() *agent20260728 {
 	if m.ag == nil {
 		px, release := m.s.opts.Proxy, func() {}
 		if m.se.own.Acquire != nil {
 			px, release = m.se.own.Acquire()
 		}
-		m.ag = newModernAgent(m.se.id, "", m.se.own, px, release)
+		m.ag = newAgent20260728(m.se.id, "", m.se.own, px, release)
 	}
 	return m.ag
 }
 
 // cancel ends the 2026-07-28 request a notifications/cancelled names and
 // reports whether it named one.
-func (m *stdioModern) cancel(params json.RawMessage) bool {
+func (m *stdio20260728) cancel(params json.RawMessage) bool {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -166,7 +166,7 @@ func (m *stdioModern) cancel(params json.RawMessage) bool {
 
 // waitIdle returns once the 2026-07-28 requests read so far are
 // answered, or ctx ends.
-func (m *stdioModern) waitIdle(ctx context.Context) {
+func (m *stdio20260728) waitIdle(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { m.wg.Wait(); close(done) }()
 	select {
@@ -177,7 +177,7 @@ func (m *stdioModern) waitIdle(ctx context.Context) {
 
 // endListens answers this connection's subscriptions/listen requests:
 // at the end of the client's input nothing more will be listened for.
-func (m *stdioModern) endListens() {
+func (m *stdio20260728) endListens() {
 	m.mu.Lock()
 	ag := m.ag
 	m.mu.Unlock()
@@ -189,11 +189,11 @@ func (m *stdioModern) endListens() {
 // end waits (bounded by the calls' own ends, which the connection's end
 // brings) for the requests in flight, then ends the agent if 2026-07-28
 // requests used it: its usage record is written.
-func (m *stdioModern) end() {
+func (m *stdio20260728) end() {
 	m.wg.Wait()
 	m.mu.Lock()
 	ag := m.ag
-	used := m.locked && m.era == wire.EraModern
+	used := m.locked && m.era == wire.Era20260728
 	m.mu.Unlock()
 	if ag == nil {
 		return

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // modern serves body when it is a 2026-07-28 request, and reports
@@ -23,9 +23,9 @@ import (
 // envelope (-32602), the version served (-32022), methods the revision
 // removed (404), a retry's inputResponses (-32602). Then it runs, its
 // call ending when the client closes the response.
-func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte) bool {
+func (h *httpHandler) take20260728(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	t := bytes.TrimSpace(body)
-	if len(t) > 0 && t[0] == '[' && modernInBatch(t) {
+	if len(t) > 0 && t[0] == '[' && inBatch20260728(t) {
 		writeJSON(w, batchRefused.HTTPStatus(), errorResponse(nil, batchRefused))
 		return true
 	}
@@ -41,7 +41,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 		return false
 	}
 	era, werr := wire.Classify(r.Header, req.Params)
-	if era == wire.EraLegacy && werr == nil {
+	if era == wire.Era2025 && werr == nil {
 		return false
 	}
 	id := messageID(t)
@@ -68,7 +68,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 	if h.s.refuseDraining(w) {
 		return true
 	}
-	ag, done, err := h.s.modernAgentFor(r)
+	ag, done, err := h.s.agent20260728For(r)
 	if err != nil {
 		if errors.Is(err, ErrTooManySessions) {
 			h.s.log.Warn("request refused", "owner", ownerOf(r), "error", err)
@@ -86,13 +86,13 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 		fail(werr)
 		return true
 	}
-	env, werr := checkModern(req.Method, req.Params)
+	env, werr := check20260728(req.Method, req.Params)
 	if werr != nil {
 		fail(werr)
 		return true
 	}
 	ex := &exchange{w: w, id: id}
-	h.s.serveModern(r.Context(), &modernRequest{id: id, method: req.Method, params: req.Params, env: env, header: r.Header, out: ex, ag: ag})
+	h.s.serve20260728(r.Context(), &request20260728{id: id, method: req.Method, params: req.Params, env: env, header: r.Header, out: ex, ag: ag})
 	return true
 }
 
@@ -101,32 +101,32 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, body []byte
 var batchRefused = &wire.Error{Code: wire.CodeInvalidRequest, Status: http.StatusBadRequest,
 	Message: "JSON-RPC batches are not part of MCP 2026-07-28: send one request per message"}
 
-// modernInBatch reports whether a batch holds a request carrying the
+// inBatch20260728 reports whether a batch holds a request carrying the
 // 2026-07-28 envelope.
-func modernInBatch(batch []byte) bool {
+func inBatch20260728(batch []byte) bool {
 	var elems []json.RawMessage
 	if json.Unmarshal(batch, &elems) != nil {
 		return false // malformed: the 2025 path says so
 	}
 	for _, e := range elems {
 		params, _ := jsonscan.Lookup(e, "params")
-		if era, _ := wire.Classify(nil, params); era == wire.EraModern {
+		if era, _ := wire.Classify(nil, params); era == wire.Era20260728 {
 			return true
 		}
 	}
 	return false
 }
 
-// checkModern is the last of a 2026-07-28 request's checks, on both
+// check20260728 is the last of a 2026-07-28 request's checks, on both
 // transports: its envelope (-32602, -32022), a method the revision
 // removed (-32601), a retry's inputResponses (-32602).
-func checkModern(method string, params json.RawMessage) (wire.Envelope, *wire.Error) {
+func check20260728(method string, params json.RawMessage) (wire.Envelope, *wire.Error) {
 	env, werr := wire.ParseEnvelope(params)
 	if werr == nil {
-		werr = wire.CheckMethod(wire.EraModern, method)
+		werr = wire.CheckMethod(wire.Era20260728, method)
 	}
 	if werr == nil {
-		if mi, _ := wire.Method(method); mi.MRTR {
+		if mi, _ := wire.Method(method); mi.MayNeedInput {
 			_, werr = wire.ParseRetry(params)
 		}
 	}
@@ -136,7 +136,7 @@ func checkModern(method string, params json.RawMessage) (wire.Envelope, *wire.Er
 // toolBindings are the x-mcp-header bindings of the tool a tools/call
 // names, as listed to the caller; none for anything else (the server's
 // own tools bind no headers).
-func toolBindings(ag *modernAgent, method string, params json.RawMessage) []wire.Binding {
+func toolBindings(ag *agent20260728, method string, params json.RawMessage) []wire.Binding {
 	if method != "tools/call" {
 		return nil
 	}

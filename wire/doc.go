@@ -4,8 +4,8 @@
 //
 // # Eras
 //
-// [EraLegacy] is the 2025 revisions ([Legacy]: initialize, a session, server→
-// client requests); [EraModern] is [Modern], 2026-07-28: no initialize and no
+// [Era2025] is the 2025 revisions ([Revisions2025]: initialize, a session, server→
+// client requests); [Era20260728] is [Revision20260728], 2026-07-28: no initialize and no
 // session, every request carrying its version, client capabilities and client
 // info in params._meta (an [Envelope]), server/discover, input-required
 // results instead of server→client requests, cache hints on list results.
@@ -18,7 +18,7 @@
 //
 //	if _, ok := wire.Method(method); !ok { werr = wire.MethodNotFound(method) } // 404
 //	era, werr := wire.Classify(r.Header, params) // version header vs _meta: -32020 / -32602
-//	if era == wire.EraModern {
+//	if era == wire.Era20260728 {
 //		werr = wire.CheckHeaders(r.Header, method, params, bindings) // Mcp-Method/Name/Param: -32020
 //		env, werr = wire.ParseEnvelope(params)                       // caps, clientInfo: -32602; version: -32022
 //	}
@@ -45,7 +45,7 @@
 // splicing bytes: the result is never decoded, and every upstream byte outside
 // the members replaced is kept. [EncodeDiscover] and [ParseDiscover] are the
 // server/discover result on both sides (the proxy answering it, the proxy
-// probing an upstream with it: [Discover.SpeaksModern]).
+// probing an upstream with it: [Discover.Speaks20260728]).
 //
 // # Input-required results
 //

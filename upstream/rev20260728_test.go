@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server/wire"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // A hand-written 2026-07-28 server on net/http: it checks every request the
@@ -136,7 +136,7 @@ func (s *modernServer) handle(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if era, _ := wire.Classify(r.Header, m.Params); era == wire.EraLegacy {
+	if era, _ := wire.Classify(r.Header, m.Params); era == wire.Era2025 {
 		if legacy != nil && legacy(w, m) {
 			return
 		}
@@ -168,7 +168,7 @@ func (s *modernServer) handle(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, m.ID, werr)
 		return
 	}
-	if werr := wire.CheckMethod(wire.EraModern, m.Method); werr != nil {
+	if werr := wire.CheckMethod(wire.Era20260728, m.Method); werr != nil {
 		writeRPCError(w, m.ID, werr)
 		return
 	}
@@ -296,7 +296,7 @@ func TestModernHTTPWire(t *testing.T) {
 	if st, err := awaitSettled(t, u); st != StateReady {
 		t.Fatalf("state %s: %v", st, err)
 	}
-	if p := u.Protocol(); p.Version != wire.Modern || p.How != "server/discover" {
+	if p := u.Protocol(); p.Version != wire.Revision20260728 || p.How != "server/discover" {
 		t.Errorf("protocol %+v", p)
 	}
 	if caps := u.Capabilities(); caps.Tools == nil || caps.Logging == nil {
@@ -307,7 +307,7 @@ func TestModernHTTPWire(t *testing.T) {
 		ServerInfo      json.RawMessage `json:"serverInfo"`
 		Instructions    string          `json:"instructions"`
 	}
-	if err := json.Unmarshal(u.InitializeResult(), &init); err != nil || init.ProtocolVersion != wire.Modern ||
+	if err := json.Unmarshal(u.InitializeResult(), &init); err != nil || init.ProtocolVersion != wire.Revision20260728 ||
 		string(init.ServerInfo) != `{"name":"modern","version":"9"}` || init.Instructions != "be modern" {
 		t.Errorf("synthesized initialize result %s (%v)", u.InitializeResult(), err)
 	}
@@ -392,7 +392,7 @@ func TestModernHTTPWire(t *testing.T) {
 // input-required is an *InputRequired; cancel is the POST closed.
 func TestModernHTTPResults(t *testing.T) {
 	s := newModernServer(t)
-	u := modernUpstream(t, s.url(), config.ProtocolModern, Options{})
+	u := modernUpstream(t, s.url(), config.Protocol20260728, Options{})
 	if st, err := awaitSettled(t, u); st != StateReady {
 		t.Fatalf("state %s: %v", st, err)
 	}
@@ -537,7 +537,7 @@ func TestProbeVerdicts(t *testing.T) {
 			w.WriteHeader(http.StatusNotFound) // a front that lost the first probe
 			return true
 		}, true, "2026-07-28", "server/discover", 2},
-		{"pinned 2025", config.ProtocolLegacy, nil, false, "2025-11-25", `initialize; protocol = "2025-11-25"`, 0},
+		{"pinned 2025", config.Protocol2025, nil, false, "2025-11-25", `initialize; protocol = "2025-11-25"`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newModernServer(t)
@@ -563,7 +563,7 @@ func TestProbeVerdicts(t *testing.T) {
 				t.Errorf("%d server/discover, want %d", n, tc.discovers)
 			}
 			tools := u.Tools()
-			if len(tools) == 0 || (tc.version == wire.Modern) != (tools[0].Name == "echo") {
+			if len(tools) == 0 || (tc.version == wire.Revision20260728) != (tools[0].Name == "echo") {
 				t.Errorf("tools %+v for %s", tools, tc.version)
 			}
 		})
@@ -579,7 +579,7 @@ func TestProbePinnedModernRefused(t *testing.T) {
 		return true
 	}
 	s.legacy = legacyInit
-	u := modernUpstream(t, s.url(), config.ProtocolModern, Options{})
+	u := modernUpstream(t, s.url(), config.Protocol20260728, Options{})
 	_, err := awaitSettled(t, u)
 	if err == nil || !strings.Contains(err.Error(), `protocol = "2026-07-28"`) || !strings.Contains(err.Error(), "-32601") {
 		t.Errorf("error %v", err)
@@ -718,10 +718,10 @@ func TestProbeStdio(t *testing.T) {
 			if err != nil {
 				t.Fatalf("echo: %v", err)
 			}
-			if text, _ := toolResultText(t, res); tc.version == wire.Modern != strings.Contains(text, `clientCapabilities":{"roots":{}}`) {
+			if text, _ := toolResultText(t, res); tc.version == wire.Revision20260728 != strings.Contains(text, `clientCapabilities":{"roots":{}}`) {
 				t.Errorf("echoed params %s: envelope only to a modern upstream, with the caller's caps", text)
 			}
-			if tc.version == wire.Modern {
+			if tc.version == wire.Revision20260728 {
 				_, err := u.Call(ctx, "tools/call", map[string]any{"name": "ask"})
 				if ir, ok := errors.AsType[*InputRequired](err); !ok || !strings.Contains(string(ir.Requests["r"]), "roots/list") {
 					t.Errorf("ask: %v", err)

@@ -60,7 +60,7 @@ func (c Caps) Allows(method string) bool {
 }
 
 // ParseEnvelope reads and validates the envelope in the params (a JSON
-// object, or empty) of a request [Classify] found modern. A missing or malformed part is -32602
+// object, or empty) of a request [Classify] found 2026-07-28. A missing or malformed part is -32602
 // (HTTP 400): no _meta, no string protocolVersion, clientCapabilities absent or
 // not an object, clientInfo present but not an object with string name and
 // version, logLevel not a string, progressToken neither string nor number. A
@@ -109,7 +109,7 @@ func ParseEnvelope(params json.RawMessage) (Envelope, *Error) {
 		}
 		env.ProgressToken = pt
 	}
-	if env.Version != Modern {
+	if env.Version != Revision20260728 {
 		return env, UnsupportedVersion(env.Version)
 	}
 	return env, nil
@@ -173,7 +173,7 @@ var ErrParamsNotObject = errors.New("params is not a JSON object")
 
 // EncodeEnvelope is the client side of [ParseEnvelope]: params (an object,
 // or empty for none) with env written into its _meta — protocolVersion
-// (env.Version, [Modern] when empty), clientCapabilities (env.Caps.Raw, {}
+// (env.Version, [Revision20260728] when empty), clientCapabilities (env.Caps.Raw, {}
 // when nil), clientInfo and logLevel when set. A key the params' _meta
 // already has is kept as the caller wrote it (a rewritten progressToken,
 // a caller's own logLevel): the envelope only fills in what is missing.
@@ -205,7 +205,7 @@ func EncodeEnvelope(params json.RawMessage, env Envelope) (json.RawMessage, erro
 	}
 	version := env.Version
 	if version == "" {
-		version = Modern
+		version = Revision20260728
 	}
 	vb, _ := json.Marshal(version)
 	set(MetaProtocolVersion, vb)

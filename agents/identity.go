@@ -114,7 +114,7 @@ func CheckOwner(owner string) error {
 type requestIdentityKey struct{}
 
 // WithRequestIdentity returns ctx, an HTTP request's context, carrying the
-// identity id its headers gave ([FromRequest]): the HTTP front door (server.FrontDoor, through its Identify hook) parses it
+// identity id its headers gave ([FromRequest]): the HTTP front door (frontdoor.FrontDoor, through its Identify hook) parses it
 // once, and [Registry.Session] takes it from there for the session the
 // request creates.
 func WithRequestIdentity(ctx context.Context, id Identity) context.Context {

@@ -92,28 +92,12 @@
 //
 // # Front door
 //
-// [FrontDoor] is what every HTTP request passes before any handler (MCP,
-// /events, /debug/*): the Host against DNS rebinding ([ReboundHost]),
-// the bearer token when tokens are configured (401 with
-// WWW-Authenticate: Bearer; a valid one proves the connection), the
-// Origin (loopback or [FrontDoorOptions].AllowedOrigins), the identity
-// headers (the Identify hook: the server does not parse agents'
-// identities), and a deadline for the body's arrival. A refused request's
-// connection is closed with its answer. It puts the request's [Caller]
-// (its token's owner) in the context, once; everything that asks who
-// sends a request reads [CallerOf]: a session belongs to the owner of
-// the request that created it, and a request of another owner naming it
-// is answered as for an unknown session. Without a front door (tests,
-// stdio) every request is the zero Caller's. The body's size is bounded
-// by the transport ([StreamableHTTPOptions].MaxRequestBytes, 413).
-//
-// # Connections
-//
-// [LimitConnections] bounds the open connections; with bearer tokens
-// ([ConnLimit].Proving) those no request has proven with a valid token
-// ([ProveConnection], called by the front door) hold a quarter of them
-// at most, the oldest quiet one giving its place to a newcomer, so a
-// flood of silent sockets cannot lock owners out.
+// Every HTTP request passes package frontdoor first (the bearer token,
+// Host, Origin, identity headers, body deadline, connection bounds); it
+// puts the request's frontdoor.Caller in its context, which is how a
+// session belongs to its owner: a request of another owner naming a
+// session is answered as for an unknown session. The body's size is
+// bounded here ([StreamableHTTPOptions].MaxRequestBytes, 413).
 //
 // # Caveats
 //

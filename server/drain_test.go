@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 )
 
 // get is a GET of url with no token; it returns the status and body.
@@ -30,8 +30,8 @@ func get(t testing.TB, url string) (int, string) {
 func TestDrain(t *testing.T) {
 	own, started, cancelled := blockingTool()
 	e := startEnvWith(t, envOptions{own: own})
-	probes := httptestServer(t, server.FrontDoor(server.FrontDoorOptions{Tokens: testTokens, Probes: e.srv.Probes(nil)}, http.NotFoundHandler()))
-	if st, body := get(t, probes+server.ReadyPath); st != 200 || body != "ready" {
+	probes := httptestServer(t, frontdoor.FrontDoor(frontdoor.FrontDoorOptions{Tokens: testTokens, Probes: e.srv.Probes(nil)}, http.NotFoundHandler()))
+	if st, body := get(t, probes+frontdoor.ReadyPath); st != 200 || body != "ready" {
 		t.Fatalf("/readyz before: %d %q", st, body)
 	}
 	ctx, cancelCall := context.WithCancel(context.Background())
@@ -47,10 +47,10 @@ func TestDrain(t *testing.T) {
 	if r := post(t, context.Background(), e.url, modernBody(2, "tools/list", ""), modernHeaders("tools/list", "")...); r.status != http.StatusServiceUnavailable {
 		t.Errorf("new work while draining: HTTP %d %s", r.status, r.body)
 	}
-	if st, body := get(t, probes+server.ReadyPath); st != 503 || !strings.Contains(body, "shutting down") {
+	if st, body := get(t, probes+frontdoor.ReadyPath); st != 503 || !strings.Contains(body, "shutting down") {
 		t.Errorf("/readyz while draining: %d %q", st, body)
 	}
-	if st, _ := get(t, probes+server.HealthPath); st != 200 {
+	if st, _ := get(t, probes+frontdoor.HealthPath); st != 200 {
 		t.Errorf("/healthz while draining: %d", st)
 	}
 	select {
@@ -115,12 +115,12 @@ func TestDrainBound(t *testing.T) {
 func TestProbes(t *testing.T) {
 	e := startEnv(t)
 	notReady := errors.New("the pad's Redis is not reachable")
-	h := server.FrontDoor(server.FrontDoorOptions{Tokens: testTokens, Probes: e.srv.Probes(func(context.Context) error { return notReady })}, http.NotFoundHandler())
+	h := frontdoor.FrontDoor(frontdoor.FrontDoorOptions{Tokens: testTokens, Probes: e.srv.Probes(func(context.Context) error { return notReady })}, http.NotFoundHandler())
 	url := httptestServer(t, h)
-	if st, body := get(t, url+server.HealthPath); st != 200 || body != "ok" {
+	if st, body := get(t, url+frontdoor.HealthPath); st != 200 || body != "ok" {
 		t.Errorf("/healthz: %d %q", st, body)
 	}
-	if st, body := get(t, url+server.ReadyPath); st != 503 || body != "not ready: "+notReady.Error() {
+	if st, body := get(t, url+frontdoor.ReadyPath); st != 503 || body != "not ready: "+notReady.Error() {
 		t.Errorf("/readyz: %d %q", st, body)
 	}
 	if st, _ := get(t, url+"/mcp"); st != http.StatusUnauthorized {

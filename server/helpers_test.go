@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -911,4 +912,10 @@ func runBlocker(in io.Reader, out io.Writer) {
 			return
 		}
 	}
+}
+
+// testTokens are alice's and bob's bearer tokens, as config keeps them.
+var testTokens = []config.Token{
+	{Owner: "alice", SHA256: sha256.Sum256([]byte("alice-token"))},
+	{Owner: "bob", SHA256: sha256.Sum256([]byte("bob-token"))},
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 )
 
@@ -22,7 +23,7 @@ func TestSessionOfAnotherOwnerDoesNotExist(t *testing.T) {
 	// The owner a front door would have put in the request's Caller.
 	streamable := srv.StreamableHTTP(StreamableHTTPOptions{})
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		streamable.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), Caller{Owner: r.Header.Get("X-Test-Owner")})))
+		streamable.ServeHTTP(w, r.WithContext(frontdoor.WithCaller(r.Context(), frontdoor.Caller{Owner: r.Header.Get("X-Test-Owner")})))
 	}))
 	defer h.Close()
 	post := func(owner, session, body string) *http.Response {

@@ -4,24 +4,14 @@ import (
 	"context"
 	"net/http"
 	"time"
-)
 
-// Probes for a load balancer or an orchestrator, served without a bearer
-// token and without any data ([FrontDoorOptions].Probes):
-//
-//   - /healthz answers 200 while the process serves (alive);
-//   - /readyz answers 200 when it can take work: not draining, and
-//     ready() (what cmd knows: Redis reachable, upstreams started) says
-//     so; else 503 with the reason, one line.
-const (
-	HealthPath = "/healthz"
-	ReadyPath  = "/readyz"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 )
 
 // readyWait bounds one readiness check (a Redis ping).
 const readyWait = 2 * time.Second
 
-// Probes returns the handler of [HealthPath] and [ReadyPath]. ready may
+// Probes returns the handler of [frontdoor.HealthPath] and [frontdoor.ReadyPath]. ready may
 // be nil (nothing but the drain to check).
 func (s *Server) Probes(ready func(ctx context.Context) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -32,9 +22,9 @@ func (s *Server) Probes(ready func(ctx context.Context) error) http.Handler {
 			return
 		}
 		switch r.URL.Path {
-		case HealthPath:
+		case frontdoor.HealthPath:
 			http.Error(w, "ok", http.StatusOK)
-		case ReadyPath:
+		case frontdoor.ReadyPath:
 			if s.Draining() {
 				http.Error(w, "not ready: shutting down", http.StatusServiceUnavailable)
 				return

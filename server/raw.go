@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 )
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
@@ -51,11 +52,11 @@ func replicaTools(t *testing.T, st state.Store, lease time.Duration, hopts Strea
 	h := srv.StreamableHTTP(hopts)
 	// The owner, as a front door would put it (a test header here).
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := Caller{Owner: r.Header.Get("X-Test-Owner")}
+		c := frontdoor.Caller{Owner: r.Header.Get("X-Test-Owner")}
 		if a := r.Header.Get("X-Test-Agent"); a != "" {
 			c.Agent = c.Owner + "|" + a
 		}
-		h.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), c)))
+		h.ServeHTTP(w, r.WithContext(frontdoor.WithCaller(r.Context(), c)))
 	}))
 	t.Cleanup(func() {
 		ts.CloseClientConnections()

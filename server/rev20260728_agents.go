@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
@@ -289,7 +290,7 @@ func (s *Server) Agents() int {
 
 // agent20260728For returns the agent of the HTTP request r's caller.
 func (s *Server) agent20260728For(r *http.Request) (*agent20260728, func(), error) {
-	c := CallerOf(r.Context())
+	c := frontdoor.CallerOf(r.Context())
 	key := agent20260728Prefix + c.Agent
 	if c.Agent == "" {
 		key = agent20260728Prefix + c.Owner

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"io"
 	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 )
 
 // sseHandler serves the legacy HTTP+SSE transport (GET opens a session's
@@ -42,7 +44,7 @@ func (s *Server) SSE() http.Handler {
 }
 
 func (h *sseHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if RefuseRebound(w, r) {
+	if frontdoor.RefuseRebound(w, r) {
 		return
 	}
 	switch r.Method {

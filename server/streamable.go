@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
@@ -78,7 +77,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.s.refuseForeignSession(w, r) {
 		return
 	}
-	if RefuseRebound(w, r) {
+	if frontdoor.RefuseRebound(w, r) {
 		return
 	}
 	if v := r.Header.Get(wire.HeaderProtocolVersion); v != "" {
@@ -100,36 +99,6 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
-}
-
-// ReboundHost reports a request that reached a loopback address under a
-// name that is not loopback: a web page's DNS rebinding. Every endpoint of
-// a loopback server refuses such a request, not only MCP's.
-func ReboundHost(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && local != nil && loopback(local.String()) && !loopback(r.Host)
-}
-
-// RefuseRebound answers 403 to a rebound request ([ReboundHost]) and
-// reports whether it did.
-func RefuseRebound(w http.ResponseWriter, r *http.Request) bool {
-	if !ReboundHost(r) {
-		return false
-	}
-	http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-	return true
-}
-
-func loopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // session is the live session a request names, or an answer saying why

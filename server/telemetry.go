@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
@@ -152,7 +153,7 @@ func (s *Server) request20260728Of(ctx context.Context, r *request20260728) requ
 		out.target = p.URI
 	}
 	if out.owner == "" {
-		out.owner = CallerOf(ctx).Owner
+		out.owner = frontdoor.CallerOf(ctx).Owner
 	}
 	return out
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"log/slog"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
+	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
@@ -146,7 +148,7 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 	if opts.PerOwner && needsWebLogins(cfg) {
 		a.web = oauth.NewWebLogins("") // its URL once the server listens
 		a.web.TokenOwner = func(tok string) (string, bool) {
-			owner := server.OwnerOfToken(cfg.HTTP.Tokens, tok)
+			owner := frontdoor.OwnerOfToken(cfg.HTTP.Tokens, tok)
 			return owner, owner != ""
 		}
 		notify := func(owner, server, id string) {
@@ -248,7 +250,7 @@ func (a *app) session(info server.SessionInfo) (*server.Own, error) {
 	if a.pool != nil {
 		owner := ""
 		if info.Request != nil {
-			owner = server.CallerOf(info.Request.Context()).Owner
+			owner = frontdoor.CallerOf(info.Request.Context()).Owner
 		}
 		acquire = func() (*proxy.Proxy, func()) { return a.pool.Acquire(owner) }
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/dashboard"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 )
 
@@ -73,7 +73,7 @@ func runDashboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // first.
 func serveDashboard(ctx context.Context, cfg *config.Config, addr, owner string, stdout, stderr io.Writer) int {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !server.IsLoopbackHost(host) {
+	if err != nil || !frontdoor.IsLoopbackHost(host) {
 		fmt.Fprintf(stderr, "scratchpad-mcp dashboard: --addr %q: want a loopback host:port, e.g. 127.0.0.1:9470\n", addr)
 		return 2
 	}
@@ -135,7 +135,7 @@ func loopbackHostOnly(h http.Handler) http.Handler {
 		if err != nil {
 			host = r.Host
 		}
-		if !server.IsLoopbackHost(host) {
+		if !frontdoor.IsLoopbackHost(host) {
 			http.Error(w, "forbidden host", http.StatusForbidden)
 			return
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
@@ -246,7 +247,7 @@ func (a *app) listen(addr string) (net.Listener, error) {
 
 // serveListener serves MCP over HTTP (kind "http" or "sse") on ln until
 // ctx ends. It only wires: the checks every request passes are the
-// server's front door ([server.FrontDoor]), given the configuration's
+// server's front door ([frontdoor.FrontDoor]), given the configuration's
 // tokens and origins and the agents' identity parsing ([identify]).
 func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, ttl time.Duration) error {
 	mux := http.NewServeMux()
@@ -273,7 +274,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.Handle("/dashboard/", dash)
 	}
 	// An owner's stream carries its own agents' records only.
-	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return server.CallerOf(r.Context()).Owner }))
+	mux.Handle("/events", a.events.Handler(func(r *http.Request) string { return frontdoor.CallerOf(r.Context()).Owner }))
 	switch {
 	case a.debugStats && len(a.cfg.HTTP.Tokens) > 0:
 		// Its figures and profiles are the whole process's, every
@@ -287,7 +288,7 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	a.log.Info("serving", "transport", kind, "addr", ln.Addr().String())
 	// The front door checks Host, bearer token, Origin and identity
 	// headers, and bounds the body's arrival.
-	fd := server.FrontDoorOptions{
+	fd := frontdoor.FrontDoorOptions{
 		Tokens: a.cfg.HTTP.Tokens, AllowedOrigins: a.cfg.HTTP.AllowedOrigins,
 		BodyTimeout: bodyTimeout, Identify: identify, Log: a.log,
 		Probes: a.server.Probes(a.ready), Telemetry: a.telemetry,
@@ -302,11 +303,11 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		fd.TokensNow = ts.Tokens
 		go ts.Watch(ctx) // within a second, requests or not
 	}
-	handler := server.FrontDoor(fd, mux)
+	handler := frontdoor.FrontDoor(fd, mux)
 	// With tokens, connections no request has proven with a valid token
 	// hold a bounded share of max_connections: a flood of silent sockets
 	// cannot lock owners out (the front door proves a connection).
-	limited := server.LimitConnections(ln, server.ConnLimit{Max: a.cfg.HTTP.MaxConnections, Proving: len(a.cfg.HTTP.Tokens) > 0}, a.log)
+	limited := frontdoor.LimitConnections(ln, frontdoor.ConnLimit{Max: a.cfg.HTTP.MaxConnections, Proving: len(a.cfg.HTTP.Tokens) > 0}, a.log)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, ConnContext: limited.ConnContext}
 	go func() {
 		<-ctx.Done()
@@ -340,7 +341,7 @@ func checkBind(addr string, auth bool) error {
 	if err != nil {
 		return fmt.Errorf("--addr %q: %w", addr, err)
 	}
-	if server.IsLoopbackHost(host) || auth {
+	if frontdoor.IsLoopbackHost(host) || auth {
 		return nil
 	}
 	return fmt.Errorf("--addr %q is not a loopback address: configure [[http.tokens]] to serve beyond this machine", addr)
@@ -351,8 +352,8 @@ func checkBind(addr string, auth bool) error {
 const eventStoreBytes = 64 << 20
 
 // bodyTimeout bounds the reading of one request body
-// ([server.FrontDoorOptions].BodyTimeout).
-var bodyTimeout = server.DefaultBodyTimeout // a variable for tests
+// ([frontdoor.FrontDoorOptions].BodyTimeout).
+var bodyTimeout = frontdoor.DefaultBodyTimeout // a variable for tests
 
 // drainWait bounds how long a stopping server waits for the calls in
 // flight (a variable for tests).
@@ -377,7 +378,7 @@ func (a *app) ready(ctx context.Context) error {
 const idleTimeout = 2 * time.Minute
 
 // identify puts in a request's context the agent identity its headers
-// name ([server.FrontDoorOptions].Identify).
+// name ([frontdoor.FrontDoorOptions].Identify).
 func identify(r *http.Request, owner string) (context.Context, error) {
 	id, err := agents.FromRequest(r, owner)
 	if err != nil {
@@ -389,9 +390,9 @@ func identify(r *http.Request, owner string) (context.Context, error) {
 	}
 	// A 2026-07-28 request has no session: the agent it names is found
 	// again from request to request by this key.
-	c := server.CallerOf(r.Context())
+	c := frontdoor.CallerOf(r.Context())
 	c.Agent = norm.Key()
-	return agents.WithRequestIdentity(server.WithCaller(r.Context(), c), id), nil
+	return agents.WithRequestIdentity(frontdoor.WithCaller(r.Context(), c), id), nil
 }
 
 // serveStats answers GET /debug/stats (--debug-stats): what a soak test

@@ -12,8 +12,8 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/dashboard"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 )
 
@@ -65,7 +65,7 @@ func serveMetrics(ctx context.Context, ln net.Listener, p *telemetry.Provider, l
 	// Like every other listener: a page on another host that rebinds its
 	// name to loopback reads no owner, agent or tool name here.
 	mux.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if server.RefuseRebound(w, r) {
+		if frontdoor.RefuseRebound(w, r) {
 			return
 		}
 		metrics.ServeHTTP(w, r)
@@ -87,7 +87,7 @@ func serveMetrics(ctx context.Context, ln net.Listener, p *telemetry.Provider, l
 // door, so the owner is the bearer token's and each owner sees its own.
 func (a *app) dashboardHandler() http.Handler {
 	return dashboard.Handler(dashboard.Options{
-		Owner: func(r *http.Request) string { return server.CallerOf(r.Context()).Owner },
+		Owner: func(r *http.Request) string { return frontdoor.CallerOf(r.Context()).Owner },
 		Calls: a.telemetry.Calls,
 		Usage: func(owner string) []budget.Usage { return usageOf(a.cfg.MemoryDir, owner) },
 	})

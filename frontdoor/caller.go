@@ -1,8 +1,7 @@
-package server
+package frontdoor
 
 import (
 	"context"
-	"net/http"
 )
 
 // Caller is who sends a request, put in its context once by the front
@@ -34,12 +33,4 @@ func WithCaller(ctx context.Context, c Caller) context.Context {
 func CallerOf(ctx context.Context) Caller {
 	c, _ := ctx.Value(callerKey{}).(Caller)
 	return c
-}
-
-// ownerOf is the owner of the Caller of r; "" for no request (stdio).
-func ownerOf(r *http.Request) string {
-	if r == nil {
-		return ""
-	}
-	return CallerOf(r.Context()).Owner
 }

@@ -1,4 +1,4 @@
-package server_test
+package frontdoor_test
 
 import (
 	"bufio"
@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testflood"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 )
 
 // frontDoor is the bearer check of a server with tokens, as serve's is:
@@ -27,18 +27,18 @@ func frontDoor(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "missing or invalid bearer token", http.StatusUnauthorized)
 		return
 	}
-	server.ProveConnection(r.Context())
+	frontdoor.ProveConnection(r.Context())
 	_, _ = io.WriteString(w, "ok")
 }
 
 // serveLimited serves frontDoor on a real listener bounded by lim.
-func serveLimited(t *testing.T, lim server.ConnLimit) string {
+func serveLimited(t *testing.T, lim frontdoor.ConnLimit) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	limited := server.LimitConnections(ln, lim, quietLogger())
+	limited := frontdoor.LimitConnections(ln, lim, quietLogger())
 	srv := &http.Server{Handler: http.HandlerFunc(frontDoor), ReadHeaderTimeout: 10 * time.Second, ConnContext: limited.ConnContext}
 	go func() { _ = srv.Serve(limited) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -83,7 +83,7 @@ func TestUnprovenConnectionsBounded(t *testing.T) {
 		proving bool
 	}{{"one bound", false}, {"proving", true}} {
 		t.Run(c.name, func(t *testing.T) {
-			addr := serveLimited(t, server.ConnLimit{Max: max, Proving: c.proving})
+			addr := serveLimited(t, frontdoor.ConnLimit{Max: max, Proving: c.proving})
 			// Proven connections held across the flood.
 			var held []net.Conn
 			var heldR []*bufio.Reader
@@ -161,7 +161,7 @@ func TestUnprovenConnectionsBounded(t *testing.T) {
 // when proven connections take every place: the newcomer gets the 503.
 func TestProvenConnectionsKeepTheirPlaces(t *testing.T) {
 	const max = 8
-	addr := serveLimited(t, server.ConnLimit{Max: max, Proving: true})
+	addr := serveLimited(t, frontdoor.ConnLimit{Max: max, Proving: true})
 	var held []net.Conn
 	for range max {
 		conn, err := net.Dial("tcp", addr)
@@ -199,7 +199,7 @@ func TestProvenConnectionsKeepTheirPlaces(t *testing.T) {
 // request: that one still gets its answer.
 func TestQuietConnectionsGoFirst(t *testing.T) {
 	const max = 8 // an unproven share of 2
-	addr := serveLimited(t, server.ConnLimit{Max: max, Proving: true})
+	addr := serveLimited(t, frontdoor.ConnLimit{Max: max, Proving: true})
 	dial := func() net.Conn {
 		t.Helper()
 		c, err := net.Dial("tcp", addr)

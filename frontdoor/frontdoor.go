@@ -1,4 +1,4 @@
-package server
+package frontdoor
 
 import (
 	"context"
@@ -61,6 +61,18 @@ type FrontDoorOptions struct {
 	// "auth"); nil is off.
 	Telemetry *telemetry.Provider
 }
+
+// Probes for a load balancer or an orchestrator, served without a bearer
+// token and without any data ([FrontDoorOptions].Probes):
+//
+//   - /healthz answers 200 while the process serves (alive);
+//   - /readyz answers 200 when it can take work: not draining, and
+//     ready() (what cmd knows: Redis reachable, upstreams started) says
+//     so; else 503 with the reason, one line.
+const (
+	HealthPath = "/healthz"
+	ReadyPath  = "/readyz"
+)
 
 // DefaultBodyTimeout is [FrontDoorOptions].BodyTimeout when it is 0:
 // bodies are at most [DefaultMaxRequestBytes], and 30 seconds is plenty

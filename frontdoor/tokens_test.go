@@ -1,4 +1,4 @@
-package server_test
+package frontdoor_test
 
 import (
 	"net/http"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 )
 
 // TestFrontDoorTokensNow (issue 38 item 13): with TokensNow the tokens in
@@ -17,12 +17,12 @@ import (
 func TestFrontDoorTokensNow(t *testing.T) {
 	var mu sync.Mutex
 	now := testTokens
-	h := server.FrontDoor(server.FrontDoorOptions{TokensNow: func() []config.Token {
+	h := frontdoor.FrontDoor(frontdoor.FrontDoorOptions{TokensNow: func() []config.Token {
 		mu.Lock()
 		defer mu.Unlock()
 		return now
 	}}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(server.CallerOf(r.Context()).Owner))
+		_, _ = w.Write([]byte(frontdoor.CallerOf(r.Context()).Owner))
 	}))
 	for _, step := range []struct {
 		name   string

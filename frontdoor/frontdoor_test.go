@@ -1,4 +1,4 @@
-package server_test
+package frontdoor_test
 
 import (
 	"bufio"
@@ -7,17 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
-	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 )
 
 // testTokens are alice's and bob's bearer tokens, as config keeps them.
@@ -41,7 +43,7 @@ func identifyAgent(r *http.Request, owner string) (context.Context, error) {
 // echoCaller answers what the request's context holds.
 var echoCaller = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	agent, _ := r.Context().Value(agentKey{}).(string)
-	fmt.Fprintf(w, "owner=%q agent=%q", server.CallerOf(r.Context()).Owner, agent)
+	fmt.Fprintf(w, "owner=%q agent=%q", frontdoor.CallerOf(r.Context()).Owner, agent)
 })
 
 // The front door alone, over a real HTTP server on a loopback address:
@@ -49,10 +51,10 @@ var echoCaller = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 // lets through.
 func TestFrontDoor(t *testing.T) {
 	logins := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "login page") })
-	withTokens := server.FrontDoorOptions{Tokens: testTokens, AllowedOrigins: []string{"https://app.example"}, Identify: identifyAgent, WebLogins: logins, Log: quietLogger()}
+	withTokens := frontdoor.FrontDoorOptions{Tokens: testTokens, AllowedOrigins: []string{"https://app.example"}, Identify: identifyAgent, WebLogins: logins, Log: quietLogger()}
 	cases := []struct {
 		name       string
-		opts       server.FrontDoorOptions
+		opts       frontdoor.FrontDoorOptions
 		method     string
 		path       string
 		header     map[string]string
@@ -70,7 +72,7 @@ func TestFrontDoor(t *testing.T) {
 			wantStatus: 200, wantBody: `owner="alice" agent="alice/a1"`},
 		{name: "bob", opts: withTokens, header: map[string]string{"Authorization": "Bearer bob-token"},
 			wantStatus: 200, wantBody: `owner="bob" agent="bob/"`},
-		{name: "no tokens configured", opts: server.FrontDoorOptions{Identify: identifyAgent}, header: map[string]string{"X-Test-Agent": "a2"},
+		{name: "no tokens configured", opts: frontdoor.FrontDoorOptions{Identify: identifyAgent}, header: map[string]string{"X-Test-Agent": "a2"},
 			wantStatus: 200, wantBody: `owner="" agent="/a2"`},
 		{name: "zero options", wantStatus: 200, wantBody: `owner="" agent=""`},
 		{name: "foreign origin", opts: withTokens, header: map[string]string{"Authorization": "Bearer alice-token", "Origin": "https://evil.example"},
@@ -79,7 +81,7 @@ func TestFrontDoor(t *testing.T) {
 		{name: "allowed origin", opts: withTokens, header: map[string]string{"Authorization": "Bearer alice-token", "Origin": "HTTPS://APP.example"}, wantStatus: 200},
 		{name: "loopback origin", header: map[string]string{"Origin": "http://localhost:3000"}, wantStatus: 200},
 		{name: "loopback IPv6 origin", header: map[string]string{"Origin": "http://[::1]:3000"}, wantStatus: 200},
-		{name: "any origin", opts: server.FrontDoorOptions{AllowedOrigins: []string{"*"}}, header: map[string]string{"Origin": "https://evil.example"}, wantStatus: 200},
+		{name: "any origin", opts: frontdoor.FrontDoorOptions{AllowedOrigins: []string{"*"}}, header: map[string]string{"Origin": "https://evil.example"}, wantStatus: 200},
 		{name: "rebound host", opts: withTokens, host: "evil.example", header: map[string]string{"Authorization": "Bearer alice-token"},
 			wantStatus: 403, wantBody: `invalid Host header "evil.example"`, wantHeader: map[string]string{"Connection": "close"}},
 		{name: "rebound host, no tokens", host: "evil.example:80", wantStatus: 403},
@@ -89,12 +91,12 @@ func TestFrontDoor(t *testing.T) {
 			wantStatus: 400, wantBody: `X-Test-Agent "bad!": not a name`, wantHeader: map[string]string{"Connection": "close"}},
 		{name: "login page without a token", opts: withTokens, path: oauth.BeginPath, wantStatus: 200, wantBody: "login page"},
 		{name: "login callback without a token", opts: withTokens, path: oauth.CallbackPath, wantStatus: 200, wantBody: "login page"},
-		{name: "login path without web logins", opts: server.FrontDoorOptions{Tokens: testTokens}, path: oauth.BeginPath, wantStatus: 401},
+		{name: "login path without web logins", opts: frontdoor.FrontDoorOptions{Tokens: testTokens}, path: oauth.BeginPath, wantStatus: 401},
 		{name: "POST with a body", opts: withTokens, method: "POST", header: map[string]string{"Authorization": "Bearer alice-token"}, wantStatus: 200},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ts := httptest.NewServer(server.FrontDoor(c.opts, echoCaller))
+			ts := httptest.NewServer(frontdoor.FrontDoor(c.opts, echoCaller))
 			defer ts.Close()
 			method, path := c.method, c.path
 			if method == "" {
@@ -153,7 +155,7 @@ func TestFrontDoorBodyDeadline(t *testing.T) {
 		}
 		io.WriteString(w, "streamed")
 	})
-	ts := httptest.NewServer(server.FrontDoor(server.FrontDoorOptions{Tokens: testTokens, BodyTimeout: timeout}, next))
+	ts := httptest.NewServer(frontdoor.FrontDoor(frontdoor.FrontDoorOptions{Tokens: testTokens, BodyTimeout: timeout}, next))
 	defer ts.Close()
 	addr := strings.TrimPrefix(ts.URL, "http://")
 
@@ -201,7 +203,7 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// A request with a valid token proves its connection ([server.ProveConnection]):
+// A request with a valid token proves its connection ([frontdoor.ProveConnection]):
 // it keeps its place when the unproven share is full and a newcomer comes.
 func TestFrontDoorProvesConnection(t *testing.T) {
 	const max = 4 // an unproven share of 1
@@ -209,8 +211,8 @@ func TestFrontDoorProvesConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limited := server.LimitConnections(ln, server.ConnLimit{Max: max, Proving: true}, quietLogger())
-	srv := &http.Server{Handler: server.FrontDoor(server.FrontDoorOptions{Tokens: testTokens}, echoCaller), ReadHeaderTimeout: 10 * time.Second, ConnContext: limited.ConnContext}
+	limited := frontdoor.LimitConnections(ln, frontdoor.ConnLimit{Max: max, Proving: true}, quietLogger())
+	srv := &http.Server{Handler: frontdoor.FrontDoor(frontdoor.FrontDoorOptions{Tokens: testTokens}, echoCaller), ReadHeaderTimeout: 10 * time.Second, ConnContext: limited.ConnContext}
 	go func() { _ = srv.Serve(limited) }()
 	defer srv.Close()
 	addr := ln.Addr().String()
@@ -242,4 +244,11 @@ func TestFrontDoorProvesConnection(t *testing.T) {
 	if code, err := request(a, abr); err != nil || code != 200 {
 		t.Errorf("alice's proven connection after the newcomers: %d %v (it was given up)", code, err)
 	}
+}
+
+func quietLogger() *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

@@ -37,4 +37,3 @@ func loopback(hostport string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
 }
-

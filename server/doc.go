@@ -71,9 +71,9 @@
 // JSON object, or an event stream when notifications precede its answer.
 //
 // With a replicated [Options].State (replicas behind a load balancer) a
-// 2025 session is a record any replica takes up (recover.go), a claim
+// 2025 session is a record any replica takes up (replica_recover.go), a claim
 // counted against the session bounds of all replicas together
-// (claims.go), and two channels (relay.go): what a copy of the session
+// (replica_claims.go), and two channels (replica_relay.go): what a copy of the session
 // sends that no response carries where it is made reaches the GET stream
 // another replica holds, and a DELETE on one replica ends every copy.
 //

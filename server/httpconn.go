@@ -74,10 +74,10 @@ type httpConn struct {
 	log      *slog.Logger // nil: nothing logged
 	// relay, when not nil, offers another replica a message for the
 	// standalone stream that no response carries here; true when a
-	// replica holding the session's GET stream took it (relay.go).
+	// replica holding the session's GET stream took it (replica_relay.go).
 	relay func(data []byte) bool
 	// peerSlots bounds the other replicas' resumptions served at once
-	// (resume.go).
+	// (replica_resume.go).
 	peerSlots chan struct{}
 
 	mu      sync.Mutex
@@ -108,7 +108,7 @@ type httpStream struct {
 	next    int                 // index of the next event
 	written int                 // events before it reached a response (standalone)
 	unkept  bool                // the store failed an append: no more ids
-	peer    *streamPeer         // another replica's resumption carrying it when no response here does (resume.go)
+	peer    *streamPeer         // another replica's resumption carrying it when no response here does (replica_resume.go)
 
 	// gone ends when the client left the stream's calls: no response
 	// has carried it for the resumption window (the calls' contexts
@@ -186,7 +186,7 @@ func (c *httpConn) Close() error {
 	c.mu.Unlock()
 	for _, s := range streams {
 		// A resumption on another replica ends with the session here
-		// (resume.go); its client's next one is answered there.
+		// (replica_resume.go); its client's next one is answered there.
 		s.mu.Lock()
 		s.dropPeer()
 		s.mu.Unlock()

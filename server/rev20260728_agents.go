@@ -95,7 +95,7 @@ type agents20260728 struct {
 	idle     time.Duration // an agent idle this long ends (0: never)
 	sweeping bool
 
-	renewOnce sync.Once // the renewal of shared claims (rev20260728_claims.go)
+	renewOnce sync.Once // the renewal of shared claims (replica_claims20260728.go)
 }
 
 func newAgents20260728(s *Server) *agents20260728 {

@@ -74,7 +74,7 @@ func (se *session) serve(ctx context.Context, method string, req mcp.Request, ne
 		res, err := m(se, ctx, method, req, next)
 		if err == nil && (method == "initialize" || method == "logging/setLevel") && se.changed != nil {
 			// Kept for other replicas before the client hears the
-			// answer: its next request may reach one (recover.go).
+			// answer: its next request may reach one (replica_recover.go).
 			se.changed(ctx)
 		}
 		return res, err

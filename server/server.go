@@ -351,7 +351,7 @@ type StreamableHTTPOptions struct {
 	// naming the limit. 0 means [DefaultMaxSessions] and
 	// [DefaultMaxSessionsPerOwner]; negative, no bound. With a replicated
 	// [Options].State both bound the 2025 sessions of all the replicas
-	// together too (claims.go), as well as each process's own.
+	// together too (replica_claims.go), as well as each process's own.
 	MaxSessions, MaxSessionsPerOwner int
 	// AgentIdle is how long the agent of a 2026-07-28 caller (which has
 	// no session to end) lives on after its last request; then it ends

@@ -67,7 +67,7 @@ type session struct {
 	watches    map[string]func()          // own resource URI → stop watching
 	listed     bool                       // tools/list answered once
 	found      map[string]bool            // in search mode: tools found with search_tools, listed from then on
-	level      string                     // the client's logging/setLevel, "" before one (recover.go keeps it)
+	level      string                     // the client's logging/setLevel, "" before one (replica_recover.go keeps it)
 
 	// changed, when not nil, is told after initialize and a level change
 	// (the streamable HTTP handler keeps the session's record).

@@ -113,7 +113,7 @@ func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 	hs := h.sessions[id]
 	h.mu.Unlock()
 	if hs == nil {
-		hs = h.takeUp(r, id) // another replica's (recover.go)
+		hs = h.takeUp(r, id) // another replica's (replica_recover.go)
 	}
 	if hs == nil {
 		http.Error(w, "session not found", http.StatusNotFound)
@@ -132,7 +132,7 @@ func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
 	hs.end(ErrSessionEnded)
 	h.forget(hs)
 	h.forgetRecord(hs.conn.id)
-	h.publishEnd(hs.se.owner, hs.conn.id) // the other replicas' copies end too (relay.go)
+	h.publishEnd(hs.se.owner, hs.conn.id) // the other replicas' copies end too (replica_relay.go)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -154,7 +154,7 @@ func (h *httpHandler) forget(hs *httpSession) {
 	}
 	h.mu.Unlock()
 	if gone {
-		h.unclaim(hs.se.owner, hs.conn.id) // claims.go
+		h.unclaim(hs.se.owner, hs.conn.id) // replica_claims.go
 	}
 }
 
@@ -180,7 +180,7 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 		}
 		resumed = true
 		if stream != "" && h.replicated() && !hs.conn.holds(r.Context(), stream, last) {
-			h.resumeElsewhere(w, r, hs, stream, last) // resume.go
+			h.resumeElsewhere(w, r, hs, stream, last) // replica_resume.go
 			return
 		}
 	}
@@ -193,7 +193,7 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 		return // replayed a stream that is over
 	}
 	defer s.leave(w)
-	// What other replicas' copies of the session send it (relay.go).
+	// What other replicas' copies of the session send it (replica_relay.go).
 	defer h.listenStream(r.Context(), hs)()
 	h.hang(r, hs.conn, release)
 }
@@ -300,7 +300,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	hs.busy(h.timeout)
 	defer hs.idle(h.timeout)
-	// Its record renewed for other replicas (recover.go).
+	// Its record renewed for other replicas (replica_recover.go).
 	defer h.renew(r.Context(), hs)
 
 	// The ids go-sdk is to see, and answers under the client's (ids.go).
@@ -398,7 +398,7 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 		}
 		h.mu.Unlock()
 	}()
-	// Counted across the replicas too (claims.go).
+	// Counted across the replicas too (replica_claims.go).
 	if err := h.claim(r.Context(), owner, id, st != nil); err != nil {
 		return nil, err
 	}
@@ -457,7 +457,7 @@ func (h *httpHandler) make(r *http.Request, id string, st *mcp.ServerSessionStat
 	h.sessions[c.id] = hs
 	h.mu.Unlock()
 	if h.replicated() {
-		h.listenEnd(ended, hs) // a DELETE on another replica ends this copy (relay.go)
+		h.listenEnd(ended, hs) // a DELETE on another replica ends this copy (replica_relay.go)
 	}
 	return hs, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 )
 
-// A 2025 session's copies on several replicas (taken up, recover.go)
+// A 2025 session's copies on several replicas (taken up, replica_recover.go)
 // talk through the store's channels ([state.Sessions].Publish and
 // Subscribe, Redis pub/sub):
 //
@@ -23,7 +23,7 @@ import (
 //   - a DELETE on one replica is published on the session's end channel,
 //     which every copy listens to: each ends its own. The same channel
 //     carries a replica's asks for a POST stream it was asked to resume
-//     and does not hold ("resume", "leave"; resume.go), which end nothing.
+//     and does not hold ("resume", "leave"; replica_resume.go), which end nothing.
 //
 // Both channels are named by the session's owner and id: a message never
 // reaches a session of another owner, nor another session. Each
@@ -99,7 +99,7 @@ func (h *httpHandler) listenEnd(ctx context.Context, hs *httpSession) {
 	}
 	go func() {
 		for msg := range sub.C() {
-			if h.peerAsk(hs, msg) { // a resumption on another replica (resume.go)
+			if h.peerAsk(hs, msg) { // a resumption on another replica (replica_resume.go)
 				continue
 			}
 			h.mu.Lock()

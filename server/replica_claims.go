@@ -14,7 +14,7 @@ import (
 // owners' and its owner's, so [StreamableHTTPOptions].MaxSessions and
 // MaxSessionsPerOwner hold across the replicas, not per process. A
 // session is one member whichever replicas hold a copy of it (taken up,
-// recover.go); each replica renews the claims of the sessions it holds
+// replica_recover.go); each replica renews the claims of the sessions it holds
 // every third of the lease, so those of a replica that dies expire. The
 // bounds of one process (its own sessions' memory) stay as they are.
 

@@ -23,7 +23,7 @@ import (
 //   - B subscribes to a reply channel of its own (a random token under
 //     the session's owner and id), then publishes "resume" on the
 //     session's end channel, which every copy of the session listens to
-//     (relay.go); Publish says how many copies heard it.
+//     (replica_relay.go); Publish says how many copies heard it.
 //   - Each copy answers once on the reply channel: "none" when it has
 //     neither the stream nor its events, "fail" with a status and a
 //     reason (another response carries it; its events were purged), or

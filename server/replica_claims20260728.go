@@ -11,7 +11,7 @@ import (
 
 // Agent counts behind a load balancer: with a replicated store each
 // 2026-07-28 caller's agent is a bounded claim in two sets, all owners'
-// and its owner's, as a 2025 session is (claims.go), so MaxSessions and
+// and its owner's, as a 2025 session is (replica_claims.go), so MaxSessions and
 // MaxSessionsPerOwner bound the agents of all the replicas together. The
 // member is the agent's key, the same on every replica the caller
 // reaches, so a caller is counted once however many replicas hold a copy

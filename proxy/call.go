@@ -214,10 +214,16 @@ func (p *Proxy) forwardTyped(ctx context.Context, s Session, u *upstream.Upstrea
 	defer end()
 	continues(ctx, method, params)
 	cctx, endSpan := p.startClient(cctx, cfg.Name, method, what, params)
-	raw, rtype, err := u.CallTyped(cctx, method, params)
+	// The upstream's own errors and questions are masked as they come
+	// (mask.go): no way on to the client goes around it.
+	call := func() (json.RawMessage, string, error) {
+		raw, rtype, err := u.CallTyped(cctx, method, params)
+		return raw, rtype, p.maskError(cfg, what, err)
+	}
+	raw, rtype, err := call()
 	if ir, ok := errors.AsType[*upstream.InputRequired](err); ok {
 		if m, isMap := params.(map[string]any); isMap && canAsk(s, ir) {
-			raw, rtype, err = p.fulfil(cctx, s, ir, m, func() (json.RawMessage, string, error) { return u.CallTyped(cctx, method, params) })
+			raw, rtype, err = p.fulfil(cctx, s, ir, m, call)
 		}
 	}
 	if err == nil {
@@ -385,7 +391,14 @@ func (p *Proxy) Complete(ctx context.Context, s Session, refType, ref string, ar
 		params["context"] = context_
 	}
 	raw, err = p.forward(ctx, s, rt.up, "completion/complete", "completion/complete", params)
-	return raw, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	raw, ok = p.mask(rt.up.Config(), "completion", raw)
+	if !ok {
+		return nil, false, nil
+	}
+	return raw, true, nil
 }
 
 // ListTools, ListResources, ListResourceTemplates and ListPrompts return

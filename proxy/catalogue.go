@@ -107,6 +107,18 @@ type catalogue struct {
 	ownTools, ownResources map[string]bool
 	ownPrompts             map[string]bool
 	search                 bool // [catalogue] mode = "search"
+	// mask is the redact stage of listed definitions (mask.go): a
+	// description or schema is shown masked; one that cannot be scanned
+	// is not listed.
+	mask func(sc *config.Server, what string, raw json.RawMessage) (json.RawMessage, bool)
+}
+
+// masked is raw through c.mask (raw when there is none).
+func (c *catalogue) masked(sc *config.Server, what string, raw json.RawMessage) (json.RawMessage, bool) {
+	if c.mask == nil {
+		return raw, true
+	}
+	return c.mask(sc, what, raw)
 }
 
 func (c *catalogue) reserve(tools, resources, prompts []string) {
@@ -148,7 +160,11 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 				continue
 			}
 			_, divertable := cfg.Threshold(it.Name)
-			raw, err := exposedTool(it.Raw, name, divertable)
+			def, ok := c.masked(cfg, "tool "+it.Name, it.Raw)
+			if !ok {
+				continue
+			}
+			raw, err := exposedTool(def, name, divertable)
 			if err != nil {
 				log.Warn("upstream tool skipped: invalid definition", "server", cfg.Name, "tool", it.Name, "error", err)
 				continue
@@ -166,7 +182,11 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 			if c.ownResources[exposed] || s.resources.byKey[exposed] != nil {
 				continue
 			}
-			raw, err := rewriteKey(it.Raw, "uri", exposed, nil)
+			def, ok := c.masked(cfg, "resource "+it.Name, it.Raw)
+			if !ok {
+				continue
+			}
+			raw, err := rewriteKey(def, "uri", exposed, nil)
 			if err != nil {
 				log.Warn("upstream resource skipped: invalid", "server", cfg.Name, "uri", it.Name, "error", err)
 				continue
@@ -188,7 +208,11 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 				log.Warn("upstream resource template skipped: invalid", "server", cfg.Name, "template", it.Name, "error", err)
 				continue
 			}
-			raw, err := rewriteKey(it.Raw, "uriTemplate", exposed, nil)
+			def, ok := c.masked(cfg, "resource template "+it.Name, it.Raw)
+			if !ok {
+				continue
+			}
+			raw, err := rewriteKey(def, "uriTemplate", exposed, nil)
 			if err != nil {
 				log.Warn("upstream resource template skipped: invalid", "server", cfg.Name, "template", it.Name, "error", err)
 				continue
@@ -201,7 +225,11 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 				log.Warn("upstream prompt skipped: name already exposed; set a prefix", "server", cfg.Name, "prompt", it.Name)
 				continue
 			}
-			raw, err := rewriteKey(it.Raw, "name", name, nil)
+			def, ok := c.masked(cfg, "prompt "+it.Name, it.Raw)
+			if !ok {
+				continue
+			}
+			raw, err := rewriteKey(def, "name", name, nil)
 			if err != nil {
 				log.Warn("upstream prompt skipped: invalid", "server", cfg.Name, "prompt", it.Name, "error", err)
 				continue

@@ -11,6 +11,12 @@ import (
 // changes are handled by the upstream itself (it re-lists, then the
 // catalogue syncs and [Options.OnChange] tells the server).
 func (p *Proxy) onNotify(u *upstream.Upstream, method string, params json.RawMessage) {
+	// The redact stage: what a notification says reaches no client
+	// unmasked (mask.go).
+	params, ok := p.mask(u.Config(), method, params)
+	if !ok {
+		return
+	}
 	switch method {
 	case "notifications/progress":
 		p.forwardProgress(params)

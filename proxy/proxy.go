@@ -138,6 +138,7 @@ func New(opts Options) *Proxy {
 	}
 	p.cat.reserve(reserved, opts.ReservedResources, opts.ReservedPrompts)
 	p.cat.search = opts.Search
+	p.cat.mask = p.mask
 	for _, sc := range opts.Servers {
 		if u := opts.shared[sc.Name]; u != nil {
 			p.ups = append(p.ups, u)

@@ -99,6 +99,17 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 		r.reason = reason
 		return raw, r, nil
 	}
+	// A secret cut across two text items is whole to the model.
+	if across, arep, aerr := maskAcross(red, out); aerr == nil && arep.Total > 0 {
+		out = across
+		if rep.Counts == nil {
+			rep.Counts = map[string]int{}
+		}
+		for k, n := range arep.Counts {
+			rep.Counts[k] += n
+		}
+		rep.Total += arep.Total
+	}
 	if rep.Total > 0 {
 		p.log.Info("secrets in an upstream result", "server", sc.Name, "what", what, "mode", string(r.mode), "total", rep.Total, "kinds", strings.Join(rep.Kinds(), ","), "binary", rep.Binary)
 	}

@@ -34,6 +34,11 @@ func (p *Proxy) onRequest(ctx context.Context, u *upstream.Upstream, method stri
 	default:
 		return nil, &upstream.RPCError{Code: codeMethodNotFound, Message: "Method not found: " + method}
 	}
+	// The redact stage: the question reaches the client masked (mask.go).
+	params, ok := p.mask(u.Config(), method, params)
+	if !ok {
+		return nil, &upstream.RPCError{Code: codeInternal, Message: method + ": the request cannot be scanned for secrets; it was not put to the client"}
+	}
 	c, ok, err := p.callerOf(ctx, u, method, params)
 	if err != nil {
 		return nil, err

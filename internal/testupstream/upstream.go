@@ -41,6 +41,7 @@ const FancySchema = `{"type":"object","description":"top-level description kept"
 // otherwise it returns at once.
 func MaybeRun() {
 	maybeRunRaw()
+	maybeRunLeaky()
 	maybeRunBench()
 	if os.Getenv(EnvMode) != "stdio" {
 		return

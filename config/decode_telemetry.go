@@ -13,14 +13,14 @@ import (
 type Telemetry struct {
 	// Endpoint is the OTLP base URL ("endpoint", e.g.
 	// "http://localhost:4318"): over http/protobuf traces go to
-	// {Endpoint}/v1/traces and metrics to {Endpoint}/v1/metrics; over
-	// grpc it is the collector's address ("http://localhost:4317"). ""
+	// {Endpoint}/v1/traces and metrics to {Endpoint}/v1/metrics. ""
 	// leaves it to OTEL_EXPORTER_OTLP_ENDPOINT (and the per-signal
 	// variables).
 	Endpoint string
-	// Protocol is "http/protobuf" or "grpc" ("protocol"); "" leaves it
-	// to OTEL_EXPORTER_OTLP_PROTOCOL (and the per-signal variables), then
-	// "http/protobuf".
+	// Protocol is "http/protobuf" ("protocol"), the one built in; ""
+	// leaves it to OTEL_EXPORTER_OTLP_PROTOCOL (and the per-signal
+	// variables), then "http/protobuf". "grpc" is an error saying what to
+	// use instead: gRPC was a third of the binary (issue 53).
 	Protocol string
 	// Headers are sent with every export ("headers"), e.g. an API key;
 	// over OTEL_EXPORTER_OTLP_HEADERS.
@@ -57,7 +57,7 @@ type Telemetry struct {
 // Telemetry defaults and values.
 const (
 	ProtocolHTTPProtobuf      = "http/protobuf"
-	ProtocolGRPC              = "grpc"
+	protocolGRPC              = "grpc" // no longer built in: an error naming what to use
 	AuditStderr               = "stderr"
 	DefaultTelemetryTimeout   = 10 * time.Second
 	DefaultTelemetryQueueSize = 2048
@@ -86,7 +86,11 @@ func (d *decoder) telemetry(p keyPath, v any, t *Telemetry) {
 		}
 	}
 	if v, ok := m["protocol"]; ok {
-		t.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolHTTPProtobuf, ProtocolGRPC)
+		if s, ok := v.(string); ok && s == protocolGRPC {
+			d.fail(p.key("protocol"), "%q is no longer built in: use %q (every collector takes it, on port 4318: endpoint = \"http://localhost:4318\"), or leave protocol out", s, ProtocolHTTPProtobuf)
+		} else {
+			t.Protocol, _ = d.oneOf(p.key("protocol"), v, ProtocolHTTPProtobuf)
+		}
 	}
 	if v, ok := m["headers"]; ok {
 		t.Headers, _ = d.strMap(p.key("headers"), v, func(k string) string {

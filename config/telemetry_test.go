@@ -19,8 +19,8 @@ func TestTelemetry(t *testing.T) {
 		t.Fatalf("defaults: %+v", c.Telemetry)
 	}
 	c, err = Parse("/etc/sp/cfg.toml", []byte(`[telemetry]
-endpoint = "http://collector:4317"
-protocol = "grpc"
+endpoint = "http://collector:4318"
+protocol = "http/protobuf"
 headers = { "x-api-key" = "{{ env.KEY }}" }
 insecure = true
 service_name = "sp-prod"
@@ -34,7 +34,7 @@ queue_size = 64
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Telemetry{Endpoint: "http://collector:4317", Protocol: ProtocolGRPC, Headers: map[string]string{"x-api-key": "k"},
+	want = Telemetry{Endpoint: "http://collector:4318", Protocol: ProtocolHTTPProtobuf, Headers: map[string]string{"x-api-key": "k"},
 		Insecure: true, ServiceName: "sp-prod", RecordArguments: true, MetricsAddr: "127.0.0.1:9464",
 		AuditLog: "/etc/sp/audit/calls.jsonl", AuditMaxBytes: 1 << 20, ExportTimeout: 3 * time.Second, QueueSize: 64}
 	if !equalTelemetry(c.Telemetry, want) {
@@ -56,7 +56,9 @@ func TestTelemetryErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"[telemetry]\nendpont = \"http://x:4318\"\n", `cfg.toml:2:1: telemetry.endpont: unknown key "endpont" (did you mean "endpoint"?)`},
 		{"[telemetry]\nendpoint = \"collector:4318\"\n", `cfg.toml:2:1: telemetry.endpoint: invalid OTLP endpoint "collector:4318"`},
-		{"[telemetry]\nprotocol = \"http/json\"\n", `cfg.toml:2:1: telemetry.protocol: invalid value "http/json": want one of "http/protobuf", "grpc"`},
+		{"[telemetry]\nprotocol = \"http/json\"\n", `cfg.toml:2:1: telemetry.protocol: invalid value "http/json": want one of "http/protobuf"`},
+		// gRPC was dropped (issue 53): the error says what to use instead.
+		{"[telemetry]\nendpoint = \"http://localhost:4317\"\nprotocol = \"grpc\"\n", `cfg.toml:3:1: telemetry.protocol: "grpc" is no longer built in: use "http/protobuf" (every collector takes it, on port 4318: endpoint = "http://localhost:4318"), or leave protocol out`},
 		{"[telemetry]\nmetrics_addr = \"9464\"\n", `cfg.toml:2:1: telemetry.metrics_addr: invalid address "9464": want host:port`},
 		{"[telemetry]\nmetrics_addr = \"localhost:99999\"\n", `cfg.toml:2:1: telemetry.metrics_addr: invalid port "99999"`},
 		{"[telemetry]\nrecord_arguments = \"no\"\n", `cfg.toml:2:1: telemetry.record_arguments: want true or false, got string`},

@@ -7,17 +7,22 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // TestTokenSetFollowsTheFile (issue 38 item 13): a [TokenSet] sees the
 // tokens file replaced, grown, broken (the last good tokens stay) and
 // removed (its tokens go, the config's own stay), without a new load; and
-// a change made between the load and the set is not missed.
+// a change made between the load and the set is not missed. It looks at
+// the file once per [TokenRecheck], not sooner: the test runs in a
+// testing/synctest bubble, where that second passes at once and exactly.
 func TestTokenSetFollowsTheFile(t *testing.T) {
 	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) { tokenSetFollowsTheFile(t, dir) })
+}
+
+func tokenSetFollowsTheFile(t *testing.T, dir string) {
 	file := filepath.Join(dir, "tokens.toml")
 	entry := func(owner, tok string) string {
 		return fmt.Sprintf("[[tokens]]\nowner = %q\ntoken_sha256 = \"%x\"\n", owner, sha256.Sum256([]byte(tok)))
@@ -43,7 +48,6 @@ func TestTokenSetFollowsTheFile(t *testing.T) {
 	// Changed between the load and the set: the first look reads it.
 	write(entry("alice", "tok-a") + entry("bob", "tok-b") + entry("eve", "tok-e"))
 	set := NewTokenSet(c, nil)
-	set.every = 10 * time.Millisecond // the test need not wait a second per step
 	// owners is the tokens in force as owner/token (the token found by
 	// its hash among the test's).
 	owners := func() []string {
@@ -75,10 +79,16 @@ func TestTokenSetFollowsTheFile(t *testing.T) {
 		{"removed", func() { os.Remove(file) }, []string{"ops/tok-ops"}},
 		{"back", func() { write(entry("dave", "tok-d")) }, []string{"ops/tok-ops", "dave/tok-d"}},
 	} {
+		before := owners()
 		step.do()
-		// Past the recheck time the next call looks at the file: a step
-		// whose tokens stay as they were is checked after that look.
-		time.Sleep(3 * set.every)
-		testwait.For(t, step.name, func() bool { return slices.Equal(owners(), step.want) })
+		// Within the second since the last look the file is not looked
+		// at; past it, the next call looks.
+		if got := owners(); !slices.Equal(got, before) {
+			t.Fatalf("%s: seen before the recheck: %v", step.name, got)
+		}
+		time.Sleep(TokenRecheck)
+		if got := owners(); !slices.Equal(got, step.want) {
+			t.Fatalf("%s: %v a recheck later, want %v", step.name, got, step.want)
+		}
 	}
 }

@@ -2,19 +2,20 @@ package pad
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
 // A notify function may unsubscribe (a session that is gone), and the
-// poll stops once nobody is subscribed.
+// poll stops at its next round once nobody is subscribed. In a
+// testing/synctest bubble: the poll's interval (the real one) passes at
+// once, and the round after it is over when synctest.Wait returns.
 func TestWatcherUnsubscribeFromNotify(t *testing.T) {
-	old := pollInterval
-	pollInterval = 5 * time.Millisecond
-	t.Cleanup(func() { pollInterval = old })
+	p := newPad(t, Options{}) // its folder made outside the bubble
+	synctest.Test(t, func(t *testing.T) { watcherUnsubscribeFromNotify(t, p) })
+}
 
-	p := newPad(t, Options{})
+func watcherUnsubscribeFromNotify(t *testing.T, p *Pad) {
 	w := NewWatcher()
 	calls := make(chan struct{}, 8)
 	w.Subscribe("gone", p, func() {
@@ -31,7 +32,14 @@ func TestWatcherUnsubscribeFromNotify(t *testing.T) {
 	if len(calls) != 0 {
 		t.Fatalf("%d notifications after unsubscribing", len(calls))
 	}
-	testwait.For(t, "the poll to end with no subscriber", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return !w.polling })
+	time.Sleep(pollInterval)
+	synctest.Wait()
+	w.mu.Lock()
+	polling := w.polling
+	w.mu.Unlock()
+	if polling {
+		t.Fatal("the poll goes on with no subscriber")
+	}
 	if len(calls) != 0 {
 		t.Fatalf("%d notifications after unsubscribing", len(calls))
 	}

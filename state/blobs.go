@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // Blobs keeps stored outputs where every process that serves their owner
@@ -275,7 +277,8 @@ func (r *Redis) FetchBlob(ctx context.Context, name string) error {
 	if r.opts.MemoryDir == "" {
 		return fmt.Errorf("state: blob %q: no memory_dir to cache it in: %w", name, fs.ErrNotExist)
 	}
-	if err := os.MkdirAll(r.opts.MemoryDir, 0o755); err != nil {
+	// memory_dir, if missing, is created as memdir creates it (0700).
+	if err := memdir.At(r.opts.MemoryDir).Make(); err != nil {
 		return fmt.Errorf("state: blob %q: %w", name, err)
 	}
 	root, err := os.OpenRoot(r.opts.MemoryDir)
@@ -333,7 +336,9 @@ func (r *Redis) download(ctx context.Context, root *os.Root, name string) error 
 			return fmt.Errorf("state: blob %q: rewritten during %d reads in a row", name, fetchRetries+1)
 		}
 	}
-	if err := writeAtomic(root, name, data); err != nil {
+	// memdir's atomic write, as every file under memory_dir: 0600 in
+	// folders 0700, synced, renamed, the folder synced.
+	if err := memdir.At(r.opts.MemoryDir).WriteFile(filepath.FromSlash(name), data); err != nil {
 		return fmt.Errorf("state: blob %q: %w", name, err)
 	}
 	r.add(root, name, int64(len(data)))
@@ -387,40 +392,6 @@ func (r *Redis) read(ctx context.Context, name string) (data []byte, swapped boo
 		return nil, false, fmt.Errorf("state: blob %q: %d bytes do not match the stored size %d and sha256", name, len(data), size)
 	}
 	return data, false, nil
-}
-
-// writeAtomic writes data to name in root through a temporary file in the
-// same folder, synced before the rename, so no reader sees a partial file.
-func writeAtomic(root *os.Root, name string, data []byte) error {
-	dir, base := path.Split(name)
-	if dir != "" {
-		if err := root.MkdirAll(path.Clean(dir), 0o755); err != nil {
-			return err
-		}
-	}
-	random, err := newGen()
-	if err != nil {
-		return err
-	}
-	tmp := dir + layout.TempName(base, random)
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = root.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = root.Remove(tmp)
-	}
-	return err
 }
 
 // touch marks a cached file recently used; files the cache did not write

@@ -18,8 +18,9 @@ import (
 // the same store twice, for Redis two clients ("replicas") of one
 // server. stop makes the shared server unreachable (nil for Local).
 type counterBackend struct {
-	name string
-	open func(t *testing.T) (a, b Counters, stop func())
+	name  string
+	open  func(t *testing.T) (a, b Counters, stop func())
+	clock clock // Local's TTLs are Go time: its cases run in a synctest bubble
 }
 
 func counterBackends() []counterBackend {
@@ -27,11 +28,11 @@ func counterBackends() []counterBackend {
 		{"local", func(t *testing.T) (Counters, Counters, func()) {
 			l := NewLocal(LocalOptions{})
 			return l, l, nil
-		}},
+		}, clock{fake: true}},
 		{"redis", func(t *testing.T) (Counters, Counters, func()) {
 			s := testredis.Start(t)
 			return openRedis(t, s.URL()), openRedis(t, s.URL()), s.Kill
-		}},
+		}, clock{}},
 	}
 }
 
@@ -101,9 +102,9 @@ func TestCounters(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name string
-		run  func(t *testing.T, a, b Counters, stop func())
+		run  func(t *testing.T, a, b Counters, stop func(), c clock)
 	}{
-		{"try add never passes the limit under concurrency", func(t *testing.T, a, b Counters, _ func()) {
+		{"try add never passes the limit under concurrency", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			// 2 stores × 8 goroutines × 200 = 3200 tries at a limit of 1000.
 			wins := hammer(t, a, b, 8, 200, func(c Counters) (bool, error) {
 				_, ok, err := c.TryAdd(ctx, "agent", "tokens", 1, 1000)
@@ -124,7 +125,7 @@ func TestCounters(t *testing.T) {
 				t.Errorf("TryAdd at the limit = %d, %v, %v; want 1000, false, nil", v, ok, err)
 			}
 		}},
-		{"add never loses a charge under concurrency", func(t *testing.T, a, b Counters, _ func()) {
+		{"add never loses a charge under concurrency", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			hammer(t, a, b, 8, 100, func(c Counters) (bool, error) {
 				_, err := c.Add(ctx, "agent", "calls", 3)
 				return false, err
@@ -137,7 +138,7 @@ func TestCounters(t *testing.T) {
 				t.Errorf("calls = %d, want %d", m["calls"], want)
 			}
 		}},
-		{"add with negative n", func(t *testing.T, a, b Counters, _ func()) {
+		{"add with negative n", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			steps := []struct{ n, want int64 }{{10, 10}, {-3, 7}, {-7, 0}, {-5, -5}}
 			for i, s := range steps {
 				c := []Counters{a, b}[i%2]
@@ -147,7 +148,7 @@ func TestCounters(t *testing.T) {
 				}
 			}
 		}},
-		{"add past the int64 range is an error and changes nothing", func(t *testing.T, a, b Counters, _ func()) {
+		{"add past the int64 range is an error and changes nothing", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			if _, err := a.Add(ctx, "agent", "f", math.MaxInt64-1); err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +160,7 @@ func TestCounters(t *testing.T) {
 				t.Errorf("after the refused Add Counts = %v, %v", m, err)
 			}
 		}},
-		{"try add refuses past the limit and accepts a refund", func(t *testing.T, a, b Counters, _ func()) {
+		{"try add refuses past the limit and accepts a refund", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			steps := []struct {
 				n, limit, want int64
 				ok             bool
@@ -172,7 +173,7 @@ func TestCounters(t *testing.T) {
 				}
 			}
 		}},
-		{"counts", func(t *testing.T, a, b Counters, _ func()) {
+		{"counts", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			m, err := a.Counts(ctx, "nobody")
 			if err != nil || m == nil || len(m) != 0 {
 				t.Fatalf("Counts of a missing key = %v, %v; want an empty map", m, err)
@@ -193,7 +194,7 @@ func TestCounters(t *testing.T) {
 				t.Errorf("Counts = %v", m)
 			}
 		}},
-		{"touch sets the expiry, and an expired key is gone", func(t *testing.T, a, b Counters, _ func()) {
+		{"touch sets the expiry, and an expired key is gone", func(t *testing.T, a, b Counters, _ func(), c clock) {
 			if err := a.Touch(ctx, "nobody", time.Minute); err != nil {
 				t.Fatal(err)
 			}
@@ -218,13 +219,12 @@ func TestCounters(t *testing.T) {
 			if err := a.Touch(ctx, "agent", 30*time.Millisecond); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(100 * time.Millisecond) // a lower bound only: the key must be gone by then
-			m, err := b.Counts(ctx, "agent")
-			if err != nil || len(m) != 0 {
-				t.Errorf("after expiry Counts = %v, %v; want empty", m, err)
-			}
+			c.expires(t, 30*time.Millisecond, "the touched key expires", func() bool {
+				m, err := b.Counts(ctx, "agent")
+				return err == nil && len(m) == 0
+			})
 		}},
-		{"records keep their order and the newest max", func(t *testing.T, a, b Counters, _ func()) {
+		{"records keep their order and the newest max", func(t *testing.T, a, b Counters, _ func(), _ clock) {
 			for i := range 10 {
 				c := []Counters{a, b}[i%2]
 				if err := c.AppendRecord(ctx, "usage", fmt.Appendf(nil, `{"i":%d}`, i)); err != nil {
@@ -261,7 +261,7 @@ func TestCounters(t *testing.T) {
 				t.Errorf("Records of an empty log = %q, %v", rs, err)
 			}
 		}},
-		{"once is true exactly once under concurrency", func(t *testing.T, a, b Counters, _ func()) {
+		{"once is true exactly once under concurrency", func(t *testing.T, a, b Counters, _ func(), c clock) {
 			wins := hammer(t, a, b, 8, 20, func(c Counters) (bool, error) {
 				return c.Once(ctx, "usage:agent", time.Minute)
 			})
@@ -277,12 +277,12 @@ func TestCounters(t *testing.T) {
 			if ok, err := a.Once(ctx, "usage:short", 30*time.Millisecond); err != nil || !ok {
 				t.Fatalf("Once = %v, %v", ok, err)
 			}
-			time.Sleep(100 * time.Millisecond) // past the ttl: the mark is gone
-			if ok, err := b.Once(ctx, "usage:short", time.Minute); err != nil || !ok {
-				t.Errorf("Once after its ttl = %v, %v; want true", ok, err)
-			}
+			c.expires(t, 30*time.Millisecond, "the mark expires: Once is true again", func() bool {
+				ok, err := b.Once(ctx, "usage:short", time.Minute)
+				return err == nil && ok
+			})
 		}},
-		{"an unreachable server is ErrUnavailable naming redis_url", func(t *testing.T, a, b Counters, stop func()) {
+		{"an unreachable server is ErrUnavailable naming redis_url", func(t *testing.T, a, b Counters, stop func(), _ clock) {
 			if stop == nil {
 				t.Skip("a Local store has no server to lose")
 			}
@@ -313,8 +313,10 @@ func TestCounters(t *testing.T) {
 	for _, be := range counterBackends() {
 		for _, tc := range cases {
 			t.Run(be.name+"/"+tc.name, func(t *testing.T) {
-				a, b, stop := be.open(t)
-				tc.run(t, a, b, stop)
+				be.clock.run(t, func(t *testing.T) {
+					a, b, stop := be.open(t)
+					tc.run(t, a, b, stop, be.clock)
+				})
 			})
 		}
 	}

@@ -21,18 +21,24 @@ import (
 // made, short enough that waiting for its expiry is cheap.
 const shortTTL = 300 * time.Millisecond
 
-// coordStore is one implementation under test.
+// coordStore is one implementation under test: open gives the store a
+// case runs on, inside its clock's bubble.
 type coordStore struct {
-	name string
-	s    Store
+	name  string
+	open  func() Store
+	clock clock
 }
 
-// coordStores returns a [Local] and a [Redis] on a fresh redis-server,
-// so that every case runs against both.
+// coordStores returns a [Local] (a fresh one per case, made in the case's
+// synctest bubble) and a [Redis] on a fresh redis-server (shared, on the
+// real clock), so that every case runs against both.
 func coordStores(t *testing.T) []coordStore {
 	t.Helper()
 	r, _ := newCoordRedis(t)
-	return []coordStore{{"local", NewLocal(LocalOptions{})}, {"redis", r}}
+	return []coordStore{
+		{"local", func() Store { return NewLocal(LocalOptions{}) }, clock{fake: true}},
+		{"redis", func() Store { return r }, clock{}},
+	}
 }
 
 func newCoordRedis(t *testing.T) (*Redis, *testredis.Server) {
@@ -88,9 +94,9 @@ func TestLeases(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name string
-		run  func(t *testing.T, s Leases)
+		run  func(t *testing.T, s Leases, c clock)
 	}{
-		{"lease, held, release", func(t *testing.T, s Leases) {
+		{"lease, held, release", func(t *testing.T, s Leases, _ clock) {
 			mustHeld(t, s, "agents", "a", false)
 			mustLease(t, s, "agents", "a", time.Minute)
 			mustHeld(t, s, "agents", "a", true)
@@ -104,13 +110,13 @@ func TestLeases(t *testing.T) {
 				t.Fatalf("Release of no claim: %v", err)
 			}
 		}},
-		{"lease all renews each", func(t *testing.T, s Leases) {
+		{"lease all renews each", func(t *testing.T, s Leases, c clock) {
 			mustLease(t, s, "sessions", "a", shortTTL)
 			if err := s.LeaseAll(ctx, "sessions", []string{"a", "b"}, time.Minute); err != nil {
 				t.Fatal(err)
 			}
 			mustLease(t, s, "sessions", "probe", shortTTL)
-			testwait.For(t, "probe expires", func() bool {
+			c.expires(t, shortTTL, "probe expires", func() bool {
 				held, err := s.Held(ctx, "sessions", "probe")
 				return err == nil && !held
 			})
@@ -122,38 +128,38 @@ func TestLeases(t *testing.T) {
 				t.Fatalf("LeaseAll with ttl 0: %v", err)
 			}
 		}},
-		{"live is sorted", func(t *testing.T, s Leases) {
+		{"live is sorted", func(t *testing.T, s Leases, _ clock) {
 			// Expiries in the reverse order of the names.
 			mustLease(t, s, "runs", "c", time.Minute)
 			mustLease(t, s, "runs", "b", 2*time.Minute)
 			mustLease(t, s, "runs", "a", 3*time.Minute)
 			mustLive(t, s, "runs", "a", "b", "c")
 		}},
-		{"sets are apart", func(t *testing.T, s Leases) {
+		{"sets are apart", func(t *testing.T, s Leases, _ clock) {
 			mustLease(t, s, "one", "a", time.Minute)
 			mustHeld(t, s, "two", "a", false)
 			mustLive(t, s, "two")
 		}},
-		{"claims expire", func(t *testing.T, s Leases) {
+		{"claims expire", func(t *testing.T, s Leases, c clock) {
 			mustLease(t, s, "agents", "short", shortTTL)
 			mustLease(t, s, "agents", "long", time.Minute)
-			testwait.For(t, "short expires", func() bool {
+			c.expires(t, shortTTL, "short expires", func() bool {
 				held, err := s.Held(ctx, "agents", "short")
 				return err == nil && !held
 			})
 			mustLive(t, s, "agents", "long")
 		}},
-		{"lease renews", func(t *testing.T, s Leases) {
+		{"lease renews", func(t *testing.T, s Leases, c clock) {
 			mustLease(t, s, "agents", "renewed", shortTTL)
 			mustLease(t, s, "agents", "renewed", time.Minute)
 			mustLease(t, s, "agents", "probe", shortTTL)
-			testwait.For(t, "probe expires", func() bool {
+			c.expires(t, shortTTL, "probe expires", func() bool {
 				held, err := s.Held(ctx, "agents", "probe")
 				return err == nil && !held
 			})
 			mustHeld(t, s, "agents", "renewed", true)
 		}},
-		{"claim honours its limit", func(t *testing.T, s Leases) {
+		{"claim honours its limit", func(t *testing.T, s Leases, _ clock) {
 			mustClaim(t, s, "sessions", "a", time.Minute, 2, true)
 			mustClaim(t, s, "sessions", "b", time.Minute, 2, true)
 			mustClaim(t, s, "sessions", "c", time.Minute, 2, false)
@@ -166,16 +172,16 @@ func TestLeases(t *testing.T) {
 			mustClaim(t, s, "empty", "a", time.Minute, 0, false)
 			mustClaim(t, s, "empty", "a", time.Minute, -1, false)
 		}},
-		{"claim frees with expiry", func(t *testing.T, s Leases) {
+		{"claim frees with expiry", func(t *testing.T, s Leases, c clock) {
 			mustClaim(t, s, "sessions", "dead", shortTTL, 1, true)
 			mustClaim(t, s, "sessions", "next", time.Minute, 1, false)
-			testwait.For(t, "dead's claim expires", func() bool {
+			c.expires(t, shortTTL, "dead's claim expires", func() bool {
 				ok, err := s.Claim(ctx, "sessions", "next", time.Minute, 1)
 				return err == nil && ok
 			})
 			mustLive(t, s, "sessions", "next")
 		}},
-		{"concurrent claimers", func(t *testing.T, s Leases) {
+		{"concurrent claimers", func(t *testing.T, s Leases, _ clock) {
 			const claimers, limit = 16, 5
 			var wg sync.WaitGroup
 			oks := make([]bool, claimers)
@@ -200,7 +206,7 @@ func TestLeases(t *testing.T) {
 			}
 			mustLive(t, s, "sessions", won...)
 		}},
-		{"bad ttl", func(t *testing.T, s Leases) {
+		{"bad ttl", func(t *testing.T, s Leases, _ clock) {
 			if err := s.Lease(ctx, "agents", "a", 0); !errors.Is(err, ErrBadTTL) {
 				t.Fatalf("Lease ttl 0: %v, want ErrBadTTL", err)
 			}
@@ -214,8 +220,10 @@ func TestLeases(t *testing.T) {
 		for _, c := range cases {
 			t.Run(st.name+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
-				// Each case its own sets: the stores are shared.
-				c.run(t, prefixed{st.s, c.name + "/"})
+				st.clock.run(t, func(t *testing.T) {
+					// Each case its own sets: the Redis store is shared.
+					c.run(t, prefixed{st.open(), c.name + "/"}, st.clock)
+				})
 			})
 		}
 	}

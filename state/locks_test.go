@@ -121,7 +121,9 @@ func TestLocks(t *testing.T) {
 		for _, c := range cases {
 			t.Run(st.name+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
-				c.run(t, st.s, c.name) // each case its own lock names
+				// Local: in a bubble, so a held lock's waits (ttl,
+				// mustBeHeld's deadline) pass at once on the fake clock.
+				st.clock.run(t, func(t *testing.T) { c.run(t, st.open(), c.name) }) // each case its own lock names
 			})
 		}
 	}

@@ -32,9 +32,9 @@ func TestValues(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		run  func(t *testing.T, s Values, name string)
+		run  func(t *testing.T, s Values, name string, c clock)
 	}{
-		{"put get replace delete", func(t *testing.T, s Values, name string) {
+		{"put get replace delete", func(t *testing.T, s Values, name string, _ clock) {
 			mustNone(t, s, name)
 			for _, v := range [][]byte{[]byte("one"), []byte("two, longer"), {}} {
 				if err := s.PutValue(ctx, name, v, 0); err != nil {
@@ -50,7 +50,7 @@ func TestValues(t *testing.T) {
 				t.Fatalf("DeleteValue of none: %v", err)
 			}
 		}},
-		{"caller's bytes are not kept", func(t *testing.T, s Values, name string) {
+		{"caller's bytes are not kept", func(t *testing.T, s Values, name string, _ clock) {
 			v := []byte("abc")
 			if err := s.PutValue(ctx, name, v, 0); err != nil {
 				t.Fatal(err)
@@ -61,32 +61,35 @@ func TestValues(t *testing.T) {
 			got[1] = 'Y'
 			mustGet(t, s, name, []byte("abc"))
 		}},
-		{"ttl expires", func(t *testing.T, s Values, name string) {
+		{"ttl expires", func(t *testing.T, s Values, name string, c clock) {
 			if err := s.PutValue(ctx, name, []byte("v"), shortTTL); err != nil {
 				t.Fatal(err)
 			}
 			mustGet(t, s, name, []byte("v"))
-			time.Sleep(shortTTL + 100*time.Millisecond) // the expiry is the behaviour under test
+			c.expires(t, shortTTL, "the value expires", func() bool {
+				_, err := s.GetValue(ctx, name)
+				return errors.Is(err, ErrNoValue)
+			})
 			mustNone(t, s, name)
 		}},
-		{"put without ttl clears an earlier ttl", func(t *testing.T, s Values, name string) {
+		{"put without ttl clears an earlier ttl", func(t *testing.T, s Values, name string, c clock) {
 			if err := s.PutValue(ctx, name, []byte("v"), shortTTL); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.PutValue(ctx, name, []byte("w"), 0); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(shortTTL + 100*time.Millisecond)
+			c.past(shortTTL)
 			mustGet(t, s, name, []byte("w"))
 		}},
-		{"names are apart", func(t *testing.T, s Values, name string) {
+		{"names are apart", func(t *testing.T, s Values, name string, _ clock) {
 			if err := s.PutValue(ctx, name+"/a", []byte("a"), 0); err != nil {
 				t.Fatal(err)
 			}
 			mustNone(t, s, name+"/b")
 			mustGet(t, s, name+"/a", []byte("a"))
 		}},
-		{"bad ttl", func(t *testing.T, s Values, name string) {
+		{"bad ttl", func(t *testing.T, s Values, name string, _ clock) {
 			for _, ttl := range []time.Duration{-time.Second, time.Microsecond} {
 				if err := s.PutValue(ctx, name, []byte("v"), ttl); !errors.Is(err, ErrBadTTL) {
 					t.Fatalf("PutValue ttl %s: %v, want ErrBadTTL", ttl, err)
@@ -99,7 +102,7 @@ func TestValues(t *testing.T) {
 		for _, c := range cases {
 			t.Run(st.name+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
-				c.run(t, st.s, "values/"+c.name)
+				st.clock.run(t, func(t *testing.T) { c.run(t, st.open(), "values/"+c.name, st.clock) })
 			})
 		}
 	}

@@ -14,6 +14,21 @@
 // [*Span] it hands out, does nothing and allocates nothing. Close it with
 // [Provider.Close] at shutdown.
 //
+// # Export
+//
+// OTLP goes over HTTP with protobuf bodies (POST {endpoint}/v1/traces and
+// /v1/metrics, what every collector takes on port 4318), written by hand
+// over the OpenTelemetry SDK's span and metric data, and
+// posted by this package's own client: the OpenTelemetry exporters pull
+// in gRPC and the generated protobuf types, which were a third of the
+// binary. The tests check every message against those exporters' own.
+// OTLP over gRPC is not built in: protocol = "grpc", or
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc, is an error ([ErrProtocol]) that says
+// to use http/protobuf. The client reads the exporter variables the
+// OpenTelemetry exporter read (headers, gzip compression, certificates,
+// the metrics temporality and histogram aggregation preferences), per
+// signal first; a refused export is [ErrExportStatus].
+//
 // # One request
 //
 // The server calls [Provider.StartServer] with an [Op] (method, target,

@@ -1,23 +1,18 @@
 package telemetry
 
 import (
-	"context"
 	"fmt"
-	"strings"
-
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
+// protocolGRPC is the OTLP protocol that is no longer built in: the value
+// gets an error saying what to use instead.
+const protocolGRPC = "grpc"
+
 // protocol is the OTLP protocol of a signal ("TRACES", "METRICS"): the
 // section's, else OTEL_EXPORTER_OTLP_{SIGNAL}_PROTOCOL, else
-// OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf.
+// OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf, the one built in.
 func protocol(cfg config.Telemetry, env func(string) string, signal string) (string, error) {
 	if cfg.Protocol != "" {
 		return cfg.Protocol, nil
@@ -26,101 +21,66 @@ func protocol(cfg config.Telemetry, env func(string) string, signal string) (str
 		switch v := env(k); v {
 		case "":
 			continue
-		case config.ProtocolHTTPProtobuf, config.ProtocolGRPC:
+		case config.ProtocolHTTPProtobuf:
 			return v, nil
+		case protocolGRPC:
+			return "", fmt.Errorf("%w: %s=%q: OTLP over gRPC is no longer built in; use %q (every collector takes it, on port 4318: e.g. OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318), or unset %s",
+				ErrProtocol, k, v, config.ProtocolHTTPProtobuf, k)
 		default:
-			return "", fmt.Errorf("%w: %s=%q: want %q or %q", ErrProtocol, k, v, config.ProtocolHTTPProtobuf, config.ProtocolGRPC)
+			return "", fmt.Errorf("%w: %s=%q: want %q", ErrProtocol, k, v, config.ProtocolHTTPProtobuf)
 		}
 	}
 	return config.ProtocolHTTPProtobuf, nil
 }
 
-// endpointURL is the URL a signal is sent to: the section's endpoint,
-// else OTEL_EXPORTER_OTLP_{SIGNAL}_ENDPOINT as is, else
-// OTEL_EXPORTER_OTLP_ENDPOINT (plus the signal's path over HTTP), as the
-// OTLP exporter specification says. Resolved here, not left to the
-// exporter, so that Options.LookupEnv is the one environment read for it.
-func endpointURL(cfg config.Telemetry, env func(string) string, proto, signal, path string) string {
-	if proto == config.ProtocolGRPC {
-		path = ""
-	}
+// endpointURL is the URL a signal is sent to: the section's endpoint plus
+// the signal's path, else OTEL_EXPORTER_OTLP_{SIGNAL}_ENDPOINT as is, else
+// OTEL_EXPORTER_OTLP_ENDPOINT plus the signal's path, as the OTLP exporter
+// specification says. Resolved here, so that Options.LookupEnv is the one
+// environment read.
+func endpointURL(cfg config.Telemetry, env func(string) string, signal, path string) string {
 	if cfg.Endpoint != "" {
-		return strings.TrimRight(cfg.Endpoint, "/") + path
+		return trimSlash(cfg.Endpoint) + path
 	}
 	if u := env("OTEL_EXPORTER_OTLP_" + signal + "_ENDPOINT"); u != "" {
 		return u
 	}
 	if u := env("OTEL_EXPORTER_OTLP_ENDPOINT"); u != "" {
-		return strings.TrimRight(u, "/") + path
+		return trimSlash(u) + path
 	}
 	return ""
 }
 
-// newSpanExporter: what the section says wins over the environment, which
-// the exporter reads itself for the rest (OTEL_EXPORTER_OTLP_HEADERS,
-// certificates). Retries are off: the queue, not the exporter, absorbs an
-// endpoint that is down. Neither exporter dials here.
-func newSpanExporter(ctx context.Context, cfg config.Telemetry, env func(string) string) (sdktrace.SpanExporter, error) {
-	proto, err := protocol(cfg, env, "TRACES")
-	if err != nil {
-		return nil, err
+func trimSlash(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
 	}
-	endpoint := endpointURL(cfg, env, proto, "TRACES", "/v1/traces")
-	var exp sdktrace.SpanExporter
-	if proto == config.ProtocolGRPC {
-		o := []otlptracegrpc.Option{otlptracegrpc.WithTimeout(cfg.ExportTimeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false})}
-		if endpoint != "" {
-			o = append(o, otlptracegrpc.WithEndpointURL(endpoint))
-		}
-		if len(cfg.Headers) > 0 {
-			o = append(o, otlptracegrpc.WithHeaders(cfg.Headers))
-		}
-		exp, err = otlptracegrpc.New(ctx, o...)
-	} else {
-		o := []otlptracehttp.Option{otlptracehttp.WithTimeout(cfg.ExportTimeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
-		if endpoint != "" {
-			o = append(o, otlptracehttp.WithEndpointURL(endpoint))
-		}
-		if len(cfg.Headers) > 0 {
-			o = append(o, otlptracehttp.WithHeaders(cfg.Headers))
-		}
-		exp, err = otlptracehttp.New(ctx, o...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: traces over %s: %w", proto, err)
-	}
-	return exp, nil
+	return s
 }
 
-// newMetricExporter is [newSpanExporter] for metrics.
-func newMetricExporter(ctx context.Context, cfg config.Telemetry, env func(string) string) (sdkmetric.Exporter, error) {
-	proto, err := protocol(cfg, env, "METRICS")
+// newSpanExporter: spans over OTLP/HTTP protobuf to the endpoint's
+// /v1/traces. It does not dial here.
+func newSpanExporter(cfg config.Telemetry, env func(string) string, version string) (*spanExporter, error) {
+	c, err := newClient(cfg, env, "TRACES", "/v1/traces", version)
 	if err != nil {
 		return nil, err
 	}
-	endpoint := endpointURL(cfg, env, proto, "METRICS", "/v1/metrics")
-	var exp sdkmetric.Exporter
-	if proto == config.ProtocolGRPC {
-		o := []otlpmetricgrpc.Option{otlpmetricgrpc.WithTimeout(cfg.ExportTimeout), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false})}
-		if endpoint != "" {
-			o = append(o, otlpmetricgrpc.WithEndpointURL(endpoint))
-		}
-		if len(cfg.Headers) > 0 {
-			o = append(o, otlpmetricgrpc.WithHeaders(cfg.Headers))
-		}
-		exp, err = otlpmetricgrpc.New(ctx, o...)
-	} else {
-		o := []otlpmetrichttp.Option{otlpmetrichttp.WithTimeout(cfg.ExportTimeout), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false})}
-		if endpoint != "" {
-			o = append(o, otlpmetrichttp.WithEndpointURL(endpoint))
-		}
-		if len(cfg.Headers) > 0 {
-			o = append(o, otlpmetrichttp.WithHeaders(cfg.Headers))
-		}
-		exp, err = otlpmetrichttp.New(ctx, o...)
-	}
+	return &spanExporter{c: c}, nil
+}
+
+// newMetricExporter is [newSpanExporter] for metrics (/v1/metrics).
+func newMetricExporter(cfg config.Telemetry, env func(string) string, version string) (*metricExporter, error) {
+	c, err := newClient(cfg, env, "METRICS", "/v1/metrics", version)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: metrics over %s: %w", proto, err)
+		return nil, err
 	}
-	return exp, nil
+	t, a := newMetricSelectors(env)
+	return &metricExporter{c: c, temporality: t, aggregation: a}, nil
+}
+
+func newClient(cfg config.Telemetry, env func(string) string, signal, path, version string) (*otlpClient, error) {
+	if _, err := protocol(cfg, env, signal); err != nil {
+		return nil, err
+	}
+	return newOTLPClient(cfgView{headers: cfg.Headers, timeout: cfg.ExportTimeout}, env, signal, endpointURL(cfg, env, signal, path), version)
 }

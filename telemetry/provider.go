@@ -23,8 +23,9 @@ import (
 
 // Sentinel errors of [Open].
 var (
-	// ErrProtocol: the environment's OTLP protocol is not one built in
-	// (http/protobuf and grpc are; http/json is not).
+	// ErrProtocol: the environment's OTLP protocol is not the one built
+	// in, http/protobuf (grpc was, until it cost a third of the binary;
+	// http/json never was).
 	ErrProtocol = errors.New("telemetry: OTLP protocol not supported")
 	// ErrInsecureEndpoint: a plain http:// endpoint that is not loopback,
 	// without [telemetry] insecure = true.
@@ -64,7 +65,7 @@ type Provider struct {
 }
 
 // Open builds the provider that cfg and the OTEL_* environment ask for:
-// traces and metrics over OTLP (http/protobuf or grpc) when an endpoint is configured
+// traces and metrics over OTLP/HTTP (protobuf) when an endpoint is configured
 // (cfg.Endpoint, else OTEL_EXPORTER_OTLP_ENDPOINT or the per-signal
 // variables), the Prometheus reader when cfg.MetricsAddr is set, the audit
 // log when cfg.AuditLog is. It returns nil, nil when nothing is: callers
@@ -116,7 +117,7 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 		}
 	}
 	if traces {
-		exp, err := newSpanExporter(ctx, cfg, env)
+		exp, err := newSpanExporter(cfg, env, opts.Version)
 		if err != nil {
 			return fail(err)
 		}
@@ -130,7 +131,7 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 		readers = append(readers, sdkmetric.WithReader(p.prom))
 	}
 	if otlpMetrics {
-		exp, err := newMetricExporter(ctx, cfg, env)
+		exp, err := newMetricExporter(cfg, env, opts.Version)
 		if err != nil {
 			return fail(err)
 		}

@@ -277,12 +277,17 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"http/json from the environment", config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, ErrProtocol},
 		{"signal's protocol", config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "thrift"}, ErrProtocol},
+		{"grpc from the environment", config.Telemetry{}, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, ErrProtocol},
 		{"plain http off loopback", config.Telemetry{Endpoint: "http://collector.example:4318"}, nil, ErrInsecureEndpoint},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(context.Background(), tc.cfg, Options{LookupEnv: env(tc.vars)})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Open: %v, want %v", err, tc.want)
+			}
+			// gRPC is no longer built in: the error says what to use.
+			if tc.vars["OTEL_EXPORTER_OTLP_PROTOCOL"] == "grpc" && !strings.Contains(err.Error(), `OTEL_EXPORTER_OTLP_PROTOCOL="grpc": OTLP over gRPC is no longer built in; use "http/protobuf"`) {
+				t.Errorf("the grpc error does not say what to use: %v", err)
 			}
 		})
 	}

@@ -14,7 +14,8 @@
 // Counts are identical to OpenAI's tiktoken (o200k_base, cl100k_base) with
 // special tokens such as <|endoftext|> counted as plain text, and to Gemma 3's
 // tokenizer (gemma3, the vocabulary of Gemini models) without the <bos> it
-// adds. The vocabularies are embedded in the binary (the .tiktoken files of
+// adds. The vocabularies are embedded in the binary (o200k_base.bin and
+// cl100k_base.bin, compact forms of the .tiktoken files of
 // github.com/pkoukk/tiktoken-go-loader, and gemma3.bin, see NOTICE); nothing
 // is downloaded or read from disk at run time. A Counter is safe for
 // concurrent use, and Counters for the same encoding share one loaded

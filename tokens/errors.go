@@ -12,4 +12,4 @@ var ErrUnknownModel = errors.New("unknown model")
 
 // errBadVocab reports a corrupt embedded vocabulary; it cannot happen with the
 // assets this package is built with, and the tests load every encoding.
-var errBadVocab = errors.New("malformed vocabulary line")
+var errBadVocab = errors.New("malformed vocabulary")

@@ -1,14 +1,24 @@
 package tokens
 
 import (
-	"bytes"
-	"encoding/base64"
+	"embed"
+	"encoding/binary"
 	"fmt"
-	"strconv"
+	"strings"
 	"sync"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
+
+// vocab holds the two vocabularies in the compact form of
+// internal/tiktokengen: OpenAI's .tiktoken files (through the module
+// github.com/pkoukk/tiktoken-go-loader), without the base64 and the two
+// encodings nothing counts with, 4.5 MB less binary.
+//
+//go:generate go run ./internal/tiktokengen -o .
+//go:embed o200k_base.bin cl100k_base.bin
+var vocab embed.FS
+
+// vocabMagic starts each file (tiktokengen.Magic).
+const vocabMagic = "tiktoken-ranks\x00\x01"
 
 // rankMax marks "no such token": a pair that never merges.
 const rankMax = ^uint32(0)
@@ -29,8 +39,8 @@ func (e *encoding) rank(b []byte) uint32 {
 }
 
 // lazyEncoding loads an encoding on first use. The ranks ship inside the
-// binary (the .tiktoken files of github.com/pkoukk/tiktoken-go-loader), so
-// loading never touches the network or the file system.
+// binary ([vocab]), so loading never touches the network or the file
+// system.
 type lazyEncoding struct {
 	name  string
 	asset string
@@ -43,8 +53,8 @@ type lazyEncoding struct {
 }
 
 var (
-	o200kBase  = &lazyEncoding{name: "o200k_base", asset: "o200k_base.tiktoken", split: splitO200k, size: 199998}
-	cl100kBase = &lazyEncoding{name: "cl100k_base", asset: "cl100k_base.tiktoken", split: splitCL100k, size: 100256}
+	o200kBase  = &lazyEncoding{name: "o200k_base", asset: "o200k_base.bin", split: splitO200k, size: 199998}
+	cl100kBase = &lazyEncoding{name: "cl100k_base", asset: "cl100k_base.bin", split: splitCL100k, size: 100256}
 )
 
 func (l *lazyEncoding) get() (*encoding, error) {
@@ -55,42 +65,42 @@ func (l *lazyEncoding) get() (*encoding, error) {
 	return l.enc, l.err
 }
 
-// loadEncoding parses a .tiktoken file ("<base64 token> <rank>" per line).
-// All token bytes go into the table's arena as they are decoded.
+// loadEncoding reads a vocabulary of [vocab]: the magic, the number of
+// tokens, then each token's length and bytes in rank order. All token
+// bytes go into the table's arena as they are read.
 func loadEncoding(name, asset string, split splitter, size int) (*encoding, error) {
-	data, err := assets.Assets.ReadFile(asset)
+	data, err := vocab.ReadFile(asset)
 	if err != nil {
 		return nil, fmt.Errorf("tokens: read embedded %s: %w", asset, err)
 	}
-	ranks := newRankTable(size, len(data)*3/4) // decoded base64 is 3/4 of the text at most
-	for line := 1; len(data) > 0; line++ {
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-		} else {
-			l, data = data, nil
+	return parseVocab(name, asset, data, split, size)
+}
+
+// parseVocab is [loadEncoding] of the file's bytes.
+func parseVocab(name, asset string, data []byte, split splitter, size int) (*encoding, error) {
+	if !strings.HasPrefix(string(data), vocabMagic) {
+		return nil, fmt.Errorf("tokens: %s: %w", asset, errBadVocab)
+	}
+	data = data[len(vocabMagic):]
+	n, w := binary.Uvarint(data)
+	if w <= 0 || n != uint64(size) {
+		return nil, fmt.Errorf("tokens: %s: %d tokens, want %d: %w", asset, n, size, errBadVocab)
+	}
+	data = data[w:]
+	ranks := newRankTable(size, len(data))
+	for rank := range uint32(n) {
+		if len(data) == 0 || int(data[0]) >= len(data) || data[0] == 0 {
+			return nil, fmt.Errorf("tokens: %s rank %d: %w", asset, rank, errBadVocab)
 		}
-		if len(l) == 0 {
-			continue
+		l := int(data[0])
+		ranks.arena = append(ranks.arena, data[1:1+l]...)
+		data = data[1+l:]
+		if err := ranks.insert(l, rank); err != nil {
+			return nil, fmt.Errorf("tokens: %s rank %d: %w", asset, rank, err)
 		}
-		sp := bytes.IndexByte(l, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, errBadVocab)
-		}
-		rank, err := strconv.ParseUint(string(l[sp+1:]), 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, err)
-		}
-		off := len(ranks.arena)
-		ranks.arena = ranks.arena[:off+base64.StdEncoding.DecodedLen(sp)]
-		n, err := base64.StdEncoding.Decode(ranks.arena[off:], l[:sp])
-		if err != nil {
-			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, err)
-		}
-		ranks.arena = ranks.arena[:off+n]
-		if err := ranks.insert(n, uint32(rank)); err != nil {
-			return nil, fmt.Errorf("tokens: %s line %d: %w", asset, line, err)
-		}
+	}
+	if len(data) != 0 {
+		return nil, fmt.Errorf("tokens: %s: %d bytes after the last token: %w", asset, len(data), errBadVocab)
 	}
 	e := &encoding{name: name, split: split, ranks: ranks}
 	e.scratch.New = func() any { return new(scratch) }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/retention"
@@ -435,16 +436,18 @@ func (d *doctor) checkMemoryDir(dir string) {
 		d.problem("memory_dir %s: writable by every user (mode %v): chmod 700 it", dir, perm)
 		return
 	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
-	if err != nil {
-		d.problem("memory_dir %s: not writable: %v", dir, err)
-		return
+	// The probe is a temporary file of memdir's atomic write, the way
+	// every write there starts (a crash's leftover is a temporary file
+	// the sweeps remove).
+	md := memdir.At(dir)
+	tmp, err := md.WriteTemp(".doctor", func(w io.Writer) error {
+		_, err := w.Write([]byte("doctor\n"))
+		return err
+	})
+	if err == nil {
+		err = md.Remove(tmp)
 	}
-	name := f.Name()
-	_, werr := f.Write([]byte("doctor\n"))
-	cerr := f.Close()
-	os.Remove(name)
-	if err := errors.Join(werr, cerr); err != nil {
+	if err != nil {
 		d.problem("memory_dir %s: not writable: %v", dir, err)
 		return
 	}

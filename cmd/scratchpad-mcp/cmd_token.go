@@ -20,6 +20,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 func init() {
@@ -278,38 +279,10 @@ func splitTokensFile(src string) (head string, blocks []tokenBlock, err error) {
 	return head, blocks, nil
 }
 
-// writeFileAtomic replaces path with data: a temporary file in the same
-// folder (0600), synced, renamed over it, the folder synced. A reader
-// (the server re-reading the tokens file) sees the old file or the new.
+// writeFileAtomic replaces path with data by memdir's atomic write, on
+// the tokens file's folder: a temporary file beside it (0600), synced,
+// renamed over it, the folder synced. A reader (the server re-reading the
+// tokens file) sees the old file or the new.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing there
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // the rename itself durable; not every system can
-		d.Close()
-	}
-	return nil
+	return memdir.At(filepath.Dir(path)).WriteFile(filepath.Base(path), data)
 }

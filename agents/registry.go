@@ -495,6 +495,9 @@ func (a *Agent) Divert() *divert.Agent {
 		},
 		Structured: a.Settings.Scratchpad.ResultView == config.ViewStructured,
 	}
+	if a.Budget != nil && a.Budget.Limited() {
+		d.Left = a.Budget.Remaining
+	}
 	if st := a.reg.opts.State; st.Replicated() {
 		d.Blobs = sharedQuota{st: st, owner: a.ID.Owner, max: a.reg.opts.Config.Retention.OwnerMaxBytes}
 		d.BlobTTL = a.reg.opts.Config.Retention.MaxAge // 0: kept, as the files are

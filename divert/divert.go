@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -64,6 +65,11 @@ type Agent struct {
 	Blobs BlobPutter
 	// BlobTTL is how long Blobs keeps a file; 0 means no expiry.
 	BlobTTL time.Duration
+	// Left, when set, is how many tokens the agent's context budget has
+	// left (negative: no bound). A result that does not fit is diverted
+	// whatever its threshold ([Decide]): passing it would spend more
+	// context than the agent has.
+	Left func() int
 }
 
 // BlobPutter is where [Decide] shares stored files; package state's
@@ -89,8 +95,10 @@ func (a *Agent) track() func() {
 // Call is one tools/call result to decide on.
 type Call struct {
 	Server, Tool string
-	Threshold    int             // tokens at or above which the result is diverted
-	Result       json.RawMessage // the upstream's raw tools/call result
+	// Threshold is the tokens at or above which the result is diverted;
+	// 0 means none (only the budget left can divert it).
+	Threshold int
+	Result    json.RawMessage // the upstream's raw tools/call result
 	// Owned says the caller gives Result's bytes away: when diverting,
 	// Decide may write over them (the text is unescaped in place instead
 	// of into a copy the size of the output).
@@ -105,6 +113,10 @@ type Call struct {
 	// Secrets is what redaction found in Result (already masked in it,
 	// unless Kept): the pointer says so.
 	Secrets Secrets
+	// SchemaListed says the tool's outputSchema is listed (a tool with no
+	// threshold keeps it): its pointer, which has no structuredContent,
+	// is then an error result, as a client checking the schema wants.
+	SchemaListed bool
 }
 
 // Options tune [Decide]; the zero value is the default.
@@ -173,6 +185,21 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if a == nil || !a.Enabled {
 		return pass, nil
 	}
+	// The budget left is a threshold too: what does not fit it is
+	// diverted (c.Threshold becomes the tokens at or above which it is).
+	threshold, overBudget := c.Threshold, false
+	if threshold <= 0 {
+		threshold = math.MaxInt
+	}
+	if a.Left != nil {
+		if left := a.Left(); left >= 0 && left < threshold-1 {
+			threshold, overBudget = left+1, true
+		}
+	}
+	if threshold == math.MaxInt {
+		return pass, nil
+	}
+	c.Threshold = threshold
 	// A big result with too few bytes to reach the threshold whatever
 	// they hold (see reaches) is passed on unread: under a threshold set
 	// above it, it would otherwise be scanned end to end for nothing while
@@ -268,7 +295,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if a.OnStore != nil {
 		a.OnStore(st.Path)
 	}
-	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, Secrets: c.Secrets}
+	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, OverBudget: overBudget, Secrets: c.Secrets}
 	if sec := &p.Secrets; sec.Kept && sec.Total > 0 && sec.Where != nil {
 		if f, err := st.dir.Open(st.Name); err == nil {
 			sec.places = sec.Where(f)
@@ -320,7 +347,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	log.Info("intercepted", "server", c.Server, "tool", c.Tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
 	meta := map[string]any{
 		"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
-		"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "server": c.Server, "tool": c.Tool,
+		"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "over_budget": overBudget, "server": c.Server, "tool": c.Tool,
 		"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
 	}
 	if sec := c.Secrets; sec.Total > 0 || sec.Unscanned != "" {
@@ -333,6 +360,9 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	res, err := json.Marshal(pointerResult{
 		Content: []textContent{{Type: "text", Text: p.Text(payload)}},
 		Meta:    map[string]any{MetaKey: meta},
+		// A tool whose output schema is listed owes structuredContent
+		// to a result that is not an error.
+		IsError: c.SchemaListed,
 	})
 	if err != nil {
 		return pass, err

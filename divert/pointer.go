@@ -30,7 +30,10 @@ type Pointer struct {
 	Tokens       int  // tokens of the output as the model would have seen it
 	Estimated    bool // Tokens extrapolated from a prefix; exact count still running
 	Threshold    int
-	Secrets      Secrets // what redaction found in the output (as stored)
+	// OverBudget: diverted because it did not fit the agent's context
+	// budget (Threshold is then the budget left plus one).
+	OverBudget bool
+	Secrets    Secrets // what redaction found in the output (as stored)
 }
 
 // Secrets is what redaction found in an output before it was stored:
@@ -81,8 +84,13 @@ func (p Pointer) Text(data []byte) string {
 	if p.Estimated {
 		approx = "~"
 	}
-	fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens (threshold %s) would have entered your context.\n",
-		p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold))
+	if p.OverBudget {
+		fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens would have entered your context, which has %s left in its budget.\n",
+			p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold-1))
+	} else {
+		fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens (threshold %s) would have entered your context.\n",
+			p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold))
+	}
 	fmt.Fprintf(&b, "file: %s\nformat: %s, %s lines, %s bytes\n", p.Stored.Name, p.Stored.Format, commas(p.Stored.Lines), commas(p.Stored.Bytes))
 	b.WriteString(p.Secrets.line())
 	shape, calls := describe(p.Stored, data)

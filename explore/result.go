@@ -444,9 +444,9 @@ func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result 
 		count = fmt.Sprintf("~%s tokens (%s)", comma(est), c.estimate)
 	}
 	if lim.K == "per_call_limit" {
-		msg = fmt.Sprintf("The %s result would be %s, over the per-call limit of %s. Nothing was returned or charged; run one of the suggestions.", c.tool, count, comma(lim.V.(int)))
+		msg = fmt.Sprintf("The %s result would be %s, over the per-call limit of %s. None of it was returned; only this message was (and charged). run one of the suggestions.", c.tool, count, comma(lim.V.(int)))
 	} else {
-		msg = fmt.Sprintf("The %s result would be %s, but only %s tokens of the context budget are left. Nothing was returned or charged; run a narrower call.", c.tool, count, comma(lim.V.(int)))
+		msg = fmt.Sprintf("The %s result would be %s, but only %s tokens of the context budget are left. None of it was returned; only this message was (and charged). run a narrower call.", c.tool, count, comma(lim.V.(int)))
 	}
 	if len(fits) == 0 && !c.env.probing {
 		// Every suggestion was tried out and none fits.

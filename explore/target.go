@@ -47,7 +47,7 @@ func (c *call) resolveTarget(p string, q *itemQuery) (*target, *tool.Result) {
 	case errors.Is(err, errTooManyNodes):
 		// A result past any cap, refused before it is built: the tool's
 		// too-large answer, with the bound instead of an estimate.
-		return nil, errorResult(c.tool+"_too_large", fmt.Sprintf("%s: %v, past what one call lists. Nothing was returned or charged; narrow the path (name the array instead of reaching every node with ..).", p, err),
+		return nil, errorResult(c.tool+"_too_large", fmt.Sprintf("%s: %v, past what one call lists. None of it was returned; only this message was (and charged). narrow the path (name the array instead of reaching every node with ..).", p, err),
 			kv{"path", p}, kv{"max_nodes", maxNodes}, kv{"suggestions", []suggestion{suggest(ToolSchema, "the key tree, to find a narrower path", kv{"file", c.file}, kv{"max_depth", 3})}})
 	case err != nil:
 		return nil, c.cancelled(err)

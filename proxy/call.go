@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
@@ -145,14 +146,19 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		return ToolError(err.Error()), false, nil
 	}
 	p.tellMasked(ctx, sec)
-	threshold, ok := cfg.Threshold(rt.orig)
-	if !ok {
-		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
-		return withRedactedMeta(raw, sec), false, nil
-	}
+	// A tool with no threshold is diverted only when its result does not
+	// fit the agent's budget left (divert.Agent.Left).
+	threshold, divertable := cfg.Threshold(rt.orig)
 	agent, err := p.opts.Agent(ctx)
 	if err != nil {
 		return ToolError("scratchpad-mcp: " + err.Error()), false, nil
+	}
+	if !divertable && (agent == nil || agent.Left == nil) {
+		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
+		return withRedactedMeta(raw, sec), false, nil
+	}
+	if !divertable {
+		threshold = 0
 	}
 	rep := p.newDivertProgress(pr, len(raw))
 	defer rep.stop()
@@ -160,6 +166,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	_, ds := p.opts.Telemetry.StartDivert(ctx, cfg.Name, rt.orig)
 	out, err := divert.Decide(divert.Call{
 		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage, Secrets: sec.secrets(),
+		SchemaListed: !divertable && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
 		ds.End(telemetry.Outcome{Err: err, ErrorType: "invalid_result"})
@@ -568,4 +575,10 @@ func (p *Proxy) PendingLogins() []*LoginRequired {
 		}
 	}
 	return out
+}
+
+// hasMember reports whether the JSON object raw has a member key.
+func hasMember(raw json.RawMessage, key string) bool {
+	_, ok := jsonscan.Lookup(raw, key)
+	return ok
 }

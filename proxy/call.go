@@ -317,6 +317,9 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 		return nil, err
 	}
 	p.tellMasked(ctx, sec)
+	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw); diverted {
+		return ptr, nil // the pointer, under the URI as the client knows it
+	}
 	raw = withRedactedMeta(raw, sec)
 	prefix := strings.TrimSuffix(uri, orig)
 	if prefix == "" {
@@ -365,6 +368,9 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 		return nil, err
 	}
 	p.tellMasked(ctx, sec)
+	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw); diverted {
+		return ptr, nil
+	}
 	return withRedactedMeta(raw, sec), nil
 }
 

@@ -112,7 +112,7 @@ func (s *Server) serve20260728(ctx context.Context, r *request20260728) {
 	}
 	st := wire.Stamping{ResultType: wire.ResultComplete, ServerInfo: s.serverInfo()}
 	if wire.Cacheable(r.method) && wire.ParseResultType(raw) == wire.ResultComplete {
-		c := s.cacheHint(r)
+		c := s.cacheHint(r, raw)
 		st.Cache = &c
 	}
 	out, err := wire.Stamp(raw, st)
@@ -160,7 +160,7 @@ func (s *Server) serverInfo() json.RawMessage {
 // where it cannot depend on who asks: the server's own tools depend on
 // the agent's role, search mode on the listing, and with owners each has
 // its own upstreams.
-func (s *Server) cacheHint(r *request20260728) wire.Cache {
+func (s *Server) cacheHint(r *request20260728, raw []byte) wire.Cache {
 	c := wire.Cache{TTLMs: 0, Scope: wire.ScopePrivate}
 	perOwner := r.ag.own.Acquire != nil
 	switch r.method {
@@ -173,7 +173,8 @@ func (s *Server) cacheHint(r *request20260728) wire.Cache {
 			URI string `json:"uri"`
 		}
 		_ = wire.Unmarshal(r.params, &p)
-		if _, own := r.ag.resources[p.URI]; !own && !perOwner {
+		// A pointer names a file of this agent's: never shared.
+		if _, own := r.ag.resources[p.URI]; !own && !perOwner && !proxy.IsDiverted(raw) {
 			c.Scope = wire.ScopePublic
 		}
 	}

@@ -110,5 +110,14 @@ func Leaky() *mcp.Server {
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "GITHUB_TOKEN=" + Leaked["prompt text"]}}}}, nil
 		})
+	// Big ones, to be diverted.
+	s.AddResource(&mcp.Resource{URI: "leak://big", Name: "big", Description: "a big listing", MIMEType: "application/json"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "leak://big", MIMEType: "application/json", Text: string(Listing(300))}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "big_prompt", Description: "a long prompt"},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Description: "long", Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: Words(5000)}}}}, nil
+		})
 	return s
 }

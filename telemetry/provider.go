@@ -86,7 +86,9 @@ func Open(ctx context.Context, cfg config.Telemetry, opts Options) (*Provider, e
 	traces := !disabled && signalOn(cfg, env, "TRACES")
 	otlpMetrics := !disabled && signalOn(cfg, env, "METRICS")
 	if !traces && !otlpMetrics && cfg.MetricsAddr == "" && cfg.AuditLog == "" {
-		return nil, nil
+		// Nothing exported or written: the recent calls are still kept
+		// for the dashboard, which needs no [telemetry] at all.
+		return &Provider{cfg: cfg, recent: newRecent(recentCalls), propag: propagation.TraceContext{}}, nil
 	}
 	if cfg.Endpoint != "" && !cfg.Insecure && !loopbackOrTLS(cfg.Endpoint) {
 		return nil, fmt.Errorf("%w: [telemetry] endpoint %q sends spans in the clear: use https, or set [telemetry] insecure = true", ErrInsecureEndpoint, cfg.Endpoint)

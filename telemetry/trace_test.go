@@ -227,8 +227,9 @@ func TestUnreachableEndpoint(t *testing.T) {
 }
 
 // TestOff: no endpoint, no metrics_addr, no audit_log and no OTEL_*
-// variables: Open returns nil, and every call on the nil provider and its
-// nil spans is a no-op that allocates nothing.
+// variables: Open returns a provider that exports and writes nothing
+// (it keeps the recent calls for the dashboard), and every call on a nil
+// provider and its nil spans is a no-op that allocates nothing.
 func TestOff(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -241,8 +242,16 @@ func TestOff(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Open(context.Background(), tc.cfg, Options{LookupEnv: env(tc.vars)})
-			if err != nil || p != nil {
-				t.Fatalf("Open = %v, %v; want nil, nil", p, err)
+			if err != nil || p == nil || p.tracer != nil || p.m != nil || p.audit != nil || p.MetricsHandler() != nil {
+				t.Fatalf("Open = %+v, %v; want a provider with no tracer, metrics or audit log", p, err)
+			}
+			// It still keeps the calls the dashboard draws.
+			ctx, s := p.StartServer(context.Background(), Op{Method: "tools/call", Target: "x"})
+			s.End(Outcome{})
+			_ = ctx
+			p.Audit(Record{Tool: "x"})
+			if calls := p.Calls(""); len(calls) != 1 {
+				t.Errorf("recent calls: %d, want 1", len(calls))
 			}
 		})
 	}

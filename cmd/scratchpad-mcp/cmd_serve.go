@@ -268,7 +268,8 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 		mux.Handle("/message", h)
 	}
 	if a.telemetry != nil {
-		// With [telemetry] on; behind the front door like /mcp.
+		// Always (the provider keeps the recent calls even without
+		// [telemetry]); behind the front door like /mcp.
 		dash := a.dashboardHandler()
 		mux.Handle("/dashboard", dash)
 		mux.Handle("/dashboard/", dash)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
@@ -31,6 +33,11 @@ func (r *Registry) scanning(name string, h tool.Handler) tool.Handler {
 		return h
 	}
 	return func(ctx context.Context, args json.RawMessage) tool.Result {
+		if red := r.answerRedactor(fileArg(args)); red != nil && red.Mode() == redact.Mask {
+			// The file itself first: a window cut through a credential
+			// would show a piece of it, which no scan of the window finds.
+			r.maskWhole(ctx, red, fileArg(args))
+		}
 		res := h(ctx, args)
 		red := r.answerRedactor(fileArg(args))
 		if red == nil || res.Text == "" {
@@ -111,4 +118,67 @@ func fileLine(line []byte) (string, bool) {
 		return "", false
 	}
 	return string(t[:n]), true
+}
+
+// maxWholeKnown bounds the files remembered as scanned whole.
+const maxWholeKnown = 10_000
+
+// maskWhole makes sure the stored file an exploration reads holds no
+// credential before any window of it is cut (mask mode): a file stored
+// before redaction existed, or written into the read root by another
+// tool, is scanned whole once and, when it holds any, rewritten masked
+// (memdir's atomic write). A file is known clean by its path, size and
+// time, so the scan is done once per version of it.
+func (r *Registry) maskWhole(ctx context.Context, red *redact.Redactor, file string) {
+	if file == "" {
+		return
+	}
+	a, err := r.Resolve(ctx)
+	if err != nil {
+		return
+	}
+	d, err := memdir.In(r.opts.Config.MemoryDir, a.ReadRoot)
+	if err != nil {
+		return
+	}
+	fi, err := d.Stat(file)
+	if err != nil || !fi.Mode().IsRegular() {
+		return // the tool says what is wrong with the name
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d", d.Join(file), fi.Size(), fi.ModTime().UnixNano())
+	r.wholeMu.Lock()
+	known := r.wholeClean[key]
+	r.wholeMu.Unlock()
+	if known {
+		return
+	}
+	data, err := d.ReadFile(file)
+	if err != nil {
+		return
+	}
+	scan := red.Text
+	if jsonscan.Valid(data) {
+		scan = red.JSON // masks inside strings: the file stays JSON
+	}
+	out, rep, err := scan(nil, data)
+	if err != nil {
+		return // unscannable (over the bound): each answer is still scanned
+	}
+	if rep.Total > 0 {
+		if err := d.WriteFile(file, out); err != nil {
+			r.log.Warn("masking the credentials in a stored file failed", "file", file, "error", err)
+			return
+		}
+		r.log.Info("credentials in a stored file masked before exploring it", "file", file, "total", rep.Total, "kinds", redact.CountsText(rep.Counts))
+		if fi, err = d.Stat(file); err != nil {
+			return
+		}
+		key = fmt.Sprintf("%s\x00%d\x00%d", d.Join(file), fi.Size(), fi.ModTime().UnixNano())
+	}
+	r.wholeMu.Lock()
+	if r.wholeClean == nil || len(r.wholeClean) >= maxWholeKnown {
+		r.wholeClean = map[string]bool{}
+	}
+	r.wholeClean[key] = true
+	r.wholeMu.Unlock()
 }

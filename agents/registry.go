@@ -88,6 +88,9 @@ type Registry struct {
 	// agents together ([explore] max_calls_per_owner): one channel per
 	// owner, kept for the registry's life (owners are the configured
 	// tokens' owners, a few).
+	wholeMu    sync.Mutex
+	wholeClean map[string]bool // stored files scanned whole (answers.go)
+
 	exploringMu sync.Mutex
 	exploring   map[string]chan struct{}
 

@@ -33,12 +33,16 @@ func (r *Registry) scanning(name string, h tool.Handler) tool.Handler {
 		return h
 	}
 	return func(ctx context.Context, args json.RawMessage) tool.Result {
+		var whole redact.Report
 		if red := r.answerRedactor(fileArg(args)); red != nil && red.Mode() == redact.Mask {
 			// The file itself first: a window cut through a credential
 			// would show a piece of it, which no scan of the window finds.
-			r.maskWhole(ctx, red, fileArg(args))
+			whole = r.maskWhole(ctx, red, fileArg(args))
 		}
 		res := h(ctx, args)
+		if whole.Total > 0 {
+			res.Text += fmt.Sprintf("\n(scratchpad-mcp: %d credential(s) masked in the stored file before this answer: %s; they read [REDACTED:kind:fingerprint])", whole.Total, redact.CountsText(whole.Counts))
+		}
 		red := r.answerRedactor(fileArg(args))
 		if red == nil || res.Text == "" {
 			return res
@@ -129,7 +133,7 @@ const maxWholeKnown = 10_000
 // tool, is scanned whole once and, when it holds any, rewritten masked
 // (memdir's atomic write). A file is known clean by its path, size and
 // time, so the scan is done once per version of it.
-func (r *Registry) maskWhole(ctx context.Context, red *redact.Redactor, file string) {
+func (r *Registry) maskWhole(ctx context.Context, red *redact.Redactor, file string) (masked redact.Report) {
 	if file == "" {
 		return
 	}
@@ -170,6 +174,8 @@ func (r *Registry) maskWhole(ctx context.Context, red *redact.Redactor, file str
 			return
 		}
 		r.log.Info("credentials in a stored file masked before exploring it", "file", file, "total", rep.Total, "kinds", redact.CountsText(rep.Counts))
+		a.Budget.AddMasked(rep.Counts)
+		masked = rep
 		if fi, err = d.Stat(file); err != nil {
 			return
 		}
@@ -181,4 +187,5 @@ func (r *Registry) maskWhole(ctx context.Context, red *redact.Redactor, file str
 	}
 	r.wholeClean[key] = true
 	r.wholeMu.Unlock()
+	return masked
 }

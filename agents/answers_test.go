@@ -60,10 +60,12 @@ func TestAnswersScanned(t *testing.T) {
 		shown  bool   // the secret is in the answer
 		footer string // the answer says it ("": says nothing)
 	}{
-		{"head", map[string]any{"file": "k8s-logs-00000001.txt"}, false, "1 credential(s) masked in this answer: github-pat ×1"},
-		{"grep", map[string]any{"file": "k8s-logs-00000001.txt", "pattern": "token"}, false, "masked in this answer"},
-		{"slice", map[string]any{"file": "k8s-logs-00000001.txt", "start": 2, "end": 4}, false, "masked in this answer"},
-		{"get_in", map[string]any{"file": "k8s-get-00000004.json", "path": "$.items[0]"}, false, "masked in this answer"},
+		// The first answer over a file masks the file whole (a window
+		// could cut a credential) and says so; the next ones read masks.
+		{"head", map[string]any{"file": "k8s-logs-00000001.txt"}, false, "1 credential(s) masked in the stored file before this answer: github-pat ×1"},
+		{"grep", map[string]any{"file": "k8s-logs-00000001.txt", "pattern": "token"}, false, ""},
+		{"slice", map[string]any{"file": "k8s-logs-00000001.txt", "start": 2, "end": 4}, false, ""},
+		{"get_in", map[string]any{"file": "k8s-get-00000004.json", "path": "$.items[0]"}, false, "masked in the stored file before this answer"},
 		{"head", map[string]any{"file": "k8s-vault-read-00000002.txt"}, true, ""},
 		{"head", map[string]any{"file": "logs-tail-00000003.txt"}, true, `shows 1 credential(s) as they are ([redaction] mode = "flag"): github-pat on line 3 of the file`},
 		{"grep", map[string]any{"file": "logs-tail-00000003.txt", "pattern": "token"}, true, "github-pat on line 3 of the file"},
@@ -82,7 +84,7 @@ func TestAnswersScanned(t *testing.T) {
 			t.Errorf("%s %v: no mask in %q", tc.tool, tc.args, text)
 		}
 	}
-	if got := ag.Budget.Usage().SecretsMasked["github-pat"]; got != 4 {
-		t.Errorf("usage secrets_masked github-pat = %d, want 4 (the masked answers)", got)
+	if got := ag.Budget.Usage().SecretsMasked["github-pat"]; got != 2 {
+		t.Errorf("usage secrets_masked github-pat = %d, want 2 (the two files masked)", got)
 	}
 }

@@ -73,8 +73,14 @@ func wireConfig(t *testing.T, upURL string, threshold int, extra string) (path, 
 	if upURL != "" {
 		srv = fmt.Sprintf("transport = \"http_streamable\"\nurl = %q\n", upURL)
 	}
-	cfg := fmt.Sprintf("memory_dir = %q\n\n[agent]\nmodel = \"gpt-4o\"\n\n[mcp.servers.b]\n%stimeout = \"10m\"\n%s\n[mcp.servers.b.scratchpad]\n\"blob\" = { min_tokens = %d }\n",
-		mem, srv, extra, threshold)
+	// A pass-through must fit the agent's budget, or it is diverted
+	// (issue 53): the pass mode's agent has the largest window there is.
+	window := ""
+	if threshold >= 1_000_000_000 {
+		window = "context_window = 100000000\n"
+	}
+	cfg := fmt.Sprintf("memory_dir = %q\n\n[agent]\nmodel = \"gpt-4o\"\n%s\n[mcp.servers.b]\n%stimeout = \"10m\"\n%s\n[mcp.servers.b.scratchpad]\n\"blob\" = { min_tokens = %d }\n",
+		mem, window, srv, extra, threshold)
 	path = filepath.Join(dir, "wire.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -359,20 +358,12 @@ func upstreamOverHTTP(t *testing.T, h http.Handler) *httptest.Server {
 // answers a cancelled request; before, with code 0).
 func TestCancelledLegacyCallHasCode(t *testing.T) {
 	cfg, _ := writeConfig(t, "")
-	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(out)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	in, lines := serveLines(t, cfg)
 	got := make(chan string, 16)
 	go func() {
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), `"id":2`) {
-				got <- lines.Text()
+		for l := range lines {
+			if strings.Contains(l, `"id":2`) {
+				got <- l
 			}
 		}
 	}()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -152,20 +151,12 @@ func TestSmuggledNamesRefusedStdio(t *testing.T) {
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(era, func(t *testing.T) {
 			cfg, _ := writeConfig(t, "")
-			cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-			lines := bufio.NewScanner(out)
-			lines.Buffer(make([]byte, 1<<20), 1<<20)
+			in, lines := serveLines(t, cfg)
 			answers := make(chan string, 64)
 			go func() {
-				for lines.Scan() {
-					if strings.Contains(lines.Text(), `"id"`) && !strings.Contains(lines.Text(), `"method"`) {
-						answers <- lines.Text()
+				for l := range lines {
+					if strings.Contains(l, `"id"`) && !strings.Contains(l, `"method"`) {
+						answers <- l
 					}
 				}
 				close(answers)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -82,21 +83,7 @@ func TestStdioEndOfInputAnswersEveryRequest(t *testing.T) {
 func TestStdioNothingBeforeInitialized(t *testing.T) {
 	for range 3 {
 		cfg, _ := writeConfig(t, "")
-		cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
-		in, _ := cmd.StdinPipe()
-		outPipe, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string, 64)
-		go func() {
-			sc := bufio.NewScanner(outPipe)
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
+		in, lines := serveLines(t, cfg)
 		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 		var before []string
 		for l := range lines {
@@ -113,7 +100,6 @@ func TestStdioNothingBeforeInitialized(t *testing.T) {
 		for l := range lines {
 			after = append(after, l)
 		}
-		_ = cmd.Wait()
 		if len(before) > 0 || len(after) > 0 {
 			t.Fatalf("before initialize's answer: %q; after it, before initialized: %q", before, after)
 		}
@@ -128,4 +114,27 @@ func modernEnvelopeComma(params string) string {
 		return env
 	}
 	return "," + env
+}
+
+// serveLines starts `serve --config cfg` over stdio for a raw client:
+// its input, and every line it writes, in order (closed at its end).
+func serveLines(t *testing.T, cfg string) (io.WriteCloser, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), "serve", "--config", cfg, "--log-level", "error")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	lines := make(chan string, 256)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return in, lines
 }

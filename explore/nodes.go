@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,32 +172,4 @@ func (d *doc) normPath(off int) string {
 
 // normName is a name as a normalized path writes it: in single quotes,
 // with \b \f \n \r \t \' \\ and \u00xx for the other control characters.
-func normName(k string) string {
-	var b strings.Builder
-	b.WriteByte('\'')
-	for i := 0; i < len(k); i++ {
-		switch c := k[i]; c {
-		case '\'', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
+func normName(k string) string { return quoted(k, '\'') }

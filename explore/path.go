@@ -231,12 +231,17 @@ func isMemberName(k string) bool {
 
 // quoteString is k as a double-quoted string literal of RFC 9535 (JSON's
 // escapes; other bytes as they are).
-func quoteString(k string) string {
+func quoteString(k string) string { return quoted(k, '"') }
+
+// quoted is k between q quotes, with q and \ escaped, \b \f \n \r \t
+// and \u00xx for the other control characters: RFC 9535's string
+// literal in either quote (a normalized path uses single ones).
+func quoted(k string, q byte) string {
 	var b strings.Builder
-	b.WriteByte('"')
+	b.WriteByte(q)
 	for i := 0; i < len(k); i++ {
 		switch c := k[i]; c {
-		case '"', '\\':
+		case q, '\\':
 			b.WriteByte('\\')
 			b.WriteByte(c)
 		case '\b':
@@ -257,7 +262,7 @@ func quoteString(k string) string {
 			}
 		}
 	}
-	b.WriteByte('"')
+	b.WriteByte(q)
 	return b.String()
 }
 

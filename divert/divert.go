@@ -175,6 +175,20 @@ func reaches(v modelView, c Counter, n int) bool {
 	return c.AtLeast(v.text(-1, false), n)
 }
 
+// fitsByEstimate reports whether a big text's tokens, extrapolated from
+// its first MiB, are under half of n: a budget's margin wide enough that
+// no text of that prefix's kind reaches n, without counting it whole
+// before the answer is sent.
+func fitsByEstimate(v modelView, c Counter, n int) bool {
+	bound := v.textBound()
+	prefix := v.text(1<<20, false)
+	if len(prefix) == 0 || bound <= 0 {
+		return false
+	}
+	est := float64(c.Count(prefix)) * float64(bound) / float64(len(prefix))
+	return 2*est < float64(n)
+}
+
 // Decide passes c.Result through unchanged or, when what the model would
 // read of it reaches c.Threshold tokens, saves it under a.Dir and returns a
 // pointer result instead. Results that are errors or carry images or audio
@@ -234,6 +248,11 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 			}
 			return pass, nil
 		}
+	} else if overBudget && v.textOnly() && fitsByEstimate(v, a.Counter, c.Threshold) {
+		// Only the budget could divert it, and its first MiB says it is
+		// far under what is left: passed on without counting it whole
+		// now (its exact charge is counted once it was sent, Charge).
+		return pass, nil
 	} else if !reaches(v, a.Counter, c.Threshold) {
 		return pass, nil
 	}

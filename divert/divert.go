@@ -175,13 +175,16 @@ func reaches(v modelView, c Counter, n int) bool {
 	return c.AtLeast(v.text(-1, false), n)
 }
 
+// estimatePrefix is how much of a big text [fitsByEstimate] counts.
+const estimatePrefix = 256 << 10
+
 // fitsByEstimate reports whether a big text's tokens, extrapolated from
-// its first MiB, are under half of n: a budget's margin wide enough that
-// no text of that prefix's kind reaches n, without counting it whole
+// its first 256 KiB, are under half of n: a budget's margin wide enough
+// that no text of that prefix's kind reaches n, without counting it whole
 // before the answer is sent.
 func fitsByEstimate(v modelView, c Counter, n int) bool {
 	bound := v.textBound()
-	prefix := v.text(1<<20, false)
+	prefix := v.text(estimatePrefix, false)
 	if len(prefix) == 0 || bound <= 0 {
 		return false
 	}
@@ -249,8 +252,8 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 			return pass, nil
 		}
 	} else if overBudget && v.textOnly() && fitsByEstimate(v, a.Counter, c.Threshold) {
-		// Only the budget could divert it, and its first MiB says it is
-		// far under what is left: passed on without counting it whole
+		// Only the budget could divert it, and its start says it is far
+		// under what is left: passed on without counting it whole
 		// now (its exact charge is counted once it was sent, Charge).
 		return pass, nil
 	} else if !reaches(v, a.Counter, c.Threshold) {

@@ -25,6 +25,8 @@ func textItems(raw []byte) []textSpan {
 	if i >= len(raw) || raw[i] != '{' {
 		return nil
 	}
+	// Each byte is walked once: a value's end is found by whoever reads
+	// it (a result's one text may be hundreds of megabytes).
 	textOf := func(at int) int { // at: an item object; returns its end
 		return jsonscan.Object(raw, at, func(ks, ke, vat int) int {
 			end := jsonscan.ValueEnd(raw, vat)
@@ -35,25 +37,24 @@ func textItems(raw []byte) []textSpan {
 		})
 	}
 	jsonscan.Object(raw, i, func(ks, ke, vat int) int {
-		end := jsonscan.ValueEnd(raw, vat)
 		key := string(raw[ks:ke])
-		if (key == `"content"` || key == `"contents"` || key == `"messages"`) && raw[vat] == '[' {
-			jsonscan.Array(raw, vat, func(at int) int {
-				if raw[at] != '{' {
-					return jsonscan.ValueEnd(raw, at)
-				}
-				if key != `"messages"` {
-					return textOf(at)
-				}
-				return jsonscan.Object(raw, at, func(ks, ke, vat int) int {
-					if string(raw[ks:ke]) == `"content"` && raw[vat] == '{' {
-						return textOf(vat)
-					}
-					return jsonscan.ValueEnd(raw, vat)
-				})
-			})
+		if (key != `"content"` && key != `"contents"` && key != `"messages"`) || raw[vat] != '[' {
+			return jsonscan.ValueEnd(raw, vat)
 		}
-		return end
+		return jsonscan.Array(raw, vat, func(at int) int {
+			if raw[at] != '{' {
+				return jsonscan.ValueEnd(raw, at)
+			}
+			if key != `"messages"` {
+				return textOf(at)
+			}
+			return jsonscan.Object(raw, at, func(ks, ke, vat int) int {
+				if string(raw[ks:ke]) == `"content"` && raw[vat] == '{' {
+					return textOf(vat)
+				}
+				return jsonscan.ValueEnd(raw, vat)
+			})
+		})
 	})
 	return spans
 }

@@ -70,7 +70,9 @@ func wireConfig(t *testing.T, upURL string, threshold int, extra string) (path, 
 	dir := t.TempDir()
 	mem = filepath.Join(dir, "mem")
 	srv := fmt.Sprintf("transport = \"stdio\"\ncmd = [%q]\nenv = { SCRATCHPAD_TESTUPSTREAM = %q }\n", upstreamCmd(), testupstream.BenchMode)
-	if upURL != "" {
+	if dir, ok := strings.CutPrefix(upURL, "node:"); ok {
+		srv = fmt.Sprintf("transport = \"stdio\"\ncmd = [\"node\", %q, %q]\n", nodeBenchScript(t), dir)
+	} else if upURL != "" {
 		srv = fmt.Sprintf("transport = \"http_streamable\"\nurl = %q\n", upURL)
 	}
 	// A pass-through must fit the agent's budget, or it is diverted
@@ -213,8 +215,13 @@ func TestBenchWire(t *testing.T) {
 	for _, path := range paths {
 		upKind, serve, _ := strings.Cut(path, ">")
 		upURL := ""
-		if upKind == "http" {
+		switch upKind {
+		case "http":
 			upURL = hts.URL + "/mcp"
+		case "node":
+			// The TypeScript SDK's server, serving the Go upstream's
+			// outputs (written for it here).
+			upURL = "node:" + nodeBlobs(t, format, sizes)
 		}
 		for _, s := range sizes {
 			mb, _ := strconv.Atoi(s)
@@ -226,6 +233,8 @@ func TestBenchWire(t *testing.T) {
 				// (no direct calls: for sizes a client cannot hold)
 			} else if upKind == "http" {
 				direct = dialHTTP(t, upURL)
+			} else if upKind == "node" {
+				direct = stdioUpstream(t, os.Environ(), "node", nodeBenchScript(t), strings.TrimPrefix(upURL, "node:"))
 			} else {
 				direct = stdioUpstream(t, append(os.Environ(), testupstream.EnvMode+"="+testupstream.BenchMode), upstreamCmd())
 			}
@@ -245,7 +254,7 @@ func TestBenchWire(t *testing.T) {
 				}
 				p := startWireProxy(t, serve, cfg, profile)
 				p.mem = mem
-				if upKind == "stdio" && os.Getenv("WIRE_WARM") != "0" {
+				if (upKind == "stdio" || upKind == "node") && os.Getenv("WIRE_WARM") != "0" {
 					callBlobQuiet(t, p.sess, format, mb, mem) // its own upstream builds the output
 				}
 				proxies[mode] = p
@@ -348,4 +357,30 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// nodeBenchScript is e2e/benchblob.mjs, the Node.js bench upstream (its
+// packages are e2e's: scripts/deps.sh).
+func nodeBenchScript(t *testing.T) string {
+	p, err := filepath.Abs("../../e2e/benchblob.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("../../e2e/node_modules/@modelcontextprotocol/sdk"); err != nil {
+		t.Skip("the e2e npm packages are not installed (scripts/deps.sh)")
+	}
+	return p
+}
+
+// nodeBlobs writes the Go upstream's outputs of format at sizes (MB) into
+// a folder the Node.js upstream serves them from, and returns it.
+func nodeBlobs(t *testing.T, format string, sizes []string) string {
+	dir := t.TempDir()
+	for _, s := range sizes {
+		mb, _ := strconv.Atoi(s)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.txt", format, mb)), []byte(testupstream.Blob(format, mb)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // What the proxy gives [Options].Telemetry: one client span per upstream
@@ -42,6 +42,11 @@ func (p *Proxy) startClient(ctx context.Context, server, method, what string, pa
 		target, _ = m["name"].(string)
 	}
 	ctx, cs := tel.StartClient(ctx, telemetry.Op{Method: method, Target: target, Server: server, Owner: p.opts.Owner})
+	if cs == nil {
+		// No tracer and no metrics: nothing to end, nothing to read
+		// of the result for it.
+		return ctx, func([]byte, error) {}
+	}
 	if m != nil && tel.Tracing() {
 		meta, _ := m["_meta"].(map[string]any)
 		if meta == nil {
@@ -74,10 +79,9 @@ func outcomeOf(method string, raw []byte, err error) telemetry.Outcome {
 }
 
 // isErrorResult reports whether a tools/call result says isError: true
-// (its top-level member, found without decoding the result).
+// ([wire.IsErrorResult]).
 func isErrorResult(raw []byte) bool {
-	v, ok := jsonscan.Lookup(raw, "isError")
-	return ok && string(v) == "true"
+	return wire.IsErrorResult(raw)
 }
 
 // observed is agent with its charges also told to telemetry (the charged

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
-	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
@@ -127,11 +126,8 @@ func isError2025(res mcp.Result) bool {
 }
 
 // rawIsError reports whether a raw result says isError: true at its top
-// level (found without decoding it).
-func rawIsError(raw []byte) bool {
-	v, ok := jsonscan.Lookup(raw, "isError")
-	return ok && string(v) == "true"
-}
+// level ([wire.IsErrorResult]: a big one is not walked again for it).
+func rawIsError(raw []byte) bool { return wire.IsErrorResult(raw) }
 
 // request20260728Of is what a 2026-07-28 request's span names: its
 // params are read again for the name or URI and _meta, only with

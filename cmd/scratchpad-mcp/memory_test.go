@@ -160,3 +160,50 @@ func TestMemoryToolRedisAcrossProcesses(t *testing.T) {
 		t.Fatalf("pad show on Redis: %d\n%s", code, out)
 	}
 }
+
+// [agent.scratchpad] memory_tool names the tool the binary lists (a
+// worker's table its own, "" none), and a file that still says [memory]
+// enabled = false lists none: serve logs that the key is deprecated, and
+// doctor prints it, with file and line.
+func TestMemoryToolNamedByConfig(t *testing.T) {
+	cfg, _ := writeConfig(t, `
+[orchestration.worker.reviewer.scratchpad]
+memory_tool = ""
+
+[orchestration.worker.notetaker.scratchpad]
+memory_tool = "scratchpad_memory"
+`)
+	base := startHTTP(t, "http", cfg) + "/mcp"
+	for agent, want := range map[string]string{"main": "memory", "reviewer": "", "notetaker": "scratchpad_memory"} {
+		c := httpClient(t, base, map[string]string{"X-Scratchpad-Agent": agent})
+		got := ""
+		for _, tl := range waitForTool(t, c, "read_scratchpad") {
+			if tl.Name == "memory" || tl.Name == "scratchpad_memory" {
+				got += tl.Name
+			}
+		}
+		if got != want {
+			t.Errorf("agent %s is offered %q, want %q", agent, got, want)
+		}
+		if want != "" {
+			if out := callTool(t, c, want, map[string]any{"command": "view", "path": "/memories"}); out != emptyMemories {
+				t.Errorf("agent %s's %s: %s", agent, want, out)
+			}
+		}
+	}
+
+	old, _ := writeConfig(t, "\n[memory]\nenabled = false\n")
+	var log serverLog
+	c := httpClient(t, startHTTPLogged(t, "http", old, &log)+"/mcp", map[string]string{"X-Scratchpad-Agent": "main"})
+	for _, tl := range waitForTool(t, c, "read_scratchpad") {
+		if tl.Name == "memory" {
+			t.Error("memory listed with [memory] enabled = false")
+		}
+	}
+	if line := log.wait(t, 10*time.Second, func(l string) bool { return strings.Contains(l, "memory.enabled: deprecated") }); !strings.Contains(line, "WARN") || !strings.Contains(line, "scratchpad.toml:19:1: memory.enabled") {
+		t.Errorf("serve's log of the deprecated key: %q\n%s", line, log.tail(20))
+	}
+	if code, out, errOut := runCLI(t, "doctor", "--config", old); !strings.Contains(out, "WARNING: "+old+":19:1: memory.enabled: deprecated: write memory_tool = \"\" in [agent.scratchpad] instead") {
+		t.Errorf("doctor: %d\n%s%s", code, out, errOut)
+	}
+}

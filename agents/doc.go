@@ -31,8 +31,9 @@
 // ([layout.ArtifactsKey]). One client serves every pad and artifact store
 // of a [Registry].
 //
-// With [memory] enabled each agent is also offered the memory tool
-// (package memory) on its /memories: the memory files of the pad of its
+// Each agent is also offered the memory tool (package memory), under its
+// [agent.scratchpad] memory_tool (a worker's own; none for ""), on its
+// /memories: the memory files of the pad of its
 // [memory] scope ([Agent.Memory]), so they share that pad's owner,
 // backend, lock and life; what it writes is masked like the pad's writes
 // ([redaction] mode).

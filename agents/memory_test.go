@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,12 +15,11 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
-// memoryConfig is a config with the memory tool on, on files or (with a
-// URL) on Redis.
+// memoryConfig is a config with the memory tool (on by default), on
+// files or (with a URL) on Redis.
 func memoryConfig(t *testing.T, redisURL, scope string) *config.Config {
 	cfg := config.Default()
 	cfg.MemoryDir = t.TempDir()
-	cfg.Memory.Enabled = true
 	cfg.Memory.Scope = scope
 	if redisURL != "" {
 		cfg.Pad.Backend = config.BackendRedis
@@ -28,25 +28,61 @@ func memoryConfig(t *testing.T, redisURL, scope string) *config.Config {
 	return cfg
 }
 
-// The memory tool is offered only when [memory] enables it, beside the
-// pad's tools.
-func TestMemoryToolOffered(t *testing.T) {
-	off := newRegistry(t, func() *config.Config { c := config.Default(); c.MemoryDir = t.TempDir(); return c }())
-	for _, d := range off.OwnTools(Identity{Agent: "main"}) {
-		if d.Name == "memory" {
-			t.Fatal("memory offered with [memory] off")
-		}
-	}
-	on := newRegistry(t, memoryConfig(t, "", config.ScopeAgent))
+// toolNames lists what an agent of identity id is offered, in order.
+func toolNames(r *Registry, id Identity) string {
 	var names []string
-	for _, d := range on.OwnTools(Identity{Agent: "main"}) {
+	for _, d := range r.OwnTools(id) {
 		names = append(names, d.Name)
 	}
-	if !strings.Contains(strings.Join(names, ","), "append_scratchpad,memory") {
+	return strings.Join(names, ",")
+}
+
+// The memory tool is offered by default, after the pad's, under its
+// [agent.scratchpad] memory_tool, and per worker under the worker's own:
+// renamed, or not at all (""), an agent with none has no /memories. The
+// server reserves every name, so no upstream tool takes one.
+func TestMemoryToolOffered(t *testing.T) {
+	on := newRegistry(t, memoryConfig(t, "", config.ScopeAgent))
+	if names := toolNames(on, Identity{Agent: "main"}); !strings.Contains(names, "append_scratchpad,memory") {
 		t.Errorf("tools %v: want memory after the pad's", names)
 	}
 	if tools, _, _ := on.Reserved(); !strings.Contains(strings.Join(tools, ","), "memory") {
 		t.Errorf("reserved %v lacks memory", tools)
+	}
+
+	cfg := memoryConfig(t, "", config.ScopeAgent)
+	cfg.Agent.Scratchpad.MemoryTool = ""
+	none, mine := "", "scratchpad_memory"
+	cfg.Orchestration.Workers["renamed"] = config.Worker{Name: "renamed", Scratchpad: config.ScratchpadOverride{MemoryTool: &mine}}
+	cfg.Orchestration.Workers["quiet"] = config.Worker{Name: "quiet", Scratchpad: config.ScratchpadOverride{MemoryTool: &none}}
+	r := newRegistry(t, cfg)
+	for _, tc := range []struct {
+		agent, want string
+	}{{"main", ""}, {"quiet", ""}, {"renamed", "scratchpad_memory"}} {
+		names := toolNames(r, Identity{Agent: tc.agent, Run: "r1", Role: RoleWorker, Iteration: 1})
+		got := ""
+		for _, n := range strings.Split(names, ",") {
+			if strings.Contains(n, "memory") {
+				got += n
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s is offered %q (%s), want %q", tc.agent, got, names, tc.want)
+		}
+	}
+	if tools, _, _ := r.Reserved(); !slices.Contains(tools, "scratchpad_memory") || slices.Contains(tools, "memory") {
+		t.Errorf("reserved %v: want scratchpad_memory (a worker's), not memory (nobody's)", tools)
+	}
+	renamed := Identity{Agent: "renamed", Run: "r1", Role: RoleWorker, Iteration: 1}
+	if text, isErr := callTool(t, r, "s1", renamed, "scratchpad_memory", map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "a"}); isErr {
+		t.Fatal(text)
+	}
+	ag, err := r.Resolve(sessionCtx(t, r, "s2", Identity{Agent: "main"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ag.Memory(); err == nil || ag.MemoryDir != "" {
+		t.Errorf("an agent with no memory tool has /memories at %q (%v)", ag.MemoryDir, err)
 	}
 }
 
@@ -96,12 +132,20 @@ func TestMemoryScopes(t *testing.T) {
 	}
 }
 
-// What the memory tool writes holds no credential in mask mode: the
-// file (and its versions) stores the mask, and a str_replace whose
-// old_str carries the same secret still matches, being masked alike.
+// What the memory tool writes holds no credential in mask mode, under
+// any name: the file (and its versions) stores the mask, and a
+// str_replace whose old_str carries the same secret still matches, being
+// masked alike.
 func TestMemoryWritesMasked(t *testing.T) {
+	for _, name := range []string{"memory", "notes"} {
+		t.Run(name, func(t *testing.T) { memoryWritesMasked(t, name) })
+	}
+}
+
+func memoryWritesMasked(t *testing.T, name string) {
 	sec := testsecrets.Plant(rand.New(rand.NewPCG(5, 7)), "slack-bot-token")
 	cfg := memoryConfig(t, "", config.ScopeAgent)
+	cfg.Agent.Scratchpad.MemoryTool = name
 	red, err := redact.New(redact.Options{Mode: redact.Mask})
 	if err != nil {
 		t.Fatal(err)
@@ -111,11 +155,11 @@ func TestMemoryWritesMasked(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := Identity{Agent: "main"}
-	text, isErr := callTool(t, r, "s1", id, "memory", map[string]any{"command": "create", "path": "/memories/creds.md", "file_text": "token: " + sec.Text + "\n"})
+	text, isErr := callTool(t, r, "s1", id, name, map[string]any{"command": "create", "path": "/memories/creds.md", "file_text": "token: " + sec.Text + "\n"})
 	if isErr || !strings.Contains(text, "masked before writing") {
 		t.Fatalf("create: %s", text)
 	}
-	text, isErr = callTool(t, r, "s1", id, "memory", map[string]any{"command": "str_replace", "path": "/memories/creds.md", "old_str": "token: " + sec.Text, "new_str": "token: rotated"})
+	text, isErr = callTool(t, r, "s1", id, name, map[string]any{"command": "str_replace", "path": "/memories/creds.md", "old_str": "token: " + sec.Text, "new_str": "token: rotated"})
 	if isErr || !strings.Contains(text, "token: rotated") {
 		t.Fatalf("str_replace with the secret in old_str: %s", text)
 	}

@@ -103,7 +103,7 @@ type Registry struct {
 	explore   []tool.Def
 	artifacts []tool.Def
 	pad       []tool.Def
-	memory    []tool.Def // the memory tool; nil without [memory] enabled
+	memory    []tool.Def // the memory tool, once per name (memory.go); nil when no agent has one
 	padRes    []tool.Resource
 	padPrompt []tool.Prompt
 	watcher   *pad.Watcher // nil without a pad

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
-	"github.com/scratchpad-mcp/scratchpad-mcp/memory"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -15,10 +14,11 @@ import (
 
 // writes are the own tools that store what the model gives them: the
 // pad's updates and appends (sections, ledger notes, keyed values), an
-// artifact's content and the memory tool's files (its old_str is masked
-// as the stored text was, so it still matches). Their arguments pass
-// [Registry.scrubbing].
-var writes = map[string]bool{pad.ToolUpdate: true, pad.ToolAppend: true, artifacts.ToolWrite: true, memory.ToolName: true}
+// artifact's content and, under whichever name it has
+// ([Registry.isMemoryTool]), the memory tool's files (its old_str is
+// masked as the stored text was, so it still matches). Their arguments
+// pass [Registry.scrubbing].
+var writes = map[string]bool{pad.ToolUpdate: true, pad.ToolAppend: true, artifacts.ToolWrite: true}
 
 // scrubbing wraps a writing tool's handler so that no credential in its
 // arguments is stored ([redaction] mode): in mask mode every string of
@@ -29,7 +29,7 @@ var writes = map[string]bool{pad.ToolUpdate: true, pad.ToolAppend: true, artifac
 // in them. Arguments that cannot be scanned are refused in mask mode.
 func (r *Registry) scrubbing(name string, h tool.Handler) tool.Handler {
 	red := r.opts.Redactor
-	if red == nil || red.Mode() == redact.Off || !writes[name] {
+	if red == nil || red.Mode() == redact.Off || !writes[name] && !r.isMemoryTool(name) {
 		return h
 	}
 	return func(ctx context.Context, args json.RawMessage) tool.Result {

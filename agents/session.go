@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -129,12 +130,13 @@ func (s *Session) Watch() func(ctx context.Context, uri string, notify func()) (
 }
 
 // OwnTools is what an agent of identity id is offered of the server's own
-// tools: exploration, the pad, the memory tool ([memory] enabled), and the
-// artifact tools (writing only for coordinators).
+// tools: exploration, the pad, the memory tool (under its
+// [agent.scratchpad] memory_tool, none for ""), and the artifact tools
+// (writing only for coordinators).
 func (r *Registry) OwnTools(id Identity) []tool.Def {
 	out := append([]tool.Def{}, r.explore...)
 	out = append(out, r.pad...)
-	out = append(out, r.memory...)
+	out = append(out, r.memoryTool(id)...)
 	for _, d := range r.artifacts {
 		if d.Name == artifacts.ToolWrite && id.Role != RoleCoordinator {
 			continue
@@ -149,6 +151,11 @@ func (r *Registry) OwnTools(id Identity) []tool.Def {
 func (r *Registry) Reserved() (tools, resources, prompts []string) {
 	for _, d := range r.OwnTools(Identity{Role: RoleCoordinator}) {
 		tools = append(tools, d.Name)
+	}
+	for _, d := range r.memory { // every worker's name too
+		if !slices.Contains(tools, d.Name) {
+			tools = append(tools, d.Name)
+		}
 	}
 	for _, x := range r.padRes {
 		resources = append(resources, x.URI)

@@ -12,7 +12,7 @@ func TestAgentFor(t *testing.T) {
 	}
 	base := Agent{
 		Model: "claude-sonnet-4-5", Provider: "anthropic", ContextWindow: 200000,
-		Scratchpad: Scratchpad{Enabled: true, ContextSafetyMargin: 0.25, MaxExtractionTokens: 8000, TurnDepthBonus: 4, ResultView: ViewText},
+		Scratchpad: Scratchpad{Enabled: true, ContextSafetyMargin: 0.25, MaxExtractionTokens: 8000, TurnDepthBonus: 4, ResultView: ViewText, MemoryTool: DefaultMemoryTool},
 	}
 	tests := []struct {
 		worker string

@@ -29,6 +29,10 @@ type Config struct {
 	Redaction     Redaction
 	Cluster       Cluster
 	Telemetry     Telemetry
+	// Deprecated says what the file sets that still works but will not:
+	// each "file:line:col: key: what to write instead". serve logs them,
+	// doctor prints them.
+	Deprecated []string
 }
 
 // SkippedServer is a server [Options].SkipServersWithUnsetEnv left out.
@@ -78,7 +82,15 @@ type Scratchpad struct {
 	// text content (structuredContent only when there is no text), or
 	// ViewStructured, structuredContent whenever the result has it.
 	ResultView string
+	// MemoryTool is the name the memory tool is listed under
+	// (DefaultMemoryTool, the name models know); "" offers none. A client
+	// that gives the model a memory tool of its own renames or drops
+	// this one. [memory] has the tool's other settings.
+	MemoryTool string
 }
+
+// DefaultMemoryTool is [Scratchpad].MemoryTool when not set.
+const DefaultMemoryTool = "memory"
 
 // Values of [Scratchpad].ResultView (result_view).
 const (
@@ -261,6 +273,7 @@ type ScratchpadOverride struct {
 	MaxExtractionTokens *int
 	TurnDepthBonus      *int
 	ResultView          *string
+	MemoryTool          *string
 }
 
 // Pad is [pad]: the working-memory scratchpad.
@@ -391,6 +404,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 			MaxExtractionTokens: DefaultMaxExtractionTokens,
 			TurnDepthBonus:      DefaultTurnDepthBonus,
 			ResultView:          ViewText,
+			MemoryTool:          DefaultMemoryTool,
 		}},
 		Orchestration: Orchestration{Workers: map[string]Worker{}},
 		Pad: Pad{

@@ -32,7 +32,7 @@ func (d *decoder) scratchpad(p keyPath, v any) ScratchpadOverride {
 	if !ok {
 		return o
 	}
-	d.checkKeys(p, m, "enabled", "context_safety_margin", "max_extraction_tokens", "turn_depth_bonus", "result_view")
+	d.checkKeys(p, m, "enabled", "context_safety_margin", "max_extraction_tokens", "turn_depth_bonus", "result_view", "memory_tool")
 	if v, ok := m["enabled"]; ok {
 		if b, ok := d.boolean(p.key("enabled"), v); ok {
 			o.Enabled = &b
@@ -58,6 +58,15 @@ func (d *decoder) scratchpad(p keyPath, v any) ScratchpadOverride {
 			o.ResultView = &s
 		}
 	}
+	if v, ok := m["memory_tool"]; ok {
+		if s, ok := d.str(p.key("memory_tool"), v); ok {
+			if why := memoryToolProblem(s); why != "" {
+				d.fail(p.key("memory_tool"), "%q: %s", s, why)
+			} else {
+				o.MemoryTool = &s
+			}
+		}
+	}
 	return o
 }
 
@@ -77,6 +86,9 @@ func (o ScratchpadOverride) apply(s Scratchpad) Scratchpad {
 	}
 	if o.ResultView != nil {
 		s.ResultView = *o.ResultView
+	}
+	if o.MemoryTool != nil {
+		s.MemoryTool = *o.MemoryTool
 	}
 	return s
 }

@@ -1,16 +1,19 @@
 package config
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 )
 
-// Memory is [memory]: the memory tool (package memory), models' own
-// memory directory /memories, kept on the pad's storage (files by
-// default, Redis with [pad] backend = "redis").
+// Memory is [memory]: the memory tool's settings (package memory), models'
+// own memory directory /memories, kept on the pad's storage (files by
+// default, Redis with [pad] backend = "redis"). Whether an agent is
+// offered the tool, and under which name, is [agent.scratchpad]
+// memory_tool ([Scratchpad].MemoryTool), per worker.
 type Memory struct {
-	Enabled bool // default false: the tool is not offered
 	// Scope is whose /memories an agent sees: ScopeAgent (its own) or
 	// ScopeRun (its run's, shared by the run's agents; an agent outside
 	// a run has its own). Default: [pad] scope.
@@ -48,14 +51,18 @@ const (
 	maxMemoryTTL        = 10 * 365 * 24 * time.Hour
 )
 
-func (d *decoder) memory(p keyPath, v any, mc *Memory) {
+// memory decodes [memory]; enabled is its deprecated key's value, nil
+// when absent (see [decoder.memoryEnabled]).
+func (d *decoder) memory(p keyPath, v any, mc *Memory) (enabled *bool) {
 	m, ok := d.table(p, v)
 	if !ok {
-		return
+		return nil
 	}
 	d.checkKeys(p, m, "enabled", "scope", "max_file_bytes", "max_scope_bytes", "max_files", "history", "keep_deleted", "ttl", "read_only", "read_only_paths")
 	if v, ok := m["enabled"]; ok {
-		mc.Enabled, _ = d.boolean(p.key("enabled"), v)
+		if b, ok := d.boolean(p.key("enabled"), v); ok {
+			enabled = &b
+		}
 	}
 	if v, ok := m["scope"]; ok {
 		mc.Scope, _ = d.oneOf(p.key("scope"), v, ScopeAgent, ScopeRun)
@@ -116,6 +123,70 @@ func (d *decoder) memory(p keyPath, v any, mc *Memory) {
 			mc.ReadOnlyPaths = paths
 		}
 	}
+	return enabled
+}
+
+// memoryEnabled applies [memory] enabled (p), deprecated since the
+// memory tool is on by default and [agent.scratchpad] memory_tool names
+// it: enabled = false is memory_tool = "" for [agent.scratchpad] (a
+// worker that sets memory_tool keeps its own), enabled = true changes
+// nothing. Either way c.Deprecated says what to write instead. A file
+// that sets both keys is refused: which one wins would be a guess.
+// root is the whole document.
+func (d *decoder) memoryEnabled(p keyPath, on bool, root map[string]any, c *Config) {
+	agent, _ := root["agent"].(map[string]any)
+	sp, _ := agent["scratchpad"].(map[string]any)
+	if _, set := sp["memory_tool"]; set {
+		d.fail(p, "replaced by [agent.scratchpad] memory_tool, which this file sets too: remove memory.enabled")
+		return
+	}
+	msg := `deprecated and ignored: the memory tool is on by default; remove it`
+	if !on {
+		c.Agent.Scratchpad.MemoryTool = ""
+		msg = `deprecated: write memory_tool = "" in [agent.scratchpad] instead (it turns the memory tool off; memory.enabled = false still does, for now)`
+	}
+	pos, _ := d.pos.key(p)
+	e := &Error{File: d.file, Key: p.String(), Line: pos.Line, Col: pos.Col, Msg: msg}
+	c.Deprecated = append(c.Deprecated, e.Error())
+}
+
+// MaxToolName bounds a tool's name: MCP's (2025-11-25) length for one.
+const MaxToolName = 128
+
+// ownToolNames are the names of scratchpad-mcp's own tools besides the
+// memory tool, in any mode (search_tools and call_tool are listed with
+// [catalogue] mode = "search"): memory_tool may be none of them. A test
+// of the binary holds this list to the tools the server offers.
+var ownToolNames = []string{
+	"head", "slice", "grep", "schema", "item_schema", "get_in", "iterate_over", "count_by", "read",
+	"read_scratchpad", "update_scratchpad", "append_scratchpad",
+	"read_artifact", "list_artifacts", "write_artifact",
+	"search_tools", "call_tool",
+}
+
+// OwnToolNames returns the names of scratchpad-mcp's own tools that
+// [Scratchpad].MemoryTool may not take.
+func OwnToolNames() []string { return slices.Clone(ownToolNames) }
+
+// memoryToolProblem says why s cannot name the memory tool, "" when it
+// may: a tool name as MCP gives it (1 to 128 of A-Z a-z 0-9 _ - .), and
+// not one of the server's other own tools. "" (no memory tool) may.
+func memoryToolProblem(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > MaxToolName {
+		return fmt.Sprintf("a tool name is at most %d characters", MaxToolName)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isBareKeyChar(c) && c != '.' {
+			return `a tool name uses only A-Z a-z 0-9 _ - . (MCP's tool names); "" offers no memory tool`
+		}
+	}
+	if slices.Contains(ownToolNames, s) {
+		return `the name of another of scratchpad-mcp's own tools: pick another ("" offers no memory tool)`
+	}
+	return ""
 }
 
 // memoryPathProblem says why s cannot be a memory path, "" when it may:

@@ -93,6 +93,8 @@
 //	result_view                string    "text" | "structured": what the client shows the model of a
 //	                                     result, and so what is counted, charged and stored ("text": the
 //	                                     text content, structuredContent only when there is no text)
+//	memory_tool                string    "memory": the memory tool's name (1-128 of A-Z a-z 0-9 _ - ., not another
+//	                                     own tool's); "": no memory tool (a client with a memory tool of its own)
 //
 //	[mcp.servers.<name>]       one table per upstream, kept in file order; <name>: a-z A-Z 0-9 _ - .
 //	transport                  string    "stdio" | "sse" | "http_streamable"; may be left out with cmd (stdio)
@@ -171,8 +173,10 @@
 //	                           Task 300, Plan 800 (numbered), Findings 1500, Ruled out 600,
 //	                           Open questions 400, Next 200
 //
-//	[memory]                   the memory tool (package memory): /memories on the pad's storage
-//	enabled                    boolean   false: the memory tool is not offered
+//	[memory]                   the memory tool's settings (package memory): /memories on the pad's storage;
+//	                                     whether it is offered is [agent.scratchpad] memory_tool
+//	enabled                    boolean   deprecated (Config.Deprecated says so): false is memory_tool = "";
+//	                                     true changes nothing; refused beside [agent.scratchpad] memory_tool
 //	scope                      string    [pad] scope: "agent" (each agent its own /memories) or "run"
 //	                                     (a run's agents share the run's; an agent outside a run has its own)
 //	max_file_bytes             size      "64KiB", in [1 B, 16 MiB]: one file; a write past it is refused

@@ -174,7 +174,9 @@ func (d *decoder) root(m map[string]any, c *Config) {
 	}
 	c.Memory.Scope, c.Memory.History = "", 0 // [pad]'s, unless [memory] says
 	if v, ok := m["memory"]; ok {
-		d.memory(p.key("memory"), v, &c.Memory)
+		if on := d.memory(p.key("memory"), v, &c.Memory); on != nil {
+			d.memoryEnabled(p.key("memory").key("enabled"), *on, m, c)
+		}
 	}
 	c.memoryDefaults()
 	if v, ok := m["explore"]; ok {

@@ -34,7 +34,7 @@ type Command struct {
 	Path      *string `json:"path,omitempty" arg:"maxLength=$maxPath"`
 	ViewRange []int   `json:"view_range,omitempty" jsonschema:"[first, last] line of a file (1-based; last -1: to the end)." arg:"maxItems=2,items.minimum=-1,items.maximum=$maxLines"`
 	FileText  *string `json:"file_text,omitempty" arg:"maxLength=$maxText"`
-	OldStr    *string `json:"old_str,omitempty" jsonschema:"Text to replace; must appear exactly once." arg:"maxLength=$maxText"`
+	OldStr    *string `json:"old_str,omitempty" arg:"maxLength=$maxText"`
 	NewStr    *string `json:"new_str,omitempty" arg:"maxLength=$maxText"`
 	// InsertLine is the line after which insert_text goes (0: first).
 	InsertLine *int    `json:"insert_line,omitempty" jsonschema:"Insert after this line (0: at the top)." arg:"maximum=$maxLines"`

@@ -45,6 +45,10 @@ type Options struct {
 	// Shared says that a scope is a run's, shared by its agents: the
 	// tool's description tells the model so.
 	Shared bool
+	// Name is the tool's name; "" means [ToolName], the name models
+	// know. Another one serves a client that gives the model a memory
+	// tool of its own under that name.
+	Name string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -67,6 +71,9 @@ func (o Options) normalize() (Options, []string, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Name == "" {
+		o.Name = ToolName
 	}
 	var ro []string
 	for _, p := range o.ReadOnlyPaths {

@@ -10,7 +10,8 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// ToolName is the memory tool's name, as models know it.
+// ToolName is the memory tool's name, as models know it: the default of
+// [Options].Name.
 const ToolName = "memory"
 
 // StoreFunc picks the calling session's scope (its agent's, or its run's,
@@ -18,21 +19,22 @@ const ToolName = "memory"
 type StoreFunc func(ctx context.Context) (Store, error)
 
 // description is the tool's description: what a model that does not
-// know the tool needs, in few words (one that knows it needs none);
-// shared says the scope is a run's.
+// know the tool needs, in few words (one that knows it needs none: the
+// schema's argument names are the tool's); shared says the scope is a
+// run's.
 func description(shared bool) string {
 	whose := "files that outlive this conversation. "
 	if shared {
 		whose = "files that outlive this conversation, shared with the other agents of your run. "
 	}
-	return "Your memory directory, /memories: " + whose +
-		"View /memories before you start a task and read what is relevant; as you work, record progress, decisions and lessons, " +
-		"and keep the files current and organized. Commands: view (path, view_range), create (path, file_text), " +
-		"str_replace (path, old_str, new_str), insert (path, insert_line, insert_text), delete (path), rename (old_path, new_path)."
+	return "Your memory directory /memories: " + whose +
+		"View it before a task; record progress, decisions and lessons as you work. Commands: view (path, view_range), " +
+		"create (path, file_text), str_replace (path, old_str, new_str), insert (path, insert_line, insert_text), delete (path), " +
+		"rename (old_path, new_path)."
 }
 
 // Tools returns the memory tool over the scopes storeFor gives, with o's
-// bounds (see [Options]): one tool named memory whose command and
+// bounds (see [Options]): one tool named o.Name (memory) whose command and
 // arguments are the memory tool's (memory_20250818). Its answers are the
 // documented ones; a refusal is an error result (isError) whose text says
 // why and what to do, as the tool's clients answer. Invalid options are
@@ -61,7 +63,7 @@ func Tools(storeFor StoreFunc, o Options) ([]tool.Def, error) {
 		return tool.Text(text)
 	}
 	return []tool.Def{{
-		Name:        ToolName,
+		Name:        o.Name,
 		Description: description(o.Shared),
 		InputSchema: args.Schema(),
 		Annotations: tool.Annotations{ReadOnly: tool.Bool(false), Destructive: tool.Bool(true), OpenWorld: tool.Bool(false)},

@@ -49,6 +49,9 @@ func TestToolDefinition(t *testing.T) {
 	if run, _ := Tools(nil, Options{Shared: true}); !strings.Contains(run[0].Description, "shared with the other agents of your run") {
 		t.Errorf("a run's scope: %s", run[0].Description)
 	}
+	if named, _ := Tools(nil, Options{Name: "scratchpad_memory"}); named[0].Name != "scratchpad_memory" {
+		t.Errorf("named %q, want scratchpad_memory", named[0].Name)
+	}
 	if _, err := Tools(nil, Options{MaxFiles: -1}); err == nil {
 		t.Error("negative bound taken")
 	}

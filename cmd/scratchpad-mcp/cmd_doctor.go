@@ -104,6 +104,9 @@ func (d *doctor) run(cfgPath string) {
 	if !cfg.Agent.Scratchpad.Enabled {
 		fmt.Fprintln(d.out, "note: [agent.scratchpad] enabled = false: no output will be intercepted")
 	}
+	for _, dep := range cfg.Deprecated {
+		fmt.Fprintf(d.out, "WARNING: %s\n", dep)
+	}
 	d.checkMemoryDir(cfg.MemoryDir)
 	d.reportRetention(cfg)
 	d.checkPersistence(cfg)

@@ -17,6 +17,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
+	"github.com/scratchpad-mcp/scratchpad-mcp/memory"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 )
 
@@ -40,7 +41,8 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	memPath := fs.String("memory", "", "show, history, diff, restore N: the memory file at PATH as the model names it (/memories/notes.md; show: a folder too)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: scratchpad-mcp pad {%s|snapshot|snapshots|delete} (--dir DIR | --config FILE [--run ID | --agent NAME] [--owner O]) [-n N | N | NAME] [--keys | --memory PATH] [--yes]\n\n", strings.Join(pad.Commands, "|"))
-		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing)")
+		fmt.Fprintln(stderr, "  show       print the rendered pad (a fresh path prints the empty structure and creates nothing),")
+		fmt.Fprintln(stderr, "             then the /memories listing when its storage holds memory files (not with render json or xml)")
 		fmt.Fprintln(stderr, "  validate   parse and report, change nothing; exit 1 if broken")
 		fmt.Fprintln(stderr, "  diff       the Nth last change from history (-n N, default 1)")
 		fmt.Fprintln(stderr, "  history    list saved versions, newest first")
@@ -164,7 +166,32 @@ func runPad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if snapName != "" || sub == "snapshots" {
 		return pad.SnapshotCommand(p, sub, snapName, stdout, stderr)
 	}
-	return pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	code = pad.Command(p, sub, num, pad.CommandIO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	if sub == "show" && code == 0 {
+		code = showMemories(p, memOpts, opts.Render, stdout, stderr)
+	}
+	return code
+}
+
+// showMemories follows `pad show`'s rendering with the listing of the
+// memory files its storage holds, as the model's view of /memories gives
+// it, when there is one: a blank line, then the listing. Not after a
+// json or xml rendering, which a program reads whole (`pad show --memory
+// /memories` prints the listing alone).
+func showMemories(p *pad.Pad, o pad.MemoryOptions, render string, stdout, stderr io.Writer) int {
+	if render == pad.RenderJSON || render == pad.RenderXML {
+		return 0
+	}
+	files, err := p.Memory(o).Files()
+	if err != nil {
+		fmt.Fprintf(stderr, "scratchpad-mcp pad show: /memories: %v\n", err)
+		return 1
+	}
+	if len(files) == 0 {
+		return 0
+	}
+	fmt.Fprintln(stdout)
+	return pad.MemoryCommand(p, o, "show", memory.Root, 0, stdout, stderr)
 }
 
 // deletePadKeys removes every key of a pad on Redis; without yes it lists

@@ -103,6 +103,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, sk := range cfg.Skipped {
 		log.Warn("server left out; the others serve", "server", sk.Name, "why", proxy.MissingText(sk))
 	}
+	for _, d := range cfg.Deprecated {
+		log.Warn("config: " + d)
+	}
 	def := agents.Identity{Agent: f.agent, Role: f.role, Run: f.run, Iteration: f.iteration}
 	if _, err := def.Normalize(); err != nil {
 		fmt.Fprintln(stderr, "scratchpad-mcp:", err)

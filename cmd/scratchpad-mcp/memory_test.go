@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,6 @@ func memorySteps(t *testing.T, c *mcp.ClientSession, steps []memoryStep) {
 func TestMemoryToolEndToEnd(t *testing.T) {
 	cfg, mem := writeConfig(t, `
 [memory]
-enabled = true
 max_file_bytes = 300
 read_only_paths = ["/memories/policy.md"]
 `)
@@ -110,6 +110,14 @@ read_only_paths = ["/memories/policy.md"]
 	}
 	memorySteps(t, c, []memoryStep{{map[string]any{"command": "view", "path": path}, false,
 		[]string{"     2\t- pods restart on OOM kills\n(revision 4)"}}})
+	// pad show ends with the /memories listing the model sees.
+	code, out, errOut = runCLI(t, "pad", "show", "--config", cfg, "--agent", "research")
+	if want := "\n\nHere're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n"; code != 0 || !strings.Contains(out, want) || !strings.HasSuffix(out, "\t/memories/archive/notes/\n") {
+		t.Errorf("pad show: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "pad", "show", "--render", "json", "--config", cfg, "--agent", "research"); code != 0 || strings.Contains(out, "/memories") || !json.Valid([]byte(out)) {
+		t.Errorf("pad show --render json: %d\n%s", code, out)
+	}
 }
 
 // Two server processes (two hosts) on one Redis, [memory] scope "run":
@@ -118,7 +126,7 @@ read_only_paths = ["/memories/policy.md"]
 // on either host's disk, and the CLI reads its versions from Redis.
 func TestMemoryToolRedisAcrossProcesses(t *testing.T) {
 	srv := testredis.Start(t)
-	extra := redisPadConfig(srv.URL()) + "\n[memory]\nenabled = true\nscope = \"run\"\n"
+	extra := redisPadConfig(srv.URL()) + "\n[memory]\nscope = \"run\"\n"
 	cfgA, memA := writeConfig(t, extra)
 	cfgB, memB := writeConfig(t, extra)
 	alice := httpClient(t, startHTTP(t, "http", cfgA)+"/mcp", map[string]string{"X-Scratchpad-Agent": "alice", "X-Scratchpad-Run": "r1"})
@@ -147,5 +155,55 @@ func TestMemoryToolRedisAcrossProcesses(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "pad", "diff", "--memory", "/memories/plan.md", "--config", cfgA, "--run", "r1"); code != 0 || !strings.Contains(out, "+2. bob: fix node-3") {
 		t.Fatalf("pad diff --memory on Redis: %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "pad", "show", "--config", cfgA, "--run", "r1"); code != 0 || !strings.HasSuffix(out, "\t/memories/plan.md\n") {
+		t.Fatalf("pad show on Redis: %d\n%s", code, out)
+	}
+}
+
+// [agent.scratchpad] memory_tool names the tool the binary lists (a
+// worker's table its own, "" none), and a file that still says [memory]
+// enabled = false lists none: serve logs that the key is deprecated, and
+// doctor prints it, with file and line.
+func TestMemoryToolNamedByConfig(t *testing.T) {
+	cfg, _ := writeConfig(t, `
+[orchestration.worker.reviewer.scratchpad]
+memory_tool = ""
+
+[orchestration.worker.notetaker.scratchpad]
+memory_tool = "scratchpad_memory"
+`)
+	base := startHTTP(t, "http", cfg) + "/mcp"
+	for agent, want := range map[string]string{"main": "memory", "reviewer": "", "notetaker": "scratchpad_memory"} {
+		c := httpClient(t, base, map[string]string{"X-Scratchpad-Agent": agent})
+		got := ""
+		for _, tl := range waitForTool(t, c, "read_scratchpad") {
+			if tl.Name == "memory" || tl.Name == "scratchpad_memory" {
+				got += tl.Name
+			}
+		}
+		if got != want {
+			t.Errorf("agent %s is offered %q, want %q", agent, got, want)
+		}
+		if want != "" {
+			if out := callTool(t, c, want, map[string]any{"command": "view", "path": "/memories"}); out != emptyMemories {
+				t.Errorf("agent %s's %s: %s", agent, want, out)
+			}
+		}
+	}
+
+	old, _ := writeConfig(t, "\n[memory]\nenabled = false\n")
+	var log serverLog
+	c := httpClient(t, startHTTPLogged(t, "http", old, &log)+"/mcp", map[string]string{"X-Scratchpad-Agent": "main"})
+	for _, tl := range waitForTool(t, c, "read_scratchpad") {
+		if tl.Name == "memory" {
+			t.Error("memory listed with [memory] enabled = false")
+		}
+	}
+	if line := log.wait(t, 10*time.Second, func(l string) bool { return strings.Contains(l, "memory.enabled: deprecated") }); !strings.Contains(line, "WARN") || !strings.Contains(line, "scratchpad.toml:19:1: memory.enabled") {
+		t.Errorf("serve's log of the deprecated key: %q\n%s", line, log.tail(20))
+	}
+	if code, out, errOut := runCLI(t, "doctor", "--config", old); !strings.Contains(out, "WARNING: "+old+":19:1: memory.enabled: deprecated: write memory_tool = \"\" in [agent.scratchpad] instead") {
+		t.Errorf("doctor: %d\n%s%s", code, out, errOut)
 	}
 }

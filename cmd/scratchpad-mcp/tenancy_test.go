@@ -107,6 +107,8 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 		{alice, "append_scratchpad", map[string]any{"note": secret}},
 		{alice, "update_scratchpad", map[string]any{"patches": []map[string]any{{"section": "Task", "op": "replace", "content": secret}}}},
 		{aliceSolo, "append_scratchpad", map[string]any{"note": secret + "-solo"}},
+		{alice, "memory", map[string]any{"command": "create", "path": "/memories/plan-x.md", "file_text": secret}},
+		{aliceSolo, "memory", map[string]any{"command": "create", "path": "/memories/plan-x.md", "file_text": secret + "-solo"}},
 	} {
 		if out := callTool(t, step.c, step.tool, step.args); strings.Contains(out, `"error"`) {
 			t.Fatalf("alice %s: %s", step.tool, short(out))
@@ -221,6 +223,21 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 					t.Errorf("bob reads alice's pad: %s", short(out))
 				}
 			}
+		case "memory":
+			walked[name] = true
+			for i, c := range []*mcp.ClientSession{bob, bobSolo} {
+				who := []string{"bob", "bobSolo"}[i]
+				same(who, name, "/memories/plan-x.md", "/memories/plan-y.md", func(p string) string {
+					return callTool(t, c, name, map[string]any{"command": "view", "path": p})
+				})
+				if out := callTool(t, c, name, map[string]any{"command": "view", "path": "/memories"}); strings.Contains(out, "plan-x") {
+					t.Errorf("%s lists alice's memory files: %s", who, out)
+				}
+				// bob's own file of the same name is bob's: created anew.
+				if out := callTool(t, c, name, map[string]any{"command": "create", "path": "/memories/plan-x.md", "file_text": "bob's"}); !strings.Contains(out, "File created successfully") || !strings.Contains(out, "(revision 1)") {
+					t.Errorf("%s's create of a name alice uses: %s", who, out)
+				}
+			}
 		case "update_scratchpad", "append_scratchpad":
 			walked[name] = true // written by bob below; alice's must not change
 		case "echo", "listing", "words":
@@ -281,6 +298,9 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 	}
 	if out := callTool(t, alice, "read_artifact", map[string]any{"filename": "plan.md"}); !strings.Contains(out, secret) {
 		t.Errorf("alice's artifact after bob: %s", short(out))
+	}
+	if out := callTool(t, alice, "memory", map[string]any{"command": "view", "path": "/memories/plan-x.md"}); !strings.Contains(out, "\t"+secret+"\n(revision 1)") {
+		t.Errorf("alice's memory file after bob: %s", short(out))
 	}
 	// On disk: each owner under owners/, nothing at the top.
 	disk := []string{"owners/alice/run-1/artifacts", "owners/alice/run-1/pad", "owners/alice/pad", "owners/alice/scratchpad", "owners/bob/run-1/pad"}

@@ -33,6 +33,10 @@ type Env struct {
 	// Redactor, when set, masks the credentials in what a reference
 	// puts in a call (a redactor in mask mode), unless [Call].KeepSecrets.
 	Redactor *redact.Redactor
+	// OnResolved, when set, is told what a call's references put in it,
+	// once they all resolved (the agent's usage counts their tokens, as
+	// tokens_by_reference). May be nil.
+	OnResolved func(Resolved)
 }
 
 // Call is one tool call's arguments to resolve.
@@ -162,8 +166,15 @@ func Resolve(ctx context.Context, env *Env, c Call) (Resolved, error) {
 			return Resolved{Args: c.Args}, doesNotFit(ps, f.sites, out.Refs)
 		}
 	}
+	if len(out.Refs) > 0 && env.OnResolved != nil {
+		env.OnResolved(out)
+	}
 	return out, nil
 }
+
+// Maybe reports whether args may hold a reference or the call's options,
+// without walking them: false means [Resolve] has nothing to do.
+func Maybe(args []byte) bool { return maybe(args) }
 
 // take is the JSON that replaces the reference at s, at most max bytes
 // taken from its file.

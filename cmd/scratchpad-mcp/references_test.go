@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -197,5 +198,48 @@ func TestReferencesThroughCallTool(t *testing.T) {
 	bad := map[string]any{"$scratchpad": map[string]any{"file": "nope.json"}}
 	if got := callTool(t, cs, "call_tool", map[string]any{"name": "misc__echo", "arguments": map[string]any{"text": bad}}); !strings.HasPrefix(got, `{"error":"file_not_found"`) || !strings.Contains(got, m[1]) {
 		t.Errorf("call_tool with a missing file: %s", short(got))
+	}
+}
+
+// A stored output that holds a credential (kept in it: the server's
+// redaction is "flag") goes to a tool by reference masked, unless the
+// operator allowed secrets for that server (secrets_by_reference).
+func TestReferencesMaskSecrets(t *testing.T) {
+	secret := "ghp_" + strings.Repeat("a1B2c3D4e5", 3) + "F6g7H8"
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprint("secrets_by_reference=", allow), func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "scratchpad.toml")
+			body := fmt.Sprintf(`memory_dir = %q
+
+[agent]
+model = "gpt-4o"
+
+[mcp.servers.k8s]
+transport = "stdio"
+cmd = [%q]
+env = { SCRATCHPAD_TESTUPSTREAM = "stdio" }
+redaction = "flag"
+secrets_by_reference = %v
+`, filepath.Join(dir, "mem"), upstreamCmd(), allow)
+			if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cs := stdioSession(t, os.Environ(), binary(t), "serve", "--config", cfg)
+			t.Cleanup(func() { _ = cs.Close() })
+			waitForTool(t, cs, "echo")
+			ptr := callTool(t, cs, "echo", map[string]any{"text": "GITHUB_TOKEN=" + secret, "$scratchpad": map[string]any{"store": true}})
+			m := regexp.MustCompile(`(?m)^file: (\S+)$`).FindStringSubmatch(ptr)
+			if m == nil {
+				t.Fatalf("not stored: %s", short(ptr))
+			}
+			got := callTool(t, cs, "echo", map[string]any{"text": map[string]any{"$scratchpad": map[string]any{"file": m[1]}}})
+			switch {
+			case allow && !strings.Contains(got, secret):
+				t.Errorf("allowed, yet the credential did not go: %s", got)
+			case !allow && (strings.Contains(got, secret) || !strings.Contains(got, "[REDACTED:github-pat:")):
+				t.Errorf("not allowed, yet the credential went as it was: %s", got)
+			}
+		})
 	}
 }

@@ -23,11 +23,14 @@ import (
 // no additionalProperties:false, no destructiveHint on read-only tools.
 // Issue 39 gave every argument its bound (maximum, maxLength, and maxItems
 // for the pad's lists; no descriptions): 2,440 / 2,579 became 2,722 /
-// 2,857. The bounds are those figures + 2%.
+// 2,857. The bounds are those figures + 2%. Issue 56 told the model, in
+// read's description, how to hand a stored output to another tool by
+// reference: 2,766 / 2,906 became 2,799 / 2,942 (+33 / +36), bounds
+// raised by as much.
 func TestToolsListTokens(t *testing.T) {
 	n, no, nc := listTokens(t, "")
-	if n != 15 || no > 2776 || nc > 2914 {
-		t.Fatalf("tools/list has %d tools, %d o200k and %d claude-sonnet-4 tokens; the bound is 15 tools, 2,776 o200k and 2,914 claude-sonnet-4 tokens", n, no, nc)
+	if n != 15 || no > 2809 || nc > 2950 {
+		t.Fatalf("tools/list has %d tools, %d o200k and %d claude-sonnet-4 tokens; the bound is 15 tools, 2,809 o200k and 2,950 claude-sonnet-4 tokens", n, no, nc)
 	}
 	// Search mode adds search_tools and call_tool: at most 600 tokens
 	// (issue 28), in place of every upstream tool.

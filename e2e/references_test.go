@@ -207,7 +207,6 @@ func podListing(n int) ([]byte, []map[string]any) {
 	return append(b, '\n'), failed
 }
 
-
 // TestReferencesBeforeAfter measures one task both ways with the real
 // server-filesystem (2025 client): write the 300 failing rows of a
 // diverted 1,000-pod listing to a file. Without a reference the model

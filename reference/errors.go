@@ -60,6 +60,10 @@ type Error struct {
 	StoredTotal int
 	// Problems say what does not fit the input schema.
 	Problems []string
+	// Corrected is the reference with the path the exploration tools
+	// propose instead (a key's closest name, a repaired path), ready to
+	// use; nil for none.
+	Corrected json.RawMessage
 	err      error
 }
 
@@ -97,6 +101,9 @@ func (e *Error) JSON() []byte {
 	}
 	if len(e.Problems) > 0 {
 		o = append(o, member{"problems", e.Problems})
+	}
+	if e.Corrected != nil {
+		o = append(o, member{"corrected_reference", e.Corrected})
 	}
 	if sugg != nil {
 		o = append(o, member{"suggestions", sugg})

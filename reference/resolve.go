@@ -289,6 +289,9 @@ func (env *Env) refused(s site, err error) error {
 		}
 	case rf.Code == "key_path_not_found", errors.Is(err, explore.ErrNothingSelected):
 		e.err = ErrNothingSelected
+		e.Corrected = corrected(s, rf.Answer)
+	case errors.Is(err, explore.ErrBadPath):
+		e.Corrected = corrected(s, rf.Answer)
 	case errors.Is(err, explore.ErrTooLarge):
 		e.err = ErrTooLarge
 		e.Message = fmt.Sprintf("the reference at %s: %s The bound is [explore] max_reference_bytes, for all the references of one call together. Nothing was sent.", at, strings.TrimSuffix(msg, "."))
@@ -322,10 +325,43 @@ func doesNotFit(ps []tool.Problem, sites []site, refs []Resolution) error {
 	}
 	e.Message = "with its references replaced, the call does not fit the tool's input schema: " + strings.Join(e.Problems, "; ")
 	if len(hints) > 0 {
-		e.Message += ". " + strings.Join(hints, "; ")
+		e.Message += "; " + strings.Join(hints, "; ")
 	}
 	e.Message += ". Nothing was sent."
 	return e
+}
+
+// corrected is the reference at s with the path the exploration tools'
+// answer proposes instead (its corrected_path, or the get_in of the
+// closest existing key), nil when it proposes none.
+func corrected(s site, detail json.RawMessage) json.RawMessage {
+	var a struct {
+		Corrected   string `json:"corrected_path"`
+		Suggestions []struct {
+			Tool      string         `json:"tool"`
+			Arguments map[string]any `json:"arguments"`
+			Why       string         `json:"why"`
+		} `json:"suggestions"`
+	}
+	if json.Unmarshal(detail, &a) != nil {
+		return nil
+	}
+	path := a.Corrected
+	for _, sg := range a.Suggestions {
+		if p, ok := sg.Arguments["path"].(string); ok && path == "" && sg.Tool == explore.ToolGetIn && sg.Why == "closest existing key" {
+			path = p
+		}
+	}
+	if path == "" || s.ref.Path == "" {
+		return nil
+	}
+	r := s.ref
+	r.Path = path
+	b, err := marshal(map[string]Ref{Key: r})
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // under reports whether the problem at path is at or inside location l.

@@ -64,7 +64,7 @@ type Error struct {
 	// propose instead (a key's closest name, a repaired path), ready to
 	// use; nil for none.
 	Corrected json.RawMessage
-	err      error
+	err       error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -241,5 +242,62 @@ secrets_by_reference = %v
 				t.Errorf("not allowed, yet the credential went as it was: %s", got)
 			}
 		})
+	}
+}
+
+// A call's references reach the audit line (the files by name and their
+// tokens, never their content) and the dashboard's data, in both eras.
+func TestReferencesAudited(t *testing.T) {
+	cfg, _ := writeConfig(t, "\n[telemetry]\naudit_log = \"audit.jsonl\"\n")
+	base := startHTTP(t, "http", cfg)
+	for _, c := range []struct {
+		agent string
+		cs    *mcp.ClientSession
+	}{
+		{"audit-2025", httpClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "audit-2025"})},
+		{"audit-2026", modernClient(t, base+"/mcp", map[string]string{"X-Scratchpad-Agent": "audit-2026"})},
+	} {
+		waitForTool(t, c.cs, "fancy")
+		ptr := callTool(t, c.cs, "listing", map[string]any{"n": 200})
+		m := regexp.MustCompile(`(?m)^file: (\S+)$`).FindStringSubmatch(ptr)
+		if m == nil {
+			t.Fatalf("not diverted: %s", short(ptr))
+		}
+		if got := callTool(t, c.cs, "fancy", map[string]any{"q": "x", "unicode": map[string]any{"$scratchpad": map[string]any{"file": m[1]}}}); got != "fancy ok" {
+			t.Fatalf("fancy: %s", short(got))
+		}
+		path := filepath.Join(filepath.Dir(cfg), "audit.jsonl")
+		var line string
+		testwait.For(t, c.agent+"'s audit line of fancy", func() bool {
+			b, _ := os.ReadFile(path)
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.Contains(l, `"agent":"`+c.agent+`"`) && strings.Contains(l, `"tool":"fancy"`) {
+					line = l
+					return true
+				}
+			}
+			return false
+		})
+		var rec struct {
+			ByReference int      `json:"tokens_by_reference"`
+			Referenced  []string `json:"referenced_files"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.ByReference < 10000 || len(rec.Referenced) != 1 || rec.Referenced[0] != m[1] || strings.Contains(line, "web-1") {
+			t.Errorf("%s: audit line %s: want the file by name and its tokens, never its content", c.agent, short(line))
+		}
+	}
+	resp, err := http.Get(base + "/dashboard/data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Kept struct {
+			ByReference int `json:"by_reference"`
+		} `json:"kept"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&d)
+	resp.Body.Close()
+	if err != nil || d.Kept.ByReference < 20000 {
+		t.Errorf("dashboard: by_reference %d (%v), want both calls' tokens", d.Kept.ByReference, err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/reference"
 	"github.com/scratchpad-mcp/scratchpad-mcp/state"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
@@ -506,6 +507,28 @@ func (a *Agent) Divert() *divert.Agent {
 		d.BlobTTL = a.reg.opts.Config.Retention.MaxAge // 0: kept, as the files are
 	}
 	return d
+}
+
+// References is the agent's environment for references to its stored
+// outputs in its tool calls' arguments (package reference): its read
+// root and stored-outputs folder as its exploration tools have them,
+// [explore] max_reference_bytes, credentials masked on the way out
+// unless [redaction] mode = "off" (a server's secrets_by_reference keeps
+// them for that server: the proxy says so per call), and what the
+// references put in counted in its usage, never charged.
+func (a *Agent) References() *reference.Env {
+	env := &reference.Env{
+		Explore:  a.explore,
+		MaxBytes: a.reg.opts.Config.Explore.MaxReferenceBytes,
+		OnResolved: func(r reference.Resolved) {
+			a.Budget.AddByReference(r.Tokens)
+			a.Budget.AddMasked(r.Masked)
+		},
+	}
+	if red := a.reg.opts.Redactor; red != nil && a.reg.opts.Config.Redaction.Mode != config.RedactOff {
+		env.Redactor = red.With(redact.Mask)
+	}
+	return env
 }
 
 // Artifacts is the agent's environment for the artifact tools. With

@@ -45,7 +45,8 @@ func TestSessionIdentityOnce(t *testing.T) {
 		t.Fatalf("Session without the guard: %+v, %v", s2, err)
 	}
 	// The worker's own limits, and the artifact writer for a coordinator.
-	if !strings.Contains(s.Instructions, "max_extraction_tokens=3000") || !strings.Contains(s.Instructions, "context_window=100000") {
+	if !strings.Contains(s.Instructions, "max_extraction_tokens=3000") || !strings.Contains(s.Instructions, "context_window=100000") ||
+		!strings.Contains(s.Instructions, `{"$scratchpad":{"file":NAME,"path":P}}`) {
 		t.Errorf("instructions: %s", s.Instructions)
 	}
 	if lim := s.InitializeMeta["scratchpad/limits"].(map[string]any); lim["max_extraction_tokens"] != 3000 {

@@ -41,6 +41,7 @@ type Agent struct {
 
 	intercepted atomic.Int64
 	extracted   atomic.Int64
+	byReference atomic.Int64
 	calls       atomic.Int64
 
 	// pending counts the counts still running in the background (large
@@ -180,6 +181,18 @@ func (a *Agent) AddIntercepted(n int) {
 	}
 }
 
+// AddByReference records n tokens of stored outputs handed to another
+// tool by reference. They never enter the context either, so they do not
+// touch the budget.
+func (a *Agent) AddByReference(n int) {
+	if n > 0 {
+		a.byReference.Add(int64(n))
+		if a.shared != nil {
+			_, _ = a.shared.add(fieldByReference, int64(n))
+		}
+	}
+}
+
 // ObserveUsage takes the model's real usage reported by the client (the
 // "scratchpad/usage" _meta or the X-Scratchpad-Context-Tokens header) as
 // ground truth: used becomes max(used, input+output). It never lowers used,
@@ -274,6 +287,7 @@ func (a *Agent) localUsage() Usage {
 		Owner:             a.id.Owner,
 		TokensIntercepted: int(a.intercepted.Load()),
 		TokensExtracted:   int(a.extracted.Load()),
+		TokensByReference: int(a.byReference.Load()),
 		Calls:             int(a.calls.Load()),
 		SecretsMasked:     a.maskedCounts(),
 		Time:              time.Now().UTC(),

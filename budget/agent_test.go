@@ -147,6 +147,8 @@ func TestAccounting(t *testing.T) {
 	a := NewAgent(Identity{AgentID: "a1", AgentName: "w1", Role: "worker", RunID: "r", SessionID: "s", Iteration: 2}, 1000, 0)
 	a.AddIntercepted(5000)
 	a.AddIntercepted(-3)
+	a.AddByReference(70_000) // never in the context: the budget is untouched
+	a.AddByReference(-1)
 	a.TryCharge(40)
 	a.CountCall()
 	if a.Remaining() != 960 || a.Total() != 1000 {
@@ -155,7 +157,7 @@ func TestAccounting(t *testing.T) {
 	u := a.Usage()
 	if u.Event != EventName || u.AgentID != "a1" || u.AgentName != "w1" || u.Role != "worker" ||
 		u.RunID != "r" || u.SessionID != "s" || u.Iteration != 2 ||
-		u.TokensIntercepted != 5000 || u.TokensExtracted != 40 || u.Calls != 1 || u.Time.IsZero() {
+		u.TokensIntercepted != 5000 || u.TokensExtracted != 40 || u.TokensByReference != 70_000 || u.Calls != 1 || u.Time.IsZero() {
 		t.Fatalf("Usage() = %+v", u)
 	}
 	if NewAgent(Identity{}, Unlimited, 0).Total() != 0 || NewAgent(Identity{}, Unlimited, 0).Limited() {

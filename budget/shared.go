@@ -28,6 +28,7 @@ const (
 	fieldUsed        = "used"
 	fieldExtracted   = "extracted"
 	fieldIntercepted = "intercepted"
+	fieldByReference = "by_reference"
 	fieldCalls       = "calls"
 	fieldCarried     = "carried" // of used: the listing and instructions ([Agent.Carry])
 	// fieldMaskedPrefix and a kind name the count of masked credentials
@@ -205,6 +206,7 @@ func (a *Agent) sharedUsage(u *Usage) {
 	}
 	u.TokensExtracted = int(m[fieldExtracted])
 	u.TokensIntercepted = int(m[fieldIntercepted])
+	u.TokensByReference = int(m[fieldByReference])
 	u.Calls = int(m[fieldCalls])
 	for f, n := range m {
 		if k, ok := strings.CutPrefix(f, fieldMaskedPrefix); ok && n > 0 {

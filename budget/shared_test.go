@@ -108,8 +108,9 @@ func TestShared(t *testing.T) {
 			a.CountCall()
 			b.CountCall()
 			b.AddIntercepted(7)
-			if u := a.Usage(); u.Calls != 2 || u.TokensIntercepted != 7 {
-				t.Errorf("Usage calls %d, intercepted %d; want 2, 7", u.Calls, u.TokensIntercepted)
+			b.AddByReference(9)
+			if u := a.Usage(); u.Calls != 2 || u.TokensIntercepted != 7 || u.TokensByReference != 9 {
+				t.Errorf("Usage calls %d, intercepted %d, by reference %d; want 2, 7, 9", u.Calls, u.TokensIntercepted, u.TokensByReference)
 			}
 		}},
 		{"a longer listing is carried once, whichever replica hears it", func(t *testing.T, c1, c2 state.Counters, _ func()) {

@@ -28,7 +28,11 @@ type Usage struct {
 	Owner             string `json:"owner,omitempty"`
 	TokensIntercepted int    `json:"tokens_intercepted"`
 	TokensExtracted   int    `json:"tokens_extracted"`
-	Calls             int    `json:"calls"`
+	// TokensByReference are the tokens of stored outputs the agent
+	// handed to other tools by reference ({"$scratchpad": {"file": …}}):
+	// what typing them out would have cost, never in its context.
+	TokensByReference int `json:"tokens_by_reference"`
+	Calls             int `json:"calls"`
 	// SecretsMasked counts by kind the credentials masked in what the
 	// agent was given or wrote ([redaction]); absent when none.
 	SecretsMasked map[string]int `json:"secrets_masked,omitempty"`
@@ -76,10 +80,10 @@ func readUsage(r io.Reader, runID string) ([]Usage, error) {
 // agent in the given order, followed by a total row when there is more
 // than one record. Text columns are left-aligned, counts right-aligned.
 func FormatTable(w io.Writer, records []Usage) error {
-	header := []string{"RUN", "AGENT", "ROLE", "ITER", "SESSION", "INTERCEPTED", "EXTRACTED", "CALLS", "FINISHED (UTC)"}
-	numeric := []bool{false, false, false, true, false, true, true, true, false}
+	header := []string{"RUN", "AGENT", "ROLE", "ITER", "SESSION", "INTERCEPTED", "EXTRACTED", "BY REFERENCE", "CALLS", "FINISHED (UTC)"}
+	numeric := []bool{false, false, false, true, false, true, true, true, true, false}
 	rows := [][]string{header}
-	var ti, te, tc int
+	var ti, te, tr, tc int
 	for _, u := range records {
 		iter, finished := "-", "-"
 		if u.Iteration != 0 {
@@ -89,14 +93,15 @@ func FormatTable(w io.Writer, records []Usage) error {
 			finished = u.Time.UTC().Format(time.DateTime)
 		}
 		rows = append(rows, []string{dash(u.RunID), dash(u.AgentName), dash(u.Role), iter, dash(u.SessionID),
-			group(u.TokensIntercepted), group(u.TokensExtracted), group(u.Calls), finished})
+			group(u.TokensIntercepted), group(u.TokensExtracted), group(u.TokensByReference), group(u.Calls), finished})
 		ti += u.TokensIntercepted
 		te += u.TokensExtracted
+		tr += u.TokensByReference
 		tc += u.Calls
 	}
 	if len(records) > 1 {
 		rows = append(rows, []string{"TOTAL", fmt.Sprintf("%d agents", len(records)), "", "", "",
-			group(ti), group(te), group(tc), ""})
+			group(ti), group(te), group(tr), group(tc), ""})
 	}
 	width := make([]int, len(header))
 	for _, r := range rows {

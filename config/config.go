@@ -215,6 +215,11 @@ type Server struct {
 	// RedactFlag, RedactOff); "" follows [redaction] mode. See
 	// [Config.RedactionMode].
 	Redaction string
+	// SecretsByReference is secrets_by_reference: a stored output handed
+	// to this server's tools by reference goes as it is stored,
+	// credentials included; false (the default) masks them as results
+	// are masked.
+	SecretsByReference bool
 }
 
 // Auth is [mcp.servers.<name>.auth] with type = "oauth": the proxy is an
@@ -347,7 +352,20 @@ type Explore struct {
 	// call has its server's timeout instead. 0: the server's default
 	// (1 minute).
 	CallTimeout time.Duration
+	// MaxReferenceBytes is max_reference_bytes: the bytes one tool
+	// call's references to stored outputs ({"$scratchpad": {"file": …}})
+	// may put in its arguments, all together; a reference past it is
+	// refused before anything is sent. Default [DefaultMaxReferenceBytes].
+	MaxReferenceBytes int64
 }
+
+// DefaultMaxReferenceBytes is [Explore].MaxReferenceBytes's default, and
+// maxReferenceBytes its largest value: a reference is sent whole in one
+// message, which the upstream must hold.
+const (
+	DefaultMaxReferenceBytes = 64 << 20
+	maxReferenceBytes        = 1 << 30
+)
 
 // HTTP is [http]: settings for serving over streamable HTTP and SSE.
 type HTTP struct {
@@ -417,7 +435,7 @@ func defaultConfig(lookup func(string) (string, bool), home func() (string, erro
 			RedisPrefix: DefaultRedisPrefix,
 		},
 		Memory:    defaultMemory(),
-		Explore:   Explore{CacheBytes: DefaultCacheMB << 20},
+		Explore:   Explore{CacheBytes: DefaultCacheMB << 20, MaxReferenceBytes: DefaultMaxReferenceBytes},
 		HTTP:      HTTP{Addr: DefaultHTTPAddr},
 		Retention: defaultRetention(),
 		Redaction: Redaction{Mode: RedactMask},

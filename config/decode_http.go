@@ -29,7 +29,7 @@ func (d *decoder) explore(p keyPath, v any, e *Explore) {
 	if !ok {
 		return
 	}
-	d.checkKeys(p, m, "cache_mb", "max_calls_per_owner", "call_timeout")
+	d.checkKeys(p, m, "cache_mb", "max_calls_per_owner", "call_timeout", "max_reference_bytes")
 	if v, ok := m["cache_mb"]; ok {
 		if n, ok := d.integer(p.key("cache_mb"), v, 0, 1<<20); ok {
 			e.CacheBytes = int64(n) << 20
@@ -40,6 +40,15 @@ func (d *decoder) explore(p keyPath, v any, e *Explore) {
 	}
 	if v, ok := m["call_timeout"]; ok {
 		e.CallTimeout, _ = d.durationUpTo(p.key("call_timeout"), v, false, maxCallTimeout)
+	}
+	if v, ok := m["max_reference_bytes"]; ok {
+		if n, ok := d.size(p.key("max_reference_bytes"), v); ok {
+			if n < 1<<10 || n > maxReferenceBytes {
+				d.fail(p.key("max_reference_bytes"), "%s out of range [1.0 KiB, %s]", SizeText(n), SizeText(maxReferenceBytes))
+			} else {
+				e.MaxReferenceBytes = n
+			}
+		}
 	}
 }
 

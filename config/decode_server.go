@@ -92,7 +92,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		d.fail(p, "%s", msg)
 	}
 	d.checkKeys(p, m, "transport", "cmd", "args", "env", "cwd", "url", "headers",
-		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "protocol", "auth", "redaction")
+		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "protocol", "auth", "redaction", "secrets_by_reference")
 
 	if v, ok := m["transport"]; ok {
 		s.Transport, _ = d.oneOf(p.key("transport"), v, TransportStdio, TransportSSE, TransportHTTPStreamable)
@@ -138,6 +138,9 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	}
 	if v, ok := m["shared"]; ok {
 		s.Shared, _ = d.boolean(p.key("shared"), v)
+	}
+	if v, ok := m["secrets_by_reference"]; ok {
+		s.SecretsByReference, _ = d.boolean(p.key("secrets_by_reference"), v)
 	}
 	if v, ok := m["timeout"]; ok {
 		if t, ok := d.duration(p.key("timeout"), v, false); ok {

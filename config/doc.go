@@ -116,6 +116,8 @@
 //	                                     else initialize | "2026-07-28" (no fallback; not with sse) |
 //	                                     "2025-11-25" (initialize, no probe)
 //	redaction                  string    [redaction] mode: this server's own "mask", "flag" or "off"
+//	secrets_by_reference       boolean   false: a stored output handed to this server's tools by reference
+//	                                     ({"$scratchpad": {"file": …}}) has its credentials masked; true sends it as stored
 //
 //	[mcp.servers.<name>.scratchpad]
 //	"<pattern>" = { min_tokens = N }   divert this tool's outputs of N tokens or more (N >= 1)
@@ -196,6 +198,8 @@
 //	call_timeout               duration  "1m", in (0, 1h]: bound on one call of the server's own tools
 //	                                     (exploration, pad, artifacts); past it the call stops and answers
 //	                                     cancelled. A forwarded call has its server's timeout instead
+//	max_reference_bytes        size      "64MiB", in [1 KiB, 1 GiB]: what one tool call's references to stored
+//	                                     outputs put in its arguments, all together; past it the call is refused unsent
 //
 //	[retention]                what sweeps of memory_dir keep (serve: at start and every interval; gc on demand)
 //	enabled                    boolean   true: serve sweeps

@@ -101,7 +101,7 @@ func TestLoadExample(t *testing.T) {
 	if len(c.Pad.Sections) != 3 || !c.Pad.Sections[1].Numbered {
 		t.Errorf("sections: %+v", c.Pad.Sections)
 	}
-	if c.Explore.MaxCallsPerOwner != 4 || c.Explore.CallTimeout != time.Minute {
+	if c.Explore.MaxCallsPerOwner != 4 || c.Explore.CallTimeout != time.Minute || c.Explore.MaxReferenceBytes != 64<<20 || c.Servers[0].SecretsByReference {
 		t.Errorf("explore: %+v", c.Explore)
 	}
 	if got := c.AgentFor("researcher"); got.Model != "gpt-4.1-mini" || got.Scratchpad.MaxExtractionTokens != 4000 || !got.Scratchpad.Enabled {
@@ -263,7 +263,13 @@ func TestParseEdgeCases(t *testing.T) {
 		{"fraction type", "[agent.scratchpad]\ncontext_safety_margin = \"0.2\"", "want a number, got string"},
 		{"mcp not a table", "mcp = 1", "1:1: mcp: want a table, got integer"},
 		{"explore not a table", "explore = []", "explore: want a table, got array"},
-		{"no suggestion", "[explore]\nzzzzzz = 1", `unknown key "zzzzzz" (known keys: cache_mb, max_calls_per_owner, call_timeout)`},
+		{"no suggestion", "[explore]\nzzzzzz = 1", `unknown key "zzzzzz" (known keys: cache_mb, max_calls_per_owner, call_timeout, max_reference_bytes)`},
+		{"reference bound", "[explore]\nmax_reference_bytes = \"8MiB\"", ""},
+		{"reference bound small", "[explore]\nmax_reference_bytes = 100", "t.toml:2:1: explore.max_reference_bytes: 100 B out of range [1.0 KiB, 1.0 GiB]"},
+		{"reference bound large", "[explore]\nmax_reference_bytes = \"2GiB\"", "t.toml:2:1: explore.max_reference_bytes: 2.0 GiB out of range"},
+		{"reference bound bad", "[explore]\nmax_reference_bytes = \"lots\"", "explore.max_reference_bytes: invalid size \"lots\""},
+		{"secrets by reference", "[mcp.servers.a]\ncmd='x'\nsecrets_by_reference = true", ""},
+		{"secrets by reference type", "[mcp.servers.a]\ncmd='x'\nsecrets_by_reference = \"yes\"", "t.toml:3:1: mcp.servers.a.secrets_by_reference: want true or false, got string"},
 		{"explore bounds", "[explore]\nmax_calls_per_owner = 2\ncall_timeout = \"30s\"", ""},
 		{"owner calls zero", "[explore]\nmax_calls_per_owner = 0", "t.toml:2:1: explore.max_calls_per_owner: 0 out of range [1, 100000]"},
 		{"owner calls type", "[explore]\nmax_calls_per_owner = \"8\"", "2:1: explore.max_calls_per_owner: want an integer, got string"},

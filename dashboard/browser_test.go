@@ -132,7 +132,7 @@ func TestDashboardInChromium(t *testing.T) {
 		want  map[string][]color.RGBA // per plot: colours that must be there
 		not   map[string][]color.RGBA // and must not
 	}{
-		{"calls", sample(), map[string]int{"kept": 2, "tools": 4, "budgets": 2},
+		{"calls", sample(), map[string]int{"kept": 2, "tools": 5, "budgets": 2},
 			map[string][]color.RGBA{"kept": {blue, orange}, "tools": {blue, orange}, "budgets": {green, red}}, nil},
 		{"none", nil, map[string]int{"kept": 0, "tools": 0, "budgets": 0},
 			nil, map[string][]color.RGBA{"kept": {blue, orange}, "tools": {blue, orange}, "budgets": {green, red}}},
@@ -153,6 +153,9 @@ func TestDashboardInChromium(t *testing.T) {
 			}
 			if tc.name == "calls" && (!strings.Contains(dom, "scratchpad/search-19.json") || !strings.Contains(dom, "tool_error")) {
 				t.Error("the tables lack the biggest output or the recent calls")
+			}
+			if tc.name == "calls" && !strings.Contains(dom, "100k more handed to tools by reference") {
+				t.Error("the summary does not say what was handed over by reference")
 			}
 			shot := filepath.Join(t.TempDir(), "dashboard.png")
 			chromium(t, url, "--screenshot="+shot)

@@ -27,6 +27,9 @@ type Data struct {
 type Kept struct {
 	Total  int      `json:"total"`
 	Series []Series `json:"series"`
+	// ByReference are the tokens of stored outputs handed to tools by
+	// reference: kept out of the context too, on the way out.
+	ByReference int `json:"by_reference"`
 }
 
 // Series is one server/tool's cumulative diverted tokens.
@@ -40,7 +43,9 @@ type ToolSum struct {
 	Key      string `json:"key"`
 	Diverted int    `json:"diverted"`
 	Passed   int    `json:"passed"`
-	Calls    int    `json:"calls"`
+	// ByReference are the tokens its calls took by reference.
+	ByReference int `json:"by_reference"`
+	Calls       int `json:"calls"`
 }
 
 // Budget is one live agent's context budget.
@@ -69,6 +74,8 @@ type Call struct {
 	DurationMS float64   `json:"duration_ms"`
 	TokensIn   int       `json:"tokens_in"`
 	TokensOut  int       `json:"tokens_out"`
+	// ByReference are the tokens its arguments took by reference.
+	ByReference int `json:"tokens_by_reference,omitempty"`
 }
 
 // Finished sums the usage records of finished agents (usage.jsonl).
@@ -76,6 +83,7 @@ type Finished struct {
 	Agents      int `json:"agents"`
 	Intercepted int `json:"intercepted"`
 	Extracted   int `json:"extracted"`
+	ByReference int `json:"by_reference"`
 	Calls       int `json:"calls"`
 }
 
@@ -117,6 +125,8 @@ func Build(owner string, calls []telemetry.Record, usage []budget.Usage, now tim
 			s.Passed += c.TokensOut
 		}
 		d.Kept.Total += c.Diverted
+		s.ByReference += c.ByReference
+		d.Kept.ByReference += c.ByReference
 		if c.Diverted > 0 {
 			d.Biggest = append(d.Biggest, Diverted{Time: c.Time, Key: k, File: c.File, Tokens: c.Diverted})
 		}
@@ -183,12 +193,13 @@ func Build(owner string, calls []telemetry.Record, usage []budget.Usage, now tim
 	d.Budgets = d.Budgets[:min(len(d.Budgets), maxBudgets)]
 	for i := len(calls) - 1; i >= 0 && len(d.Recent) < maxRecent; i-- {
 		c := calls[i]
-		d.Recent = append(d.Recent, Call{Time: c.Time, Agent: c.Agent, Key: key(c), Outcome: c.Outcome, DurationMS: c.DurationMS, TokensIn: c.TokensIn, TokensOut: c.TokensOut})
+		d.Recent = append(d.Recent, Call{Time: c.Time, Agent: c.Agent, Key: key(c), Outcome: c.Outcome, DurationMS: c.DurationMS, TokensIn: c.TokensIn, TokensOut: c.TokensOut, ByReference: c.ByReference})
 	}
 	for _, u := range usage {
 		d.Finished.Agents++
 		d.Finished.Intercepted += u.TokensIntercepted
 		d.Finished.Extracted += u.TokensExtracted
+		d.Finished.ByReference += u.TokensByReference
 		d.Finished.Calls += u.Calls
 	}
 	return d

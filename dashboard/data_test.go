@@ -26,13 +26,17 @@ func sample() []telemetry.Record {
 				Diverted: 12000, File: fmt.Sprintf("scratchpad/logs-%d.txt", i), DurationMS: 2500},
 			telemetry.Record{Time: at.Add(30 * time.Second), Agent: "w1", Run: "r1", Tool: "grep", Outcome: "tool_error", TokensIn: 300, TokensOut: 300, DurationMS: 3},
 		)
+		if i%5 == 0 { // four writes of a stored listing by reference
+			out = append(out, telemetry.Record{Time: at.Add(40 * time.Second), Agent: "w1", Run: "r1", Server: "fs", Tool: "write_file", Outcome: "ok", TokensIn: 12, TokensOut: 12,
+				ByReference: 25000, Referenced: []string{fmt.Sprintf("search-%d.json", i)}, DurationMS: 30})
+		}
 	}
 	return out
 }
 
 func TestBuild(t *testing.T) {
 	now := t0.Add(25 * time.Minute)
-	d := Build("team-a", sample(), []budget.Usage{{TokensIntercepted: 5000, TokensExtracted: 300, Calls: 9}, {TokensIntercepted: 1000, Calls: 1}}, now)
+	d := Build("team-a", sample(), []budget.Usage{{TokensIntercepted: 5000, TokensExtracted: 300, Calls: 9}, {TokensIntercepted: 1000, TokensByReference: 70, Calls: 1}}, now)
 	wantKept := 0
 	for i := range 20 {
 		wantKept += 30000 + i*1000 + 12000
@@ -46,16 +50,19 @@ func TestBuild(t *testing.T) {
 		{"series", len(d.Kept.Series), 2},
 		{"first series", d.Kept.Series[0].Key, "github/search"},
 		{"series end", d.Kept.Series[0].Points[19][1], int64(20*30000 + 190*1000)},
-		{"tools", len(d.ByTool), 4},
+		{"tools", len(d.ByTool), 5},
+		{"by reference", d.Kept.ByReference, 100000},
+		{"by reference of a tool", d.ByTool[2].Key + fmt.Sprint(d.ByTool[2].ByReference), "fs/write_file100000"},
 		{"tool order", d.ByTool[0].Key + " " + d.ByTool[1].Key, "github/search k8s/logs"},
-		{"passed", d.ByTool[2].Key + fmt.Sprint(d.ByTool[2].Passed), "github/get_issue18000"},
+		{"passed", d.ByTool[3].Key + fmt.Sprint(d.ByTool[3].Passed), "github/get_issue18000"},
 		{"biggest", len(d.Biggest), maxBiggest},
 		{"biggest first", d.Biggest[0].File, "scratchpad/search-19.json"},
 		{"budgets", len(d.Budgets), 2},
 		{"budget w1", fmt.Sprintf("%s %d %d", d.Budgets[0].Agent, d.Budgets[0].Left, d.Budgets[0].Total), "w1 142000 200000"},
 		{"recent", len(d.Recent), maxRecent},
 		{"recent newest first", d.Recent[0].Key + " " + d.Recent[0].Outcome, "grep tool_error"},
-		{"finished", d.Finished, Finished{Agents: 2, Intercepted: 6000, Extracted: 300, Calls: 10}},
+		{"recent by reference", d.Recent[16].Key + fmt.Sprint(d.Recent[16].ByReference), "fs/write_file25000"},
+		{"finished", d.Finished, Finished{Agents: 2, Intercepted: 6000, Extracted: 300, ByReference: 70, Calls: 10}},
 	} {
 		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)

@@ -117,6 +117,10 @@ type Call struct {
 	// threshold keeps it): its pointer, which has no structuredContent,
 	// is then an error result, as a client checking the schema wants.
 	SchemaListed bool
+	// Asked says the call asked for its result to be stored whatever its
+	// size ({"$scratchpad": {"store": true}}): Threshold is then 1, and
+	// the pointer says it was asked.
+	Asked bool
 }
 
 // Options tune [Decide]; the zero value is the default.
@@ -317,7 +321,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if a.OnStore != nil {
 		a.OnStore(st.Path)
 	}
-	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, OverBudget: overBudget, Secrets: c.Secrets}
+	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, OverBudget: overBudget, Asked: c.Asked, Secrets: c.Secrets}
 	if sec := &p.Secrets; sec.Kept && sec.Total > 0 && sec.Where != nil {
 		if f, err := st.dir.Open(st.Name); err == nil {
 			sec.places = sec.Where(f)
@@ -369,7 +373,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	log.Info("intercepted", "server", c.Server, "tool", c.Tool, "tokens", p.Tokens, "estimated", p.Estimated, "file", st.Name, "bytes", st.Bytes, "elapsed", elapsed.String())
 	meta := map[string]any{
 		"file": st.Name, "format": st.Format, "tokens": p.Tokens, "estimated": p.Estimated,
-		"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "over_budget": overBudget, "server": c.Server, "tool": c.Tool,
+		"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "over_budget": overBudget, "asked": c.Asked, "server": c.Server, "tool": c.Tool,
 		"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
 	}
 	if sec := c.Secrets; sec.Total > 0 || sec.Unscanned != "" {

@@ -33,7 +33,9 @@ type Pointer struct {
 	// OverBudget: diverted because it did not fit the agent's context
 	// budget (Threshold is then the budget left plus one).
 	OverBudget bool
-	Secrets    Secrets // what redaction found in the output (as stored)
+	// Asked: stored because the call asked for it, whatever its size.
+	Asked   bool
+	Secrets Secrets // what redaction found in the output (as stored)
 }
 
 // Secrets is what redaction found in an output before it was stored:
@@ -84,16 +86,20 @@ func (p Pointer) Text(data []byte) string {
 	if p.Estimated {
 		approx = "~"
 	}
-	if p.OverBudget {
+	switch {
+	case p.Asked:
+		fmt.Fprintf(&b, "Output of %s/%s was stored, as the call asked: %s%s tokens kept out of your context.\n",
+			p.Server, p.Tool, approx, commas(p.Tokens))
+	case p.OverBudget:
 		fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens would have entered your context, which has %s left in its budget.\n",
 			p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold-1))
-	} else {
+	default:
 		fmt.Fprintf(&b, "Output of %s/%s was diverted to the scratchpad: %s%s tokens (threshold %s) would have entered your context.\n",
 			p.Server, p.Tool, approx, commas(p.Tokens), commas(p.Threshold))
 	}
 	fmt.Fprintf(&b, "file: %s\nformat: %s, %s lines, %s bytes\n", p.Stored.Name, p.Stored.Format, commas(p.Stored.Lines), commas(p.Stored.Bytes))
 	b.WriteString(p.Secrets.line())
-	shape, calls := describe(p.Stored, data)
+	shape, calls, path := describeAll(p.Stored, data)
 	if shape != "" {
 		fmt.Fprintf(&b, "shape: %s\n", shape)
 	}
@@ -101,12 +107,32 @@ func (p Pointer) Text(data []byte) string {
 	for _, c := range calls {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
+	fmt.Fprintf(&b, "or pass it (or a path of it) to another tool as an argument, unread: %s\n", referenceExample(p.Stored.Name, path))
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// referenceExample is a reference to the stored output file, or to the
+// value at path in it (package reference resolves it in a tool call's
+// arguments): {"$scratchpad":{"file":…,"path":…}}.
+func referenceExample(file, path string) string {
+	f, _ := json.Marshal(file)
+	if path == "" {
+		return fmt.Sprintf(`{"$scratchpad":{"file":%s}}`, f)
+	}
+	pj, _ := json.Marshal(path)
+	return fmt.Sprintf(`{"$scratchpad":{"file":%s,"path":%s}}`, f, pj)
 }
 
 // describe computes a compact structural sketch and two or three calls
 // built from the actual data.
 func describe(st Stored, data []byte) (string, []string) {
+	shape, calls, _ := describeAll(st, data)
+	return shape, calls
+}
+
+// describeAll is describe and the path of the largest array of a JSON
+// output ("" for others), the part a reference most likely passes on.
+func describeAll(st Stored, data []byte) (string, []string, string) {
 	file := st.Name
 	// call renders a ready-to-run call with its arguments in the order a
 	// person reads them: file first, then as given.
@@ -177,7 +203,11 @@ func describe(st Stored, data []byte) (string, []string) {
 				}
 			}
 		}
-		return shape, limitCalls(calls)
+		ref := ""
+		if arr.Exists() && path != "$" {
+			ref = path
+		}
+		return shape, limitCalls(calls), ref
 	case FormatNDJSON:
 		var first []byte
 		lines := 0
@@ -206,7 +236,7 @@ func describe(st Stored, data []byte) (string, []string) {
 			calls = append(calls, call(explore.ToolCountBy, "path", "$", "group_by", g))
 		}
 		calls = append(calls, call(explore.ToolItemSchema, "path", "$", "limit", 100), call(explore.ToolHead, "lines", 20))
-		return shape, limitCalls(calls)
+		return shape, limitCalls(calls), ""
 	case FormatMarkdown:
 		var heads []string
 		for _, l := range strings.SplitN(string(data[:min(len(data), 1<<20)]), "\n", 2000) {
@@ -218,9 +248,9 @@ func describe(st Stored, data []byte) (string, []string) {
 		if len(heads) > 0 {
 			shape = "headings: " + truncate(strings.Join(heads, " · "), 400)
 		}
-		return shape, []string{call(explore.ToolSchema), call(explore.ToolHead, "lines", 40), call(explore.ToolGrep, "pattern", firstWord(heads))}
+		return shape, []string{call(explore.ToolSchema), call(explore.ToolHead, "lines", 40), call(explore.ToolGrep, "pattern", firstWord(heads))}, ""
 	default:
-		return "", []string{call(explore.ToolHead, "lines", 40), call(explore.ToolSchema), call(explore.ToolGrep, "pattern", "(?i)error|fail|warn")}
+		return "", []string{call(explore.ToolHead, "lines", 40), call(explore.ToolSchema), call(explore.ToolGrep, "pattern", "(?i)error|fail|warn")}, ""
 	}
 }
 

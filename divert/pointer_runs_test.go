@@ -12,6 +12,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
+	"github.com/scratchpad-mcp/scratchpad-mcp/reference"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
 )
 
@@ -83,9 +84,22 @@ func TestPointerCallsRunAndFit(t *testing.T) {
 					t.Errorf("%s\nanswers %s", c[0], res.Text)
 				}
 			}
+			// The reference the pointer offers resolves too, to the
+			// largest array when there is one.
+			ref := pointerRef.FindStringSubmatch(text)
+			if ref == nil {
+				t.Fatalf("no reference example in the pointer:\n%s", text)
+			}
+			got, err := reference.Resolve(context.Background(), &reference.Env{Explore: env}, reference.Call{Args: json.RawMessage(`{"x":` + ref[1] + `}`)})
+			if err != nil || len(got.Refs) != 1 || got.Bytes == 0 {
+				t.Errorf("%s does not resolve: %v", ref[1], err)
+			}
 		})
 	}
 }
+
+// pointerRef is the reference example a pointer offers.
+var pointerRef = regexp.MustCompile(`(?m)^or pass it \(or a path of it\) to another tool as an argument, unread: (\{.*\})$`)
 
 // TestEveryToolOnWhatIsStored: each of the nine exploration tools answers
 // on each format a stored output has (JSON object and array, NDJSON,

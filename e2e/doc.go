@@ -76,6 +76,20 @@
 // answered: cmd/scratchpad-mcp's TestReplicasAcceptanceThroughHAProxy
 // drives a run's agents through three replicas with it.
 //
+// # Outputs by reference
+//
+// TestReferencesWithServerFilesystem serves server-filesystem over
+// streamable HTTP with two bearer tokens' owners and drives modern.mjs as
+// the 2025 (--era legacy) and the 2026-07-28 (--era pin) client, with
+// --token naming the owner: stored outputs handed to write_file and
+// edit_file by reference ({"$scratchpad": {"file": "$diverted0"}}: the
+// driver replaces "$divertedN" anywhere in the arguments) are written
+// byte for byte, a JSONPath selection as JSON, two references in one
+// call; a missing file and the other owner's are refused with nothing
+// written; the budget's "left" is unchanged by the bytes substituted.
+// TestReferencesBeforeAfter measures one task both ways (its figures are
+// in docs/references.md).
+//
 // scripts/deps.sh (run first by make test) installs the npm packages with
 // npm ci into e2e/node_modules; the test runs npm ci itself when they are
 // missing.

@@ -4,7 +4,7 @@
 // script of operations against a server and prints one JSON line per
 // result, for the Go tests to assert on.
 //
-//   node modern.mjs --era pin|auto|legacy --transport http --url URL --ops JSON
+//   node modern.mjs --era pin|auto|legacy --transport http --url URL [--token T] --ops JSON
 //   node modern.mjs --era pin|auto|legacy --transport stdio --ops JSON -- CMD ARG...
 //
 // --era pin pins 2026-07-28 (server/discover must offer it, no fallback);
@@ -19,8 +19,9 @@
 //                                          client's cache) until NAME is listed
 //   {"op":"call","name":"T","args":{…}}    tools/call → the result as received,
 //                                          plus "elicited": elicitations answered during it;
-//                                          an argument "$diverted" is the file of the last
-//                                          result diverted (its _meta "scratchpad/diverted".file),
+//                                          a string "$diverted" anywhere in the arguments (nested
+//                                          objects and arrays too) is the file of the last result
+//                                          diverted (its _meta "scratchpad/diverted".file),
 //                                          "$diverted0", "$diverted1", … the first, second, …
 //   {"op":"listResources"}                 resources/list → the result
 //   {"op":"readResource","uri":"U"}        resources/read → the result
@@ -29,6 +30,8 @@
 //                                          stdin (a test acts between two ops: kills a replica)
 // --served-by NAME adds "servedBy" to each op's line: that response header
 // of the last POST answered (a balancer names the replica in it).
+// --token T sends Authorization: Bearer T with every HTTP request (the
+// token's owner is who calls).
 // The client declares elicitation (form) and accepts every elicitation with
 // content made from the requested schema (booleans true, strings "yes",
 // numbers 1, enums their first value), whether the server asked with a
@@ -51,7 +54,7 @@ for (let i = 0; i < argv.length; i++) {
     cmd = argv.slice(i + 1);
     break;
   }
-  if (!["--era", "--transport", "--url", "--ops", "--served-by"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
+  if (!["--era", "--transport", "--url", "--ops", "--served-by", "--token"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
   opts[a.slice(2)] = argv[++i];
 }
 if (!["pin", "auto", "legacy"].includes(opts.era)) usage("--era must be pin, auto or legacy");
@@ -78,6 +81,11 @@ if (!Array.isArray(ops)) usage("--ops must be a JSON array");
 // one at a time, so it is the replica that answered the op's request.
 let servedBy = null;
 const servedByFetch = async (url, init) => {
+  if (opts.token) {
+    const headers = new Headers(init?.headers);
+    headers.set("Authorization", `Bearer ${opts.token}`);
+    init = { ...init, headers };
+  }
   const res = await fetch(url, init);
   if (opts["served-by"] && (init?.method ?? "GET") === "POST") servedBy = res.headers.get(opts["served-by"]);
   return res;
@@ -167,7 +175,9 @@ async function run(op) {
     case "call": {
       const before = elicited;
       const file = (v) => (v === "$diverted" ? diverted : /^\$diverted\d+$/.test(v) ? (divertedAll[Number(v.slice(9))] ?? null) : v);
-      const args = Object.fromEntries(Object.entries(op.args ?? {}).map(([k, v]) => [k, file(v)]));
+      const deep = (v) =>
+        typeof v === "string" ? file(v) : Array.isArray(v) ? v.map(deep) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deep(x)])) : v;
+      const args = deep(op.args ?? {});
       const params = { name: op.name, arguments: args };
       const res = legacy ? await client.callTool(params, undefined, { timeout }) : await client.callTool(params, { timeout });
       const d = res?._meta?.["scratchpad/diverted"]?.file;

@@ -120,6 +120,16 @@
 // compared, not merely tested for). sort_by on a field that selects
 // several nodes orders by the first.
 //
+// # Taking a part for another tool
+//
+// [Take] reads a stored output through the same read root, names and
+// paths, and returns the whole file as stored, the value a path selects
+// (a node list as an array), or lines, as bytes for another tool call's
+// arguments (package reference): nothing rendered, capped or charged. A
+// problem is a [*Refusal] carrying the answer an exploration tool gives
+// for it (with its suggestions); [Stored] lists the outputs most like a
+// name that is not there.
+//
 // # Speed
 //
 // A file is read once into memory with a line-offset index and kept in a

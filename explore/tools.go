@@ -97,7 +97,7 @@ var explorers = []explorer{
 	declare(ToolGetIn, "The value at path as JSON (their list, if it selects several). offset/limit window an array's items, an object's keys or a string's lines (printed raw); filter keeps the matching items.", runGetIn),
 	declare(ToolIterateOver, "Rows of chosen fields of each item of the array at path, with its _index (_path for a path's nodes); windowed after filter and sort.", runIterateOver),
 	declare(ToolCountBy, "Count the items of the array at path (after filter) by group_by, biggest first, or a field's distinct values; numbers get min/max/sum/mean/p50/p95. A filter alone counts matches.", runCountBy),
-	declare(ToolRead, "The whole stored output, if it fits the per-call cap and your context budget.", runRead),
+	declare(ToolRead, `The whole stored output, if it fits the per-call cap and your context budget. To hand it, or a path of it, to another tool unread: that argument = {"$scratchpad":{"file":F,"path":P}}.`, runRead),
 }
 
 // byName are the explorers by tool name.

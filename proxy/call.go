@@ -90,6 +90,13 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		return nil, false, fmt.Errorf("%w: tool %q", ErrNotFound, name)
 	}
 	cfg := rt.up.Config()
+	args, callOpts, errRes, err := p.resolveReferences(ctx, rt, args)
+	if err != nil {
+		return nil, false, err
+	}
+	if errRes != nil {
+		return errRes, false, nil // nothing was sent
+	}
 	params := map[string]any{"name": rt.orig}
 	if len(args) > 0 {
 		params["arguments"] = args
@@ -149,6 +156,10 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	// A tool with no threshold is diverted only when its result does not
 	// fit the agent's budget left (divert.Agent.Left).
 	threshold, divertable := cfg.Threshold(rt.orig)
+	if callOpts.Store {
+		// Stored whatever its size, as the call asked: the pointer only.
+		threshold, divertable = 1, true
+	}
 	agent, err := p.opts.Agent(ctx)
 	if err != nil {
 		return ToolError("scratchpad-mcp: " + err.Error()), false, nil
@@ -165,7 +176,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	agent, decided := p.observed(ctx, agent, cfg.Name, rt.orig)
 	_, ds := p.opts.Telemetry.StartDivert(ctx, cfg.Name, rt.orig)
 	out, err := divert.Decide(divert.Call{
-		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage, Secrets: sec.secrets(),
+		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage, Secrets: sec.secrets(), Asked: callOpts.Store,
 		SchemaListed: !divertable && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
 	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {

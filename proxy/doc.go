@@ -14,9 +14,12 @@
 //	defer p.Close()
 //	raw, err := p.CallTool(ctx, session, "list_pods", args, meta)
 //
-// [Proxy.CallTool] forwards a tools/call and hands the result to package
-// divert, which passes it through untouched or replaces it with a
-// pointer. Resources, templates and prompts are listed, read and got the
+// [Proxy.CallTool] resolves the references to stored outputs in a
+// tools/call's arguments ({"$scratchpad": {"file": …}}, package reference,
+// [Options].References: refused unsent when one cannot be), forwards it,
+// and hands the result to package divert, which passes it through
+// untouched or replaces it with a pointer (always, when the call's
+// arguments asked: "$scratchpad": {"store": true}). Resources, templates and prompts are listed, read and got the
 // same way ([Proxy.ReadResource], [Proxy.GetPrompt], [Proxy.Complete]);
 // lists keep the upstreams' order, servers in config order.
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/reference"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
@@ -78,6 +79,11 @@ type Options struct {
 	// traceparent sent in the request's _meta), the divert's span and
 	// token counts, and upstream restarts. nil is off.
 	Telemetry *telemetry.Provider
+	// References, when set, gives the calling agent's stored outputs
+	// that a tool call's arguments may refer to ({"$scratchpad":
+	// {"file": …}}, package reference): they are resolved before the
+	// call is sent (references.go). nil sends arguments as they came.
+	References func(ctx context.Context) (*reference.Env, error)
 }
 
 // Kind says which listing changed.
@@ -110,6 +116,8 @@ type Proxy struct {
 
 	startOnce sync.Once
 	tasks     taskTools // which tool made each task (tasks.go)
+
+	schemas reference.Schemas // the listed input schemas, read once (references.go)
 }
 
 // New returns a proxy for opts.Servers. Nothing connects until Start.

@@ -66,6 +66,7 @@ func (s *Server) endRequest(ctx context.Context, sp *telemetry.Span, r request, 
 	t := sp.Tally()
 	rec := telemetry.Record{Owner: r.owner, Agent: t.Agent, Run: t.Run, Role: t.Role, Tool: r.target,
 		Outcome: telemetry.OutcomeText(o), TokensIn: t.Counted, TokensOut: t.Out, Diverted: t.Diverted, File: t.File,
+		ByReference: t.ByReference, Referenced: t.Referenced,
 		DurationMS: float64(d) / float64(time.Millisecond), TraceID: sp.TraceID()}
 	if r.px != nil {
 		rec.Server = r.px.ToolServer(r.target)

@@ -19,22 +19,27 @@ import (
 // Record is one audit line: one finished call. It holds who called, what
 // ran and what it cost, never argument or result values.
 type Record struct {
-	Time       time.Time `json:"time"`
-	Owner      string    `json:"owner,omitempty"`
-	Agent      string    `json:"agent,omitempty"`
-	Run        string    `json:"run,omitempty"`
-	Role       string    `json:"role,omitempty"`
-	Server     string    `json:"server,omitempty"` // the upstream; "" for the own tools
-	Tool       string    `json:"tool"`
-	Outcome    string    `json:"outcome"`         // "ok", "tool_error", or error.type
-	TokensIn   int       `json:"tokens_in"`       // the result's tokens as counted
-	TokensOut  int       `json:"tokens_out"`      // tokens that reached the context
-	Diverted   int       `json:"tokens_diverted"` // TokensIn kept out of the context
-	File       string    `json:"diverted_file,omitempty"`
-	BudgetLeft int       `json:"budget_left,omitempty"`  // the agent's budget after the call
-	BudgetSize int       `json:"budget_total,omitempty"` // the agent's whole budget, for the dashboard's bar
-	DurationMS float64   `json:"duration_ms"`
-	TraceID    string    `json:"trace_id,omitempty"`
+	Time      time.Time `json:"time"`
+	Owner     string    `json:"owner,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
+	Run       string    `json:"run,omitempty"`
+	Role      string    `json:"role,omitempty"`
+	Server    string    `json:"server,omitempty"` // the upstream; "" for the own tools
+	Tool      string    `json:"tool"`
+	Outcome   string    `json:"outcome"`         // "ok", "tool_error", or error.type
+	TokensIn  int       `json:"tokens_in"`       // the result's tokens as counted
+	TokensOut int       `json:"tokens_out"`      // tokens that reached the context
+	Diverted  int       `json:"tokens_diverted"` // TokensIn kept out of the context
+	File      string    `json:"diverted_file,omitempty"`
+	// ByReference are the tokens of stored outputs the call's arguments
+	// took by reference (never in the context), and Referenced the
+	// files they named: names, never content.
+	ByReference int      `json:"tokens_by_reference,omitempty"`
+	Referenced  []string `json:"referenced_files,omitempty"`
+	BudgetLeft  int      `json:"budget_left,omitempty"`  // the agent's budget after the call
+	BudgetSize  int      `json:"budget_total,omitempty"` // the agent's whole budget, for the dashboard's bar
+	DurationMS  float64  `json:"duration_ms"`
+	TraceID     string   `json:"trace_id,omitempty"`
 }
 
 // OutcomeText is Record.Outcome of o.

@@ -22,11 +22,14 @@ const (
 	MetricTokensExtracted = "scratchpad.tokens.extracted"
 	MetricTokensPassed    = "scratchpad.tokens.passed_through"
 	MetricTokensCharged   = "scratchpad.tokens.charged"
-	MetricBudgetRemaining = "scratchpad.budget.remaining"
-	MetricRestarts        = "scratchpad.upstream.restarts"
-	MetricRefusals        = "scratchpad.refusals"
-	MetricSpansDropped    = "scratchpad.telemetry.spans.dropped"
-	MetricAuditDropped    = "scratchpad.telemetry.audit.dropped"
+	// MetricTokensByReference counts the tokens of stored outputs put in
+	// tool calls' arguments by reference.
+	MetricTokensByReference = "scratchpad.tokens.by_reference"
+	MetricBudgetRemaining   = "scratchpad.budget.remaining"
+	MetricRestarts          = "scratchpad.upstream.restarts"
+	MetricRefusals          = "scratchpad.refusals"
+	MetricSpansDropped      = "scratchpad.telemetry.spans.dropped"
+	MetricAuditDropped      = "scratchpad.telemetry.audit.dropped"
 )
 
 // Label keys of our own metrics.
@@ -46,6 +49,7 @@ type instruments struct {
 	extracted metric.Int64Counter
 	passed    metric.Int64Counter
 	charged   metric.Int64Counter
+	byRef     metric.Int64Counter
 	budget    metric.Int64Gauge
 	restarts  metric.Int64Counter
 	refusals  metric.Int64Counter
@@ -80,6 +84,7 @@ func newInstruments(p *Provider) (*instruments, error) {
 	in.extracted = counter(MetricTokensExtracted, "Tokens returned by exploration calls over stored results.")
 	in.passed = counter(MetricTokensPassed, "Tokens of results returned unchanged, under their threshold.")
 	in.charged = counter(MetricTokensCharged, "Tokens charged to agents' context budgets.")
+	in.byRef = counter(MetricTokensByReference, "Tokens of stored outputs handed to tools by reference: never in the context.")
 	in.budget, e = m.Int64Gauge(MetricBudgetRemaining, metric.WithUnit("{token}"), metric.WithDescription("An agent's context budget left."))
 	check(e)
 	in.restarts, e = m.Int64Counter(MetricRestarts, metric.WithUnit("{restart}"), metric.WithDescription("Upstream server restarts."))
@@ -130,6 +135,7 @@ type Usage struct {
 	Extracted           int // returned by an exploration call
 	PassedThrough       int // returned unchanged
 	Charged             int // charged to the budget
+	ByReference         int // of stored outputs put in the call's arguments by reference
 }
 
 // RecordTokens adds u's figures to the token counters.
@@ -143,7 +149,7 @@ func (p *Provider) RecordTokens(ctx context.Context, u Usage) {
 	for _, x := range []struct {
 		c metric.Int64Counter
 		n int
-	}{{in.diverted, u.Diverted}, {in.extracted, u.Extracted}, {in.passed, u.PassedThrough}, {in.charged, u.Charged}} {
+	}{{in.diverted, u.Diverted}, {in.extracted, u.Extracted}, {in.passed, u.PassedThrough}, {in.charged, u.Charged}, {in.byRef, u.ByReference}} {
 		if x.n > 0 {
 			x.c.Add(ctx, int64(x.n), set)
 		}

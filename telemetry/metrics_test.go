@@ -80,6 +80,7 @@ func TestPrometheusText(t *testing.T) {
 	p.RecordTokens(ctx, Usage{Server: "github", Tool: "search", Owner: "team-a", Diverted: 48000, Charged: 200})
 	p.RecordTokens(ctx, Usage{Server: "github", Tool: "get_issue", Owner: "team-a", PassedThrough: 900, Charged: 900})
 	p.RecordTokens(ctx, Usage{Tool: "grep", Owner: "team-a", Extracted: 300, Charged: 300})
+	p.RecordTokens(ctx, Usage{Server: "fs", Tool: "write_file", Owner: "team-a", ByReference: 512000, Charged: 12})
 	p.BudgetRemaining(ctx, "team-a", "worker-1", 120000)
 	p.UpstreamRestarted(ctx, "github")
 	p.Refused(ctx, "budget", "team-a")
@@ -94,6 +95,7 @@ func TestPrometheusText(t *testing.T) {
 		`scratchpad_tokens_diverted_total{owner="team-a",server="github",tool="search"} 48000`,
 		`scratchpad_tokens_passed_through_total{owner="team-a",server="github",tool="get_issue"} 900`,
 		`scratchpad_tokens_extracted_total{owner="team-a",server="",tool="grep"} 300`,
+		`scratchpad_tokens_by_reference_total{owner="team-a",server="fs",tool="write_file"} 512000`,
 		`scratchpad_budget_remaining{agent="worker-1",owner="team-a"} 120000`,
 		`scratchpad_upstream_restarts_total{server="github"} 1`,
 		`scratchpad_refusals_total{kind="budget",owner="team-a"} 1`,
@@ -153,14 +155,16 @@ func TestAuditLog(t *testing.T) {
 		p.Audit(Record{Owner: "a", Agent: "w1", Run: "r1", Role: "worker", Server: "github", Tool: "search", Outcome: OutcomeText(Outcome{}),
 			TokensIn: 48000, TokensOut: 120, Diverted: 48000, File: "scratchpad/x.json", DurationMS: 812.5, TraceID: clientTrace})
 		p.Audit(Record{Owner: "b", Tool: "grep", Outcome: OutcomeText(Outcome{IsError: true})})
-		if got := p.Calls("a"); len(got) != 1 || got[0].Owner != "a" {
+		p.Audit(Record{Owner: "a", Agent: "w1", Server: "fs", Tool: "write_file", Outcome: "ok", TokensIn: 12, TokensOut: 12,
+			ByReference: 512000, Referenced: []string{"github-search-1a2b3c4d.json", "notes.md"}})
+		if got := p.Calls("a"); len(got) != 2 || got[0].Owner != "a" {
 			t.Errorf("Calls(a) = %+v", got)
 		}
 		if err := p.Close(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		recs, err := ReadAudit(path)
-		if err != nil || len(recs) != 2*(round+1) {
+		if err != nil || len(recs) != 3*(round+1) {
 			t.Fatalf("round %d: %d records, %v", round, len(recs), err)
 		}
 	}
@@ -173,6 +177,10 @@ func TestAuditLog(t *testing.T) {
 	want := `{"time":"`
 	if !strings.HasPrefix(first, want) || !strings.Contains(first, `"owner":"a","agent":"w1","run":"r1","role":"worker","server":"github","tool":"search","outcome":"ok","tokens_in":48000,"tokens_out":120,"tokens_diverted":48000,"diverted_file":"scratchpad/x.json","duration_ms":812.5,"trace_id":"`+clientTrace+`"}`) {
 		t.Errorf("line: %s", first)
+	}
+	// Referenced files by name, the tokens they took; never their content.
+	if !strings.Contains(string(raw), `"tokens_by_reference":512000,"referenced_files":["github-search-1a2b3c4d.json","notes.md"]`) {
+		t.Errorf("no reference figures: %s", raw)
 	}
 	if !strings.Contains(string(raw), `"outcome":"tool_error"`) {
 		t.Errorf("tool error outcome missing: %s", raw)

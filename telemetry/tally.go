@@ -16,7 +16,9 @@ type Tally struct {
 	Out              int // tokens that reached the context
 	Diverted         int // tokens stored instead of returned
 	Charged          int // tokens charged to the budget
+	ByReference      int // tokens of stored outputs put in the arguments by reference
 	File             string
+	Referenced       []string // the stored outputs the arguments referred to
 	// Budget, when set, reads the agent's budget (left, whole; ok false
 	// for an unlimited one) when the server writes the record: after
 	// the call's charges.
@@ -61,6 +63,8 @@ func (s *Span) Note(t Tally) {
 	x.Out += t.Out
 	x.Diverted += t.Diverted
 	x.Charged += t.Charged
+	x.ByReference += t.ByReference
+	x.Referenced = append(x.Referenced, t.Referenced...)
 	if t.Budget != nil {
 		x.Budget = t.Budget
 	}

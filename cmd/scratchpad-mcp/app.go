@@ -17,6 +17,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/reference"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
@@ -199,6 +200,13 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 				return nil, err
 			}
 			return ag.Divert(), nil
+		},
+		References: func(ctx context.Context) (*reference.Env, error) {
+			ag, err := a.agents.Resolve(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return ag.References(), nil
 		},
 	}
 	changed := func(p *proxy.Proxy, k proxy.Kind) {

@@ -63,7 +63,7 @@
   }
   function drawTools(d) {
     const c = document.getElementById("tools"), g = ctx2d(c);
-    const rows = d.by_tool.filter((r) => r.diverted > 0 || r.passed > 0);
+    const rows = d.by_tool.filter((r) => r.diverted > 0 || r.passed > 0 || r.by_reference > 0);
     if (rows.length === 0) { empty(g, c, "no calls yet"); mark(c, 0); return; }
     const keys = d.kept.series.map((s) => s.key);
     const L = 150, R = 110, rh = Math.min(22, (c.height - 10) / rows.length), W = c.width - L - R;
@@ -74,7 +74,7 @@
       const wd = (r.diverted / max) * W, wp = (r.passed / max) * W;
       g.fillStyle = palette[(k >= 0 ? k : i) % palette.length]; g.fillRect(L, y + 3, wd, rh - 6);
       g.fillStyle = "#bbbbbb"; g.fillRect(L + wd, y + 3, wp, rh - 6);
-      g.fillStyle = "#555"; g.textAlign = "left"; g.fillText(fmt(r.diverted) + (r.passed > 0 ? " + " + fmt(r.passed) + " passed" : ""), L + wd + wp + 4, y + rh / 2);
+      g.fillStyle = "#555"; g.textAlign = "left"; g.fillText(fmt(r.diverted) + (r.passed > 0 ? " + " + fmt(r.passed) + " passed" : "") + (r.by_reference > 0 ? ", " + fmt(r.by_reference) + " by ref" : ""), L + wd + wp + 4, y + rh / 2);
     });
     mark(c, rows.length);
   }
@@ -135,7 +135,9 @@
 
   function render(d) {
     document.getElementById("summary").textContent = fmt(d.kept.total) + " tokens kept out of the context" +
-      (d.owner ? " (owner " + d.owner + ")" : "") + "; " + d.finished.agents + " finished agents, " + fmt(d.finished.intercepted) + " intercepted";
+      (d.owner ? " (owner " + d.owner + ")" : "") + (d.kept.by_reference > 0 ? ", " + fmt(d.kept.by_reference) + " more handed to tools by reference" : "") +
+      "; " + d.finished.agents + " finished agents, " + fmt(d.finished.intercepted) + " intercepted" +
+      (d.finished.by_reference > 0 ? ", " + fmt(d.finished.by_reference) + " by reference" : "");
     drawKept(d); drawTools(d); drawBudgets(d); drawTables(d);
     document.body.dataset.rendered = d.generated;
   }

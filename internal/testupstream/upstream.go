@@ -104,6 +104,10 @@ func New() *mcp.Server {
 			calls.Add(1)
 			return text(argsOf(req).str("text", "")), nil
 		})
+	s.AddTool(tool("echo_calls", "returns how many echo calls this process answered"),
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(strconv.FormatInt(calls.Load(), 10)), nil
+		})
 	s.AddTool(tool("echo_meta", "returns the request's params._meta as JSON (trace context: SEP-414)"),
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			b, _ := json.Marshal(req.Params.Meta)

@@ -108,7 +108,7 @@ try {
   // Upstream tools only: a proxy adds its own.
   const tools = await all((p) => client.listTools(p), "tools");
   report.tools = tools.filter((t) => !["head", "slice", "grep", "schema", "item_schema", "get_in", "iterate_over", "count_by", "read",
-    "read_scratchpad", "update_scratchpad", "append_scratchpad", "read_artifact", "write_artifact", "list_artifacts"].includes(t.name))
+    "read_scratchpad", "update_scratchpad", "append_scratchpad", "read_artifact", "write_artifact", "list_artifacts", "memory"].includes(t.name))
     .sort((a, b) => a.name.localeCompare(b.name));
 
   await record("echo", () => call("echo", { message: "héllo <&> 👋" }));

@@ -107,7 +107,7 @@ func compareEverything(t *testing.T, direct, via everythingReport) {
 	same := func(what string, a, b json.RawMessage) {
 		t.Helper()
 		if !jsonEqual(a, b) {
-			t.Errorf("%s differs\ndirect: %s\nproxy:  %s", what, short(string(a)), short(string(b)))
+			t.Errorf("%s differs at %s\ndirect: %s\nproxy:  %s", what, firstDiff(a, b), short(string(a)), short(string(b)))
 		}
 	}
 	same("tools", direct.Tools, via.Tools)
@@ -168,6 +168,53 @@ func jsonEqual(a, b json.RawMessage) bool {
 		return bytes.Equal(a, b)
 	}
 	return reflect.DeepEqual(dropFalse(x), dropFalse(y))
+}
+
+// firstDiff names where two JSON values first differ, and the two values
+// there, so that a failure points at the member rather than a whole listing.
+func firstDiff(a, b json.RawMessage) string {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return "(not JSON)"
+	}
+	return diffAt("$", dropFalse(x), dropFalse(y))
+}
+
+func diffAt(at string, x, y any) string {
+	switch x := x.(type) {
+	case map[string]any:
+		if y, ok := y.(map[string]any); ok {
+			keys := make([]string, 0, len(x)+len(y))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			for k := range y {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range slices.Compact(keys) {
+				if !reflect.DeepEqual(x[k], y[k]) {
+					return diffAt(at+"."+k, x[k], y[k])
+				}
+			}
+			return ""
+		}
+	case []any:
+		if y, ok := y.([]any); ok {
+			for i := range min(len(x), len(y)) {
+				if !reflect.DeepEqual(x[i], y[i]) {
+					return diffAt(fmt.Sprintf("%s[%d]", at, i), x[i], y[i])
+				}
+			}
+			if len(x) != len(y) {
+				return fmt.Sprintf("%s: %d items vs %d", at, len(x), len(y))
+			}
+			return ""
+		}
+	}
+	xs, _ := json.Marshal(x)
+	ys, _ := json.Marshal(y)
+	return fmt.Sprintf("%s: %s vs %s", at, short(string(xs)), short(string(ys)))
 }
 
 func dropFalse(v any) any {

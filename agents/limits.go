@@ -45,7 +45,16 @@ func LimitsMeta(ag config.Agent) map[string]any {
 // may plan with.
 func Instructions(ag config.Agent) string {
 	sc := ag.Scratchpad
-	return strings.TrimSpace(fmt.Sprintf(`scratchpad-mcp keeps your context clean. A tool result at or above its token threshold is saved to a file and you receive a short pointer (file name, size, shape, ready-to-run calls) instead. Explore stored files with head, slice, grep, schema, item_schema, get_in, iterate_over, count_by and read; each returns at most %d tokens per call and every result ends with a footer saying what was returned and how much of your budget is left. A result too large comes back as {"error": "<tool>_too_large", ...} with ready-to-run suggestions: run one of them. To hand a stored output (or a path of it) to another tool unread, that argument = {"$scratchpad":{"file":NAME,"path":P}}; "$scratchpad":{"store":true} in any call's arguments stores its result. Keep working notes with read_scratchpad, update_scratchpad and append_scratchpad.
+	return strings.TrimSpace(fmt.Sprintf(`scratchpad-mcp keeps your context clean. A tool result at or above its token threshold is saved to a file and you receive a short pointer (file name, size, shape, ready-to-run calls) instead. Explore stored files with head, slice, grep, schema, item_schema, get_in, iterate_over, count_by and read; each returns at most %d tokens per call and every result ends with a footer saying what was returned and how much of your budget is left. A result too large comes back as {"error": "<tool>_too_large", ...} with ready-to-run suggestions: run one of them. To hand a stored output (or a path of it) to another tool unread, that argument = {"$scratchpad":{"file":NAME,"path":P}}; "$scratchpad":{"store":true} in any call's arguments stores its result. Keep working notes with read_scratchpad, update_scratchpad and append_scratchpad.%s
 Limits: max_extraction_tokens=%d, context_window=%d, turn_depth_bonus=%d.`,
-		sc.MaxExtractionTokens, sc.MaxExtractionTokens, ContextWindow(ag), sc.TurnDepthBonus))
+		sc.MaxExtractionTokens, memoryLine(sc.MemoryTool), sc.MaxExtractionTokens, ContextWindow(ag), sc.TurnDepthBonus))
+}
+
+// memoryLine is the instructions' sentence on the memory tool, listed
+// under name ("" when the agent is offered none).
+func memoryLine(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " Files that should outlast this conversation go under /memories with the " + name + " tool (view it first)."
 }

@@ -66,6 +66,16 @@ type Env struct {
 	// shares one among an owner's agents), so that an owner with many
 	// sessions cannot run each one's Slots at once. nil: no such bound.
 	OwnerSlots chan struct{}
+	// MapFiles maps a file of at least [MinMapBytes] read-only instead of
+	// reading it into memory: a fresh process spends as long faulting in
+	// and copying 100 MB as indexing it, where a mapping costs neither.
+	// Only for an Env whose process ends with its calls (the explore
+	// subcommand): a mapping is never undone, since pieces of a file may
+	// outlive its cached doc, and a file truncated under a mapping faults
+	// (a panic the call recovers, if it is on the call's goroutine and
+	// [runtime/debug.SetPanicOnFault] is on). The server reads files: its
+	// stored outputs come and go for days.
+	MapFiles bool
 
 	// probing marks the Env of a suggestion being tried out (fit.go): its
 	// too-large answers make no suggestions of their own, and docs holds
@@ -73,6 +83,10 @@ type Env struct {
 	probing bool
 	docs    map[string]*doc
 }
+
+// MinMapBytes is the smallest file [Env.MapFiles] maps: below it reading
+// costs less than a mapping.
+const MinMapBytes = 1 << 20
 
 // DefaultConcurrency is the exploration calls one agent may run at once
 // on a server.

@@ -42,6 +42,8 @@ type doc struct {
 	name string // the file argument as the caller gave it
 	data []byte
 	kind fileKind
+	// mapped: data is a read-only mapping of the file ([Env.MapFiles]).
+	mapped bool
 
 	linesOnce sync.Once
 	lines     []int        // byte offset of the start of each line; use lineStarts
@@ -180,11 +182,18 @@ func load(env *Env, name string) (*doc, error) {
 	if d := env.Cache.get(key, st.Size(), st.ModTime()); d != nil {
 		return d, nil
 	}
-	data := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, fmt.Errorf("%w: read: %v", ErrIO, errnoText(err))
+	data, mapped := []byte(nil), false
+	if env.MapFiles && st.Size() >= MinMapBytes {
+		data, mapped = mapFile(f, st.Size())
+	}
+	if !mapped {
+		data = make([]byte, st.Size())
+		if _, err := io.ReadFull(f, data); err != nil {
+			return nil, fmt.Errorf("%w: read: %v", ErrIO, errnoText(err))
+		}
 	}
 	d := newDoc(name, rel, data)
+	d.mapped = mapped
 	env.Cache.put(key, st.Size(), st.ModTime(), d)
 	return d, nil
 }

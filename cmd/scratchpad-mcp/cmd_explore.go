@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
@@ -80,7 +81,10 @@ func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer root.Close()
-	env := &explore.Env{Root: root, Count: tokens.ForModel(*provider, *model).CountString, MaxExtractionTokens: *maxTokens}
+	env := &explore.Env{Root: root, Count: tokens.ForModel(*provider, *model).CountString, MaxExtractionTokens: *maxTokens, MapFiles: true}
+	// A file truncated while mapped faults: a panic the call recovers
+	// into an internal_error instead of a crash.
+	debug.SetPanicOnFault(true)
 	res := explore.Call(context.Background(), env, tool, targs)
 	fmt.Fprintln(stdout, res.Text)
 	if res.IsError || strings.HasPrefix(res.Text, `{"error":`) {

@@ -98,10 +98,19 @@ func (s *Server) serve20260728(ctx context.Context, r *request20260728) {
 		ctx, sp = s.startRequest(ctx, tr)
 	}
 	raw, err := s.run20260728(m, ctx, r)
-	if err != nil && errors.Is(err, context.Canceled) && context.Cause(ctx) != nil {
-		// Ended by its context: the answer says why (its owner revoked,
-		// the server's end), not just "context canceled".
-		err = context.Cause(ctx)
+	if err != nil {
+		// Ended by its agent, the server or its context: the answer says
+		// why (its owner revoked, the server's end), not just "context
+		// canceled". The agent and the server are asked first: their end
+		// reaches ctx through an AfterFunc's goroutine, and what they
+		// tear down (an owner's upstream sessions) may fail the call
+		// before that.
+		for _, c := range []context.Context{r.ag.ctx, s.ctx, ctx} {
+			if c.Err() != nil {
+				err = context.Cause(c)
+				break
+			}
+		}
 	}
 	if sp != nil {
 		s.endRequest(ctx, sp, tr, err == nil && r.method == "tools/call" && rawIsError(raw), err)

@@ -50,12 +50,13 @@ func SkillsDeclared(extensions map[string]json.RawMessage) (SkillsSettings, bool
 	return s, true
 }
 
-// SkillEntry is one skills/list (or skills/get) entry as the proxy reads
-// it to rename its URIs; every other member is kept as sent.
-type SkillEntry struct {
-	URI         string          `json:"uri"`
-	Frontmatter json.RawMessage `json:"frontmatter"`
-	// Resources is the array of {uri, digest, size}, or the string
-	// "dynamic" (a generated skill, no digests).
-	Resources json.RawMessage `json:"resources,omitempty"`
+// An entry is {uri, frontmatter, resources}: resources is an array of
+// {uri, digest, size}, or the string "dynamic" (a generated skill, no
+// digests); the proxy renames the uris and keeps every other member.
+
+// Declares reports whether the client declared extension id (its
+// capabilities.extensions member is an object).
+func (c Caps) Declares(id string) bool {
+	v := bytes.TrimSpace(c.Extensions[id])
+	return len(v) > 0 && v[0] == '{'
 }

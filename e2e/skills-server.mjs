@@ -8,8 +8,10 @@
 // FLAVOR (default "a") is written into each file, so two instances under
 // two names serve different bytes at the same upstream URI.
 //
-//   FLAVOR=b node skills-server.mjs
+//   FLAVOR=b [SECRET=ghp_…] node skills-server.mjs
 //
+// SECRET, when set, is written into git-workflow's references/GUIDE.md (a
+// credential the proxy's redaction must keep from the client).
 // Skills: skill://git-workflow (SKILL.md, references/GUIDE.md,
 // templates/pr.md, templates/regional/eu.md) and skill://acme/billing/refunds
 // (SKILL.md, examples/email.md). One tool: echo {text}.
@@ -20,7 +22,7 @@ import { SkillsExtension, memorySkillFiles } from "@modelcontextprotocol/server/
 const flavor = process.env.FLAVOR ?? "a";
 const files = memorySkillFiles({
   "git-workflow/SKILL.md": `---\nname: git-workflow\ndescription: Follow this team's Git conventions (flavor ${flavor})\nlicense: Apache-2.0\n---\n\n# Git workflow (${flavor})\n\nRead references/GUIDE.md, then pick a template from templates/.\n`,
-  "git-workflow/references/GUIDE.md": `# Guide (${flavor})\n\nBranch from main; one change per commit.\n`,
+  "git-workflow/references/GUIDE.md": `# Guide (${flavor})\n\nBranch from main; one change per commit.\n${process.env.SECRET ? `Push with token ${process.env.SECRET}\n` : ""}`,
   "git-workflow/templates/pr.md": `# Pull request template (${flavor})\n`,
   "git-workflow/templates/regional/eu.md": `# EU template (${flavor})\n`,
   "acme/billing/refunds/SKILL.md": `---\nname: refunds\ndescription: Process customer refund requests per company policy (${flavor})\n---\n\n# Refunds (${flavor})\n\nSee examples/email.md.\n`,

@@ -88,7 +88,7 @@ env = { FLAVOR = "b", SECRET = %q }
 					// 2026-07-28 over HTTP: a 404 whose body is the
 					// JSON-RPC error; the SDK quotes it in its message.
 					if s.Error == nil || s.Error.Code != -32601 && !strings.Contains(s.Error.Message, `"code":-32601`) {
-						t.Errorf("without the extension: %s answered %s, %+v; want -32601", s.Method, s.Result, s.Error)
+						t.Errorf("without the extension: %s answered %s, %+v; want -32601", s.Method, short(string(s.Result)), s.Error)
 					}
 				}
 			})

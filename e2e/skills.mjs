@@ -11,6 +11,7 @@
 // The client declares io.modelcontextprotocol/skills unless --no-ext.
 // Lines:
 //   {"step":"connect","era":…,"extensions":{…}}   the server's capabilities.extensions
+//   {"step":"resources","templates":[…],"uris":[…]}   resources/templates/list and resources/list
 //   {"step":"list","skills":[{uri,name,resources}],"ttlMs":…}   every page walked
 //   {"step":"get","uri":U,"skill":{…}}            skills/get of each listed skill
 //   {"step":"read","uri":U,"verified":true,"text":…}   each listed file, verified
@@ -79,6 +80,11 @@ if (!opts.ext) {
   process.exit(0);
 }
 
+// The resource listings name the same files as the skills methods do.
+await step("resources", async () => ({
+  templates: (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates.map((x) => x.uriTemplate),
+  uris: (await client.listResources(undefined, { timeout })).resources.map((x) => x.uri),
+}));
 const sc = new SkillsClient(client);
 let listed = [];
 await step("list", async () => {

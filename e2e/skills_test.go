@@ -26,6 +26,8 @@ import (
 // GitHub token in one file. Steps, each named in its failure:
 //   - connect: the extension declared (directoryRead) to a client that
 //     declared it, not to one that did not;
+//   - resources: resources/list and resources/templates/list name the
+//     upstreams' skill files and templates under their server too;
 //   - list: the own skill first, then docs' and ops' under
 //     skill://docs/… and skill://ops/… (every page walked); 2026-07-28
 //     pages carry ttlMs and cacheScope;
@@ -114,9 +116,11 @@ type skillsLine struct {
 	Resources  []struct {
 		URI, Name, MimeType string
 	} `json:"resources"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
+	Templates []string        `json:"templates"`
+	URIs      []string        `json:"uris"`
+	Method    string          `json:"method"`
+	Result    json.RawMessage `json:"result"`
+	Error     *struct {
 		Message string `json:"message"`
 		Code    any    `json:"code"`
 		Reason  string `json:"reason"`
@@ -193,6 +197,22 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 	var reads, gets, dirs int
 	for _, s := range r.steps {
 		switch {
+		case s.Step == "resources":
+			for _, want := range []string{"skill://docs/{+path}", "skill://ops/{+path}"} {
+				if !slices.Contains(s.Templates, want) {
+					t.Errorf("resources: templates %v lack %s", s.Templates, want)
+				}
+			}
+			for _, want := range []string{"skill://docs/git-workflow/SKILL.md", "skill://ops/git-workflow/SKILL.md"} {
+				if !slices.Contains(s.URIs, want) {
+					t.Errorf("resources: %v lack %s", s.URIs, want)
+				}
+			}
+			for _, u := range append(slices.Clone(s.Templates), s.URIs...) {
+				if strings.HasPrefix(u, "skill://") && !strings.HasPrefix(u, "skill://docs/") && !strings.HasPrefix(u, "skill://ops/") {
+					t.Errorf("resources: %s is listed under no server", u)
+				}
+			}
 		case s.Step == "list":
 			if s.Error != nil {
 				t.Fatalf("list: %+v", s.Error)

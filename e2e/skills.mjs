@@ -16,8 +16,10 @@
 //   {"step":"get","uri":U,"skill":{…}}            skills/get of each listed skill
 //   {"step":"read","uri":U,"verified":true,"text":…}   each listed file, verified
 //   {"step":"dir","uri":U,"resources":[{uri,name,mimeType}]}   each directory below each skill root
-//   {"step":"raw","method":M,"error":{code,message}} or "result"   a bare request
-//                                                  (without --no-ext: none)
+//   {"step":"raw","method":M,"error":{code,message}} or "result"   a bare request: with
+//                                                  --no-ext the three methods, else four that no
+//                                                  skill answers (unknown skill, unknown server,
+//                                                  a file as a directory, a cursor never given)
 // A step that fails prints {"step":…, "error":{message,code,reason}} and the script goes on.
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -65,8 +67,14 @@ async function step(name, f) {
   }
 }
 
-if (!opts.ext) {
-  for (const [method, params] of [["skills/list", {}], ["skills/get", { uri: "skill://scratchpad-mcp/scratchpad-workflow/SKILL.md" }], ["resources/directory/read", { uri: "skill://scratchpad-mcp" }]]) {
+// Bare requests: without the extension, the three methods; with it, what
+// no skill or directory answers (each -32602 by the SEP).
+const bare = opts.ext
+  ? [["skills/get", { uri: "skill://docs/nope/SKILL.md" }], ["skills/get", { uri: "skill://nowhere/x/SKILL.md" }],
+     ["resources/directory/read", { uri: "skill://docs/git-workflow/SKILL.md" }], ["skills/list", { cursor: "not-a-cursor" }]]
+  : [["skills/list", {}], ["skills/get", { uri: "skill://scratchpad-mcp/scratchpad-workflow/SKILL.md" }], ["resources/directory/read", { uri: "skill://scratchpad-mcp" }]];
+async function raw() {
+  for (const [method, params] of bare) {
     await step("raw", async () => {
       try {
         const result = await client.request({ method, params }, z.looseObject({}), { timeout });
@@ -76,15 +84,13 @@ if (!opts.ext) {
       }
     });
   }
+}
+if (!opts.ext) {
+  await raw();
   await client.close();
   process.exit(0);
 }
 
-// The resource listings name the same files as the skills methods do.
-await step("resources", async () => ({
-  templates: (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates.map((x) => x.uriTemplate),
-  uris: (await client.listResources(undefined, { timeout })).resources.map((x) => x.uri),
-}));
 const sc = new SkillsClient(client);
 let listed = [];
 await step("list", async () => {
@@ -92,6 +98,12 @@ await step("list", async () => {
   listed = l.skills;
   return { skills: l.skills.map((s) => ({ uri: s.uri, name: s.frontmatter.name, resources: Array.isArray(s.resources) ? s.resources.map((r) => r.uri) : s.resources })), ttlMs: l.ttlMs ?? null, cacheScope: l.cacheScope ?? null };
 });
+// After the listing (which waits for every upstream starting), the
+// resource listings name the same files as the skills methods do.
+await step("resources", async () => ({
+  templates: (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates.map((x) => x.uriTemplate),
+  uris: (await client.listResources(undefined, { timeout })).resources.map((x) => x.uri),
+}));
 for (const s of listed) {
   await step("get", async () => ({ uri: s.uri, skill: (await sc.get(s.uri, { timeout })).skill }));
   for (const r of Array.isArray(s.resources) ? s.resources : [{ uri: s.uri }]) {
@@ -111,4 +123,5 @@ for (const s of listed) {
     await step("dir", async () => ({ uri: d, resources: (await sc.readDirectory(d, { timeout })).resources.map((x) => ({ uri: x.uri, name: x.name, mimeType: x.mimeType })) }));
   }
 }
+await raw();
 await client.close();

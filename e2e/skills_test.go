@@ -37,6 +37,8 @@ import (
 //     GUIDE.md: the token is masked, so the host refuses the changed file
 //     and the token reaches it nowhere;
 //   - dir: every directory of every skill, children named under it;
+//   - -32602 for an unknown skill (of a server, of no server), a file read
+//     as a directory, and a skills/list cursor the proxy never gave;
 //   - without the extension: skills/list, skills/get and
 //     resources/directory/read are -32601.
 func TestSkillsThroughProxy(t *testing.T) {
@@ -194,7 +196,7 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 		"skill://ops/git-workflow/SKILL.md",
 	}
 	files := map[string]bool{}
-	var reads, gets, dirs int
+	var reads, gets, dirs, raws int
 	for _, s := range r.steps {
 		switch {
 		case s.Step == "resources":
@@ -260,6 +262,13 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 			if s.URI == "skill://ops/git-workflow/references/GUIDE.md" {
 				t.Errorf("read %s: verified although redaction changed it", s.URI)
 			}
+		case s.Step == "raw":
+			// What no skill or directory answers: -32602 (SEP-2640),
+			// quoted in the SDK's message for a 2026-07-28 HTTP 400.
+			raws++
+			if s.Error == nil || s.Error.Code != -32602 && !strings.Contains(s.Error.Message, `"code":-32602`) {
+				t.Errorf("raw %s: %s %+v; want -32602", s.Method, short(string(s.Result)), s.Error)
+			}
 		case s.Step == "dir":
 			dirs++
 			if s.Error != nil {
@@ -280,7 +289,7 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 		}
 	}
 	// 2 own files, 6 per upstream; 2 own directories, 6 per upstream.
-	if gets != len(wantSkills) || reads != 2+6+6 || dirs != 2+6+6 {
-		t.Errorf("steps: %d gets, %d reads, %d directory reads; want %d, 14, 14\nstderr:\n%s", gets, reads, dirs, len(wantSkills), tail(r.stderr))
+	if gets != len(wantSkills) || reads != 2+6+6 || dirs != 2+6+6 || raws != 4 {
+		t.Errorf("steps: %d gets, %d reads, %d directory reads, %d bare requests; want %d, 14, 14, 4\nstderr:\n%s", gets, reads, dirs, raws, len(wantSkills), tail(r.stderr))
 	}
 }

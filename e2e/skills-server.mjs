@@ -10,6 +10,8 @@
 //
 //   FLAVOR=b [SECRET=ghp_…] node skills-server.mjs
 //
+// NODIR=1 serves them without directoryRead (a SkillSource of the same
+// entries and files, without readDirectory).
 // SECRET, when set, is written into git-workflow's references/GUIDE.md (a
 // credential the proxy's redaction must keep from the client).
 // Skills: skill://git-workflow (SKILL.md, references/GUIDE.md,
@@ -33,5 +35,25 @@ const catalog = await SkillsExtension.load(files, { pageSize: 1, strict: true })
 const server = new McpServer({ name: `skills-${flavor}`, version: "1.0.0" });
 server.registerTool("echo", { description: "echo text", inputSchema: fromJsonSchema({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }) },
   async ({ text }) => ({ content: [{ type: "text", text }] }));
-catalog.attach(server);
+// NODIR: the same skills from a SkillSource without readDirectory, so
+// the server does not declare directoryRead.
+let ext = catalog;
+if (process.env.NODIR) {
+  const byUri = new Map(catalog.entries.map((e) => [e.uri, e]));
+  ext = new SkillsExtension({
+    source: {
+      async list() { return { skills: [...catalog.entries] }; },
+      async get(uri) { return byUri.get(uri); },
+      async read(uri) {
+        const path = uri.slice("skill://".length);
+        try {
+          return { text: new TextDecoder().decode(await files.read(path)), mimeType: path.endsWith(".md") ? "text/markdown" : "text/plain" };
+        } catch {
+          return undefined;
+        }
+      },
+    },
+  });
+}
+ext.attach(server);
 await server.connect(new StdioServerTransport());

@@ -23,7 +23,9 @@ import (
 // eras, with two instances of a real skills upstream (skills-server.mjs:
 // the SDK's own SkillsExtension, one skill per page) named docs and ops.
 // Both serve the same upstream URIs with different bytes; ops plants a
-// GitHub token in one file. Steps, each named in its failure:
+// GitHub token in one file and does not serve directory reads (no
+// directoryRead: the proxy lists its directories from the skill's entry).
+// Steps, each named in its failure:
 //   - connect: the extension declared (directoryRead) to a client that
 //     declared it, not to one that did not;
 //   - resources: resources/list and resources/templates/list name the
@@ -36,7 +38,8 @@ import (
 //     right upstream ("(a)" from docs, "(b)" from ops), except ops'
 //     GUIDE.md: the token is masked, so the host refuses the changed file
 //     and the token reaches it nowhere;
-//   - dir: every directory of every skill, children named under it;
+//   - dir: every directory of every skill, children named under it, ops'
+//     (made from entries) the same as docs' (forwarded);
 //   - -32602 for an unknown skill (of a server, of no server), a file read
 //     as a directory, and a skills/list cursor the proxy never gave;
 //   - without the extension: skills/list, skills/get and
@@ -64,7 +67,7 @@ cmd = [%q, %q]
 [mcp.servers.ops]
 transport = "stdio"
 cmd = [%q, %q]
-env = { FLAVOR = "b", SECRET = %q }
+env = { FLAVOR = "b", SECRET = %q, NODIR = "1" }
 `, filepath.Join(t.TempDir(), "mem"), node, script, node, script, secret))
 	url := ""
 	for _, transport := range []string{"stdio", "http"} {
@@ -197,6 +200,7 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 	}
 	files := map[string]bool{}
 	var reads, gets, dirs, raws int
+	listing := map[string]string{} // directory URI → its children, "name:mimeType …"
 	for _, s := range r.steps {
 		switch {
 		case s.Step == "resources":
@@ -205,7 +209,8 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 					t.Errorf("resources: templates %v lack %s", s.Templates, want)
 				}
 			}
-			for _, want := range []string{"skill://docs/git-workflow/SKILL.md", "skill://ops/git-workflow/SKILL.md"} {
+			// ops' SkillSource lists no resources (it has no listResources).
+			for _, want := range []string{"skill://docs/git-workflow/SKILL.md", "skill://docs/acme/billing/refunds/SKILL.md"} {
 				if !slices.Contains(s.URIs, want) {
 					t.Errorf("resources: %v lack %s", s.URIs, want)
 				}
@@ -278,7 +283,13 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 			if len(s.Resources) == 0 {
 				t.Errorf("dir %s: no children", s.URI)
 			}
+			var names []string
 			for _, c := range s.Resources {
+				kind := "file"
+				if c.MimeType == "inode/directory" {
+					kind = "dir"
+				}
+				names = append(names, c.Name+":"+kind)
 				if c.URI != s.URI+"/"+c.Name {
 					t.Errorf("dir %s: child %s (%s) is not under it", s.URI, c.URI, c.Name)
 				}
@@ -286,6 +297,13 @@ func checkSkills(t *testing.T, r *skillsRun, era, secret string) {
 					t.Errorf("dir %s: file %s is not in any listed skill's resources", s.URI, c.URI)
 				}
 			}
+			slices.Sort(names)
+			listing[s.URI] = strings.Join(names, " ")
+		}
+	}
+	for dir, docs := range listing {
+		if rest, ok := strings.CutPrefix(dir, "skill://docs/"); ok && listing["skill://ops/"+rest] != docs {
+			t.Errorf("dir: ops' %s (from its entry) lists %q, docs' (forwarded) %q", rest, listing["skill://ops/"+rest], docs)
 		}
 	}
 	// 2 own files, 6 per upstream; 2 own directories, 6 per upstream.

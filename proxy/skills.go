@@ -176,15 +176,18 @@ func (p *Proxy) GetSkill(ctx context.Context, s Session, uri string) (json.RawMe
 }
 
 // ReadDirectory forwards resources/directory/read for an exposed
-// directory URI to the upstream it names, when that upstream declared
-// directoryRead; otherwise ErrNotFound (the SEP's -32602).
+// directory URI to the upstream it names. For an upstream that did not
+// declare directoryRead the listing is made from the entry of the skill
+// the directory is in ([Proxy.directoryOfEntry]): the proxy declares
+// directoryRead, and the SEP then wants every directory of the skills it
+// serves listed. What is no directory is ErrNotFound (the SEP's -32602).
 func (p *Proxy) ReadDirectory(ctx context.Context, s Session, uri, cursor string) (json.RawMessage, error) {
 	su, orig, ok := p.skillUpstream(uri)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a directory resource this server knows", ErrNotFound, uri)
 	}
 	if !su.settings.DirectoryRead {
-		return nil, fmt.Errorf("%w: %s: upstream %q does not serve directory reads (it did not declare directoryRead)", ErrNotFound, uri, su.u.Name())
+		return p.directoryOfEntry(ctx, s, su.u, uri, orig)
 	}
 	params := map[string]any{"uri": orig}
 	if cursor != "" {
@@ -210,6 +213,93 @@ func (p *Proxy) ReadDirectory(ctx context.Context, s Session, uri, cursor string
 	}
 	list, _ := json.Marshal(out)
 	return setMember(raw, "resources", list)
+}
+
+// maxSkillDepth bounds the skills/get asked to find the skill a
+// directory is in (one per level, deepest first).
+const maxSkillDepth = 8
+
+// directoryOfEntry lists directory orig of upstream u (exposed as uri)
+// from the entry of the skill it is in: the skill whose SKILL.md is in orig
+// or the nearest folder above it, found with skills/get. The entry's
+// resources name every file of the skill (SEP-2640), so the direct
+// children are those under orig: a file (with its size) or the next
+// folder down (inode/directory). A "dynamic" skill lists no files: its
+// directories cannot be listed.
+func (p *Proxy) directoryOfEntry(ctx context.Context, s Session, u *upstream.Upstream, uri, orig string) (json.RawMessage, error) {
+	notDir := fmt.Errorf("%w: %s is not a directory of a skill upstream %q serves", ErrNotFound, uri, u.Name())
+	scheme, path, ok := strings.Cut(orig, "://")
+	if !ok || path == "" || strings.HasSuffix(path, "/") {
+		return nil, notDir
+	}
+	segs := strings.Split(path, "/")
+	var entry struct {
+		Skill struct {
+			Resources json.RawMessage `json:"resources"`
+		} `json:"skill"`
+	}
+	found := false
+	for i := len(segs); i >= 1 && i > len(segs)-maxSkillDepth; i-- {
+		skillMD := scheme + "://" + strings.Join(segs[:i], "/") + "/SKILL.md"
+		raw, err := p.skillRequest(ctx, s, u, wire.MethodSkillsGet, map[string]any{"uri": skillMD})
+		if rerr, ok := errors.AsType[*upstream.RPCError](err); ok && rerr.Code == wire.CodeInvalidParams {
+			continue // no skill there: one folder up
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &entry); err != nil {
+			return nil, fmt.Errorf("%w: skills/get from %q: %v", upstream.ErrInvalidResponse, u.Name(), err)
+		}
+		found = true
+		break
+	}
+	var files []struct {
+		URI  string `json:"uri"`
+		Size *int64 `json:"size"`
+	}
+	if !found || json.Unmarshal(entry.Skill.Resources, &files) != nil {
+		return nil, notDir
+	}
+	type child struct {
+		URI      string `json:"uri"`
+		Name     string `json:"name"`
+		MimeType string `json:"mimeType,omitempty"`
+		Size     *int64 `json:"size,omitempty"`
+	}
+	var out []child
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.URI == orig {
+			return nil, notDir // a file
+		}
+		rest, under := strings.CutPrefix(f.URI, orig+"/")
+		if !under || rest == "" {
+			continue
+		}
+		name, deeper, _ := strings.Cut(rest, "/")
+		c := child{URI: orig + "/" + name, Name: name, Size: f.Size}
+		if deeper != "" {
+			c = child{URI: orig + "/" + name, Name: name, MimeType: wire.MimeDirectory}
+		}
+		if !seen[c.URI] {
+			seen[c.URI] = true
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, notDir // a folder holds a file, or it is none
+	}
+	list := make([]json.RawMessage, len(out))
+	for i, c := range out {
+		b, _ := json.Marshal(c)
+		x, err := exposeURIMember(u.Name(), b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, wire.MethodDirectoryRead, u.Name(), err)
+		}
+		list[i] = x
+	}
+	return json.Marshal(map[string]any{"resources": list})
 }
 
 // skillRequest forwards one skills request and redacts its answer.

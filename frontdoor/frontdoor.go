@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +55,11 @@ type FrontDoorOptions struct {
 	// bearer token or an Origin check: a balancer has neither, and the
 	// probes give no data ([Server.Probes]).
 	Probes http.Handler
+	// Card, when not nil, serves the Server Card at CardPaths without a
+	// bearer token or an Origin check (it is public, read-only, for
+	// browsers too: SEP-2127), after the Host check.
+	Card      http.Handler
+	CardPaths []string
 	// Log, when not nil, gets the refused tokens (a line every
 	// [refusalLogEvery] at most).
 	Log *slog.Logger
@@ -113,6 +119,10 @@ func FrontDoor(opts FrontDoorOptions, next http.Handler) http.Handler {
 		if ReboundHost(r) {
 			w.Header().Set("Connection", "close")
 			RefuseRebound(w, r)
+			return
+		}
+		if opts.Card != nil && slices.Contains(opts.CardPaths, r.URL.Path) {
+			opts.Card.ServeHTTP(w, r)
 			return
 		}
 		if opts.WebLogins != nil && (r.URL.Path == oauth.BeginPath || r.URL.Path == oauth.CallbackPath) {

@@ -14,8 +14,10 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
+	"github.com/scratchpad-mcp/scratchpad-mcp/skills"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Sentinel errors. Match them with [errors.Is].
@@ -291,8 +293,21 @@ func (p *Proxy) Refresh(ctx context.Context) {
 // only upstream offering resources, which a direct client would have
 // asked.
 func (p *Proxy) resourceOwner(exposed string) (*upstream.Upstream, string, bool) {
+	if strings.HasPrefix(exposed, wire.SkillScheme) {
+		// skill://<server>/…: that server's, listed or not (skills.go).
+		if server, orig, ok := skills.Route(exposed); ok {
+			for _, u := range p.ups {
+				if u.Name() == server {
+					return u, orig, true
+				}
+			}
+		}
+	}
 	if u, orig, ok := p.cat.owner(exposed); ok {
 		return u, orig, true
+	}
+	if su, orig, ok := p.skillUpstream(exposed); ok {
+		return su.u, orig, true // <server>+<uri>: a skill of another scheme
 	}
 	var only *upstream.Upstream
 	for _, u := range p.ups {
@@ -332,8 +347,16 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 		return ptr, nil // the pointer, under the URI as the client knows it
 	}
 	raw = withRedactedMeta(raw, sec)
-	prefix := strings.TrimSuffix(uri, orig)
-	if prefix == "" {
+	rename := func(cu string) string { return strings.TrimSuffix(uri, orig) + cu }
+	if x, ok := skills.Expose(u.Name(), orig); ok && x == uri {
+		// A skill's file: the contents name it as the client knows it.
+		rename = func(cu string) string {
+			if x, ok := skills.Expose(u.Name(), cu); ok {
+				return x
+			}
+			return cu
+		}
+	} else if uri == orig {
 		return raw, nil
 	}
 	// A colliding URI: the contents name it as the client knows it.
@@ -348,7 +371,7 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 	for _, c := range contents {
 		var cu string
 		if json.Unmarshal(c["uri"], &cu) == nil {
-			c["uri"] = mustJSON(prefix + cu)
+			c["uri"] = mustJSON(rename(cu))
 		}
 	}
 	res["contents"], _ = json.Marshal(contents)

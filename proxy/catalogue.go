@@ -10,8 +10,10 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/skills"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // CollisionSeparator joins a server name to a resource URI or template
@@ -174,6 +176,11 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 		resources, templates, prompts := u.Lists()
 		for _, it := range resources {
 			exposed, prefix := it.Name, ""
+			if x, isSkill, hidden := exposedSkillURI(cfg.Name, it.Name); hidden {
+				continue
+			} else if isSkill {
+				exposed = x // kept apart per server (skills.go), never colliding
+			}
 			if c.ownResources[exposed] || s.resources.byKey[exposed] != nil {
 				prefix = cfg.Name + CollisionSeparator
 				exposed = prefix + it.Name
@@ -195,6 +202,11 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 		}
 		for _, it := range templates {
 			exposed, prefix := it.Name, ""
+			if x, isSkill, hidden := exposedSkillURI(cfg.Name, it.Name); hidden {
+				continue
+			} else if isSkill {
+				exposed = x
+			}
 			if s.templates.byKey[exposed] != nil {
 				prefix = cfg.Name + CollisionSeparator
 				exposed = prefix + it.Name
@@ -346,6 +358,9 @@ func (c *catalogue) owner(exposed string) (*upstream.Upstream, string, bool) {
 	for _, k := range s.templates.order {
 		rt := s.templates.byKey[k]
 		if rt.match.Regexp().MatchString(exposed) {
+			if server, orig, ok := skills.Route(exposed); ok && server == rt.up.Name() && strings.HasPrefix(rt.orig, wire.SkillScheme) {
+				return rt.up, orig, true // a skill template (skills.go)
+			}
 			return rt.up, strings.TrimPrefix(exposed, rt.prefix), true
 		}
 	}
@@ -354,6 +369,9 @@ func (c *catalogue) owner(exposed string) (*upstream.Upstream, string, bool) {
 
 // exposedURI maps a URI from upstream u to the one clients know.
 func (c *catalogue) exposedURI(u *upstream.Upstream, orig string) string {
+	if x, isSkill, _ := exposedSkillURI(u.Name(), orig); isSkill {
+		return x
+	}
 	s := c.snapshot()
 	for _, k := range s.resources.order {
 		if rt := s.resources.byKey[k]; rt.up == u && rt.orig == orig {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/skills"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
@@ -66,6 +67,9 @@ var methods20260728 = map[string]method20260728{
 	"tasks/get":                (*Server).task20260728,
 	"tasks/update":             (*Server).task20260728,
 	"tasks/cancel":             (*Server).task20260728,
+	wire.MethodSkillsList:      (*Server).skills20260728,
+	wire.MethodSkillsGet:       (*Server).skills20260728,
+	wire.MethodDirectoryRead:   (*Server).skills20260728,
 }
 
 // serve20260728 answers r: its method runs under ctx (which ends when the
@@ -74,6 +78,11 @@ var methods20260728 = map[string]method20260728{
 func (s *Server) serve20260728(ctx context.Context, r *request20260728) {
 	if r.method != "subscriptions/listen" {
 		defer s.calls.begin()() // a listen is not work a drain waits for
+	}
+	if werr := wire.Negotiated(r.method, r.env.Caps.Declares); werr != nil {
+		// An extension's method, for a client that did not declare it.
+		_ = r.out.fail(werr)
+		return
 	}
 	m := methods20260728[r.method]
 	if m == nil {
@@ -217,7 +226,9 @@ func (s *Server) discover(ctx context.Context, r *request20260728) ([]byte, erro
 	// Not every upstream: a probe (TS SDK's auto mode) gives up after a
 	// few seconds; one not yet connected counts as offering everything.
 	r.ag.px.AwaitStarted(ctx, 0)
-	caps, err := json.Marshal(capabilities(r.ag.own, r.ag.px))
+	c := capabilities(r.ag.own, r.ag.px)
+	declareSkills(c, r.env.Caps.Declares(wire.ExtensionSkills))
+	caps, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +315,9 @@ func (s *Server) resourcesRead20260728(ctx context.Context, r *request20260728) 
 			return nil, err
 		}
 		return json.Marshal(out)
+	}
+	if raw, ok := skills.Own().Read(p.URI); ok {
+		return raw, nil
 	}
 	ctx, err := s.continuing(ctx, r, p.URI, nil)
 	if err != nil {

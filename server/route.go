@@ -12,9 +12,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
+	"github.com/scratchpad-mcp/scratchpad-mcp/skills"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // route is the session's receiving middleware: go-sdk serves the 2025
@@ -97,6 +99,9 @@ var methods2025 = map[string]method2025{
 	"prompts/list":             (*session).promptsList,
 	"prompts/get":              (*session).promptsGet,
 	"completion/complete":      (*session).complete,
+	wire.MethodSkillsList:      (*session).skills2025,
+	wire.MethodSkillsGet:       (*session).skills2025,
+	wire.MethodDirectoryRead:   (*session).skills2025,
 }
 
 func (se *session) setLevel(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
@@ -182,6 +187,9 @@ func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Req
 	p, _ := req.GetParams().(*mcp.ReadResourceParams)
 	if p == nil || se.ownResources[p.URI] {
 		return next(ctx, method, req)
+	}
+	if raw, ok := skills.Own().Read(p.URI); ok {
+		return &rawReadResource{raw: raw}, nil
 	}
 	raw, err := se.proxy().ReadResource(ctx, se, p.URI, p.Meta)
 	if err != nil {
@@ -279,6 +287,11 @@ func (se *session) initialize(ctx context.Context, method string, req mcp.Reques
 	}
 	px.AwaitStarted(ctx, 0)
 	init.Capabilities = capabilities(se.own, px)
+	if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+		declareSkills(init.Capabilities, declares2025(p.Capabilities, wire.ExtensionSkills))
+	} else {
+		declareSkills(init.Capabilities, false)
+	}
 	m := se.srv.opts.InitializeMeta
 	if se.own.InitializeMeta != nil {
 		m = se.own.InitializeMeta

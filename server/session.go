@@ -145,6 +145,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 		se.ownPrompts[p.Name] = true
 		se.mcp.AddPrompt(ownPrompt(p), ownPromptHandler(p, bound))
 	}
+	addSkillMethods(se.mcp) // skills.go
 	se.syncUpstream(proxy.KindTools | proxy.KindResources | proxy.KindPrompts)
 	// Outermost first: panics never take the server down, then routing.
 	se.mcp.AddReceivingMiddleware(recovering(s.log), se.route)

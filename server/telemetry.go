@@ -110,6 +110,10 @@ func (se *session) request2025(method string, req mcp.Request) request {
 		if p != nil {
 			r.version, r.meta = p.ProtocolVersion, p.Meta
 		}
+	case *skillsParams: // skills/get, resources/directory/read (skills.go)
+		if p != nil {
+			r.target, r.meta = p.URI, p.Meta
+		}
 	}
 	return r
 }

@@ -1,5 +1,7 @@
 package wire
 
+import "fmt"
+
 // MethodInfo is what the wire says about one method.
 type MethodInfo struct {
 	// In2025 and In20260728 say which eras have the method.
@@ -16,6 +18,9 @@ type MethodInfo struct {
 	// ServerToClient: a request the server sends (2025) or an input request
 	// kind (2026-07-28, inside an input-required result).
 	ServerToClient bool
+	// Extension names the extension (SEP-2133) the method belongs to: a
+	// client that did not declare it gets -32601 ([Negotiated]).
+	Extension string
 }
 
 // methods is the table of client→server methods (and, marked ServerToClient,
@@ -52,6 +57,12 @@ var methods = map[string]MethodInfo{
 	"notifications/cancelled": {In2025: true, In20260728: true, Notification: true},
 	"notifications/progress":  {In2025: true, Notification: true},
 
+	// Skills (SEP-2640), in both eras; cacheable as the TS SDK 2.4.0
+	// server makes them (skills.go).
+	MethodSkillsList:    {In2025: true, In20260728: true, Cacheable: true, Extension: ExtensionSkills},
+	MethodSkillsGet:     {In2025: true, In20260728: true, Cacheable: true, Extension: ExtensionSkills},
+	MethodDirectoryRead: {In2025: true, In20260728: true, Cacheable: true, Extension: ExtensionSkills},
+
 	"sampling/createMessage": {In2025: true, In20260728: true, ServerToClient: true},
 	"elicitation/create":     {In2025: true, In20260728: true, ServerToClient: true},
 	"roots/list":             {In2025: true, In20260728: true, ServerToClient: true},
@@ -84,6 +95,16 @@ func CheckMethod(era Era, method string) *Error {
 		return nil
 	}
 	return MethodNotFound(method)
+}
+
+// Negotiated is -32601 (HTTP 404) when method belongs to an extension the
+// client did not declare (declared reports whether it declared an id):
+// a client that never asked for skills is not answered skills/list.
+func Negotiated(method string, declared func(id string) bool) *Error {
+	if ext := methods[method].Extension; ext != "" && !declared(ext) {
+		return newError(CodeMethodNotFound, fmt.Sprintf("method not found: %q (the client did not declare the %s extension)", method, ext), nil)
+	}
+	return nil
 }
 
 // Cacheable reports whether method's 2026-07-28 result carries ttlMs and

@@ -300,6 +300,8 @@ func (a *app) serveListener(ctx context.Context, kind string, ln net.Listener, t
 	if a.web != nil {
 		fd.WebLogins = a.web
 	}
+	// The Server Card: public, so nothing of any owner's (card.go).
+	fd.Card, fd.CardPaths = server.ServerCard(a.cardOptions(kind)), []string{server.CardPath, server.CardWellKnownPath}
 	if a.cfg.HTTP.TokensFile != "" && len(a.cfg.HTTP.Tokens) > 0 {
 		// token add / token revoke take effect without a restart.
 		ts := config.NewTokenSet(a.cfg, a.log)
@@ -420,4 +422,26 @@ func (a *app) serveStats(w http.ResponseWriter, r *http.Request) {
 		"sys":        m.Sys,
 		"agents":     a.agents.Len(),
 	})
+}
+
+// cardName is the server's registry name (server.json's).
+const cardName = "io.github.scratchpad-mcp/scratchpad-mcp"
+
+// cardOptions describe this server for its Server Card: identity, where
+// it listens (public_url, else the request's checked Host), whether a
+// bearer token is required, and the own tools every agent gets (a worker
+// named main: a coordinator's write_artifact is left out).
+func (a *app) cardOptions(kind string) server.CardOptions {
+	var tools []server.CardTool
+	for _, d := range a.agents.OwnTools(agents.Identity{Agent: "main", Role: agents.RoleWorker}) {
+		tools = append(tools, server.CardTool{Name: d.Name, Title: d.Title, Summary: server.FirstSentence(d.Description)})
+	}
+	return server.CardOptions{
+		Name: cardName, Title: "scratchpad-mcp", Version: versionString(),
+		Description:   "Proxy for MCP servers: big results go to disk, the model explores them with capped tools.",
+		RepositoryURL: "https://github.com/scratchpad-mcp/scratchpad-mcp",
+		PublicURL:     a.cfg.HTTP.PublicURL, Transport: kind,
+		BearerToken: len(a.cfg.HTTP.Tokens) > 0 || a.cfg.HTTP.TokensFile != "",
+		Tools:       tools,
+	}
 }

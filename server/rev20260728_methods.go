@@ -429,7 +429,7 @@ func (rs *requestSession) ID() string { return rs.id }
 // Sampling, elicitation and roots are offered to an upstream's questions
 // only when the call can be parked for them (rev20260728_parked.go).
 func (rs *requestSession) Capabilities() proxy.ClientCapabilities {
-	c := proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Raw: rs.env.Caps.Raw}
+	c := proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Extensions: rs.env.Caps.Extensions, Raw: rs.env.Caps.Raw}
 	if rs.call != nil {
 		c.Sampling, c.Elicitation, c.Roots = rs.env.Caps.Sampling, rs.env.Caps.Elicitation, rs.env.Caps.Roots
 	}

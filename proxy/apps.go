@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
@@ -23,7 +24,10 @@ const AppsExtension = "io.modelcontextprotocol/ui"
 // appsOffer is what the proxy declares for MCP Apps to an upstream when no
 // single client is known: the page type it carries (the only one the
 // extension defines). Pages are resources, read and forwarded as bytes.
-var appsOffer = json.RawMessage(`{"mimeTypes":["text/html;profile=mcp-app"]}`)
+var appsOffer = json.RawMessage(`{"mimeTypes":["` + appsPageType + `"]}`)
+
+// appsPageType is the MIME type of an MCP Apps page.
+const appsPageType = "text/html;profile=mcp-app"
 
 // appTool is what a tool's listing says of MCP Apps.
 type appTool struct {
@@ -91,4 +95,30 @@ func appDivert(c *divert.Call, t appTool, sc *config.Server, s Session) {
 	}
 	c.AppOnly = t.appOnly && s != nil && s.Capabilities().Declares(AppsExtension)
 	c.KeepStructured = sc.AppDataBytes()
+}
+
+// appPage reports whether a resources/read result raw, of the upstream's
+// URI uri, is an MCP Apps page read by a host that declared the
+// extension: a ui:// URI whose every content is of the page type. The
+// host renders it in a frame; the model never reads it, so it is never
+// diverted nor charged (a 400 KB page would otherwise be a pointer the
+// host cannot render).
+func appPage(s Session, uri string, raw json.RawMessage) bool {
+	if !strings.HasPrefix(uri, "ui://") || s == nil || !s.Capabilities().Declares(AppsExtension) {
+		return false
+	}
+	var res struct {
+		Contents []struct {
+			MimeType string `json:"mimeType"`
+		} `json:"contents"`
+	}
+	if json.Unmarshal(raw, &res) != nil || len(res.Contents) == 0 {
+		return false
+	}
+	for _, c := range res.Contents {
+		if c.MimeType != appsPageType {
+			return false
+		}
+	}
+	return true
 }

@@ -334,7 +334,7 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 		return nil, err
 	}
 	p.tellMasked(ctx, sec)
-	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw); diverted {
+	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw, appPage(s, orig, raw)); diverted {
 		return ptr, nil // the pointer, under the URI as the client knows it
 	}
 	raw = withRedactedMeta(raw, sec)
@@ -385,7 +385,7 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 		return nil, err
 	}
 	p.tellMasked(ctx, sec)
-	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw); diverted {
+	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw, false); diverted {
 		return ptr, nil
 	}
 	return withRedactedMeta(raw, sec), nil

@@ -1,0 +1,283 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// systemMonitorEntry is @modelcontextprotocol/server-system-monitor's
+// entry script (an MCP Apps server: get-system-info names a ui:// page,
+// poll-system-stats is for that page only), relative to e2e/.
+var systemMonitorEntry = filepath.Join("node_modules", "@modelcontextprotocol", "server-system-monitor", "dist", "index.js")
+
+// appsRun is what apps.mjs printed: each step's JSON.
+type appsRun struct {
+	Connect struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Error           string `json:"error"`
+	} `json:"connect"`
+	Tools  json.RawMessage `json:"tools"`
+	Page   json.RawMessage `json:"page"`
+	Model  json.RawMessage `json:"model"`
+	View   json.RawMessage `json:"view"`
+	Poll   json.RawMessage `json:"poll"`
+	Budget json.RawMessage `json:"budget"`
+}
+
+// appsResult is the part of a tools/call result the test judges.
+type appsResult struct {
+	Content []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	Structured json.RawMessage            `json:"structuredContent"`
+	IsError    bool                       `json:"isError"`
+	Meta       map[string]json.RawMessage `json:"_meta"`
+	Error      string                     `json:"error"` // the step failed
+}
+
+func (r appsResult) diverted() bool { _, ok := r.Meta["scratchpad/diverted"]; return ok }
+
+func (r appsResult) text() string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// TestAppsWithSystemMonitor (issue 55) puts the real MCP Apps server
+// @modelcontextprotocol/server-system-monitor 2.0.3 behind scratchpad-mcp
+// with every tool divertable at 5 tokens (what `init` writes is every tool
+// divertable), and runs apps.mjs: the TypeScript SDK v2 client as an MCP
+// Apps host with ext-apps 2.0.4's AppBridge and, on its other side, the
+// view's App. Both eras (2025-11-25 and 2026-07-28), and a host without
+// the extension. Each failure names its step:
+//   - tools: get-system-info (the page's tool) and poll-system-stats (the
+//     page's only) keep their outputSchema and _meta.ui;
+//   - page: the ui:// page reads whole, byte for byte (never diverted);
+//   - model: get-system-info over its threshold: content is the pointer,
+//     structuredContent the upstream's (the SDK validates it against the
+//     outputSchema, so a pointer breaking it fails the call);
+//   - view: the page, handed that result by AppBridge
+//     (ui/notifications/tool-result), gets the data it renders;
+//   - poll: the page's own call comes back whole, as the upstream wrote it;
+//   - budget: three polls by the page cost the agent's budget nothing.
+//
+// Without the extension, the host shows every tool to its model: the
+// page's tool is diverted like any other, and so is its budget's charge.
+func TestAppsWithSystemMonitor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short (runs node and npm packages)")
+	}
+	node := requireNode(t)
+	ensureNodeModules(t)
+	entry, err := filepath.Abs(systemMonitorEntry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(filepath.Dir(entry), "mcp-app.html"))
+	if err != nil {
+		t.Fatalf("the system monitor's page: %v", err)
+	}
+	bin := scratchpadBin(t)
+	cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
+	writeConfig(t, cfg, fmt.Sprintf(`memory_dir = %q
+
+[mcp.servers.monitor]
+transport = "stdio"
+cmd = [%q, %q, "--stdio"]
+
+[mcp.servers.monitor.scratchpad]
+"*" = 5
+`, filepath.Join(t.TempDir(), "mem"), node, entry))
+
+	for _, tt := range []struct {
+		name    string
+		era     string // apps.mjs --era
+		version string // negotiated
+		ui      bool   // the host declares io.modelcontextprotocol/ui
+	}{
+		{"2025 apps host", "legacy", "2025-11-25", true},
+		{"2026 apps host", "pin", "2026-07-28", true},
+		{"2025 host without apps", "legacy", "2025-11-25", false},
+		{"2026 host without apps", "pin", "2026-07-28", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runApps(t, node, tt.era, tt.ui, bin, cfg)
+			if r.Connect.ProtocolVersion != tt.version {
+				t.Fatalf("connect: negotiated %q (%s), want %s", r.Connect.ProtocolVersion, r.Connect.Error, tt.version)
+			}
+			checkAppsListing(t, r.Tools)
+
+			var pg struct {
+				URI, MimeType, Sha256, Error string
+				Bytes                        int
+			}
+			_ = json.Unmarshal(r.Page, &pg)
+			sum := sha256.Sum256(page)
+			switch {
+			case !tt.ui && pg.MimeType == "text/html;profile=mcp-app":
+				t.Errorf("page: a host without the extension read the page whole (%d bytes): it is a resource like any other, over its threshold", pg.Bytes)
+			case tt.ui && (pg.MimeType != "text/html;profile=mcp-app" || pg.Sha256 != hex.EncodeToString(sum[:])):
+				t.Errorf("page: %s, %s, %d bytes (%s), want the page as the server has it: %d bytes", pg.URI, pg.MimeType, pg.Bytes, pg.Error, len(page))
+			}
+
+			var model appsResult
+			if err := json.Unmarshal(r.Model, &model); err != nil || model.Error != "" {
+				t.Fatalf("model: the call failed: %s %v", model.Error, err)
+			}
+			if !model.diverted() || !strings.Contains(model.text(), "Output of monitor/get-system-info was diverted") {
+				t.Errorf("model: get-system-info not diverted: %s", short(string(r.Model)))
+			}
+			if model.IsError {
+				t.Errorf("model: the pointer is an error result: %s", short(string(r.Model)))
+			}
+			var info struct {
+				Hostname string
+				CPU      struct{ Count int }
+			}
+			if err := json.Unmarshal(model.Structured, &info); err != nil || info.Hostname == "" || info.CPU.Count == 0 {
+				t.Errorf("model: structuredContent %s is not the system's info (%v)", short(string(model.Structured)), err)
+			}
+
+			var poll appsResult
+			if err := json.Unmarshal(r.Poll, &poll); err != nil || poll.Error != "" {
+				t.Fatalf("poll: the call failed: %s %v", poll.Error, err)
+			}
+			before, after := budgetFooters(t, r.Budget)
+			if !tt.ui {
+				// A host without the extension shows the tool to its model.
+				if !poll.diverted() {
+					t.Errorf("poll: a host without the extension got poll-system-stats whole: %s", short(string(r.Poll)))
+				}
+				if spent := before.left - after.left; spent <= after.cost {
+					t.Errorf("budget: three polls diverted for the model cost %d tokens in all with the second head's %d", spent, after.cost)
+				}
+				return
+			}
+
+			var view struct {
+				Received appsResult `json:"received"`
+				Error    string     `json:"error"`
+			}
+			if err := json.Unmarshal(r.View, &view); err != nil || view.Error != "" {
+				t.Fatalf("view: %s %v", view.Error, err)
+			}
+			if len(view.Received.Structured) == 0 || !jsonEqual(view.Received.Structured, model.Structured) || view.Received.text() != model.text() {
+				t.Errorf("view: the page received %s, want the result the host got: %s", short(string(r.View)), short(string(r.Model)))
+			}
+
+			if poll.diverted() || poll.IsError {
+				t.Errorf("poll: the page's own tool was diverted or failed: %s", short(string(r.Poll)))
+			}
+			var stats struct {
+				CPU struct {
+					Cores []struct{ Idle, Total float64 }
+				}
+				Timestamp string
+			}
+			if err := json.Unmarshal(poll.Structured, &stats); err != nil || len(stats.CPU.Cores) == 0 || stats.Timestamp == "" {
+				t.Errorf("poll: structuredContent %s is not the stats (%v)", short(string(poll.Structured)), err)
+			}
+			if !jsonEqual(json.RawMessage(poll.text()), poll.Structured) {
+				t.Errorf("poll: the text is not the data whole: %s", short(poll.text()))
+			}
+			if spent := before.left - after.left; spent != after.cost {
+				t.Errorf("budget: %d left before three polls by the page, %d after; only the second head's %d should be spent", before.left, after.left, after.cost)
+			}
+		})
+	}
+}
+
+// checkAppsListing: both tools listed with their outputSchema and _meta.ui.
+func checkAppsListing(t *testing.T, raw json.RawMessage) {
+	t.Helper()
+	var tools []struct {
+		Name         string
+		OutputSchema json.RawMessage
+		Meta         struct {
+			UI struct {
+				ResourceURI string   `json:"resourceUri"`
+				Visibility  []string `json:"visibility"`
+			} `json:"ui"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		t.Fatalf("tools: %v: %s", err, short(string(raw)))
+	}
+	found := 0
+	for _, tl := range tools {
+		switch tl.Name {
+		case "get-system-info":
+			found++
+			if tl.Meta.UI.ResourceURI != "ui://system-monitor/mcp-app.html" {
+				t.Errorf("tools: get-system-info's _meta.ui.resourceUri %q", tl.Meta.UI.ResourceURI)
+			}
+		case "poll-system-stats":
+			found++
+			if len(tl.Meta.UI.Visibility) != 1 || tl.Meta.UI.Visibility[0] != "app" {
+				t.Errorf("tools: poll-system-stats's visibility %v", tl.Meta.UI.Visibility)
+			}
+		default:
+			continue
+		}
+		if !bytes.Contains(tl.OutputSchema, []byte(`"required"`)) {
+			t.Errorf("tools: %s lost its outputSchema (%s)", tl.Name, tl.OutputSchema)
+		}
+	}
+	if found != 2 {
+		t.Fatalf("tools: the system monitor's two tools are not listed: %s", short(string(raw)))
+	}
+}
+
+// footer is what an exploration answer's footer says.
+type footer struct{ cost, left int }
+
+// budgetFooters reads the budget step's two heads.
+func budgetFooters(t *testing.T, raw json.RawMessage) (before, after footer) {
+	t.Helper()
+	var b struct{ Before, After, Error string }
+	_ = json.Unmarshal(raw, &b)
+	parse := func(s string) footer {
+		m := footerRE.FindStringSubmatch(s)
+		if m == nil {
+			t.Fatalf("budget: no footer in %q (%s)", short(s), b.Error)
+		}
+		n := func(s string) int { v, _ := strconv.Atoi(strings.ReplaceAll(s, ",", "")); return v }
+		return footer{n(m[1]), n(m[2])}
+	}
+	return parse(b.Before), parse(b.After)
+}
+
+// runApps runs apps.mjs against scratchpad-mcp over stdio.
+func runApps(t *testing.T, node, era string, ui bool, bin, cfg string) appsRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := []string{"apps.mjs", "--era", era, "--tool", "get-system-info", "--poll", "poll-system-stats"}
+	if !ui {
+		args = append(args, "--no-ui")
+	}
+	args = append(args, "--", bin, "serve", "--config", cfg, "--log-level", "warn")
+	cmd := exec.CommandContext(ctx, node, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.Output()
+	var r appsRun
+	if jerr := json.Unmarshal(out, &r); jerr != nil {
+		t.Fatalf("apps.mjs: %v, %v\nstdout: %s\nstderr: %s", err, jerr, short(string(out)), tail(stderr.String()))
+	}
+	return r
+}

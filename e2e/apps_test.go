@@ -281,3 +281,107 @@ func runApps(t *testing.T, node, era string, ui bool, bin, cfg string) appsRun {
 	}
 	return r
 }
+
+// TestAppsExtensionReachesUpstreams (issue 55): an MCP Apps server may list
+// its page's tool only to a host that declared io.modelcontextprotocol/ui
+// (apps-server.mjs does, as ext-apps documents it). Two such upstreams
+// behind scratchpad-mcp, a 2025 one (stdio: decided at initialize) and a
+// 2026-07-28 one (streamable HTTP: decided per request), and clients of
+// both eras with and without the extension, plus an extension the proxy
+// does not carry (never declared to an upstream). What each upstream saw
+// declared is what its caps tool answers.
+//
+// The proxy's offer (proxy/extensions.go): over stdio a 2025 client's
+// initialize is mirrored (the upstreams are told what it declared of the
+// carried extensions); with no single client known at start (a 2026
+// client, whose capabilities come per request, or HTTP) the upstreams
+// are told the extensions the proxy carries. A 2026 upstream is told the
+// caller's own with every call.
+func TestAppsExtensionReachesUpstreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short (runs node and npm packages)")
+	}
+	node := requireNode(t)
+	ensureNodeModules(t)
+	bin := scratchpadBin(t)
+	modern := startScriptServer(t, node, "apps-server.mjs")
+	script, err := filepath.Abs("apps-server.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
+	writeConfig(t, cfg, fmt.Sprintf(`memory_dir = %q
+
+[mcp.servers.a25]
+transport = "stdio"
+cmd = [%q, %q, "--stdio"]
+prefix = "a25"
+
+[mcp.servers.a26]
+transport = "http_streamable"
+url = %q
+prefix = "a26"
+`, filepath.Join(t.TempDir(), "mem"), node, script, modern))
+	stdio := []string{"--", bin, "serve", "--config", cfg, "--log-level", "warn"}
+	http := startHTTP(t, bin, cfg, "http") + "/mcp"
+	const ui = `"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}`
+	ops := []map[string]any{
+		{"op": "list", "until": "a26__caps", "ms": 20000},
+		{"op": "call", "name": "a25__caps"},
+		{"op": "call", "name": "a26__caps"},
+	}
+	for _, tt := range []struct {
+		name      string
+		era       string
+		transport string
+		apps      bool // the client declares the extension
+		want25    bool // the 2025 upstream was told of it (lists weather)
+		want26    bool // the 2026 upstream's listing was
+		call26    bool // the 2026 upstream's call was
+	}{
+		{"stdio, 2025 apps host", "legacy", "stdio", true, true, true, true},
+		{"stdio, 2025 other host", "legacy", "stdio", false, false, false, false},
+		{"stdio, 2026 apps host", "pin", "stdio", true, true, true, true},
+		{"stdio, 2026 other host", "pin", "stdio", false, true, true, false},
+		{"http, 2025 other host", "legacy", "http", false, true, true, false},
+		{"http, 2026 apps host", "pin", "http", true, true, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			target := append([]string(nil), stdio...)
+			if tt.transport == "http" {
+				target = []string{"--url", http}
+			}
+			if tt.apps {
+				// com.example/x is carried by no one: never passed on.
+				target = append([]string{"--extensions", `{` + ui + `,"com.example/x":{}}`}, target...)
+			}
+			r := runModern(t, node, tt.era, tt.transport, target, ops)
+			lists := func(name string) bool {
+				raw, _ := r.op(t, "list", 0)
+				var l struct{ Tools []string }
+				_ = json.Unmarshal(raw, &l)
+				return contains(l.Tools, name)
+			}
+			for _, u := range []struct {
+				name string
+				want bool
+			}{{"a25", tt.want25}, {"a26", tt.want26}} {
+				if got := lists(u.name + "__weather"); got != u.want || lists(u.name+"__weather-text") == u.want {
+					t.Errorf("list: %s lists its page's tool %v, want %v (the extension declared to it)", u.name, got, u.want)
+				}
+			}
+			for i, want := range map[int]bool{1: tt.want25, 2: tt.call26} {
+				c, ok := r.call(t, "caps", i)
+				if !ok {
+					continue
+				}
+				if got := strings.Contains(c.text(), `"io.modelcontextprotocol/ui"`); got != want {
+					t.Errorf("caps: %s was told %s; want the extension declared %v", r.ops[i].Name, c.text(), want)
+				}
+				if strings.Contains(c.text(), "com.example/x") {
+					t.Errorf("caps: %s was told of an extension the proxy does not carry: %s", r.ops[i].Name, c.text())
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -85,21 +86,27 @@ func TestAppsOutputSchema(t *testing.T) {
 func TestAppDivert(t *testing.T) {
 	sc := &config.Server{Name: "monitor", MaxAppDataBytes: 1000}
 	for _, tt := range []struct {
-		name string
-		tool appTool
-		s    Session
-		want divert.Call
+		name    string
+		tool    appTool
+		s       Session
+		byModel bool
+		want    divert.Call
 	}{
-		{"app-only, apps host", appTool{appOnly: true}, &capsSession{caps: apps()}, divert.Call{AppOnly: true, KeepStructured: 1000}},
-		{"app-only, other host", appTool{appOnly: true}, &capsSession{}, divert.Call{KeepStructured: 1000}},
-		{"app-only, no session", appTool{appOnly: true}, nil, divert.Call{KeepStructured: 1000}},
-		{"page, apps host", appTool{page: true}, &capsSession{caps: apps()}, divert.Call{KeepStructured: 1000}},
-		{"page, other host", appTool{page: true}, &capsSession{}, divert.Call{KeepStructured: 1000}},
-		{"no app tool", appTool{}, &capsSession{caps: apps()}, divert.Call{}},
+		{"app-only, apps host", appTool{appOnly: true}, &capsSession{caps: apps()}, false, divert.Call{AppOnly: true, KeepStructured: 1000}},
+		{"app-only, apps host, through call_tool", appTool{appOnly: true}, &capsSession{caps: apps()}, true, divert.Call{KeepStructured: 1000}},
+		{"app-only, other host", appTool{appOnly: true}, &capsSession{}, false, divert.Call{KeepStructured: 1000}},
+		{"app-only, no session", appTool{appOnly: true}, nil, false, divert.Call{KeepStructured: 1000}},
+		{"page, apps host", appTool{page: true}, &capsSession{caps: apps()}, false, divert.Call{KeepStructured: 1000}},
+		{"page, other host", appTool{page: true}, &capsSession{}, false, divert.Call{KeepStructured: 1000}},
+		{"no app tool", appTool{}, &capsSession{caps: apps()}, false, divert.Call{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got divert.Call
-			appDivert(&got, tt.tool, sc, tt.s)
+			ctx := context.Background()
+			if tt.byModel {
+				ctx = ByModel(ctx)
+			}
+			appDivert(ctx, &got, tt.tool, sc, tt.s)
 			if got.AppOnly != tt.want.AppOnly || got.KeepStructured != tt.want.KeepStructured {
 				t.Errorf("AppOnly %v KeepStructured %d, want %v %d", got.AppOnly, got.KeepStructured, tt.want.AppOnly, tt.want.KeepStructured)
 			}

@@ -170,7 +170,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		// pointer keeps structuredContent (catalogue.go).
 		SchemaListed: (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
 	}
-	appDivert(&dc, rt.app, cfg, s)
+	appDivert(ctx, &dc, rt.app, cfg, s)
 	if !divertable && !dc.AppOnly && (agent == nil || agent.Left == nil) {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
 		return withRedactedMeta(raw, sec), false, nil

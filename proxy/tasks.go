@@ -169,7 +169,7 @@ func (p *Proxy) taskOutcome(ctx context.Context, s Session, raw json.RawMessage,
 	// not a piece of raw.
 	dc := divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Valid: true, Secrets: sec.secrets()}
 	if rt := p.cat.toolOn(u, tool); rt != nil {
-		appDivert(&dc, rt.app, cfg, s)
+		appDivert(ctx, &dc, rt.app, cfg, s)
 		dc.SchemaListed = rt.app.keepsSchema(cfg) && hasMember(rt.raw, "outputSchema")
 	}
 	if !divertable && !dc.AppOnly {

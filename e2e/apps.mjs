@@ -24,6 +24,8 @@
 //   budget   head on T's stored output ("before"), P called three times,
 //            head again ("after"): the exploration footers say what the
 //            agent's budget has left each time
+//   byModel  when call_tool is listed (search mode): P called through it,
+//            as the model would
 // Exit status 0 when it connected, 1 when not, 2 on bad usage.
 
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
@@ -162,6 +164,11 @@ await step("budget", async () => {
   return { before, after };
 });
 await closeView();
+
+// byModel: with [catalogue] mode = "search", the model's call_tool naming P.
+if (tools.some((t) => t.name === "call_tool")) {
+  await step("byModel", async () => await client.callTool({ name: "call_tool", arguments: { name: opts.poll, arguments: {} } }, { timeout }));
+}
 
 console.log(JSON.stringify(out));
 await client.close().catch(() => {});

@@ -27,12 +27,13 @@ type appsRun struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Error           string `json:"error"`
 	} `json:"connect"`
-	Tools  json.RawMessage `json:"tools"`
-	Page   json.RawMessage `json:"page"`
-	Model  json.RawMessage `json:"model"`
-	View   json.RawMessage `json:"view"`
-	Poll   json.RawMessage `json:"poll"`
-	Budget json.RawMessage `json:"budget"`
+	Tools   json.RawMessage `json:"tools"`
+	Page    json.RawMessage `json:"page"`
+	Model   json.RawMessage `json:"model"`
+	View    json.RawMessage `json:"view"`
+	Poll    json.RawMessage `json:"poll"`
+	Budget  json.RawMessage `json:"budget"`
+	ByModel json.RawMessage `json:"byModel"`
 }
 
 // appsResult is the part of a tools/call result the test judges.
@@ -91,30 +92,46 @@ func TestAppsWithSystemMonitor(t *testing.T) {
 		t.Fatalf("the system monitor's page: %v", err)
 	}
 	bin := scratchpadBin(t)
-	cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
-	writeConfig(t, cfg, fmt.Sprintf(`memory_dir = %q
-
+	config := func(extra string) string {
+		cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
+		writeConfig(t, cfg, fmt.Sprintf(`memory_dir = %q
+%s
 [mcp.servers.monitor]
 transport = "stdio"
 cmd = [%q, %q, "--stdio"]
+listing = "always"
 
 [mcp.servers.monitor.scratchpad]
 "*" = 5
-`, filepath.Join(t.TempDir(), "mem"), node, entry))
+`, filepath.Join(t.TempDir(), "mem"), extra, node, entry))
+		return cfg
+	}
+	plain, search := config(""), config("\n[catalogue]\nmode = \"search\"\n")
 
 	for _, tt := range []struct {
 		name    string
 		era     string // apps.mjs --era
 		version string // negotiated
 		ui      bool   // the host declares io.modelcontextprotocol/ui
+		search  bool   // [catalogue] mode = "search": call_tool is the model's
 	}{
-		{"2025 apps host", "legacy", "2025-11-25", true},
-		{"2026 apps host", "pin", "2026-07-28", true},
-		{"2025 host without apps", "legacy", "2025-11-25", false},
-		{"2026 host without apps", "pin", "2026-07-28", false},
+		{"2025 apps host", "legacy", "2025-11-25", true, false},
+		{"2026 apps host", "pin", "2026-07-28", true, false},
+		{"2025 host without apps", "legacy", "2025-11-25", false, false},
+		{"2026 host without apps", "pin", "2026-07-28", false, false},
+		{"2026 apps host, search mode", "pin", "2026-07-28", true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			cfg := plain
+			if tt.search {
+				cfg = search
+			}
 			r := runApps(t, node, tt.era, tt.ui, bin, cfg)
+			var byModel appsResult
+			_ = json.Unmarshal(r.ByModel, &byModel)
+			if tt.search && (byModel.Error != "" || !byModel.diverted()) {
+				t.Errorf("byModel: poll-system-stats through call_tool is the model's call, yet not diverted: %s", short(string(r.ByModel)))
+			}
 			if r.Connect.ProtocolVersion != tt.version {
 				t.Fatalf("connect: negotiated %q (%s), want %s", r.Connect.ProtocolVersion, r.Connect.Error, tt.version)
 			}

@@ -236,8 +236,9 @@ func (s *Server) toolsList20260728(ctx context.Context, r *request20260728) ([]b
 	if px.Searching() {
 		// The listing is the same on every request: found tools are
 		// run with call_tool, their schema given by search_tools'
-		// describe.
-		listed = px.SearchDefs()
+		// describe; servers with listing = "always" are listed still
+		// (ListTools holds only theirs in search mode).
+		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), listed...)
 	}
 	raw, err := listJSON("tools", defs, listed)
 	if err == nil && r.ag.own.Listed != nil {

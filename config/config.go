@@ -136,7 +136,11 @@ const (
 	// DefaultMaxResultBytes (512 MiB) is max_result_bytes when not set:
 	// far above anything a model reads, and low enough that diverting
 	// the largest result accepted stays near 1 GiB of memory.
-	DefaultMaxResultBytes      = 512 << 20
+	DefaultMaxResultBytes = 512 << 20
+	// DefaultMaxAppDataBytes (8 MiB) is max_app_data_bytes when not set.
+	DefaultMaxAppDataBytes = 8 << 20
+	// NoAppData is [Server].MaxAppDataBytes for max_app_data_bytes = 0.
+	NoAppData                  = -1
 	DefaultRestartMaxAttempts  = 10
 	DefaultRestartBackoffMax   = 30 * time.Second
 	DefaultHTTPAddr            = "127.0.0.1:8931"
@@ -202,6 +206,14 @@ type Server struct {
 	// one is skipped without being held in memory and its call fails
 	// with a tool error saying so. 0 means [DefaultMaxResultBytes].
 	MaxResultBytes int64
+
+	// MaxAppDataBytes is max_app_data_bytes: the most bytes of
+	// structuredContent a diverted result of an MCP Apps tool keeps for
+	// its page (the model reads the pointer in content); a bigger one is
+	// dropped and the pointer is an error result. 0 means
+	// [DefaultMaxAppDataBytes]; [NoAppData] (the file's 0) keeps none.
+	// Use [Server.AppDataBytes].
+	MaxAppDataBytes int64
 
 	// Thresholds is [mcp.servers.<name>.scratchpad] in file order. Use
 	// [Server.Threshold] to look a tool up.

@@ -92,7 +92,7 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 		d.fail(p, "%s", msg)
 	}
 	d.checkKeys(p, m, "transport", "cmd", "args", "env", "cwd", "url", "headers",
-		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "scratchpad", "shared", "listing", "protocol", "auth", "redaction", "secrets_by_reference")
+		"mcp_filter", "prefix", "timeout", "restart_max_attempts", "restart_backoff_max", "max_result_bytes", "max_app_data_bytes", "scratchpad", "shared", "listing", "protocol", "auth", "redaction", "secrets_by_reference")
 
 	if v, ok := m["transport"]; ok {
 		s.Transport, _ = d.oneOf(p.key("transport"), v, TransportStdio, TransportSSE, TransportHTTPStreamable)
@@ -160,6 +160,14 @@ func (d *decoder) server(p keyPath, name string, v any) (Server, bool) {
 	if v, ok := m["max_result_bytes"]; ok {
 		if n, ok := d.integer(p.key("max_result_bytes"), v, 1024, 1<<40); ok {
 			s.MaxResultBytes = int64(n)
+		}
+	}
+	if v, ok := m["max_app_data_bytes"]; ok {
+		if n, ok := d.integer(p.key("max_app_data_bytes"), v, 0, 1<<40); ok {
+			s.MaxAppDataBytes = int64(n)
+			if n == 0 {
+				s.MaxAppDataBytes = NoAppData
+			}
 		}
 	}
 	if v, ok := m["scratchpad"]; ok {

@@ -112,6 +112,9 @@
 //	max_result_bytes           integer   536870912 (512 MiB), >= 1024: largest message read from
 //	                                     this server; a bigger result is skipped unread and its
 //	                                     call gets a tool error (the proxy never holds it)
+//	max_app_data_bytes         integer   8388608 (8 MiB), >= 0: structuredContent a diverted result of an
+//	                                     MCP Apps tool keeps for its page (docs/apps.md); 0: none (the tool
+//	                                     then loses its outputSchema)
 //	protocol                   string    "auto": probe with server/discover, speak 2026-07-28 when offered,
 //	                                     else initialize | "2026-07-28" (no fallback; not with sse) |
 //	                                     "2025-11-25" (initialize, no probe)

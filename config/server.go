@@ -24,6 +24,18 @@ func (s *Server) Threshold(tool string) (minTokens int, ok bool) {
 	return minTokens, bestLen >= 0
 }
 
+// AppDataBytes is the most bytes of structuredContent a diverted result
+// of one of this server's MCP Apps tools keeps for its page; 0 for none.
+func (s *Server) AppDataBytes() int {
+	switch {
+	case s.MaxAppDataBytes == 0:
+		return DefaultMaxAppDataBytes
+	case s.MaxAppDataBytes < 0:
+		return 0
+	}
+	return int(min(s.MaxAppDataBytes, 1<<40))
+}
+
 // Allowed reports whether mcp_filter lets tool through: always when no
 // filter was configured, never when it is an empty list, otherwise when one
 // of its patterns matches the upstream tool name.

@@ -124,3 +124,26 @@ func TestThresholdAlternateLength(t *testing.T) {
 		}
 	}
 }
+
+// TestAppDataBytes: max_app_data_bytes as the proxy reads it: unset is
+// the default, 0 in the file keeps none, any other value is the bound.
+func TestAppDataBytes(t *testing.T) {
+	for _, tt := range []struct {
+		name, line string
+		want       int
+	}{
+		{"unset", "", DefaultMaxAppDataBytes},
+		{"zero", "max_app_data_bytes = 0", 0},
+		{"set", "max_app_data_bytes = 1024", 1024},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("t.toml", []byte("[mcp.servers.a]\ncmd='x'\n"+tt.line), testEnv(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Servers[0].AppDataBytes(); got != tt.want {
+				t.Errorf("AppDataBytes = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

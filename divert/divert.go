@@ -113,14 +113,25 @@ type Call struct {
 	// Secrets is what redaction found in Result (already masked in it,
 	// unless Kept): the pointer says so.
 	Secrets Secrets
-	// SchemaListed says the tool's outputSchema is listed (a tool with no
-	// threshold keeps it): its pointer, which has no structuredContent,
-	// is then an error result, as a client checking the schema wants.
+	// SchemaListed says the tool's outputSchema is listed: a pointer that
+	// keeps no structuredContent is then an error result, as a client
+	// checking the schema wants.
 	SchemaListed bool
 	// Asked says the call asked for its result to be stored whatever its
 	// size ({"$scratchpad": {"store": true}}): Threshold is then 1, and
 	// the pointer says it was asked.
 	Asked bool
+	// AppOnly says the result goes to an MCP App's page only: the caller
+	// is a host that hides the tool from its model. It passes whole,
+	// never diverted and never charged, whatever the agent's settings.
+	AppOnly bool
+	// KeepStructured, when > 0, is the most bytes of structuredContent a
+	// pointer keeps (a tool with an MCP Apps page: the host hands the
+	// page the result's structuredContent and the model its content), so
+	// that the page still renders and the tool's outputSchema still
+	// holds. 0 keeps none; so does a client that shows the model
+	// structuredContent (Agent.Structured).
+	KeepStructured int
 }
 
 // Options tune [Decide]; the zero value is the default.
@@ -142,7 +153,8 @@ type Outcome struct {
 	Result   json.RawMessage
 	Diverted bool
 	// Charged says a.OnReturn was told the cost of Result already (see
-	// [Charge]): the caller must not charge it again.
+	// [Charge]), or that it has none (an app-only result): the caller
+	// must not charge it.
 	Charged bool
 	Pointer Pointer // when Diverted
 }
@@ -202,6 +214,10 @@ func fitsByEstimate(v modelView, c Counter, n int) bool {
 // always pass through. A save that fails returns an error result (isError)
 // that says why; nothing is left half-written.
 func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
+	if c.AppOnly {
+		// The model never reads it: nothing to divert, nothing to charge.
+		return Outcome{Result: c.Result, Charged: true}, nil
+	}
 	pass := Outcome{Result: c.Result}
 	if a == nil || !a.Enabled {
 		return pass, nil
@@ -276,6 +292,13 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	// bytes when the caller gave them away), or the structured content.
 	var text []byte
 	payload := v.structured
+	// What the pointer keeps for an app's page, copied before the text
+	// may be unescaped over the result's bytes.
+	var kept json.RawMessage
+	keep := c.KeepStructured > 0 && !a.Structured && v.structured != nil
+	if keep && len(v.structured) <= c.KeepStructured {
+		kept = bytes.Clone(v.structured)
+	}
 	if v.textOnly() {
 		text = v.text(-1, c.Owned)
 		payload = text
@@ -376,6 +399,10 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		"bytes": st.Bytes, "lines": st.Lines, "threshold": c.Threshold, "over_budget": overBudget, "asked": c.Asked, "server": c.Server, "tool": c.Tool,
 		"elapsed_ms": float64(elapsed.Microseconds()) / 1000,
 	}
+	if keep {
+		// For programs (and tests): whether the page got its data.
+		meta["structured_kept"] = kept != nil
+	}
 	if sec := c.Secrets; sec.Total > 0 || sec.Unscanned != "" {
 		m := map[string]any{"total": sec.Total, "counts": sec.Counts, "kept": sec.Kept}
 		if sec.Unscanned != "" {
@@ -388,10 +415,15 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		Meta:    map[string]any{MetaKey: meta},
 		// A tool whose output schema is listed owes structuredContent
 		// to a result that is not an error.
-		IsError: c.SchemaListed,
+		IsError: c.SchemaListed && kept == nil,
 	})
 	if err != nil {
 		return pass, err
+	}
+	if kept != nil {
+		// Spliced in as the upstream wrote it (encoding/json would
+		// re-escape it).
+		res = append(append(append(res[:len(res)-1:len(res)-1], `,"structuredContent":`...), kept...), '}')
 	}
 	out := Outcome{Result: res, Diverted: true, Pointer: p}
 	if a.OnReturn != nil {

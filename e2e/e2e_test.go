@@ -274,6 +274,8 @@ var npmFiles = []string{
 	filepath.Join("node_modules", "@modelcontextprotocol", "client", "package.json"),
 	filepath.Join("node_modules", "@modelcontextprotocol", "server", "package.json"),
 	everythingEntry,
+	systemMonitorEntry,
+	filepath.Join("node_modules", "@modelcontextprotocol", "ext-apps", "package.json"),
 	conformanceEntry,
 	conformance2026Entry,
 }

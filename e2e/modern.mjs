@@ -32,6 +32,8 @@
 // of the last POST answered (a balancer names the replica in it).
 // --token T sends Authorization: Bearer T with every HTTP request (the
 // token's owner is who calls).
+// --extensions JSON declares capabilities.extensions (by id, e.g.
+// {"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}).
 // The client declares elicitation (form) and accepts every elicitation with
 // content made from the requested schema (booleans true, strings "yes",
 // numbers 1, enums their first value), whether the server asked with a
@@ -54,7 +56,7 @@ for (let i = 0; i < argv.length; i++) {
     cmd = argv.slice(i + 1);
     break;
   }
-  if (!["--era", "--transport", "--url", "--ops", "--served-by", "--token"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
+  if (!["--era", "--transport", "--url", "--ops", "--served-by", "--token", "--extensions"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
   opts[a.slice(2)] = argv[++i];
 }
 if (!["pin", "auto", "legacy"].includes(opts.era)) usage("--era must be pin, auto or legacy");
@@ -103,6 +105,13 @@ if (opts.transport === "http") {
 }
 
 const capabilities = { elicitation: { form: {} } };
+if (opts.extensions) {
+  try {
+    capabilities.extensions = JSON.parse(opts.extensions);
+  } catch (e) {
+    usage(`--extensions is not JSON: ${e.message}`);
+  }
+}
 const client = legacy
   ? new sdk.Client({ name: "scratchpad-e2e-legacy", version: "1.0.0" }, { capabilities })
   : new sdk.Client(

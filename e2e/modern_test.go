@@ -411,7 +411,15 @@ func (r *modernRun) confirmed(t *testing.T, i int) {
 // returns its URL; it is killed at cleanup.
 func startModernServer(t *testing.T, node string) string {
 	t.Helper()
-	cmd := exec.Command(node, "modern-server.mjs", "127.0.0.1:0")
+	return startScriptServer(t, node, "modern-server.mjs")
+}
+
+// startScriptServer runs a Node HTTP server script of e2e/ that takes
+// HOST:PORT and prints "listening URL" on a free loopback port, and
+// returns its URL; it is killed at cleanup.
+func startScriptServer(t *testing.T, node, script string) string {
+	t.Helper()
+	cmd := exec.Command(node, script, "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -443,16 +451,16 @@ func startModernServer(t *testing.T, node string) string {
 		_ = cmd.Process.Kill()
 		<-exited
 		if t.Failed() {
-			t.Logf("modern-server.mjs:\n%s", tail(logs.String()))
+			t.Logf("%s:\n%s", script, tail(logs.String()))
 		}
 	})
 	select {
 	case u := <-urlc:
 		return u
 	case <-exited:
-		t.Fatalf("modern-server.mjs exited before listening:\n%s", logs.String())
+		t.Fatalf("%s exited before listening:\n%s", script, logs.String())
 	case <-time.After(30 * time.Second):
-		t.Fatalf("modern-server.mjs did not listen within 30s:\n%s", logs.String())
+		t.Fatalf("%s did not listen within 30s:\n%s", script, logs.String())
 	}
 	return ""
 }

@@ -166,7 +166,14 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	if err != nil {
 		return ToolError("scratchpad-mcp: " + err.Error()), false, nil
 	}
-	if !divertable && (agent == nil || agent.Left == nil) {
+	dc := divert.Call{
+		Server: cfg.Name, Tool: rt.orig, Result: raw, Owned: true, Valid: true, Secrets: sec.secrets(), Asked: callOpts.Store,
+		// Listed for a tool diverted only over budget, or one whose
+		// pointer keeps structuredContent (catalogue.go).
+		SchemaListed: (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
+	}
+	appDivert(ctx, &dc, rt.app, cfg, s)
+	if !divertable && !dc.AppOnly && (agent == nil || agent.Left == nil) {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
 		return withRedactedMeta(raw, sec), false, nil
 	}
@@ -177,10 +184,8 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	defer rep.stop()
 	agent, decided := p.observed(ctx, agent, cfg.Name, rt.orig)
 	_, ds := p.opts.Telemetry.StartDivert(ctx, cfg.Name, rt.orig)
-	out, err := divert.Decide(divert.Call{
-		Server: cfg.Name, Tool: rt.orig, Threshold: threshold, Result: raw, Owned: true, Valid: true, Stage: rep.stage, Secrets: sec.secrets(), Asked: callOpts.Store,
-		SchemaListed: !divertable && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
-	}, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
+	dc.Threshold, dc.Stage = threshold, rep.stage
+	out, err := divert.Decide(dc, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
 		ds.End(telemetry.Outcome{Err: err, ErrorType: "invalid_result"})
 		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), false, nil
@@ -228,7 +233,8 @@ func (p *Proxy) forwardTyped(ctx context.Context, s Session, u *upstream.Upstrea
 	if s != nil {
 		// A 2026-07-28 upstream is told the caller's capabilities with
 		// every request; a 2025 one ignores this.
-		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: s.Capabilities().Raw})
+		// Only the extensions the proxy carries (extensions.go).
+		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: carriedCaps(s.Capabilities().Raw)})
 	}
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
@@ -343,7 +349,7 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 		return nil, err
 	}
 	p.tellMasked(ctx, sec)
-	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw); diverted {
+	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw, appPage(s, orig, raw)); diverted {
 		return ptr, nil // the pointer, under the URI as the client knows it
 	}
 	raw = withRedactedMeta(raw, sec)
@@ -402,7 +408,7 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 		return nil, err
 	}
 	p.tellMasked(ctx, sec)
-	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw); diverted {
+	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw, false); diverted {
 		return ptr, nil
 	}
 	return withRedactedMeta(raw, sec), nil

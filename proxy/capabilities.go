@@ -43,26 +43,34 @@ func (p *Proxy) Capabilities() Capabilities {
 }
 
 // DefaultOffer is what upstreams are told a client can do when no single
-// client is known: everything the proxy forwards. Each request is checked
-// against the capabilities of the client it goes to.
+// client is known: everything the proxy forwards, and the extensions it
+// carries (extensions.go). Each request is checked against the
+// capabilities of the client it goes to.
 func DefaultOffer() map[string]any {
 	return map[string]any{
 		"roots":       map[string]any{"listChanged": true},
 		"sampling":    map[string]any{},
 		"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}},
+		"extensions":  defaultExtensions(),
 	}
 }
 
 // MirrorOffer is what a client declared (its raw "capabilities" object)
-// of what the proxy forwards — sampling, elicitation, roots — as it
-// declared it.
+// of what the proxy forwards — sampling, elicitation, roots, and the
+// extensions it carries — as it declared it.
 func MirrorOffer(raw json.RawMessage) map[string]any {
-	var all map[string]any
+	var all map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &all)
 	offer := map[string]any{}
 	for _, k := range []string{"roots", "sampling", "elicitation"} {
 		if v, ok := all[k]; ok {
 			offer[k] = v
+		}
+	}
+	var ext map[string]json.RawMessage
+	if json.Unmarshal(all["extensions"], &ext) == nil {
+		if m := mirroredExtensions(ext); m != nil {
+			offer["extensions"] = m
 		}
 	}
 	return offer

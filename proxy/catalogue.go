@@ -31,6 +31,8 @@ type route struct {
 	// hidden: a tool left out of the listing in search mode (found with
 	// search_tools instead).
 	hidden bool
+	// app: what a tool's listing says of MCP Apps (apps.go).
+	app appTool
 }
 
 // listing is one kind of item: routes by exposed key, and the keys in
@@ -166,12 +168,13 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 			if !ok {
 				continue
 			}
-			raw, err := exposedTool(def, name, divertable)
+			app := appToolOf(def)
+			raw, err := exposedTool(def, name, divertable && !app.keepsSchema(cfg))
 			if err != nil {
 				log.Warn("upstream tool skipped: invalid definition", "server", cfg.Name, "tool", it.Name, "error", err)
 				continue
 			}
-			s.tools.add(name, &route{up: u, orig: it.Name, raw: raw, hidden: c.search && cfg.Listing != config.ListingAlways})
+			s.tools.add(name, &route{up: u, orig: it.Name, raw: raw, app: app, hidden: c.search && cfg.Listing != config.ListingAlways})
 		}
 		resources, templates, prompts := u.Lists()
 		for _, it := range resources {
@@ -269,18 +272,18 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 	return changed
 }
 
-// exposedTool is an upstream tool definition under its exposed name. A
-// tool that can be diverted loses its outputSchema: its pointer result has
-// no structuredContent, and strict clients reject a result that lacks
-// what the schema promises. A missing input schema becomes
-// {"type":"object"}.
-func exposedTool(raw json.RawMessage, name string, divertable bool) (json.RawMessage, error) {
+// exposedTool is an upstream tool definition under its exposed name.
+// dropSchema drops its outputSchema: a tool that can be diverted and whose
+// pointer result has no structuredContent (all but MCP Apps tools, apps.go)
+// would break it, and strict clients reject a result that lacks what the
+// schema promises. A missing input schema becomes {"type":"object"}.
+func exposedTool(raw json.RawMessage, name string, dropSchema bool) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, err
 	}
 	var drop []string
-	if divertable {
+	if dropSchema {
 		if _, ok := fields["outputSchema"]; ok {
 			drop = append(drop, "outputSchema")
 		}
@@ -331,6 +334,16 @@ func mustJSON(s string) json.RawMessage {
 // tool finds an exposed tool.
 func (c *catalogue) tool(name string) *route {
 	return c.snapshot().tools.byKey[name]
+}
+
+// toolOn finds the exposed tool that is u's tool orig.
+func (c *catalogue) toolOn(u *upstream.Upstream, orig string) *route {
+	for _, rt := range c.snapshot().tools.byKey {
+		if rt.up == u && rt.orig == orig {
+			return rt
+		}
+	}
+	return nil
 }
 
 // prompt finds an exposed prompt.

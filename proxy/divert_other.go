@@ -27,8 +27,10 @@ const (
 
 // divertOther is raw (a resources/read or prompts/get result, already
 // masked) as the client gets it: raw itself (charged to the agent's
-// budget), or its kind's pointer (diverted true).
-func (p *Proxy) divertOther(ctx context.Context, sc *config.Server, method, name string, raw json.RawMessage) (_ json.RawMessage, diverted bool) {
+// budget), or its kind's pointer (diverted true). appOnly says the model
+// never reads it (an MCP Apps page read by its host, apps.go): passed
+// whole and not charged.
+func (p *Proxy) divertOther(ctx context.Context, sc *config.Server, method, name string, raw json.RawMessage, appOnly bool) (_ json.RawMessage, diverted bool) {
 	spans := textItems(raw)
 	if len(spans) == 0 || p.opts.Agent == nil {
 		return raw, false
@@ -49,7 +51,7 @@ func (p *Proxy) divertOther(ctx context.Context, sc *config.Server, method, name
 		text.WriteString(jsonscan.Unquote(raw[s.start:s.end]))
 	}
 	synthetic, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text.String()}}})
-	out, err := divert.Decide(divert.Call{Server: sc.Name, Tool: name, Threshold: threshold, Result: synthetic, Owned: true, Valid: true},
+	out, err := divert.Decide(divert.Call{Server: sc.Name, Tool: name, Threshold: threshold, Result: synthetic, Owned: true, Valid: true, AppOnly: appOnly},
 		agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil || !out.Diverted {
 		if err == nil && !out.Charged {

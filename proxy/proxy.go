@@ -196,7 +196,6 @@ func (p *Proxy) Start(ctx context.Context, offer map[string]any) {
 		if offer == nil {
 			offer = DefaultOffer()
 		}
-		offer = offerSkills(offer) // skills.go
 		for _, u := range p.own {
 			u.Start(ctx, offer)
 		}

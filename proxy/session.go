@@ -31,6 +31,9 @@ type Session interface {
 // forwards to it.
 type ClientCapabilities struct {
 	Sampling, Elicitation, ElicitationURL, Roots bool
+	// Extensions is what the client declared in capabilities.extensions,
+	// by id (see [ClientCapabilities.Declares]).
+	Extensions map[string]json.RawMessage
 	// Raw is the client's "capabilities" object as sent, for mirroring
 	// to upstreams ([MirrorOffer]).
 	Raw json.RawMessage

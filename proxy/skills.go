@@ -364,24 +364,3 @@ func exposedSkillURI(server, uri string) (exposed string, ok, hidden bool) {
 	exposed, ok = skills.Expose(server, uri)
 	return exposed, true, !ok
 }
-
-// offerSkills is offer with the skills extension declared: the proxy
-// understands it (it renames the URIs and routes the methods), so an
-// upstream that gates its skills on the client's declaration offers them.
-func offerSkills(offer map[string]any) map[string]any {
-	out := make(map[string]any, len(offer)+1)
-	for k, v := range offer {
-		out[k] = v
-	}
-	ext := map[string]any{}
-	if have, ok := offer["extensions"].(map[string]any); ok {
-		for k, v := range have {
-			ext[k] = v
-		}
-	}
-	if _, ok := ext[wire.ExtensionSkills]; !ok {
-		ext[wire.ExtensionSkills] = map[string]any{}
-	}
-	out["extensions"] = ext
-	return out
-}

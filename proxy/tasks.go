@@ -23,6 +23,9 @@ import (
 // completed task's inlined result is diverted as the call's result would
 // have been.
 
+// TasksExtension is the tasks extension's id in capabilities.extensions.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
 // taskPrefix starts every task id the proxy hands out.
 const taskPrefix = "spt."
 
@@ -134,13 +137,13 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, method, server, err)
 	}
-	charged := false
+	charged, diverted := false, false
 	if method == "tasks/get" {
-		if raw, charged, err = p.taskOutcome(ctx, raw, u, wrapped, sec); err != nil {
+		if raw, charged, diverted, err = p.taskOutcome(ctx, s, raw, u, wrapped, sec); err != nil {
 			return nil, err
 		}
 	}
-	if !charged {
+	if !diverted {
 		raw = withRedactedMeta(raw, sec)
 	}
 	if !charged {
@@ -151,32 +154,41 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 }
 
 // taskOutcome diverts a completed task's inlined result as its tool's
-// result would have been; charged says the answer was charged then.
-func (p *Proxy) taskOutcome(ctx context.Context, raw json.RawMessage, u *upstream.Upstream, wrapped string, sec redacted) (_ json.RawMessage, charged bool, _ error) {
+// result would have been; charged says the answer was charged then (or
+// costs nothing: an app-only result, apps.go).
+func (p *Proxy) taskOutcome(ctx context.Context, s Session, raw json.RawMessage, u *upstream.Upstream, wrapped string, sec redacted) (_ json.RawMessage, charged, diverted bool, _ error) {
 	status, _ := jsonscan.Lookup(raw, "status")
 	inner, ok := jsonscan.Lookup(raw, "result")
 	tool, known := p.tasks.of(wrapped)
 	if jsonscan.Unquote(status) != "completed" || !ok || !known {
-		return raw, false, nil
+		return raw, false, false, nil
 	}
 	cfg := u.Config()
-	threshold, ok := cfg.Threshold(tool)
-	if !ok {
-		return raw, false, nil
+	threshold, divertable := cfg.Threshold(tool)
+	// Decide owns the bytes it is given (it may write in them): a copy,
+	// not a piece of raw.
+	dc := divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Valid: true, Secrets: sec.secrets()}
+	if rt := p.cat.toolOn(u, tool); rt != nil {
+		appDivert(ctx, &dc, rt.app, cfg, s)
+		dc.SchemaListed = rt.app.keepsSchema(cfg) && hasMember(rt.raw, "outputSchema")
+	}
+	if !divertable && !dc.AppOnly {
+		return raw, false, false, nil
 	}
 	agent, err := p.opts.Agent(ctx)
 	if err != nil {
-		return raw, false, nil
+		return raw, false, false, nil
 	}
-	// Decide owns the bytes it is given (it may write in them): a copy,
-	// not a piece of raw.
-	out, err := divert.Decide(divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Result: bytes.Clone(inner), Owned: true, Valid: true, Secrets: sec.secrets()},
-		agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
-	if err != nil || !out.Diverted {
-		return raw, false, nil
+	dc.Result, dc.Owned = bytes.Clone(inner), true
+	out, err := divert.Decide(dc, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
+	if err != nil {
+		return raw, false, false, nil
+	}
+	if !out.Diverted {
+		return raw, out.Charged, false, nil
 	}
 	res, err := setMember(raw, "result", out.Result)
-	return res, out.Charged, err
+	return res, out.Charged, true, err
 }
 
 // rewriteTaskID replaces the string member taskId of the object raw with

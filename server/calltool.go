@@ -46,6 +46,8 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 			return ctx, errRes, nil
 		}
 		name, args = n, a
+		// The model called it, whatever the host renders.
+		ctx = proxy.ByModel(ctx)
 	}
 	if h := s.opts.ToolCall; h != nil {
 		c, err := h(ctx, name, meta)

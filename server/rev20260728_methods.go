@@ -256,8 +256,9 @@ func (s *Server) toolsList20260728(ctx context.Context, r *request20260728) ([]b
 	if px.Searching() {
 		// The listing is the same on every request: found tools are
 		// run with call_tool, their schema given by search_tools'
-		// describe.
-		listed = px.SearchDefs()
+		// describe; servers with listing = "always" are listed still
+		// (ListTools holds only theirs in search mode).
+		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), listed...)
 	}
 	raw, err := listJSON("tools", defs, listed)
 	if err == nil && r.ag.own.Listed != nil {
@@ -452,7 +453,7 @@ func (rs *requestSession) ID() string { return rs.id }
 // Sampling, elicitation and roots are offered to an upstream's questions
 // only when the call can be parked for them (rev20260728_parked.go).
 func (rs *requestSession) Capabilities() proxy.ClientCapabilities {
-	c := proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Raw: rs.env.Caps.Raw}
+	c := proxy.ClientCapabilities{ElicitationURL: rs.env.Caps.ElicitationURL, Extensions: rs.env.Caps.Extensions, Raw: rs.env.Caps.Raw}
 	if rs.call != nil {
 		c.Sampling, c.Elicitation, c.Roots = rs.env.Caps.Sampling, rs.env.Caps.Elicitation, rs.env.Caps.Roots
 	}

@@ -489,6 +489,15 @@ func clientCaps(c *mcp.ClientCapabilities) proxy.ClientCapabilities {
 	if c.RootsV2 != nil {
 		raw["roots"] = c.RootsV2
 	}
+	if len(c.Extensions) > 0 {
+		// Extensions (MCP Apps, skills) reach the upstreams the proxy
+		// carries them to (proxy/extensions.go).
+		raw["extensions"] = c.Extensions
+		out.Extensions = make(map[string]json.RawMessage, len(c.Extensions))
+		for id, v := range c.Extensions {
+			out.Extensions[id], _ = json.Marshal(v)
+		}
+	}
 	out.Raw, _ = json.Marshal(raw)
 	return out
 }

@@ -29,7 +29,8 @@ type clientKey struct{}
 // WithClient makes the requests sent with ctx to a 2026-07-28 upstream
 // declare m: capabilities are per request in that revision ("servers
 // MUST NOT infer capabilities from prior requests"), so a call carries the
-// caller's. Without it a request declares none ({}), as re-listings do.
+// caller's. Without it a request declares only the offer's extensions
+// (none: {}), as re-listings do.
 func WithClient(ctx context.Context, m ClientMeta) context.Context {
 	return context.WithValue(ctx, clientKey{}, m)
 }
@@ -131,11 +132,14 @@ func (u *Upstream) useModern(c conn, on bool) {
 
 // envelope is the envelope of a request sent with ctx: our clientInfo, the
 // caller's capabilities and log level ([WithClient]; the offer for the
-// probe; {} otherwise), else the session level set with SetLogLevel.
+// probe; the offer's extensions otherwise), else the session level set
+// with SetLogLevel.
 func (u *Upstream) envelope(ctx context.Context) wire.Envelope {
 	env := wire.Envelope{Version: wire.Revision20260728, ClientInfo: u.clientInfo}
 	if m, ok := clientOf(ctx); ok {
 		env.Caps.Raw, env.LogLevel = m.Caps, m.LogLevel
+	} else {
+		env.Caps.Raw = u.listCaps
 	}
 	if ctx.Value(offerKey{}) != nil {
 		env.Caps.Raw = u.offerJSON

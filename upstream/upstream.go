@@ -152,6 +152,11 @@ type Upstream struct {
 	listening  ListKind        // the kinds the live listen stream reports changes of
 	clientInfo json.RawMessage // {"name","version"} of ours
 	offerJSON  json.RawMessage // the offer, as clientCapabilities
+	// listCaps is what a request made for no one client (a re-listing)
+	// declares: the offer's extensions only, since an extension may
+	// change what is listed (an MCP Apps server lists its page tools to
+	// hosts that render them); nil when the offer has none.
+	listCaps json.RawMessage
 
 	refresh chan struct{} // list_changed received: re-list what is dirty
 	dirty   ListKind
@@ -270,6 +275,9 @@ func (u *Upstream) Start(ctx context.Context, offer map[string]any) {
 	}
 	u.offer = offer
 	u.offerJSON, _ = json.Marshal(offer)
+	if ext, ok := offer["extensions"]; ok {
+		u.listCaps, _ = json.Marshal(map[string]any{"extensions": ext})
+	}
 	ctx, u.stop = context.WithCancel(ctx)
 	go u.supervise(ctx)
 }

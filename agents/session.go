@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/appview"
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
@@ -69,7 +70,7 @@ func (r *Registry) SessionFor(sid string, id Identity) (*Session, error) {
 	return &Session{
 		ID: sid, Identity: id, reg: r,
 		Tools:          r.OwnTools(id),
-		Resources:      r.padRes,
+		Resources:      append(append([]tool.Resource{}, r.padRes...), appview.Resource()),
 		Prompts:        r.padPrompt,
 		Instructions:   Instructions(settings),
 		InitializeMeta: LimitsMeta(settings),
@@ -137,6 +138,7 @@ func (r *Registry) OwnTools(id Identity) []tool.Def {
 	out := append([]tool.Def{}, r.explore...)
 	out = append(out, r.pad...)
 	out = append(out, r.memoryTool(id)...)
+	out = append(out, r.view...)
 	for _, d := range r.artifacts {
 		if d.Name == artifacts.ToolWrite && id.Role != RoleCoordinator {
 			continue
@@ -160,6 +162,7 @@ func (r *Registry) Reserved() (tools, resources, prompts []string) {
 	for _, x := range r.padRes {
 		resources = append(resources, x.URI)
 	}
+	resources = append(resources, appview.URI)
 	for _, p := range r.padPrompt {
 		prompts = append(prompts, p.Name)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -314,6 +315,22 @@ func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (ou
 		out.Lines = append(out.Lines, Line{N: i + 1, Text: text})
 	}
 	return out, nil
+}
+
+// ErrBusy is [Env.Slot] when the agent, or its owner, has as many
+// calls running as it may.
+var ErrBusy = errors.New("busy")
+
+// Slot takes a call slot of the agent and one of its owner's for a view
+// answer, as an exploration call does (a page paging a large output is
+// as much work as a model's call); release gives them back. It fails
+// with [ErrBusy] at once when either bound is full.
+func (e *Env) Slot() (release func(), err error) {
+	release, full := e.acquire()
+	if full != nil {
+		return nil, fmt.Errorf("%w: %d calls of this agent or its owner are running, the most at once; retry when one has answered", ErrBusy, cap(full))
+	}
+	return release, nil
 }
 
 // viewCall is the call of a view answer; done turns a panic into *err

@@ -228,9 +228,11 @@ func (s *Server) toolsList20260728(ctx context.Context, r *request20260728) ([]b
 	}
 	listed(ctx, px)
 	own := r.ag.ownTools()
-	defs := make([]*mcp.Tool, len(own))
-	for i, d := range own {
-		defs[i] = toolOf(d)
+	defs := make([]*mcp.Tool, 0, len(own))
+	for _, d := range own {
+		if offered20260728(r, d) {
+			defs = append(defs, toolOf(d))
+		}
 	}
 	listed := px.ListTools()
 	if px.Searching() {
@@ -256,7 +258,7 @@ func (s *Server) toolsCall20260728(ctx context.Context, r *request20260728) ([]b
 		return nil, err
 	}
 	return s.bridge(ctx, r, p.Name, p.Arguments, func(ctx context.Context, sess *requestSession) ([]byte, error) {
-		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: r.ag.ownTool}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
+		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: func(name string) bool { return r.ag.ownTool(name) && offered20260728(r, r.ag.tools[name]) }}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
 		if ir, ok, ierr := s.inputRequired(r, p.Name, p.Arguments, err); ok {
 			return ir, ierr
 		}

@@ -124,7 +124,7 @@ func (se *session) toolsList(ctx context.Context, method string, req mcp.Request
 	if err != nil {
 		return nil, err
 	}
-	own := ownOnly(se, "tools", res.(*mcp.ListToolsResult).Tools, func(t *mcp.Tool) string { return t.Name })
+	own := se.offeredTools(ownOnly(se, "tools", res.(*mcp.ListToolsResult).Tools, func(t *mcp.Tool) string { return t.Name }))
 	listed := px.ListTools()
 	if px.Searching() {
 		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)

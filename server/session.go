@@ -28,6 +28,7 @@ type session struct {
 	mcp   *mcp.Server
 
 	ownTools     map[string]bool
+	ownExt       map[string]string // own tools needing a client extension (extensions.go)
 	ownResources map[string]bool
 	ownPrompts   map[string]bool
 	wire         *rawWire      // over stdio: results written raw (rawwire.go)
@@ -97,7 +98,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	se := &session{
 		srv: s, id: info.ID, info: info, own: own,
 		owner:    ownerOf(info.Request),
-		ownTools: map[string]bool{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
+		ownTools: map[string]bool{}, ownExt: map[string]string{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
@@ -135,6 +136,9 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	bound := s.callTimeout()
 	for _, d := range own.Tools {
 		se.ownTools[d.Name] = true
+		if d.Extension != "" {
+			se.ownExt[d.Name] = d.Extension
+		}
 		se.mcp.AddTool(toolOf(d), ownToolHandler(d, bound))
 	}
 	for _, r := range own.Resources {
@@ -243,7 +247,7 @@ func (se *session) mcpSession() *mcp.ServerSession {
 	return se.ss
 }
 
-func (se *session) ownTool(name string) bool { return se.ownTools[name] }
+func (se *session) ownTool(name string) bool { return se.ownTools[name] && se.offers(name) }
 
 // callContext is the context a request of the session is handled
 // under: ctx (go-sdk's, which the client's notifications/cancelled

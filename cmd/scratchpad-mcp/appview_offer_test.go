@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/appview"
+)
+
+// TestViewOfferedToAppsHostsOnly: the view's tools are listed, and
+// callable, only for a client that declared the MCP Apps extension, in
+// both eras; any other client's listing is what it was before the view
+// (TestToolsListTokens bounds it), and a call of view_page from it is an
+// unknown tool.
+func TestViewOfferedToAppsHostsOnly(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+	apps := &mcp.ClientCapabilities{}
+	apps.AddExtension(appview.Extension, map[string]any{"mimeTypes": []string{appview.MIMEType}})
+	other := &mcp.ClientCapabilities{}
+	other.AddExtension("io.example/other", nil)
+	for _, tc := range []struct {
+		name   string
+		caps   *mcp.ClientCapabilities
+		modern string // the 2026-07-28 request's clientCapabilities
+		listed bool
+	}{
+		{"an MCP Apps host", apps, `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, true},
+		{"another extension", other, `{"extensions":{"io.example/other":{}}}`, false},
+		{"no extension", nil, `{}`, false},
+	} {
+		t.Run(tc.name+"/2025", func(t *testing.T) {
+			var opts *mcp.ClientOptions
+			if tc.caps != nil {
+				opts = &mcp.ClientOptions{Capabilities: tc.caps}
+			}
+			c := connectWith(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: http.DefaultClient}, opts, protocolVersion)
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := c.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]*mcp.Tool{}
+			for _, tl := range res.Tools {
+				got[tl.Name] = tl
+			}
+			if (got[appview.ToolView] != nil) != tc.listed || (got[appview.ToolPage] != nil) != tc.listed || got["head"] == nil {
+				t.Fatalf("view listed %v, view_page %v, head %v; want the view's %v", got[appview.ToolView] != nil, got[appview.ToolPage] != nil, got["head"] != nil, tc.listed)
+			}
+			if tc.listed {
+				if ui, _ := got[appview.ToolView].Meta["ui"].(map[string]any); ui["resourceUri"] != appview.URI {
+					t.Errorf("view's _meta: %v", got[appview.ToolView].Meta)
+				}
+				if ui, _ := got[appview.ToolPage].Meta["ui"].(map[string]any); len(ui["visibility"].([]any)) != 1 || ui["visibility"].([]any)[0] != "app" {
+					t.Errorf("view_page's _meta: %v", got[appview.ToolPage].Meta)
+				}
+			}
+			r, err := c.CallTool(ctx, &mcp.CallToolParams{Name: appview.ToolPage, Arguments: map[string]any{"file": "x.json", "mode": "lines"}})
+			switch {
+			case tc.listed && (err != nil || !strings.Contains(r.Content[0].(*mcp.TextContent).Text, "file_not_found")):
+				t.Errorf("view_page from an Apps host: %v %v", err, r)
+			case !tc.listed && (err == nil || !strings.Contains(err.Error(), "unknown tool")):
+				t.Errorf("view_page from a client that cannot show it: %v %v, want unknown tool", err, r)
+			}
+		})
+		t.Run(tc.name+"/2026-07-28", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			status, body, err := modernPost(ctx, base, "", "", 1, "tools/list", "", "", tc.modern)
+			if err != nil || status != 200 {
+				t.Fatalf("tools/list: %d %v %s", status, err, body)
+			}
+			if strings.Contains(body, `"name":"view"`) != tc.listed || strings.Contains(body, `"name":"view_page"`) != tc.listed || !strings.Contains(body, `"name":"head"`) {
+				t.Fatalf("listing %s; want the view's tools %v", short(body), tc.listed)
+			}
+			_, body, err = modernPost(ctx, base, "", "", 2, "tools/call", appview.ToolPage, `"name":"view_page","arguments":{"file":"x.json","mode":"lines"}`, tc.modern)
+			if err != nil || strings.Contains(body, "file_not_found") != tc.listed || strings.Contains(body, "unknown tool") == tc.listed {
+				t.Fatalf("view_page: %v %s; want it run %v", err, short(body), tc.listed)
+			}
+		})
+	}
+}

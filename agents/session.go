@@ -178,7 +178,15 @@ func (r *Registry) carried(s *Session, count func(string) int) int {
 	if n := s.listed.Load(); n > 0 {
 		return int(n) + count(s.Instructions)
 	}
-	defs := append([]tool.Def{}, s.Tools...)
+	// Tools offered only to clients with an extension (the view's) are
+	// left out: most clients never see them, and the listing, once
+	// made, replaces this estimate.
+	var defs []tool.Def
+	for _, d := range s.Tools {
+		if d.Extension == "" {
+			defs = append(defs, d)
+		}
+	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	b, _ := json.Marshal(defs)
 	return count(string(b)) + count(s.Instructions)

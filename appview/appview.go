@@ -122,9 +122,20 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 		return refusal(err)
 	}
 	what := fmt.Sprintf("%s, %d lines", lines.Kind, lines.Total)
-	if lines.Kind != "text" && lines.Kind != "Markdown" {
-		if items, err := explore.ViewItems(ctx, env, a.File, explore.ItemsQuery{Window: explore.Window{Limit: 1}}); err == nil {
-			what = fmt.Sprintf("%s, %d items", lines.Kind, items.Total)
+	if top, err := explore.ViewNode(ctx, env, a.File, "$", explore.Window{Limit: 100}); err == nil {
+		// What the page opens on: the array itself, or the first
+		// non-empty array under the top object, as a table.
+		switch {
+		case top.Type == "array":
+			what = fmt.Sprintf("%s, %d items", top.Kind, top.Total)
+		default:
+			what = fmt.Sprintf("%s %s", top.Kind, top.Type)
+			for _, c := range top.Children {
+				if c.Type == "array" && c.Len > 0 {
+					what = fmt.Sprintf("%s; %s: %d items", top.Kind, c.Path, c.Len)
+					break
+				}
+			}
 		}
 	}
 	return tool.Text(fmt.Sprintf("The user can now see %s (%s) in the scratchpad view; none of it was added to your context.", a.File, what))

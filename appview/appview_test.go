@@ -101,7 +101,7 @@ func TestTools(t *testing.T) {
 		want             []string // in the answer
 		code             string   // the error object's, "" for none
 	}{
-		{"the model's line", ToolView, `{"file":"rows.json"}`, []string{"can now see rows.json", "none of it was added to your context"}, ""},
+		{"the model's line", ToolView, `{"file":"rows.json"}`, []string{"can now see rows.json (JSON; $.rows: 30 items)", "none of it was added to your context"}, ""},
 		{"the model's line for text", ToolView, `{"file":"app.log"}`, []string{"text, 4 lines"}, ""},
 		{"a missing file", ToolView, `{"file":"nope.json"}`, []string{"nope.json"}, "file_not_found"},
 		{"outside the read root", ToolView, `{"file":"../other.json"}`, nil, "file_outside_root"},

@@ -105,6 +105,7 @@ try {
   sizes = (await column("size")).map(Number);
   check(sizes.every(s => s >= 50_000) && sizes[0] >= sizes[99], "still sorted, descending", sizes.slice(0, 5));
 
+  if (process.env.APPVIEW_SHOT) await tab.screenshot({ path: process.env.APPVIEW_SHOT }); // a look at it, for a person
   // Page: next, last, first.
   await app.locator("#next").click(); await settled();
   check((await status()) === "rows 101–200 of 1,000 matching, of 20,000", "next page", await status());

@@ -87,3 +87,26 @@ func TestViewOfferedToAppsHostsOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestViewListingTokens measures what the view adds to an MCP Apps
+// host's listing: the model sees view's entry only (the host filters
+// view_page out, as its visibility asks); other clients' listing does
+// not change (TestToolsListTokens bounds it).
+func TestViewListingTokens(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	base := startHTTP(t, "http", cfg)
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(appview.Extension, map[string]any{"mimeTypes": []string{appview.MIMEType}})
+	c := connectWith(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: http.DefaultClient}, &mcp.ClientOptions{Capabilities: caps}, protocolVersion)
+	defer c.Close()
+	res, err := c.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vo, vc := toolTokens(t, res.Tools, appview.ToolView)
+	po, pc := toolTokens(t, res.Tools, appview.ToolPage)
+	t.Logf("view: %d o200k, %d claude-sonnet-4 (seen by the model); view_page: %d / %d (the page's only)", vo, vc, po, pc)
+	if vo > 130 || vc > 140 || po > 220 || pc > 230 {
+		t.Fatalf("view %d / %d, view_page %d / %d tokens; the bound is 130 / 140 and 220 / 230", vo, vc, po, pc)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
@@ -121,18 +122,18 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 	if err != nil {
 		return refusal(err)
 	}
-	what := fmt.Sprintf("%s, %d lines", lines.Kind, lines.Total)
+	what := fmt.Sprintf("%s, %s lines", lines.Kind, commas(lines.Total))
 	if top, err := explore.ViewNode(ctx, env, a.File, "$", explore.Window{Limit: 100}); err == nil {
 		// What the page opens on: the array itself, or the first
 		// non-empty array under the top object, as a table.
 		switch {
 		case top.Type == "array":
-			what = fmt.Sprintf("%s, %d items", top.Kind, top.Total)
+			what = fmt.Sprintf("%s, %s items", top.Kind, commas(top.Total))
 		default:
 			what = fmt.Sprintf("%s %s", top.Kind, top.Type)
 			for _, c := range top.Children {
 				if c.Type == "array" && c.Len > 0 {
-					what = fmt.Sprintf("%s; %s: %d items", top.Kind, c.Path, c.Len)
+					what = fmt.Sprintf("%s; %s: %s items", top.Kind, c.Path, commas(c.Len))
 					break
 				}
 			}
@@ -181,6 +182,15 @@ func refusal(err error) tool.Result {
 		return tool.Text(string(r.Answer))
 	}
 	return tool.Error(err.Error())
+}
+
+// commas writes n with thousands separators, as the pointer does.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func errorObject(code, msg string) tool.Result {

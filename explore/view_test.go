@@ -24,6 +24,7 @@ func viewDir(t *testing.T) *Env {
 	}
 	writeFile(t, filepath.Join(dir, "pods.json"), `{"kind":"List","items":[`+strings.Join(items, ",\n")+`],"note":"`+strings.Repeat("x", 3000)+`"}`)
 	writeFile(t, filepath.Join(dir, "pods.ndjson"), strings.Join(recs, "\n")+"\n")
+	writeFile(t, filepath.Join(dir, "odd.json"), `[{"a b":2,"name":"x"},{"a b":1,"name":"y"},{"a b":3,"name":"z"}]`)
 	writeFile(t, filepath.Join(dir, "app.log"), "INFO start\nWARN disk 91%\nERROR db down\nINFO retry\nERROR db down again\n")
 	return dirEnv(t, dir)
 }
@@ -44,6 +45,7 @@ func TestViewItems(t *testing.T) {
 		{"sorted descending", "pods.json", ItemsQuery{Path: "items", SortBy: "restarts", Order: "desc", Window: Window{Limit: 1}}, "pod-03", 1, 0, 50, 50, 3},
 		{"filtered and sorted, second page", "pods.json", ItemsQuery{Path: "$.items", Filter: "?@.ns == 'ns-0'", SortBy: "name", Order: "desc", Window: Window{Offset: 2, Limit: 2}}, "pod-42", 2, 2, 17, 50, 42},
 		{"an NDJSON file's records", "pods.ndjson", ItemsQuery{Filter: "@.name == 'pod-49'"}, "pod-49", 1, 0, 1, 50, 49},
+		{"a key that is no name, as the page's column sorts it", "odd.json", ItemsQuery{SortBy: "['a b']", Order: "desc"}, "z", 3, 0, 3, 3, 2},
 		{"a window past the end", "pods.json", ItemsQuery{Path: "$.items", Window: Window{Offset: 80}}, "", 0, 50, 50, 50, 0},
 		{"a window bounded by MaxViewWindow", "pods.json", ItemsQuery{Path: "$.items", Window: Window{Limit: MaxViewWindow * 9}}, "pod-00", 50, 0, 50, 50, 0},
 	}

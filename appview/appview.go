@@ -56,7 +56,7 @@ func Page() string { return page }
 // Resource is the page as an own resource of the server.
 func Resource() tool.Resource {
 	return tool.Resource{
-		URI: URI, Name: "scratchpad view", MIMEType: MIMEType,
+		URI: URI, Name: "scratchpad view", MIMEType: MIMEType, Extension: Extension,
 		Description: "The scratchpad's view of a stored output, for the person at the host.",
 		Read:        func(context.Context) (string, error) { return page, nil },
 	}

@@ -8,17 +8,21 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
-// An own tool that needs a client extension ([tool.Def].Extension: the
-// MCP App view's tools) is listed and callable only in a session, or a
-// 2026-07-28 request, whose client declared that extension: a client
+// An own tool or resource that needs a client extension
+// ([tool.Def].Extension, [tool.Resource].Extension: the MCP App view's
+// tools and page) is listed, callable and readable only in a session, or
+// a 2026-07-28 request, whose client declared that extension: a client
 // that cannot render the page would only show its model tools it cannot
 // use, and the page's app-only tool, whose answers are not charged to
 // the model's budget, to the model itself.
 
 // offers reports whether the session's client may see and call own tool
 // name.
-func (se *session) offers(name string) bool {
-	ext := se.ownExt[name]
+func (se *session) offers(name string) bool { return se.declares(se.ownExt[name]) }
+
+// declares reports whether the session's client declared extension ext
+// at initialize; "" (nothing needed) is declared.
+func (se *session) declares(ext string) bool {
 	if ext == "" {
 		return true
 	}
@@ -40,6 +44,18 @@ func (se *session) offeredTools(tools []*mcp.Tool) []*mcp.Tool {
 	for _, t := range tools {
 		if se.offers(t.Name) {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// offeredResources are the own resources of a listing that the session
+// offers.
+func (se *session) offeredResources(rs []*mcp.Resource) []*mcp.Resource {
+	out := rs[:0:0]
+	for _, r := range rs {
+		if se.declares(se.ownResExt[r.URI]) {
+			out = append(out, r)
 		}
 	}
 	return out

@@ -271,9 +271,11 @@ func (s *Server) toolsCall20260728(ctx context.Context, r *request20260728) ([]b
 
 func (s *Server) resourcesList20260728(ctx context.Context, r *request20260728) ([]byte, error) {
 	listed(ctx, r.ag.px)
-	own := make([]*mcp.Resource, len(r.ag.own.Resources))
-	for i, res := range r.ag.own.Resources {
-		own[i] = ownResource(res)
+	own := make([]*mcp.Resource, 0, len(r.ag.own.Resources))
+	for _, res := range r.ag.own.Resources {
+		if res.Extension == "" || declaresExtension(r.env.Caps.Raw, res.Extension) {
+			own = append(own, ownResource(res))
+		}
 	}
 	return listJSON("resources", own, r.ag.px.ListResources())
 }
@@ -291,7 +293,7 @@ func (s *Server) resourcesRead20260728(ctx context.Context, r *request20260728) 
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
 	}
-	if res, ok := r.ag.resources[p.URI]; ok {
+	if res, ok := r.ag.resources[p.URI]; ok && (res.Extension == "" || declaresExtension(r.env.Caps.Raw, res.Extension)) {
 		out, err := readOwnResource(ctx, res, s.callTimeout())
 		if err != nil {
 			return nil, err

@@ -162,7 +162,7 @@ func (se *session) resourcesList(ctx context.Context, method string, req mcp.Req
 	if err != nil {
 		return nil, err
 	}
-	own := ownOnly(se, "resources", res.(*mcp.ListResourcesResult).Resources, func(r *mcp.Resource) string { return r.URI })
+	own := se.offeredResources(ownOnly(se, "resources", res.(*mcp.ListResourcesResult).Resources, func(r *mcp.Resource) string { return r.URI }))
 	raw, err := listJSON("resources", own, se.proxy().ListResources())
 	return &rawListResources{raw: raw}, err
 }
@@ -180,7 +180,7 @@ func (se *session) templatesList(ctx context.Context, method string, req mcp.Req
 
 func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	p, _ := req.GetParams().(*mcp.ReadResourceParams)
-	if p == nil || se.ownResources[p.URI] {
+	if p == nil || se.ownResources[p.URI] && se.declares(se.ownResExt[p.URI]) {
 		return next(ctx, method, req)
 	}
 	raw, err := se.proxy().ReadResource(ctx, se, p.URI, p.Meta)

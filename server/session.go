@@ -29,6 +29,7 @@ type session struct {
 
 	ownTools     map[string]bool
 	ownExt       map[string]string // own tools needing a client extension (extensions.go)
+	ownResExt    map[string]string // own resources needing one, by URI
 	ownResources map[string]bool
 	ownPrompts   map[string]bool
 	wire         *rawWire      // over stdio: results written raw (rawwire.go)
@@ -98,7 +99,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	se := &session{
 		srv: s, id: info.ID, info: info, own: own,
 		owner:    ownerOf(info.Request),
-		ownTools: map[string]bool{}, ownExt: map[string]string{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
+		ownTools: map[string]bool{}, ownExt: map[string]string{}, ownResExt: map[string]string{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
@@ -143,6 +144,9 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	}
 	for _, r := range own.Resources {
 		se.ownResources[r.URI] = true
+		if r.Extension != "" {
+			se.ownResExt[r.URI] = r.Extension
+		}
 		se.mcp.AddResource(ownResource(r), ownResourceHandler(r, bound))
 	}
 	for _, p := range own.Prompts {

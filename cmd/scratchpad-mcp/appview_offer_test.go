@@ -62,6 +62,19 @@ func TestViewOfferedToAppsHostsOnly(t *testing.T) {
 					t.Errorf("view_page's _meta: %v", got[appview.ToolPage].Meta)
 				}
 			}
+			rl, err := c.ListResources(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := false
+			for _, r := range rl.Resources {
+				page = page || r.URI == appview.URI && r.MIMEType == appview.MIMEType
+			}
+			rr, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: appview.URI})
+			read := err == nil && len(rr.Contents) == 1 && rr.Contents[0].MIMEType == appview.MIMEType && rr.Contents[0].Text == appview.Page()
+			if page != tc.listed || read != tc.listed {
+				t.Errorf("the page listed %v, read %v (%v); want %v", page, read, err, tc.listed)
+			}
 			r, err := c.CallTool(ctx, &mcp.CallToolParams{Name: appview.ToolPage, Arguments: map[string]any{"file": "x.json", "mode": "lines"}})
 			switch {
 			case tc.listed && (err != nil || !strings.Contains(r.Content[0].(*mcp.TextContent).Text, "file_not_found")):
@@ -79,6 +92,14 @@ func TestViewOfferedToAppsHostsOnly(t *testing.T) {
 			}
 			if strings.Contains(body, `"name":"view"`) != tc.listed || strings.Contains(body, `"name":"view_page"`) != tc.listed || !strings.Contains(body, `"name":"head"`) {
 				t.Fatalf("listing %s; want the view's tools %v", short(body), tc.listed)
+			}
+			_, body, err = modernPost(ctx, base, "", "", 3, "resources/list", "", "", tc.modern)
+			if err != nil || strings.Contains(body, appview.URI) != tc.listed {
+				t.Fatalf("resources/list: %v %s; want the page %v", err, short(body), tc.listed)
+			}
+			_, body, err = modernPost(ctx, base, "", "", 4, "resources/read", appview.URI, `"uri":"`+appview.URI+`"`, tc.modern)
+			if err != nil || strings.Contains(body, "scratchpad view") != tc.listed {
+				t.Fatalf("resources/read: %v %s; want the page %v", err, short(body), tc.listed)
 			}
 			_, body, err = modernPost(ctx, base, "", "", 2, "tools/call", appview.ToolPage, `"name":"view_page","arguments":{"file":"x.json","mode":"lines"}`, tc.modern)
 			if err != nil || strings.Contains(body, "file_not_found") != tc.listed || strings.Contains(body, "unknown tool") == tc.listed {

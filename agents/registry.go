@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/appview"
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
@@ -105,6 +106,7 @@ type Registry struct {
 	artifacts []tool.Def
 	pad       []tool.Def
 	memory    []tool.Def // the memory tool, once per name (memory.go); nil when no agent has one
+	view      []tool.Def // the MCP App view of stored outputs (package appview)
 	padRes    []tool.Resource
 	padPrompt []tool.Prompt
 	watcher   *pad.Watcher // nil without a pad
@@ -133,6 +135,23 @@ func NewRegistry(opts Options) (*Registry, error) {
 		}
 		return ag.Explore(), nil
 	})
+	r.view = appview.Tools(func(ctx context.Context) (*explore.Env, error) {
+		ag, err := r.Resolve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return ag.Explore(), nil
+	})
+	for i, d := range r.view {
+		// The page's answers reach the person, not the model: masked as
+		// an exploration answer is, never charged to the budget. The
+		// model's view call is charged as any own tool's.
+		h := r.scanning(d.Name, d.Handler)
+		if d.Name == appview.ToolView {
+			h = r.charging(d.Name, false, h)
+		}
+		r.view[i].Handler = h
+	}
 	r.artifacts = artifacts.Tools(func(ctx context.Context) (*artifacts.Env, error) {
 		ag, err := r.Resolve(ctx)
 		if err != nil {

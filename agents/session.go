@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/scratchpad-mcp/scratchpad-mcp/appview"
 	"github.com/scratchpad-mcp/scratchpad-mcp/artifacts"
 	"github.com/scratchpad-mcp/scratchpad-mcp/pad"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
@@ -69,7 +70,7 @@ func (r *Registry) SessionFor(sid string, id Identity) (*Session, error) {
 	return &Session{
 		ID: sid, Identity: id, reg: r,
 		Tools:          r.OwnTools(id),
-		Resources:      r.padRes,
+		Resources:      append(append([]tool.Resource{}, r.padRes...), appview.Resource()),
 		Prompts:        r.padPrompt,
 		Instructions:   Instructions(settings),
 		InitializeMeta: LimitsMeta(settings),
@@ -137,6 +138,7 @@ func (r *Registry) OwnTools(id Identity) []tool.Def {
 	out := append([]tool.Def{}, r.explore...)
 	out = append(out, r.pad...)
 	out = append(out, r.memoryTool(id)...)
+	out = append(out, r.view...)
 	for _, d := range r.artifacts {
 		if d.Name == artifacts.ToolWrite && id.Role != RoleCoordinator {
 			continue
@@ -160,6 +162,7 @@ func (r *Registry) Reserved() (tools, resources, prompts []string) {
 	for _, x := range r.padRes {
 		resources = append(resources, x.URI)
 	}
+	resources = append(resources, appview.URI)
 	for _, p := range r.padPrompt {
 		prompts = append(prompts, p.Name)
 	}
@@ -175,7 +178,15 @@ func (r *Registry) carried(s *Session, count func(string) int) int {
 	if n := s.listed.Load(); n > 0 {
 		return int(n) + count(s.Instructions)
 	}
-	defs := append([]tool.Def{}, s.Tools...)
+	// Tools offered only to clients with an extension (the view's) are
+	// left out: most clients never see them, and the listing, once
+	// made, replaces this estimate.
+	var defs []tool.Def
+	for _, d := range s.Tools {
+		if d.Extension == "" {
+			defs = append(defs, d)
+		}
+	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	b, _ := json.Marshal(defs)
 	return count(string(b)) + count(s.Instructions)

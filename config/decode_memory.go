@@ -162,6 +162,7 @@ var ownToolNames = []string{
 	"read_scratchpad", "update_scratchpad", "append_scratchpad",
 	"read_artifact", "list_artifacts", "write_artifact",
 	"search_tools", "call_tool",
+	"view", "view_page",
 }
 
 // OwnToolNames returns the names of scratchpad-mcp's own tools that

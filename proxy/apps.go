@@ -8,6 +8,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // MCP Apps (SEP-1865, @modelcontextprotocol/ext-apps): everything the
@@ -20,7 +21,7 @@ import (
 // never shows it to the model.
 
 // AppsExtension is the MCP Apps extension's id in capabilities.extensions.
-const AppsExtension = "io.modelcontextprotocol/ui"
+const AppsExtension = wire.ExtensionApps
 
 // appsOffer is what the proxy declares for MCP Apps to an upstream when no
 // single client is known: the page type it carries (the only one the
@@ -28,7 +29,7 @@ const AppsExtension = "io.modelcontextprotocol/ui"
 var appsOffer = json.RawMessage(`{"mimeTypes":["` + appsPageType + `"]}`)
 
 // appsPageType is the MIME type of an MCP Apps page.
-const appsPageType = "text/html;profile=mcp-app"
+const appsPageType = wire.AppMIMEType
 
 // appTool is what a tool's listing says of MCP Apps.
 type appTool struct {

@@ -24,7 +24,7 @@ import (
 // have been.
 
 // TasksExtension is the tasks extension's id in capabilities.extensions.
-const TasksExtension = "io.modelcontextprotocol/tasks"
+const TasksExtension = wire.ExtensionTasks
 
 // taskPrefix starts every task id the proxy hands out.
 const taskPrefix = "spt."

@@ -6,7 +6,10 @@
 # tests (e2e/: the TypeScript MCP SDK v1 and v2 client and server,
 # server-filesystem, server-everything and the MCP conformance suites
 # 0.1.16 and 0.2.0-alpha.12, pinned by e2e/package-lock.json) into
-# e2e/node_modules, and the MCP Bundle CLI of make mcpb and its test
+# e2e/node_modules, the MCP App view's browser test's (ext-apps 2.0.4's
+# AppBridge, the MCP client v2, playwright-core driving Debian's
+# chromium; pinned by e2e/appview/package-lock.json) into
+# e2e/appview/node_modules, and the MCP Bundle CLI of make mcpb and its test
 # (@anthropic-ai/mcpb 2.1.2, pinned by scripts/dist/package-lock.json)
 # into scripts/dist/node_modules.
 #
@@ -54,7 +57,7 @@ apt_install redis-server redis-server "the pad's Redis tests need it"
 apt_install haproxy haproxy "the replica tests balance real processes with it"
 apt_install jq jq "explore's query tests cross-check their answers with it"
 apt_install promtool prometheus "telemetry's test checks the metrics text with promtool check metrics"
-apt_install chromium chromium "the dashboard's test renders it in headless Chromium"
+apt_install chromium chromium "the dashboard's test and the MCP App view's test (e2e/appview_test.go) render pages in headless Chromium"
 
 e2e_node_major=20 # @hono/node-server (via the SDK) needs node >= 20
 
@@ -69,4 +72,5 @@ if [ "$major" -lt "$e2e_node_major" ]; then
 fi
 
 ./scripts/npmci.sh e2e
+./scripts/npmci.sh e2e/appview
 ./scripts/npmci.sh scripts/dist

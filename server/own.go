@@ -17,7 +17,7 @@ import (
 // toolOf is the go-sdk definition of one of the server's own tools; its
 // schema is sent as written.
 func toolOf(d tool.Def) *mcp.Tool {
-	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema}
+	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Meta: d.Meta}
 	if len(d.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

@@ -129,7 +129,7 @@ func (se *session) toolsList(ctx context.Context, method string, req mcp.Request
 	if err != nil {
 		return nil, err
 	}
-	own := ownOnly(se, "tools", res.(*mcp.ListToolsResult).Tools, func(t *mcp.Tool) string { return t.Name })
+	own := se.offeredTools(ownOnly(se, "tools", res.(*mcp.ListToolsResult).Tools, func(t *mcp.Tool) string { return t.Name }))
 	listed := px.ListTools()
 	if px.Searching() {
 		listed = append(append([]json.RawMessage(nil), px.SearchDefs()...), px.ListToolsWith(se.isFound)...)
@@ -167,7 +167,7 @@ func (se *session) resourcesList(ctx context.Context, method string, req mcp.Req
 	if err != nil {
 		return nil, err
 	}
-	own := ownOnly(se, "resources", res.(*mcp.ListResourcesResult).Resources, func(r *mcp.Resource) string { return r.URI })
+	own := se.offeredResources(ownOnly(se, "resources", res.(*mcp.ListResourcesResult).Resources, func(r *mcp.Resource) string { return r.URI }))
 	raw, err := listJSON("resources", own, se.proxy().ListResources())
 	return &rawListResources{raw: raw}, err
 }
@@ -185,7 +185,7 @@ func (se *session) templatesList(ctx context.Context, method string, req mcp.Req
 
 func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	p, _ := req.GetParams().(*mcp.ReadResourceParams)
-	if p == nil || se.ownResources[p.URI] {
+	if p == nil || se.ownResources[p.URI] && se.declares(se.ownResExt[p.URI]) {
 		return next(ctx, method, req)
 	}
 	if raw, ok := skills.Own().Read(p.URI); ok {

@@ -28,6 +28,8 @@ type session struct {
 	mcp   *mcp.Server
 
 	ownTools     map[string]bool
+	ownExt       map[string]string // own tools needing a client extension (extensions.go)
+	ownResExt    map[string]string // own resources needing one, by URI
 	ownResources map[string]bool
 	ownPrompts   map[string]bool
 	wire         *rawWire      // over stdio: results written raw (rawwire.go)
@@ -97,7 +99,7 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	se := &session{
 		srv: s, id: info.ID, info: info, own: own,
 		owner:    ownerOf(info.Request),
-		ownTools: map[string]bool{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
+		ownTools: map[string]bool{}, ownExt: map[string]string{}, ownResExt: map[string]string{}, ownResources: map[string]bool{}, ownPrompts: map[string]bool{},
 		registered: map[string]map[string]bool{},
 		watches:    map[string]func(){},
 		ended:      make(chan struct{}),
@@ -135,10 +137,16 @@ func (s *Server) newSession(info SessionInfo) (*session, error) {
 	bound := s.callTimeout()
 	for _, d := range own.Tools {
 		se.ownTools[d.Name] = true
+		if d.Extension != "" {
+			se.ownExt[d.Name] = d.Extension
+		}
 		se.mcp.AddTool(toolOf(d), ownToolHandler(d, bound))
 	}
 	for _, r := range own.Resources {
 		se.ownResources[r.URI] = true
+		if r.Extension != "" {
+			se.ownResExt[r.URI] = r.Extension
+		}
 		se.mcp.AddResource(ownResource(r), ownResourceHandler(r, bound))
 	}
 	for _, p := range own.Prompts {
@@ -244,7 +252,7 @@ func (se *session) mcpSession() *mcp.ServerSession {
 	return se.ss
 }
 
-func (se *session) ownTool(name string) bool { return se.ownTools[name] }
+func (se *session) ownTool(name string) bool { return se.ownTools[name] && se.offers(name) }
 
 // callContext is the context a request of the session is handled
 // under: ctx (go-sdk's, which the client's notifications/cancelled

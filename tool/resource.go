@@ -7,6 +7,9 @@ import "context"
 type Resource struct {
 	URI, Name, Description, MIMEType string
 	Read                             func(ctx context.Context) (string, error)
+	// Extension, when set, is the client extension the resource is for
+	// (an MCP App's page): only a client that declared it is offered it.
+	Extension string
 }
 
 // Prompt is a prompt without arguments. Get returns the result's

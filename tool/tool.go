@@ -15,7 +15,14 @@ type Def struct {
 	// InputSchema is a JSON Schema whose "type" is "object".
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Annotations Annotations     `json:"annotations"`
-	Handler     Handler         `json:"-"`
+	// Meta is the listing's _meta (an MCP App's ui.resourceUri and
+	// ui.visibility); nil lists none.
+	Meta map[string]any `json:"_meta,omitempty"`
+	// Extension, when set, is the client extension the tool needs
+	// (capabilities.extensions): only a client that declared it is
+	// offered the tool.
+	Extension string  `json:"-"`
+	Handler   Handler `json:"-"`
 }
 
 // Handler runs one call. args is the call's "arguments" object as the

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
+	"github.com/scratchpad-mcp/scratchpad-mcp/appview"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
@@ -60,7 +61,13 @@ func ownerClient(t *testing.T, base, token string, hdr map[string]string) *mcp.C
 	for k, v := range hdr {
 		h[k] = v
 	}
-	return httpClient(t, base+"/mcp", h)
+	// An MCP Apps host, so that the view's tools are offered and walked.
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(appview.Extension, map[string]any{"mimeTypes": []string{appview.MIMEType}})
+	hc := &http.Client{Transport: headerTransport{h, http.DefaultTransport}}
+	c := connectWith(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, &mcp.ClientOptions{Capabilities: caps}, protocolVersion)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 var storedName = regexp.MustCompile(`file: (\S+)`)
@@ -166,6 +173,7 @@ func ownersAreIsolated(t *testing.T, padCfg string, onRedis bool) {
 		"head": {}, "slice": {"start": 0, "end": 5}, "grep": {"pattern": "web"}, "schema": {}, "item_schema": {"path": "$.items"},
 		"get_in": {"path": "$.items[0]"}, "iterate_over": {"path": "$.items"}, "read": {},
 		"count_by": {"path": "$.items", "group_by": "status.phase"},
+		"view":     {}, "view_page": {"mode": "items", "path": "$.items"},
 	}
 	for _, tl := range tools {
 		name := tl.Name

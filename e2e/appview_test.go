@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
+)
+
+// appviewDir holds the view test's npm packages (their own lock, apart
+// from e2e/package.json's): ext-apps 2.0.4 (AppBridge), the TypeScript
+// MCP client v2 and playwright-core, pinned by its package-lock.json.
+var appviewDir = filepath.Join("appview")
+
+// TestAppViewInChromium is scratchpad-mcp's own MCP App in a real host:
+// drive.mjs connects the official TypeScript client to the built binary
+// over stdio (declaring the MCP Apps extension), calls view as the model
+// would, and lets ext-apps' AppBridge drive the page in headless
+// Chromium over a 20,000-row stored output: the table renders, sorts,
+// filters with RFC 9535 filters and pages, the tree and the text search
+// work, and nothing is fetched from the network.
+func TestAppViewInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short (runs node and headless Chromium)")
+	}
+	node := requireNode(t)
+	browser := chromiumPath(t)
+	ensureAppviewModules(t)
+	bin := buildServer(t)
+
+	mem := filepath.Join(t.TempDir(), "mem")
+	cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, "memory_dir = %q\n", mem), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The output as a divert would have stored it: named by the layout
+	// package, in the single agent's scratchpad.
+	data := rows(20_000)
+	sum := sha256.Sum256(data)
+	name := layout.OutputName("inventory", "list_rows", "json", sum[:])
+	dir := layout.For(mem, "").Scratchpad()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "drive.mjs", name, browser, bin, "serve", "--config", cfg, "--log-level", "warn")
+	cmd.Dir = appviewDir
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var r struct {
+		OK            bool     `json:"ok"`
+		Failed        string   `json:"failed"`
+		Checks        []string `json:"checks"`
+		ModelTools    []string `json:"modelTools"`
+		ViewText      string   `json:"viewText"`
+		FirstRenderMs int      `json:"firstRenderMs"`
+		FirstPageMs   int      `json:"firstPageMs"`
+	}
+	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || err != nil || !r.OK {
+		t.Fatalf("drive.mjs: %v (report: %v)\nfailed: %s\npassed: %s\nstderr:\n%s\nstdout:\n%s", err, jerr, r.Failed, strings.Join(r.Checks, "; "), tail(stderr.String()), short(stdout.String()))
+	}
+	t.Logf("%d checks passed; the model was told %q; the first page rendered %d ms after the host handed the page the result (%d ms after the model's call, the browser's start included)", len(r.Checks), r.ViewText, r.FirstPageMs, r.FirstRenderMs)
+	if contains(r.ModelTools, "view_page") || !contains(r.ModelTools, "view") {
+		t.Errorf("the model's tools as the host filters them: %v; want view without view_page", r.ModelTools)
+	}
+}
+
+// rows is a stored output of n rows under "rows", indented as upstreams
+// often send it (one key a line, so the text view searches it): status
+// "failed" on every tenth row, size (i mod 10,000)*10.
+func rows(n int) []byte {
+	type row struct {
+		ID     int    `json:"id"`
+		Name   string `json:"name"`
+		Status string `json:"status"`
+		Size   int    `json:"size"`
+		Owner  string `json:"owner"`
+	}
+	out := struct {
+		Rows []row `json:"rows"`
+	}{Rows: make([]row, n)}
+	for i := range n {
+		st := "ok"
+		if i%10 == 3 {
+			st = "failed"
+		}
+		out.Rows[i] = row{ID: i, Name: fmt.Sprintf("row-%d", i), Status: st, Size: (i % 10_000) * 10, Owner: fmt.Sprintf("team-%d", i%7)}
+	}
+	b, _ := json.MarshalIndent(out, "", "  ")
+	return b
+}
+
+// chromiumPath is headless Chromium (Debian's package chromium, which
+// scripts/deps.sh installs); missing, the test skips, or fails under
+// CI=true.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	skipOrFail(t, "e2e: chromium is not installed (Debian package chromium; scripts/deps.sh installs it)")
+	return ""
+}
+
+// ensureAppviewModules installs appview/'s npm packages when
+// scripts/deps.sh has not (npm ci, from its lock).
+func ensureAppviewModules(t *testing.T) {
+	t.Helper()
+	npmOnce.Lock()
+	defer npmOnce.Unlock()
+	want := []string{
+		filepath.Join(appviewDir, "node_modules", "@modelcontextprotocol", "ext-apps", "package.json"),
+		filepath.Join(appviewDir, "node_modules", "@modelcontextprotocol", "client", "package.json"),
+		filepath.Join(appviewDir, "node_modules", "playwright-core", "package.json"),
+	}
+	missing := func() string {
+		for _, f := range want {
+			if !fileExists(f) {
+				return f
+			}
+		}
+		return ""
+	}
+	if missing() == "" {
+		return
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		skipOrFail(t, "e2e: npm is not on PATH; install npm to run the view's browser test")
+	}
+	t.Log("e2e: appview/node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = appviewDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in e2e/appview: %v\n%s", err, out)
+	}
+	if f := missing(); f != "" {
+		t.Fatalf("npm ci did not install %s", f)
+	}
+}

@@ -81,7 +81,11 @@ func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer root.Close()
-	env := &explore.Env{Root: root, Count: tokens.ForModel(*provider, *model).CountString, MaxExtractionTokens: *maxTokens, MapFiles: true}
+	counter := tokens.ForModel(*provider, *model)
+	// The answer is counted after the file is indexed: load the encoding
+	// on the other core meanwhile.
+	counter.Preload()
+	env := &explore.Env{Root: root, Count: counter.CountString, MaxExtractionTokens: *maxTokens, MapFiles: true}
 	// A file truncated while mapped faults: a panic the call recovers
 	// into an internal_error instead of a crash.
 	debug.SetPanicOnFault(true)

@@ -21,4 +21,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -tags bench -count=1 -timeout 30m -run 'TestBenchWire$' -v ./cmd/scratchpad-mcp/ 2>&1 |
-  grep -E '^(client:|path|stdio|http) |tool error|FAIL|panic|_test.go' || true
+  grep -E '^(client:|path|stdio|http|node) |tool error|FAIL|panic|_test.go' || true

@@ -1,9 +1,7 @@
 package explore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -43,34 +41,11 @@ type kv struct {
 type obj []kv
 
 func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.K)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshalNoEscape(f.V)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return tool.MarshalOrdered(len(o), func(i int) (string, any) { return o[i].K, o[i].V })
 }
 
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+// marshalNoEscape is [tool.MarshalNoEscape].
+var marshalNoEscape = tool.MarshalNoEscape
 
 // suggestion is a complete, ready-to-run tool call.
 type suggestion struct {

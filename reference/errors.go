@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // Sentinel errors, matched with [errors.Is] on what [Resolve] returns.
@@ -125,35 +127,11 @@ type member struct {
 type object []member
 
 func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return tool.MarshalOrdered(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
-// marshal is json.Marshal without HTML escapes (paths hold < and >).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+// marshal is [tool.MarshalNoEscape] (paths hold < and >).
+var marshal = tool.MarshalNoEscape
 
 // members are the members of a JSON object in order, values raw.
 func members(raw json.RawMessage) ([]member, error) {

@@ -340,15 +340,10 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	raw, err := p.forward(ctx, s, u, "resources/read", "resources/read", params)
+	raw, sec, err := p.forwardMasked(ctx, s, u, "resources/read", "resource "+orig, params)
 	if err != nil {
 		return nil, err
 	}
-	raw, sec, err := p.redact(u.Config(), "resource "+orig, raw)
-	if err != nil {
-		return nil, err
-	}
-	p.tellMasked(ctx, sec)
 	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw, appPage(s, orig, raw)); diverted {
 		return ptr, nil // the pointer, under the URI as the client knows it
 	}
@@ -399,15 +394,10 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	raw, err := p.forward(ctx, s, rt.up, "prompts/get", "prompts/get", params)
+	raw, sec, err := p.forwardMasked(ctx, s, rt.up, "prompts/get", "prompt "+rt.orig, params)
 	if err != nil {
 		return nil, err
 	}
-	raw, sec, err := p.redact(rt.up.Config(), "prompt "+rt.orig, raw)
-	if err != nil {
-		return nil, err
-	}
-	p.tellMasked(ctx, sec)
 	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw, false); diverted {
 		return ptr, nil
 	}

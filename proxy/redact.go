@@ -13,6 +13,7 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
+	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
 // RedactedMetaKey is the _meta key of a result the proxy scanned and found
@@ -114,6 +115,23 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 		p.log.Info("secrets in an upstream result", "server", sc.Name, "what", what, "mode", string(r.mode), "total", rep.Total, "kinds", strings.Join(rep.Kinds(), ","), "binary", rep.Binary)
 	}
 	return out, r, nil
+}
+
+// forwardMasked forwards one request to u and passes its answer through
+// the redaction stage: masked (what names the answer in an error) and
+// counted for the calling agent. The caller adds withRedactedMeta where
+// the answer reaches the client as it is.
+func (p *Proxy) forwardMasked(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, redacted, error) {
+	raw, err := p.forward(ctx, s, u, method, method, params)
+	if err != nil {
+		return nil, redacted{}, err
+	}
+	raw, sec, err := p.redact(u.Config(), what, raw)
+	if err != nil {
+		return nil, redacted{}, err
+	}
+	p.tellMasked(ctx, sec)
+	return raw, sec, nil
 }
 
 // tellMasked counts what r masked for the calling agent (its usage

@@ -124,15 +124,10 @@ func (p *Proxy) ListSkills(ctx context.Context, s Session, cursor string) (entri
 
 // skillsPage asks u for one page of skills/list.
 func (p *Proxy) skillsPage(ctx context.Context, s Session, u *upstream.Upstream, params map[string]any) ([]json.RawMessage, string, error) {
-	raw, err := p.forward(ctx, s, u, wire.MethodSkillsList, wire.MethodSkillsList, params)
+	raw, _, err := p.forwardMasked(ctx, s, u, wire.MethodSkillsList, "skills/list answer", params)
 	if err != nil {
 		return nil, "", err
 	}
-	raw, sec, err := p.redact(u.Config(), "skills/list answer", raw)
-	if err != nil {
-		return nil, "", err
-	}
-	p.tellMasked(ctx, sec)
 	var res struct {
 		Skills     []json.RawMessage `json:"skills"`
 		NextCursor string            `json:"nextCursor"`
@@ -304,15 +299,10 @@ func (p *Proxy) directoryOfEntry(ctx context.Context, s Session, u *upstream.Ups
 
 // skillRequest forwards one skills request and redacts its answer.
 func (p *Proxy) skillRequest(ctx context.Context, s Session, u *upstream.Upstream, method string, params map[string]any) (json.RawMessage, error) {
-	raw, err := p.forward(ctx, s, u, method, method, params)
+	raw, sec, err := p.forwardMasked(ctx, s, u, method, method+" answer", params)
 	if err != nil {
 		return nil, err
 	}
-	raw, sec, err := p.redact(u.Config(), method+" answer", raw)
-	if err != nil {
-		return nil, err
-	}
-	p.tellMasked(ctx, sec)
 	return withRedactedMeta(raw, sec), nil
 }
 

@@ -123,16 +123,11 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 	}
 	m["taskId"] = id
 	delete(m, "_meta") // the envelope is the upstream client's to send
-	raw, err := p.forward(ctx, s, u, method, method, m)
-	if err != nil {
-		return nil, err
-	}
 	// A task's answer may carry its tool's result: scanned as one.
-	raw, sec, err := p.redact(u.Config(), method+" answer", raw)
+	raw, sec, err := p.forwardMasked(ctx, s, u, method, method+" answer", m)
 	if err != nil {
 		return nil, err
 	}
-	p.tellMasked(ctx, sec)
 	raw, _, err = rewriteTaskID(raw, func(string) string { return wrapped })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, method, server, err)

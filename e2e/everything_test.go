@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 )
 
 // TestEverythingThroughProxy is the transparency check against the MCP
@@ -92,6 +94,8 @@ func runEverything(t *testing.T, node string, args ...string) everythingReport {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{"everything.mjs"}, args...)...)
+	own := append(config.OwnToolNames(), config.DefaultMemoryTool)
+	cmd.Env = append(os.Environ(), "SCRATCHPAD_OWN_TOOLS="+strings.Join(own, ","))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -52,7 +52,7 @@ type Options struct {
 	// ([redaction] mode; nil or mode off: written as given).
 	Redactor *redact.Redactor
 	// Telemetry is told each own tool call (see [Registry.charging]) and
-	// each call's agent and budget ([Registry.BeforeCall]); nil is off.
+	// each call's agent and budget ([Registry.Identify]); nil is off.
 	Telemetry *telemetry.Provider
 }
 
@@ -310,7 +310,7 @@ func Check(cfg *config.Config) error {
 // [Session.Context] made: a call outside any client session.
 var ErrNoSession = errors.New("agents: no session in the request's context")
 
-// resolvedKey holds, in a call's context, the agent [Registry.BeforeCall]
+// resolvedKey holds, in a call's context, the agent [Registry.Identify]
 // resolved: the rest of the call (divert, the pad, exploration) finds it
 // there instead of resolving it again.
 type resolvedKey struct{}

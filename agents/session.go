@@ -228,26 +228,31 @@ func (s *Session) Listed(raw []byte) {
 	}
 }
 
-// BeforeCall runs before every tool call of a session: it resolves the
-// agent once for the whole call (the returned ctx carries it), counts the
-// call for usage, takes the model's real usage when the client reports it
-// in _meta ([UsageMetaKey]), and names the agent for the pad's ledger.
-func (r *Registry) BeforeCall(ctx context.Context, meta map[string]any) (context.Context, error) {
+// Identify is the identify stage for one request of a session that
+// reaches the proxy or an own tool: it resolves the agent once for the
+// whole request (the returned ctx carries it, and names it for the pad's
+// ledger: own tools are handlers of a context). For a tools/call (call)
+// it also counts the call for usage, takes the model's real usage when the
+// client reports it in _meta ([UsageMetaKey]), and names the agent on the
+// request's audit record.
+func (r *Registry) Identify(ctx context.Context, meta map[string]any, call bool) (context.Context, *Agent, error) {
 	ag, err := r.Resolve(ctx)
 	if err != nil {
-		return ctx, fmt.Errorf("scratchpad-mcp: %w", err)
+		return ctx, nil, fmt.Errorf("scratchpad-mcp: %w", err)
 	}
-	ag.Budget.CountCall()
-	if in, out, ok := reportedUsage(meta); ok {
-		ag.Budget.ObserveUsage(in, out)
+	if call {
+		ag.Budget.CountCall()
+		if in, out, ok := reportedUsage(meta); ok {
+			ag.Budget.ObserveUsage(in, out)
+		}
+		if sp := telemetry.ServerSpan(ctx); sp != nil {
+			// The audit record's who, and its budget read after the call.
+			b := ag.Budget
+			sp.Note(telemetry.Tally{Agent: ag.ID.Agent, Run: ag.ID.Run, Role: ag.ID.Role,
+				Budget: func() (int, int, bool) { return b.Remaining(), b.Total(), b.Limited() }})
+		}
 	}
-	if sp := telemetry.ServerSpan(ctx); sp != nil {
-		// The audit record's who, and its budget read after the call.
-		b := ag.Budget
-		sp.Note(telemetry.Tally{Agent: ag.ID.Agent, Run: ag.ID.Run, Role: ag.ID.Role,
-			Budget: func() (int, int, bool) { return b.Remaining(), b.Total(), b.Limited() }})
-	}
-	return pad.WithAuthor(context.WithValue(ctx, resolvedKey{}, ag), ag.ID.Agent), nil
+	return pad.WithAuthor(context.WithValue(ctx, resolvedKey{}, ag), ag.ID.Agent), ag, nil
 }
 
 // reportedUsage reads _meta["scratchpad/usage"] = {input_tokens, output_tokens}.

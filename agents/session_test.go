@@ -122,7 +122,7 @@ func TestIdentityKey(t *testing.T) {
 	}
 }
 
-// TestResolveOncePerCall: the agent BeforeCall resolved rides in the
+// TestResolveOncePerCall: the agent Identify resolved rides in the
 // call's context; the rest of the call gets that one.
 func TestResolveOncePerCall(t *testing.T) {
 	cfg := config.Default()
@@ -132,7 +132,7 @@ func TestResolveOncePerCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, err := r.BeforeCall(s.Context(context.Background(), nil), nil)
+	ctx, _, err := r.Identify(s.Context(context.Background(), nil), nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 
@@ -86,28 +85,18 @@ func (t appTool) keepsSchema(sc *config.Server) bool {
 	return t.app() && sc.AppDataBytes() > 0
 }
 
-// byModelKey marks a call the model made itself (see [ByModel]).
-type byModelKey struct{}
-
-// ByModel marks ctx's call as the model's own (call_tool in search mode):
-// whatever the host, its result goes to the model, so an app-only tool
-// called this way is diverted and charged like any other.
-func ByModel(ctx context.Context) context.Context {
-	return context.WithValue(ctx, byModelKey{}, true)
-}
-
 // appDivert sets what divert must know of an MCP Apps tool's call: an
 // app-only tool called by a host that declared the extension never
 // reaches the model (a host without it shows the tool to its model like
 // any other, and a call through call_tool is the model's: both are
 // diverted like any other); an app tool's pointer keeps its
 // structuredContent for the page.
-func appDivert(ctx context.Context, c *divert.Call, t appTool, sc *config.Server, s Session) {
+func appDivert(c *divert.Call, t appTool, sc *config.Server, r *Request) {
 	if !t.app() {
 		return
 	}
-	byModel, _ := ctx.Value(byModelKey{}).(bool)
-	c.AppOnly = t.appOnly && !byModel && s != nil && s.Capabilities().Declares(AppsExtension)
+	s := r.session()
+	c.AppOnly = t.appOnly && (r == nil || !r.ByModel) && s != nil && s.Capabilities().Declares(AppsExtension)
 	c.KeepStructured = sc.AppDataBytes()
 }
 

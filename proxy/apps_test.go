@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -102,11 +101,11 @@ func TestAppDivert(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got divert.Call
-			ctx := context.Background()
-			if tt.byModel {
-				ctx = ByModel(ctx)
+			var r *Request
+			if tt.s != nil || tt.byModel {
+				r = &Request{Session: tt.s, ByModel: tt.byModel}
 			}
-			appDivert(ctx, &got, tt.tool, sc, tt.s)
+			appDivert(&got, tt.tool, sc, r)
 			if got.AppOnly != tt.want.AppOnly || got.KeepStructured != tt.want.KeepStructured {
 				t.Errorf("AppOnly %v KeepStructured %d, want %v %d", got.AppOnly, got.KeepStructured, tt.want.AppOnly, tt.want.KeepStructured)
 			}

@@ -63,53 +63,54 @@ func (p *Proxy) ToolDefinition(name string) (json.RawMessage, bool) {
 // result over max_result_bytes, save failed) are tool results with
 // isError.
 //
-// Whatever result is sent, its cost to the model is charged to the calling
-// agent's budget ([divert.Charge]): the budget's "left" is the context
-// really left.
-func (p *Proxy) CallTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (json.RawMessage, error) {
-	res, charged, err := p.callTool(ctx, s, name, args, meta)
-	if err == nil && res != nil && !charged {
-		if agent, aerr := p.opts.Agent(ctx); aerr == nil {
-			if rt := p.cat.tool(name); rt != nil && p.opts.Telemetry != nil {
-				var decided func(divert.Outcome)
-				agent, decided = p.observed(ctx, agent, rt.up.Config().Name, rt.orig)
-				decided(divert.Outcome{}) // not diverted: what is charged passed through
-			}
-			divert.Charge(ctx, agent, res, true)
-		}
+// Whatever result is sent, its cost to the model is charged to r's agent
+// ([Request.charge]): the budget's "left" is the context really left.
+func (p *Proxy) CallTool(ctx context.Context, r *Request, name string, args json.RawMessage) (json.RawMessage, error) {
+	res, err := p.callTool(ctx, r, name, args)
+	if err != nil || res == nil || r == nil || r.charged {
+		return res, err
 	}
-	return res, err
+	agent := r.Agent
+	if rt := p.cat.tool(name); rt != nil && agent != nil && p.opts.Telemetry != nil {
+		// Not diverted: what is charged passed through.
+		var decided func(divert.Outcome)
+		agent, decided = p.observed(ctx, agent, rt.up.Config().Name, rt.orig)
+		decided(divert.Outcome{})
+	}
+	r.chargeTo(ctx, agent, res)
+	return res, nil
 }
 
-// callTool is CallTool but for the charge; charged says divert charged the
-// result already (it had counted it to decide).
-func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.RawMessage, meta map[string]any) (res json.RawMessage, charged bool, err error) {
+// callTool is CallTool but for the charge of an answer divert did not
+// charge.
+func (p *Proxy) callTool(ctx context.Context, r *Request, name string, args json.RawMessage) (res json.RawMessage, err error) {
+	s := r.session()
 	rt := p.cat.tool(name)
 	if rt == nil {
 		if msg := p.AwaitingLogin(); msg != "" {
-			return nil, false, fmt.Errorf("%w: tool %q (not listed yet: %s)", ErrNotFound, name, msg)
+			return nil, fmt.Errorf("%w: tool %q (not listed yet: %s)", ErrNotFound, name, msg)
 		}
-		return nil, false, fmt.Errorf("%w: tool %q", ErrNotFound, name)
+		return nil, fmt.Errorf("%w: tool %q", ErrNotFound, name)
 	}
 	cfg := rt.up.Config()
-	args, callOpts, errRes, err := p.resolveReferences(ctx, rt, args)
+	args, callOpts, errRes, err := p.resolveReferences(ctx, r, rt, args)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if errRes != nil {
-		return errRes, false, nil // nothing was sent
+		return errRes, nil // nothing was sent
 	}
 	params := map[string]any{"name": rt.orig}
 	if len(args) > 0 {
 		params["arguments"] = args
 	}
-	fm, pr, done := p.forwardMeta(ctx, s, meta)
+	fm, pr, done := p.forwardMeta(ctx, s, r.meta())
 	defer done()
 	if fm != nil {
 		params["_meta"] = fm
 	}
 	start := time.Now()
-	raw, rtype, err := p.forwardTyped(ctx, s, rt.up, "tools/call", rt.orig, params)
+	raw, rtype, err := p.forwardTyped(ctx, r, rt.up, "tools/call", rt.orig, params)
 	if err != nil {
 		var rerr *upstream.RPCError
 		var tooLarge *upstream.TooLargeError
@@ -118,43 +119,43 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		case errors.As(err, &rerr) || errors.As(err, &ir) || ctx.Err() != nil:
 			// An input-required answer is passed up as it came: it is
 			// no result to divert or charge.
-			return nil, false, err
+			return nil, err
 		case errors.As(err, &tooLarge):
 			return ToolError(fmt.Sprintf("the result of %s from upstream %q is %d bytes or more, over its max_result_bytes (%d, [mcp.servers.%s]): it was skipped unread. Ask for less (a filter, a page, a narrower query) or raise max_result_bytes.",
-				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), false, nil
+				rt.orig, cfg.Name, tooLarge.Size, tooLarge.Max, cfg.Name)), nil
 		}
 		if le, ok := upstream.LoginError(err); ok {
 			if lr := loginRequired(le); lr != nil && s != nil && s.Capabilities().ElicitationURL {
-				return nil, false, lr
+				return nil, lr
 			}
 			// Only a person can fix it: say exactly what to do, not the
 			// transport's chain of wrappers.
 			if le.URL != "" {
-				return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to open that URL in their own browser (the page asks them, not you, for their bearer token: only they can complete the login); the other servers' tools work meanwhile.", name, le)), false, nil
+				return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to open that URL in their own browser (the page asks them, not you, for their bearer token: only they can complete the login); the other servers' tools work meanwhile.", name, le)), nil
 			}
-			return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to run that command; the other servers' tools work meanwhile.", name, le)), false, nil
+			return ToolError(fmt.Sprintf("%s cannot be called: %v. Ask the user to run that command; the other servers' tools work meanwhile.", name, le)), nil
 		}
 		// The model reads what went wrong and may try again.
 		msg := err.Error()
 		if errors.Is(err, ErrUpstreamTimeout) {
 			msg += "; try again or raise the timeout"
 		}
-		return ToolError(msg), false, nil
+		return ToolError(msg), nil
 	}
 	answered := time.Now()
 	if out, isTask, terr := p.taskResult(raw, rtype, cfg.Name, rt.orig); isTask {
 		// A task, not a result: its result comes with tasks/get.
 		if terr != nil {
-			return ToolError(terr.Error()), false, nil
+			return ToolError(terr.Error()), nil
 		}
-		return out, false, nil
+		return out, nil
 	}
 	// Secrets go before anything counts, stores or shows the result.
 	raw, sec, err := p.redact(cfg, "result of "+rt.orig, raw)
 	if err != nil {
-		return ToolError(err.Error()), false, nil
+		return ToolError(err.Error()), nil
 	}
-	p.tellMasked(ctx, sec)
+	p.tellMasked(r, sec)
 	// A tool with no threshold is diverted only when its result does not
 	// fit the agent's budget left (divert.Agent.Left).
 	threshold, divertable := cfg.Threshold(rt.orig)
@@ -162,20 +163,17 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		// Stored whatever its size, as the call asked: the pointer only.
 		threshold, divertable = 1, true
 	}
-	agent, err := p.opts.Agent(ctx)
-	if err != nil {
-		return ToolError("scratchpad-mcp: " + err.Error()), false, nil
-	}
+	agent := r.agent()
 	dc := divert.Call{
 		Server: cfg.Name, Tool: rt.orig, Result: raw, Owned: true, Valid: true, Secrets: sec.secrets(), Asked: callOpts.Store,
 		// Listed for a tool diverted only over budget, or one whose
 		// pointer keeps structuredContent (catalogue.go).
 		SchemaListed: (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
 	}
-	appDivert(ctx, &dc, rt.app, cfg, s)
+	appDivert(&dc, rt.app, cfg, r)
 	if !divertable && !dc.AppOnly && (agent == nil || agent.Left == nil) {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
-		return withRedactedMeta(raw, sec), false, nil
+		return withRedactedMeta(raw, sec), nil
 	}
 	if !divertable {
 		threshold = 0
@@ -188,7 +186,7 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 	out, err := divert.Decide(dc, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
 		ds.End(telemetry.Outcome{Err: err, ErrorType: "invalid_result"})
-		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), false, nil
+		return ToolError(fmt.Sprintf("upstream %q returned an invalid tools/call result for %s: %v", cfg.Name, rt.orig, err)), nil
 	}
 	decided(out)
 	if out.Diverted {
@@ -204,7 +202,8 @@ func (p *Proxy) callTool(ctx context.Context, s Session, name string, args json.
 		out.Result = withRedactedMeta(out.Result, sec)
 	}
 	p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "decide", time.Since(answered), "diverted", out.Diverted)
-	return out.Result, out.Charged, nil
+	r.chargedBy(out)
+	return out.Result, nil
 }
 
 // ToolError is a tools/call result with isError and one text block.
@@ -218,27 +217,28 @@ func ToolError(msg string) json.RawMessage {
 // names the request in errors (the method, or the tool called). The
 // upstream's own JSON-RPC error comes back as an [*upstream.RPCError],
 // the caller's cancellation as ctx's error.
-func (p *Proxy) forward(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, error) {
-	raw, _, err := p.forwardTyped(ctx, s, u, method, what, params)
+func (p *Proxy) forward(ctx context.Context, r *Request, u *upstream.Upstream, method, what string, params any) (json.RawMessage, error) {
+	raw, _, err := p.forwardTyped(ctx, r, u, method, what, params)
 	return raw, err
 }
 
 // forwardTyped is forward that also returns the result's resultType
 // ([upstream.Upstream.CallTyped]: a big result is not walked again to
 // learn it).
-func (p *Proxy) forwardTyped(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (_ json.RawMessage, rtype string, err error) {
+func (p *Proxy) forwardTyped(ctx context.Context, r *Request, u *upstream.Upstream, method, what string, params any) (_ json.RawMessage, rtype string, err error) {
 	cfg := u.Config()
+	s := r.session()
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callerKey{}, s), cfg.Timeout)
 	defer cancel()
 	if s != nil {
 		// A 2026-07-28 upstream is told the caller's capabilities with
 		// every request; a 2025 one ignores this.
 		// Only the extensions the proxy carries (extensions.go).
-		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: carriedCaps(s.Capabilities().Raw)})
+		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: carriedCaps(s.Capabilities().Raw), LogLevel: r.logLevel()})
 	}
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
-	continues(ctx, method, params)
+	r.continues(method, params)
 	cctx, endSpan := p.startClient(cctx, cfg.Name, method, what, params)
 	// The upstream's own errors and questions are masked as they come
 	// (mask.go): no way on to the client goes around it.
@@ -329,22 +329,23 @@ func (p *Proxy) resourceOwner(exposed string) (*upstream.Upstream, string, bool)
 
 // ReadResource forwards resources/read for an exposed URI (listed, or
 // matching a template, or served by the only upstream with resources).
-func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta map[string]any) (json.RawMessage, error) {
+func (p *Proxy) ReadResource(ctx context.Context, r *Request, uri string) (json.RawMessage, error) {
+	s := r.session()
 	u, orig, ok := p.resourceOwner(uri)
 	if !ok {
 		return nil, fmt.Errorf("%w: resource %s (no upstream lists it)", ErrNotFound, uri)
 	}
 	params := map[string]any{"uri": orig}
-	fm, _, done := p.forwardMeta(ctx, s, meta)
+	fm, _, done := p.forwardMeta(ctx, s, r.meta())
 	defer done()
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	raw, sec, err := p.forwardMasked(ctx, s, u, "resources/read", "resource "+orig, params)
+	raw, sec, err := p.forwardMasked(ctx, r, u, "resources/read", "resource "+orig, params)
 	if err != nil {
 		return nil, err
 	}
-	if ptr, diverted := p.divertOther(ctx, u.Config(), ResourceThresholdName, uri, raw, appPage(s, orig, raw)); diverted {
+	if ptr, diverted := p.divertOther(ctx, r, u.Config(), ResourceThresholdName, uri, raw, appPage(s, orig, raw)); diverted {
 		return ptr, nil // the pointer, under the URI as the client knows it
 	}
 	raw = withRedactedMeta(raw, sec)
@@ -380,7 +381,7 @@ func (p *Proxy) ReadResource(ctx context.Context, s Session, uri string, meta ma
 }
 
 // GetPrompt forwards prompts/get.
-func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[string]string, meta map[string]any) (json.RawMessage, error) {
+func (p *Proxy) GetPrompt(ctx context.Context, r *Request, name string, args map[string]string) (json.RawMessage, error) {
 	rt := p.cat.prompt(name)
 	if rt == nil {
 		return nil, fmt.Errorf("%w: prompt %s (its upstream no longer lists it)", ErrNotFound, name)
@@ -389,16 +390,16 @@ func (p *Proxy) GetPrompt(ctx context.Context, s Session, name string, args map[
 	if args != nil {
 		params["arguments"] = args
 	}
-	fm, _, done := p.forwardMeta(ctx, s, meta)
+	fm, _, done := p.forwardMeta(ctx, r.session(), r.meta())
 	defer done()
 	if fm != nil {
 		params["_meta"] = fm
 	}
-	raw, sec, err := p.forwardMasked(ctx, s, rt.up, "prompts/get", "prompt "+rt.orig, params)
+	raw, sec, err := p.forwardMasked(ctx, r, rt.up, "prompts/get", "prompt "+rt.orig, params)
 	if err != nil {
 		return nil, err
 	}
-	if ptr, diverted := p.divertOther(ctx, rt.up.Config(), PromptThresholdName, name, raw, false); diverted {
+	if ptr, diverted := p.divertOther(ctx, r, rt.up.Config(), PromptThresholdName, name, raw, false); diverted {
 		return ptr, nil
 	}
 	return withRedactedMeta(raw, sec), nil
@@ -411,7 +412,7 @@ func (p *Proxy) HasPrompt(name string) bool { return p.cat.prompt(name) != nil }
 // prompt or resource template that ref names (ref/prompt name or
 // ref/resource uri, as exposed). ok is false when no upstream owns it or
 // the owner offers no completions: the caller answers with no values.
-func (p *Proxy) Complete(ctx context.Context, s Session, refType, ref string, argument, context_ any) (raw json.RawMessage, ok bool, err error) {
+func (p *Proxy) Complete(ctx context.Context, req *Request, refType, ref string, argument, context_ any) (raw json.RawMessage, ok bool, err error) {
 	var rt *route
 	var r map[string]any
 	switch refType {
@@ -433,7 +434,7 @@ func (p *Proxy) Complete(ctx context.Context, s Session, refType, ref string, ar
 	if context_ != nil {
 		params["context"] = context_
 	}
-	raw, err = p.forward(ctx, s, rt.up, "completion/complete", "completion/complete", params)
+	raw, err = p.forward(ctx, req, rt.up, "completion/complete", "completion/complete", params)
 	if err != nil {
 		return nil, false, err
 	}

@@ -30,13 +30,10 @@ const (
 // budget), or its kind's pointer (diverted true). appOnly says the model
 // never reads it (an MCP Apps page read by its host, apps.go): passed
 // whole and not charged.
-func (p *Proxy) divertOther(ctx context.Context, sc *config.Server, method, name string, raw json.RawMessage, appOnly bool) (_ json.RawMessage, diverted bool) {
+func (p *Proxy) divertOther(ctx context.Context, r *Request, sc *config.Server, method, name string, raw json.RawMessage, appOnly bool) (_ json.RawMessage, diverted bool) {
 	spans := textItems(raw)
-	if len(spans) == 0 || p.opts.Agent == nil {
-		return raw, false
-	}
-	agent, err := p.opts.Agent(ctx)
-	if err != nil || agent == nil {
+	agent := r.agent()
+	if len(spans) == 0 || agent == nil {
 		return raw, false
 	}
 	threshold, ok := sc.Threshold(method)
@@ -54,11 +51,14 @@ func (p *Proxy) divertOther(ctx context.Context, sc *config.Server, method, name
 	out, err := divert.Decide(divert.Call{Server: sc.Name, Tool: name, Threshold: threshold, Result: synthetic, Owned: true, Valid: true, AppOnly: appOnly},
 		agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil || !out.Diverted {
-		if err == nil && !out.Charged {
-			divert.Charge(ctx, agent, synthetic, true)
+		if err == nil {
+			// What the model reads of it is its text, as counted.
+			r.chargedBy(out)
+			r.charge(ctx, synthetic)
 		}
 		return raw, false
 	}
+	r.chargedBy(out)
 	var ptr struct {
 		Content []struct {
 			Text string `json:"text"`

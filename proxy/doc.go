@@ -9,14 +9,22 @@
 //
 // # Basics
 //
-//	p := proxy.New(proxy.Options{Servers: cfg.Servers, Agent: resolve, OnChange: srv.Changed})
+//	p := proxy.New(proxy.Options{Servers: cfg.Servers, OnChange: srv.Changed})
 //	p.Start(ctx, nil) // or, with one client, at its initialize: MirrorOffer(its capabilities)
 //	defer p.Close()
-//	raw, err := p.CallTool(ctx, session, "list_pods", args, meta)
+//	r := &proxy.Request{Session: session, Meta: meta, Agent: agent.Divert(), References: agent.References()}
+//	raw, err := p.CallTool(ctx, r, "list_pods", args)
+//
+// Every method that forwards takes a [Request]: one client request, typed,
+// as the stages before the proxy made it (who it is for, its session, a
+// 2026-07-28 retry's answers). After forwarding, each stage reads it: the
+// answer is masked (redact.go), charged once to r's agent
+// ([Request.charge], clientrequest.go), diverted when large (package
+// divert).
 //
 // [Proxy.CallTool] resolves the references to stored outputs in a
 // tools/call's arguments ({"$scratchpad": {"file": …}}, package reference,
-// [Options].References: refused unsent when one cannot be), forwards it,
+// [Request].References: refused unsent when one cannot be), forwards it,
 // and hands the result to package divert, which passes it through
 // untouched or replaces it with a pointer (always, when the call's
 // arguments asked: "$scratchpad": {"store": true}). Resources, templates and prompts are listed, read and got the

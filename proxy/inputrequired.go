@@ -21,7 +21,7 @@ import (
 //     called again with the answers, until it completes ([Proxy.fulfil]);
 //   - any other (a 2026-07-28 client) gets the [*upstream.InputRequired]
 //     back from the call, answers it itself, and retries with a
-//     [Continuation] ([WithContinuation]) that is forwarded to the same
+//     [Continuation] (in its [Request]) that is forwarded to the same
 //     upstream.
 
 // Continuation is a retry's answer to an input-required result: the
@@ -30,39 +30,6 @@ import (
 type Continuation struct {
 	Responses map[string]json.RawMessage
 	State     string
-}
-
-type continuationKey struct{}
-
-// WithContinuation returns ctx carrying c: the call made under it is a
-// retry, and its upstream is sent c's inputResponses and requestState.
-func WithContinuation(ctx context.Context, c Continuation) context.Context {
-	return context.WithValue(ctx, continuationKey{}, c)
-}
-
-// ContinuationOf is the [Continuation] ctx carries, if any.
-func ContinuationOf(ctx context.Context) (Continuation, bool) {
-	c, ok := ctx.Value(continuationKey{}).(Continuation)
-	return c, ok
-}
-
-// continues puts a retry's answers in params (tools/call, prompts/get and
-// resources/read take them).
-func continues(ctx context.Context, method string, params any) {
-	m, ok := params.(map[string]any)
-	if !ok || (method != "tools/call" && method != "prompts/get" && method != "resources/read") {
-		return
-	}
-	c, ok := ContinuationOf(ctx)
-	if !ok {
-		return
-	}
-	if c.Responses != nil {
-		m["inputResponses"] = c.Responses
-	}
-	if c.State != "" {
-		m["requestState"] = c.State
-	}
 }
 
 // Bounds of fulfilling input requests for a client that can be asked:

@@ -29,7 +29,7 @@ func TestForwardToModernUpstream(t *testing.T) {
 	}
 	p := New(Options{Logger: quiet(), Servers: []config.Server{{Name: "ev", Transport: config.TransportStdio, Cmd: []string{bin},
 		Protocol: config.ProtocolAuto, Timeout: 20 * time.Second}},
-		Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{}, nil }})
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p.Start(ctx, nil)
@@ -41,18 +41,18 @@ func TestForwardToModernUpstream(t *testing.T) {
 	p.Refresh(ctx) // a 2026 upstream's listings, fresh or re-listed: returns
 
 	none := &capsSession{fakeSession: fakeSession{id: "none"}}
-	_, err = p.CallTool(ctx, none, "test_missing_capability", nil, nil)
+	_, err = p.CallTool(ctx, &Request{Session: none, Agent: &divert.Agent{}}, "test_missing_capability", nil)
 	if rerr, ok := errors.AsType[*upstream.RPCError](err); !ok || rerr.Code != -32021 {
 		t.Errorf("without sampling: %v, want -32021", err)
 	}
 	sampling := &capsSession{fakeSession: fakeSession{id: "sampling"}, caps: ClientCapabilities{Sampling: true, Raw: json.RawMessage(`{"sampling":{}}`)}}
-	if res, err := p.CallTool(ctx, sampling, "test_missing_capability", nil, nil); err != nil || strings.Contains(string(res), `"isError":true`) {
+	if res, err := p.CallTool(ctx, &Request{Session: sampling, Agent: &divert.Agent{}}, "test_missing_capability", nil); err != nil || strings.Contains(string(res), `"isError":true`) {
 		t.Errorf("with the session's sampling: %s %v", res, err)
 	}
 	// A client that answers input-required results itself (2026-07-28)
 	// gets the upstream's, unchanged.
 	elicit := &answererSession{capsSession{fakeSession: fakeSession{id: "elicit"}, caps: ClientCapabilities{Elicitation: true, Raw: json.RawMessage(`{"elicitation":{"form":{}}}`)}}}
-	res, err := p.CallTool(ctx, elicit, "test_input_required_result_elicitation", json.RawMessage(`{}`), nil)
+	res, err := p.CallTool(ctx, &Request{Session: elicit, Agent: &divert.Agent{}}, "test_input_required_result_elicitation", json.RawMessage(`{}`))
 	if ir, ok := errors.AsType[*upstream.InputRequired](err); !ok || res != nil || ir.Requests["user_name"] == nil {
 		t.Errorf("input required: %s %v, want *upstream.InputRequired", res, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 	"github.com/scratchpad-mcp/scratchpad-mcp/reference"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
@@ -19,14 +18,13 @@ import (
 )
 
 // Options configures a [Proxy]. The zero value of each field is a usable
-// default except Agent, which is required.
+// default. Who a request is for is no option: it comes with each
+// [Request].
 type Options struct {
 	Servers []config.Server
 	Logger  *slog.Logger
 	// Version is sent as clientInfo.version to upstreams.
 	Version string
-	// Agent resolves the calling session's divert settings.
-	Agent func(ctx context.Context) (*divert.Agent, error)
 	// Reserved are the proxy's own tool names, resource URIs and prompt
 	// names: an upstream item with one of these exposed names is skipped
 	// (tools, prompts) or exposed under a server prefix (resources).
@@ -79,11 +77,6 @@ type Options struct {
 	// traceparent sent in the request's _meta), the divert's span and
 	// token counts, and upstream restarts. nil is off.
 	Telemetry *telemetry.Provider
-	// References, when set, gives the calling agent's stored outputs
-	// that a tool call's arguments may refer to ({"$scratchpad":
-	// {"file": …}}, package reference): they are resolved before the
-	// call is sent (references.go). nil sends arguments as they came.
-	References func(ctx context.Context) (*reference.Env, error)
 }
 
 // Kind says which listing changed.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )
 
@@ -66,7 +65,7 @@ func TestDivertProgressStages(t *testing.T) {
 }
 
 func TestUpstreamRequestsThatCannotBeServed(t *testing.T) {
-	p := New(Options{Logger: quiet(), Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{}, nil }})
+	p := New(Options{Logger: quiet()})
 	u := upstream.New(upstream.Options{Server: config.Server{Name: "lonely", Timeout: time.Second}, Logger: quiet()})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // no client will attach: do not wait for one

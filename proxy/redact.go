@@ -121,8 +121,8 @@ func (p *Proxy) redact(sc *config.Server, what string, raw json.RawMessage) (jso
 // the redaction stage: masked (what names the answer in an error) and
 // counted for the calling agent. The caller adds withRedactedMeta where
 // the answer reaches the client as it is.
-func (p *Proxy) forwardMasked(ctx context.Context, s Session, u *upstream.Upstream, method, what string, params any) (json.RawMessage, redacted, error) {
-	raw, err := p.forward(ctx, s, u, method, method, params)
+func (p *Proxy) forwardMasked(ctx context.Context, r *Request, u *upstream.Upstream, method, what string, params any) (json.RawMessage, redacted, error) {
+	raw, err := p.forward(ctx, r, u, method, method, params)
 	if err != nil {
 		return nil, redacted{}, err
 	}
@@ -130,18 +130,18 @@ func (p *Proxy) forwardMasked(ctx context.Context, s Session, u *upstream.Upstre
 	if err != nil {
 		return nil, redacted{}, err
 	}
-	p.tellMasked(ctx, sec)
+	p.tellMasked(r, sec)
 	return raw, sec, nil
 }
 
-// tellMasked counts what r masked for the calling agent (its usage
-// record's secrets_masked).
-func (p *Proxy) tellMasked(ctx context.Context, r redacted) {
-	if r.mode != redact.Mask || r.rep.Total == 0 || p.opts.Agent == nil {
+// tellMasked counts what sec masked for req's agent (its usage record's
+// secrets_masked).
+func (p *Proxy) tellMasked(req *Request, sec redacted) {
+	if sec.mode != redact.Mask || sec.rep.Total == 0 {
 		return
 	}
-	if a, err := p.opts.Agent(ctx); err == nil && a != nil && a.OnMasked != nil {
-		a.OnMasked(r.rep.Counts)
+	if a := req.agent(); a != nil && a.OnMasked != nil {
+		a.OnMasked(sec.rep.Counts)
 	}
 }
 

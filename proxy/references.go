@@ -22,14 +22,11 @@ import (
 // resolveReferences is args with their references resolved and the
 // call's options, or the result to answer with instead (errRes), or ctx's
 // error.
-func (p *Proxy) resolveReferences(ctx context.Context, rt *route, args json.RawMessage) (_ json.RawMessage, _ reference.Options, errRes json.RawMessage, err error) {
-	if p.opts.References == nil || !reference.Maybe(args) {
+func (p *Proxy) resolveReferences(ctx context.Context, r *Request, rt *route, args json.RawMessage) (_ json.RawMessage, _ reference.Options, errRes json.RawMessage, err error) {
+	if r == nil || r.References == nil || !reference.Maybe(args) {
 		return args, reference.Options{}, nil, nil
 	}
-	env, err := p.opts.References(ctx)
-	if err != nil {
-		return nil, reference.Options{}, ToolError("scratchpad-mcp: " + err.Error()), nil
-	}
+	env := r.References
 	cfg := rt.up.Config()
 	var schema *reference.Schema
 	if in, ok := jsonscan.Lookup(rt.raw, "inputSchema"); ok {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
@@ -69,9 +68,9 @@ func searchIndex(tools listing) *toolsearch.Index {
 // definition. found names the tools the answer shows, which the session
 // adds to its listing. The answer is charged to the caller's budget like
 // any result.
-func (p *Proxy) SearchTools(ctx context.Context, args json.RawMessage) (res json.RawMessage, found []string) {
+func (p *Proxy) SearchTools(ctx context.Context, r *Request, args json.RawMessage) (res json.RawMessage, found []string) {
 	res, found = p.searchTools(args)
-	p.charge(ctx, res)
+	r.charge(ctx, res)
 	return res, found
 }
 
@@ -127,7 +126,7 @@ func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
 // run and its arguments. When the call cannot run (bad arguments, an
 // unknown or misspelt name) errRes is the tool error to answer, charged,
 // with the closest names ready to run.
-func (p *Proxy) CallToolTarget(ctx context.Context, args json.RawMessage) (name string, toolArgs json.RawMessage, errRes json.RawMessage) {
+func (p *Proxy) CallToolTarget(ctx context.Context, r *Request, args json.RawMessage) (name string, toolArgs json.RawMessage, errRes json.RawMessage) {
 	var a struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -151,7 +150,7 @@ func (p *Proxy) CallToolTarget(ctx context.Context, args json.RawMessage) (name 
 		}
 	}
 	if errRes != nil {
-		p.charge(ctx, errRes)
+		r.charge(ctx, errRes)
 		return "", nil, errRes
 	}
 	if t := strings.TrimSpace(string(a.Arguments)); t == "null" {
@@ -177,16 +176,6 @@ func (p *Proxy) unknown(ix *toolsearch.Index, name, what string) json.RawMessage
 		b.WriteString(" Find one with search_tools.")
 	}
 	return ToolError(b.String())
-}
-
-// charge charges what the model reads of res to the caller's budget.
-func (p *Proxy) charge(ctx context.Context, res json.RawMessage) {
-	if p.opts.Agent == nil {
-		return
-	}
-	if agent, err := p.opts.Agent(ctx); err == nil {
-		divert.Charge(ctx, agent, res, true)
-	}
 }
 
 // servers lists the servers of an index's tools, in order, once each.

@@ -84,7 +84,7 @@ func TestSearchTools(t *testing.T) {
 		{"describe echoed in part", `{"describe":"` + strings.Repeat("k", 250) + `"}`, true, []string{`no tool "` + strings.Repeat("k", 80) + `…"`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, found := p.SearchTools(context.Background(), json.RawMessage(tc.args))
+			raw, found := p.SearchTools(context.Background(), nil, json.RawMessage(tc.args))
 			text, isErr := resultText(t, raw)
 			if len(text) > 2000 {
 				t.Errorf("answer of %d bytes: %.200s", len(text), text)
@@ -121,7 +121,7 @@ func TestCallToolTarget(t *testing.T) {
 		{"arguments echoed in part", `{"name":"k8s__pid","arguments":"` + strings.Repeat("x", 200_000) + `"}`, "", `not "` + strings.Repeat("x", 79) + `…`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			name, args, errRes := p.CallToolTarget(context.Background(), json.RawMessage(tc.args))
+			name, args, errRes := p.CallToolTarget(context.Background(), nil, json.RawMessage(tc.args))
 			if tc.want == "" {
 				if errRes != nil || name != tc.target {
 					t.Fatalf("target %q, error %s", name, errRes)

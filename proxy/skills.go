@@ -73,7 +73,7 @@ func (c skillsCursor) String() string {
 // "" for the first page, else one this method returned; a cursor it did
 // not give is ErrNotFound. An upstream that fails is left out (a listing
 // may be partial, SEP-2640) and logged.
-func (p *Proxy) ListSkills(ctx context.Context, s Session, cursor string) (entries []json.RawMessage, next string, err error) {
+func (p *Proxy) ListSkills(ctx context.Context, r *Request, cursor string) (entries []json.RawMessage, next string, err error) {
 	ups := p.skillUpstreams()
 	start, upCursor := 0, ""
 	if cursor != "" {
@@ -100,7 +100,7 @@ func (p *Proxy) ListSkills(ctx context.Context, s Session, cursor string) (entri
 			params["cursor"] = upCursor
 		}
 		upCursor = ""
-		page, upNext, err := p.skillsPage(ctx, s, u, params)
+		page, upNext, err := p.skillsPage(ctx, r, u, params)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, "", ctx.Err()
@@ -123,8 +123,8 @@ func (p *Proxy) ListSkills(ctx context.Context, s Session, cursor string) (entri
 }
 
 // skillsPage asks u for one page of skills/list.
-func (p *Proxy) skillsPage(ctx context.Context, s Session, u *upstream.Upstream, params map[string]any) ([]json.RawMessage, string, error) {
-	raw, _, err := p.forwardMasked(ctx, s, u, wire.MethodSkillsList, "skills/list answer", params)
+func (p *Proxy) skillsPage(ctx context.Context, r *Request, u *upstream.Upstream, params map[string]any) ([]json.RawMessage, string, error) {
+	raw, _, err := p.forwardMasked(ctx, r, u, wire.MethodSkillsList, "skills/list answer", params)
 	if err != nil {
 		return nil, "", err
 	}
@@ -150,12 +150,12 @@ func (p *Proxy) skillsPage(ctx context.Context, s Session, u *upstream.Upstream,
 // GetSkill forwards skills/get for an exposed SKILL.md URI to the upstream
 // it names; a URI no skills upstream serves is ErrNotFound (the SEP's
 // -32602).
-func (p *Proxy) GetSkill(ctx context.Context, s Session, uri string) (json.RawMessage, error) {
+func (p *Proxy) GetSkill(ctx context.Context, r *Request, uri string) (json.RawMessage, error) {
 	su, orig, ok := p.skillUpstream(uri)
 	if !ok {
 		return nil, fmt.Errorf("%w: no skill is served at %s", ErrNotFound, uri)
 	}
-	raw, err := p.skillRequest(ctx, s, su.u, wire.MethodSkillsGet, map[string]any{"uri": orig})
+	raw, err := p.skillRequest(ctx, r, su.u, wire.MethodSkillsGet, map[string]any{"uri": orig})
 	if err != nil {
 		return nil, err
 	}
@@ -176,19 +176,19 @@ func (p *Proxy) GetSkill(ctx context.Context, s Session, uri string) (json.RawMe
 // the directory is in ([Proxy.directoryOfEntry]): the proxy declares
 // directoryRead, and the SEP then wants every directory of the skills it
 // serves listed. What is no directory is ErrNotFound (the SEP's -32602).
-func (p *Proxy) ReadDirectory(ctx context.Context, s Session, uri, cursor string) (json.RawMessage, error) {
+func (p *Proxy) ReadDirectory(ctx context.Context, r *Request, uri, cursor string) (json.RawMessage, error) {
 	su, orig, ok := p.skillUpstream(uri)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a directory resource this server knows", ErrNotFound, uri)
 	}
 	if !su.settings.DirectoryRead {
-		return p.directoryOfEntry(ctx, s, su.u, uri, orig)
+		return p.directoryOfEntry(ctx, r, su.u, uri, orig)
 	}
 	params := map[string]any{"uri": orig}
 	if cursor != "" {
 		params["cursor"] = cursor
 	}
-	raw, err := p.skillRequest(ctx, s, su.u, wire.MethodDirectoryRead, params)
+	raw, err := p.skillRequest(ctx, r, su.u, wire.MethodDirectoryRead, params)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ const maxSkillDepth = 8
 // children are those under orig: a file (with its size) or the next
 // folder down (inode/directory). A "dynamic" skill lists no files: its
 // directories cannot be listed.
-func (p *Proxy) directoryOfEntry(ctx context.Context, s Session, u *upstream.Upstream, uri, orig string) (json.RawMessage, error) {
+func (p *Proxy) directoryOfEntry(ctx context.Context, r *Request, u *upstream.Upstream, uri, orig string) (json.RawMessage, error) {
 	notDir := fmt.Errorf("%w: %s is not a directory of a skill upstream %q serves", ErrNotFound, uri, u.Name())
 	scheme, path, ok := strings.Cut(orig, "://")
 	if !ok || path == "" || strings.HasSuffix(path, "/") {
@@ -236,7 +236,7 @@ func (p *Proxy) directoryOfEntry(ctx context.Context, s Session, u *upstream.Ups
 	found := false
 	for i := len(segs); i >= 1 && i > len(segs)-maxSkillDepth; i-- {
 		skillMD := scheme + "://" + strings.Join(segs[:i], "/") + "/SKILL.md"
-		raw, err := p.skillRequest(ctx, s, u, wire.MethodSkillsGet, map[string]any{"uri": skillMD})
+		raw, err := p.skillRequest(ctx, r, u, wire.MethodSkillsGet, map[string]any{"uri": skillMD})
 		if rerr, ok := errors.AsType[*upstream.RPCError](err); ok && rerr.Code == wire.CodeInvalidParams {
 			continue // no skill there: one folder up
 		}
@@ -298,8 +298,8 @@ func (p *Proxy) directoryOfEntry(ctx context.Context, s Session, u *upstream.Ups
 }
 
 // skillRequest forwards one skills request and redacts its answer.
-func (p *Proxy) skillRequest(ctx context.Context, s Session, u *upstream.Upstream, method string, params map[string]any) (json.RawMessage, error) {
-	raw, sec, err := p.forwardMasked(ctx, s, u, method, method+" answer", params)
+func (p *Proxy) skillRequest(ctx context.Context, r *Request, u *upstream.Upstream, method string, params map[string]any) (json.RawMessage, error) {
+	raw, sec, err := p.forwardMasked(ctx, r, u, method, method+" answer", params)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func (p *Proxy) taskResult(raw json.RawMessage, rtype, server, tool string) (out
 // Task forwards tasks/get, tasks/update or tasks/cancel (params as the
 // client sent them) to the upstream the task lives on, with its own id;
 // the answer names the task as the client knows it.
-func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.RawMessage) (json.RawMessage, error) {
+func (p *Proxy) Task(ctx context.Context, r *Request, method string, params json.RawMessage) (json.RawMessage, error) {
 	var m map[string]any
 	d := json.NewDecoder(bytes.NewReader(params))
 	d.UseNumber()
@@ -124,7 +124,7 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 	m["taskId"] = id
 	delete(m, "_meta") // the envelope is the upstream client's to send
 	// A task's answer may carry its tool's result: scanned as one.
-	raw, sec, err := p.forwardMasked(ctx, s, u, method, method+" answer", m)
+	raw, sec, err := p.forwardMasked(ctx, r, u, method, method+" answer", m)
 	if err != nil {
 		return nil, err
 	}
@@ -132,31 +132,29 @@ func (p *Proxy) Task(ctx context.Context, s Session, method string, params json.
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, method, server, err)
 	}
-	charged, diverted := false, false
+	diverted := false
 	if method == "tasks/get" {
-		if raw, charged, diverted, err = p.taskOutcome(ctx, s, raw, u, wrapped, sec); err != nil {
+		if raw, diverted, err = p.taskOutcome(r, raw, u, wrapped, sec); err != nil {
 			return nil, err
 		}
 	}
 	if !diverted {
 		raw = withRedactedMeta(raw, sec)
 	}
-	if !charged {
-		// What the model reads costs its context, as a tool's result does.
-		p.charge(ctx, raw)
-	}
+	// What the model reads costs its context, as a tool's result does.
+	r.charge(ctx, raw)
 	return raw, nil
 }
 
 // taskOutcome diverts a completed task's inlined result as its tool's
-// result would have been; charged says the answer was charged then (or
-// costs nothing: an app-only result, apps.go).
-func (p *Proxy) taskOutcome(ctx context.Context, s Session, raw json.RawMessage, u *upstream.Upstream, wrapped string, sec redacted) (_ json.RawMessage, charged, diverted bool, _ error) {
+// result would have been (r is told when divert charged the answer, or
+// it costs nothing: an app-only result, apps.go).
+func (p *Proxy) taskOutcome(r *Request, raw json.RawMessage, u *upstream.Upstream, wrapped string, sec redacted) (_ json.RawMessage, diverted bool, _ error) {
 	status, _ := jsonscan.Lookup(raw, "status")
 	inner, ok := jsonscan.Lookup(raw, "result")
 	tool, known := p.tasks.of(wrapped)
 	if jsonscan.Unquote(status) != "completed" || !ok || !known {
-		return raw, false, false, nil
+		return raw, false, nil
 	}
 	cfg := u.Config()
 	threshold, divertable := cfg.Threshold(tool)
@@ -164,26 +162,23 @@ func (p *Proxy) taskOutcome(ctx context.Context, s Session, raw json.RawMessage,
 	// not a piece of raw.
 	dc := divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Valid: true, Secrets: sec.secrets()}
 	if rt := p.cat.toolOn(u, tool); rt != nil {
-		appDivert(ctx, &dc, rt.app, cfg, s)
+		appDivert(&dc, rt.app, cfg, r)
 		dc.SchemaListed = rt.app.keepsSchema(cfg) && hasMember(rt.raw, "outputSchema")
 	}
 	if !divertable && !dc.AppOnly {
-		return raw, false, false, nil
-	}
-	agent, err := p.opts.Agent(ctx)
-	if err != nil {
-		return raw, false, false, nil
+		return raw, false, nil
 	}
 	dc.Result, dc.Owned = bytes.Clone(inner), true
-	out, err := divert.Decide(dc, agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
+	out, err := divert.Decide(dc, r.agent(), divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
 	if err != nil {
-		return raw, false, false, nil
+		return raw, false, nil
 	}
+	r.chargedBy(out)
 	if !out.Diverted {
-		return raw, out.Charged, false, nil
+		return raw, false, nil
 	}
 	res, err := setMember(raw, "result", out.Result)
-	return res, out.Charged, true, err
+	return res, true, err
 }
 
 // rewriteTaskID replaces the string member taskId of the object raw with

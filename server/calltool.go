@@ -11,6 +11,7 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // toolCall is one tools/call as either era hands it over: the proxy it
@@ -19,6 +20,10 @@ import (
 type toolCall struct {
 	px   *proxy.Proxy
 	sess proxy.Session
+	// env is a 2026-07-28 request's envelope; nil for 2025.
+	env *wire.Envelope
+	// cont is a 2026-07-28 retry's answers; nil for a first call.
+	cont *proxy.Continuation
 	// own reports whether name is one of the caller's own tools.
 	own func(name string) bool
 	// found, when not nil, is told the tools a search showed (a 2025
@@ -27,13 +32,18 @@ type toolCall struct {
 }
 
 // callTool runs the upstream part of a tools/call, the same for both
-// eras: search mode's tools, the accounting hook ([Options].ToolCall),
-// the wait for upstreams still starting, and the forwarded call. It
-// returns the raw result, or an error for the client (a JSON-RPC error),
-// or neither for one of the caller's own tools, which the era runs under
-// the returned ctx (the hook's).
+// eras: the typed request (proxyrequest.go: who it is for, counted),
+// search mode's tools, the wait for upstreams still starting, and the
+// forwarded call. It returns the raw result, or an error for the client
+// (a JSON-RPC error), or neither for one of the caller's own tools, which
+// the era runs under the returned ctx (the identify stage's).
 func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args json.RawMessage, meta map[string]any) (context.Context, json.RawMessage, error) {
 	px := tc.px
+	ctx, req, err := s.proxyRequest(ctx, tc.sess, meta, tc.env, true)
+	if err != nil {
+		return ctx, proxy.ToolError(err.Error()), nil
+	}
+	req.Continuation = tc.cont
 	searching := px.Searching() && (name == proxy.SearchToolName || name == proxy.CallToolName)
 	if searching {
 		px.AwaitStarted(ctx, 0)
@@ -41,23 +51,16 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 	if searching && name == proxy.CallToolName {
 		// The tool it names runs exactly as if it were listed and
 		// called: accounting, divert, progress, cancellation.
-		n, a, errRes := px.CallToolTarget(ctx, args)
+		n, a, errRes := px.CallToolTarget(ctx, req, args)
 		if errRes != nil {
 			return ctx, errRes, nil
 		}
 		name, args = n, a
 		// The model called it, whatever the host renders.
-		ctx = proxy.ByModel(ctx)
-	}
-	if h := s.opts.ToolCall; h != nil {
-		c, err := h(ctx, name, meta)
-		if err != nil {
-			return ctx, proxy.ToolError(err.Error()), nil
-		}
-		ctx = c
+		req.ByModel = true
 	}
 	if searching && name == proxy.SearchToolName {
-		raw, found := px.SearchTools(ctx, args)
+		raw, found := px.SearchTools(ctx, req, args)
 		if tc.found != nil {
 			tc.found(found)
 		}
@@ -74,7 +77,7 @@ func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args js
 		}
 	}
 	if px.HasTool(name) {
-		raw, err := px.CallTool(ctx, tc.sess, name, args, meta)
+		raw, err := px.CallTool(ctx, req, name, args)
 		if errors.As(err, new(*upstream.InputRequired)) {
 			return ctx, nil, err // the era answers it (rev20260728_inputrequired.go)
 		}

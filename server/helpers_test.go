@@ -152,13 +152,6 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 		Servers: servers, Logger: quietLogger(), Version: "test",
 		ReservedTools: []string{"head", "grep"},
 		ProgressDelay: o.progressDelay,
-		Agent: func(ctx context.Context) (*divert.Agent, error) {
-			return &divert.Agent{Enabled: true, Dir: e.dir, Counter: wordCounter{}, OnIntercept: func(n int) {
-				e.mu.Lock()
-				e.got = append(e.got, n)
-				e.mu.Unlock()
-			}}, nil
-		},
 		OnChange: func(k proxy.Kind) {
 			if s := srv.Load(); s != nil {
 				s.Changed(e.px, k)
@@ -173,7 +166,15 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 			}
 			return &server.Own{}, nil
 		},
-		CallTimeout: o.callTimeout, InputGrace: o.inputGrace}
+		CallTimeout: o.callTimeout, InputGrace: o.inputGrace,
+		Identify: func(ctx context.Context, req *proxy.Request, _ bool) (context.Context, error) {
+			req.Agent = &divert.Agent{Enabled: true, Dir: e.dir, Counter: wordCounter{}, OnIntercept: func(n int) {
+				e.mu.Lock()
+				e.got = append(e.got, n)
+				e.mu.Unlock()
+			}}
+			return ctx, nil
+		}}
 	if o.mirror {
 		opts.StartUpstreams = ctx
 	}

@@ -1,14 +1,12 @@
 package server
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 )
@@ -17,7 +15,7 @@ import (
 // another owner's request created is answered as for an unknown session.
 func TestSessionOfAnotherOwnerDoesNotExist(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	px := proxy.New(proxy.Options{Logger: log, Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{}, nil }})
+	px := proxy.New(proxy.Options{Logger: log})
 	srv := New(Options{Proxy: px, Logger: log,
 		Session: func(SessionInfo) (*Own, error) { return &Own{}, nil }})
 	// The owner a front door would have put in the request's Caller.

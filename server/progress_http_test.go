@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 )
 
@@ -49,9 +48,7 @@ func floodUpstream(t *testing.T) string {
 func startProxyHTTP(t *testing.T, servers ...config.Server) string {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dir := t.TempDir()
-	px := proxy.New(proxy.Options{Servers: servers, Logger: log,
-		Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{Dir: dir}, nil }})
+	px := proxy.New(proxy.Options{Servers: servers, Logger: log})
 	srv := New(Options{Proxy: px, Logger: log, Session: func(SessionInfo) (*Own, error) { return &Own{}, nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	px.Start(ctx, nil)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
@@ -42,9 +41,7 @@ func replicaWith(t *testing.T, st state.Store, name string, lease time.Duration,
 // replicaTools is [replicaWith] whose sessions have the given own tools.
 func replicaTools(t *testing.T, st state.Store, lease time.Duration, hopts StreamableHTTPOptions, tools ...tool.Def) (*httptest.Server, *Server) {
 	t.Helper()
-	dir := t.TempDir()
-	px := proxy.New(proxy.Options{Logger: quietLog(),
-		Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{Dir: dir}, nil }})
+	px := proxy.New(proxy.Options{Logger: quietLog()})
 	srv := New(Options{Proxy: px, Logger: quietLog(), State: st, Lease: lease,
 		Session: func(SessionInfo) (*Own, error) { return &Own{Tools: tools}, nil }})
 	ctx, cancel := context.WithCancel(context.Background())

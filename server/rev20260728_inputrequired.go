@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -67,22 +66,22 @@ func (s *Server) retryOf(r *request20260728, name string, args json.RawMessage) 
 	return retry, &p, nil
 }
 
-// continuing reads r's retry, if it is one ([Server.retryOf]), and
-// goes on under a ctx carrying what the upstream is to get back.
-func (s *Server) continuing(ctx context.Context, r *request20260728, name string, args json.RawMessage) (context.Context, error) {
+// continuing reads r's retry, if it is one ([Server.retryOf]): what the
+// upstream is to get back, nil for a first call.
+func (s *Server) continuing(r *request20260728, name string, args json.RawMessage) (*proxy.Continuation, error) {
 	retry, st, err := s.retryOf(r, name, args)
 	if err != nil {
-		return ctx, err
+		return nil, err
 	}
-	return continued(ctx, retry, st), nil
+	return continued(retry, st), nil
 }
 
-// continued is ctx carrying a retry's continuation for the upstream
-// ([proxy.WithContinuation]): the upstream's own state, and only the
-// answers to what was asked; ctx itself when r is no retry.
-func continued(ctx context.Context, retry wire.Retry, st *wire.StatePayload) context.Context {
+// continued is a retry's continuation for the upstream (its
+// [proxy.Request].Continuation): the upstream's own state, and only the
+// answers to what was asked; nil when r is no retry.
+func continued(retry wire.Retry, st *wire.StatePayload) *proxy.Continuation {
 	if !retry.IsRetry() {
-		return ctx
+		return nil
 	}
 	c := proxy.Continuation{Responses: retry.Responses}
 	if st != nil {
@@ -97,7 +96,7 @@ func continued(ctx context.Context, retry wire.Retry, st *wire.StatePayload) con
 			}
 		}
 	}
-	return proxy.WithContinuation(ctx, c)
+	return &c
 }
 
 // inputRequired is the answer to r when its upstream needs input: the

@@ -1,14 +1,12 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
@@ -35,12 +33,11 @@ func TestSealedRequestState(t *testing.T) {
 	retry := func(state, args string) string {
 		return `{"name":"delete","arguments":` + args + `,"inputResponses":{"confirm":{"action":"accept"},"extra":{"x":1}},"requestState":` + strconvQuote(state) + `}`
 	}
-	ctx, err := s.continuing(context.Background(), req(ag, retry(got.State, `{"path":"/x"}`)), "delete", json.RawMessage(`{"path":"/x"}`))
+	c, err := s.continuing(req(ag, retry(got.State, `{"path":"/x"}`)), "delete", json.RawMessage(`{"path":"/x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := proxy.ContinuationOf(ctx)
-	if !ok || c.State != "upstream-state" || c.Responses["confirm"] == nil || c.Responses["extra"] != nil {
+	if c == nil || c.State != "upstream-state" || c.Responses["confirm"] == nil || c.Responses["extra"] != nil {
 		t.Errorf("continuation %+v", c)
 	}
 	other := &agent20260728{key: "m/bob|main|worker||0", owner: "bob", own: &Own{}}
@@ -62,7 +59,7 @@ func TestSealedRequestState(t *testing.T) {
 		{"not ours", ag, "upstream-state", `{"path":"/x"}`, "delete", wire.ErrStateMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.continuing(context.Background(), req(tc.ag, retry(tc.state, tc.args)), tc.tool, json.RawMessage(tc.args))
+			_, err := s.continuing(req(tc.ag, retry(tc.state, tc.args)), tc.tool, json.RawMessage(tc.args))
 			var we *wire.Error
 			if !errors.As(err, &we) || we.Code != wire.CodeInvalidParams || we.Status != 400 || !strings.Contains(we.Message, "invalid requestState") {
 				t.Fatalf("%v, want -32602 invalid requestState", err)
@@ -75,7 +72,7 @@ func TestSealedRequestState(t *testing.T) {
 	// Expired: sealed with an expiry past.
 	b, _ := binding(req(ag, `{}`), "delete", json.RawMessage(`{"path":"/x"}`))
 	old, _ := s.sealer.Seal(wire.StatePayload{StateBinding: b, Expires: time.Now().Add(-time.Second).Unix()})
-	if _, err := s.continuing(context.Background(), req(ag, retry(old, `{"path":"/x"}`)), "delete", json.RawMessage(`{"path":"/x"}`)); err == nil || !strings.Contains(err.Error(), "expired") {
+	if _, err := s.continuing(req(ag, retry(old, `{"path":"/x"}`)), "delete", json.RawMessage(`{"path":"/x"}`)); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("expired state: %v", err)
 	}
 }

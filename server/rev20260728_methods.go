@@ -279,7 +279,7 @@ func (s *Server) toolsCall20260728(ctx context.Context, r *request20260728) ([]b
 		return nil, err
 	}
 	return s.bridge(ctx, r, p.Name, p.Arguments, func(ctx context.Context, sess *requestSession) ([]byte, error) {
-		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, own: func(name string) bool { return r.ag.ownTool(name) && offered20260728(r, r.ag.tools[name]) }}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
+		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, env: &r.env, cont: sess.cont, own: func(name string) bool { return r.ag.ownTool(name) && offered20260728(r, r.ag.tools[name]) }}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
 		if ir, ok, ierr := s.inputRequired(r, p.Name, p.Arguments, err); ok {
 			return ir, ierr
 		}
@@ -324,11 +324,16 @@ func (s *Server) resourcesRead20260728(ctx context.Context, r *request20260728) 
 	if raw, ok := skills.Own().Read(p.URI); ok {
 		return raw, nil
 	}
-	ctx, err := s.continuing(ctx, r, p.URI, nil)
+	cont, err := s.continuing(r, p.URI, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := r.ag.px.ReadResource(ctx, newRequestSession(r), p.URI, withoutEnvelope(p.Meta))
+	ctx, req, err := s.request20260728(ctx, r, withoutEnvelope(p.Meta))
+	if err != nil {
+		return nil, err
+	}
+	req.Continuation = cont
+	raw, err := r.ag.px.ReadResource(ctx, req, p.URI)
 	if ir, ok, ierr := s.inputRequired(r, p.URI, nil, err); ok {
 		return ir, ierr
 	}
@@ -374,11 +379,16 @@ func (s *Server) promptsGet20260728(ctx context.Context, r *request20260728) ([]
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown prompt " + quoteName(p.Name)}
 	}
 	args, _ := json.Marshal(p.Arguments)
-	ctx, err := s.continuing(ctx, r, p.Name, args)
+	cont, err := s.continuing(r, p.Name, args)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := r.ag.px.GetPrompt(ctx, newRequestSession(r), p.Name, p.Arguments, withoutEnvelope(p.Meta))
+	ctx, req, err := s.request20260728(ctx, r, withoutEnvelope(p.Meta))
+	if err != nil {
+		return nil, err
+	}
+	req.Continuation = cont
+	raw, err := r.ag.px.GetPrompt(ctx, req, p.Name, p.Arguments)
 	if ir, ok, ierr := s.inputRequired(r, p.Name, args, err); ok {
 		return ir, ierr
 	}
@@ -400,7 +410,11 @@ func (s *Server) complete20260728(ctx context.Context, r *request20260728) ([]by
 		return empty()
 	}
 	ref, cctx := completion(&p)
-	raw, ok, err := r.ag.px.Complete(ctx, newRequestSession(r), p.Ref.Type, ref, p.Argument, cctx)
+	ctx, req, err := s.request20260728(ctx, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok, err := r.ag.px.Complete(ctx, req, p.Ref.Type, ref, p.Argument, cctx)
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -413,7 +427,11 @@ func (s *Server) complete20260728(ctx context.Context, r *request20260728) ([]by
 // task20260728 forwards a request of the tasks extension to the upstream
 // the task lives on ([proxy.Proxy.Task]).
 func (s *Server) task20260728(ctx context.Context, r *request20260728) ([]byte, error) {
-	raw, err := r.ag.px.Task(ctx, newRequestSession(r), r.method, r.params)
+	ctx, req, err := s.request20260728(ctx, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := r.ag.px.Task(ctx, req, r.method, r.params)
 	if errors.Is(err, proxy.ErrNotFound) {
 		return nil, wire.InvalidParams("%v", err)
 	}
@@ -442,6 +460,9 @@ type requestSession struct {
 	// call, when not nil, takes the upstream's questions to the client as
 	// input requests (rev20260728_parked.go).
 	call *parked
+	// cont is the answers of the retry this request is, nil for a first
+	// call.
+	cont *proxy.Continuation
 }
 
 var requestSeq atomic.Uint64

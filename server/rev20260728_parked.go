@@ -104,7 +104,7 @@ func (s *Server) bridge(ctx context.Context, r *request20260728, name string, ar
 		p.answer(retry.Responses)
 		return s.await(ctx, r, name, args, p)
 	}
-	ctx = continued(ctx, retry, st)
+	cont := continued(retry, st)
 	p := &parked{id: rand.Text(), agent: r.ag.key, owner: r.ag.owner, asks: make(chan *ask, 8), done: make(chan callResult, 1),
 		pending: map[string]*ask{}, seq: map[string]int{}}
 	// The call outlives this request if it parks: its context keeps the
@@ -115,7 +115,7 @@ func (s *Server) bridge(ctx context.Context, r *request20260728, name string, ar
 	stopAgent := context.AfterFunc(r.ag.ctx, func() { cancel(context.Cause(r.ag.ctx)) })
 	p.cancel = cancel
 	sess := newRequestSession(r)
-	sess.call = p
+	sess.call, sess.cont = p, cont
 	go func() {
 		defer stop()
 		defer stopAgent()

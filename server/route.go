@@ -191,7 +191,11 @@ func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Req
 	if raw, ok := skills.Own().Read(p.URI); ok {
 		return &rawReadResource{raw: raw}, nil
 	}
-	raw, err := se.proxy().ReadResource(ctx, se, p.URI, p.Meta)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, p.Meta, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := se.proxy().ReadResource(ctx, pr, p.URI)
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -215,7 +219,11 @@ func (se *session) promptsGet(ctx context.Context, method string, req mcp.Reques
 	if p == nil || se.ownPrompts[p.Name] || !px.HasPrompt(p.Name) {
 		return next(ctx, method, req)
 	}
-	raw, err := px.GetPrompt(ctx, se, p.Name, p.Arguments, p.Meta)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, p.Meta, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := px.GetPrompt(ctx, pr, p.Name, p.Arguments)
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -228,7 +236,11 @@ func (se *session) complete(ctx context.Context, method string, req mcp.Request,
 		return next(ctx, method, req)
 	}
 	ref, cctx := completion(p)
-	raw, ok, err := se.proxy().Complete(ctx, se, p.Ref.Type, ref, p.Argument, cctx)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, nil, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok, err := se.proxy().Complete(ctx, pr, p.Ref.Type, ref, p.Argument, cctx)
 	if err != nil {
 		return nil, clientError(err)
 	}

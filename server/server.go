@@ -52,10 +52,17 @@ type Options struct {
 	// server with one client (stdio); otherwise the caller starts the
 	// proxy itself.
 	StartUpstreams context.Context
-	// ToolCall, when not nil, runs before every tools/call (own tools and
-	// upstream ones): accounting. It may add to ctx; an error becomes a
-	// tool result with isError.
-	ToolCall func(ctx context.Context, name string, meta map[string]any) (context.Context, error)
+	// Identify is the identify stage's part that knows agents: for one
+	// request that reaches the proxy or an own tool (ctx is the
+	// request's, with its session's values: [Own].Context), it fills
+	// req's Agent and References with who the request is for; for a
+	// tools/call (call true) it also counts the call for the agent's
+	// usage. It returns the context an own tool then runs under (own
+	// tools are handlers of a context: the agent resolved once rides in
+	// it). An error refuses the call (a tool result with isError). nil
+	// leaves req without an agent: nothing charged, diverted by
+	// threshold only.
+	Identify func(ctx context.Context, req *proxy.Request, call bool) (context.Context, error)
 	// SessionEnded, when not nil, is told the id of every session that
 	// ends.
 	SessionEnded func(id string)

@@ -78,8 +78,8 @@ func declares2025(c *mcp.ClientCapabilities, id string) bool {
 	return ok
 }
 
-// serveSkills answers one skills method for a client session s of px.
-func serveSkills(ctx context.Context, px *proxy.Proxy, s proxy.Session, method string, p *skillsParams) ([]byte, error) {
+// serveSkills answers one skills method of a client request s to px.
+func serveSkills(ctx context.Context, px *proxy.Proxy, s *proxy.Request, method string, p *skillsParams) ([]byte, error) {
 	own := skills.Own()
 	if method == wire.MethodSkillsList {
 		// A host lists skills once, as it lists tools: every upstream
@@ -159,7 +159,11 @@ func (se *session) skills2025(ctx context.Context, method string, req mcp.Reques
 	if p == nil {
 		p = &skillsParams{}
 	}
-	raw, err := serveSkills(ctx, se.proxy(), se, method, p)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, nil, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := serveSkills(ctx, se.proxy(), pr, method, p)
 	if err != nil {
 		return nil, err
 	}
@@ -173,5 +177,9 @@ func (s *Server) skills20260728(ctx context.Context, r *request20260728) ([]byte
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
 	}
-	return serveSkills(ctx, r.ag.px, newRequestSession(r), r.method, &p)
+	ctx, req, err := s.request20260728(ctx, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	return serveSkills(ctx, r.ag.px, req, r.method, &p)
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
@@ -34,9 +33,7 @@ type streamableEnv struct {
 func startStreamable(t *testing.T, opts StreamableHTTPOptions) *streamableEnv {
 	t.Helper()
 	e := &streamableEnv{release: make(chan struct{})}
-	dir := t.TempDir()
-	px := proxy.New(proxy.Options{Logger: quietLog(),
-		Agent: func(context.Context) (*divert.Agent, error) { return &divert.Agent{Dir: dir}, nil }})
+	px := proxy.New(proxy.Options{Logger: quietLog()})
 	wait := tool.Def{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) tool.Result {
 			select {

@@ -12,12 +12,10 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/agents"
 	"github.com/scratchpad-mcp/scratchpad-mcp/budget"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/divert"
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
 	"github.com/scratchpad-mcp/scratchpad-mcp/oauth"
 	"github.com/scratchpad-mcp/scratchpad-mcp/proxy"
 	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
-	"github.com/scratchpad-mcp/scratchpad-mcp/reference"
 	"github.com/scratchpad-mcp/scratchpad-mcp/server"
 	"github.com/scratchpad-mcp/scratchpad-mcp/telemetry"
 	"github.com/scratchpad-mcp/scratchpad-mcp/tokens"
@@ -194,20 +192,6 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		StartWait: upstreamStartWait,
 		Telemetry: a.telemetry,
 		Search:    cfg.Catalogue.Mode == config.CatalogueSearch,
-		Agent: func(ctx context.Context) (*divert.Agent, error) {
-			ag, err := a.agents.Resolve(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return ag.Divert(), nil
-		},
-		References: func(ctx context.Context) (*reference.Env, error) {
-			ag, err := a.agents.Resolve(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return ag.References(), nil
-		},
 	}
 	changed := func(p *proxy.Proxy, k proxy.Kind) {
 		if a.server != nil {
@@ -235,8 +219,13 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 		Session:        a.session,
 		InitializeMeta: agents.LimitsMeta(cfg.Agent),
 		StartUpstreams: start,
-		ToolCall: func(ctx context.Context, _ string, meta map[string]any) (context.Context, error) {
-			return a.agents.BeforeCall(ctx, meta)
+		Identify: func(ctx context.Context, req *proxy.Request, call bool) (context.Context, error) {
+			ctx, ag, err := a.agents.Identify(ctx, req.Meta, call)
+			if err != nil {
+				return ctx, err
+			}
+			req.Agent, req.References = ag.Divert(), ag.References()
+			return ctx, nil
 		},
 		SessionEnded: a.agents.Finish,
 		CallTimeout:  cfg.Explore.CallTimeout,

@@ -238,6 +238,11 @@ func (p *Proxy) forwardTyped(ctx context.Context, r *Request, u *upstream.Upstre
 	}
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
+	if level := r.logLevel(); level != "" && !p.isShared(u) {
+		// A 2025 upstream logs nothing until told a level (a shared
+		// one's logs are dropped: they are no one owner's).
+		u.RaiseLogLevel(cctx, level)
+	}
 	r.continues(method, params)
 	cctx, endSpan := p.startClient(cctx, cfg.Name, method, what, params)
 	// The upstream's own errors and questions are masked as they come

@@ -30,9 +30,16 @@ func (p *Proxy) onNotify(u *upstream.Upstream, method string, params json.RawMes
 			n["logger"] = u.Name()
 		}
 		b, _ := json.Marshal(n)
-		// Each session filters by the level it asked for.
+		// Each session filters by the level it asked for; a 2025
+		// upstream's log names no request, so a 2026-07-28 request in
+		// flight on it gets it on its answer when it asked for logs at
+		// that level (its session filters too). All are this owner's: a
+		// shared upstream's logs never come here (pool.go).
 		for _, s := range p.sessions.list() {
 			_ = s.Notify(context.Background(), method, b)
+		}
+		for _, c := range p.sessions.unattached(u) {
+			_ = c.sess.Notify(c.ctx, method, b)
 		}
 	case "notifications/elicitation/complete":
 		var n struct {

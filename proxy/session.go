@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // Session is one client session as the proxy sees it. The MCP server
@@ -164,7 +165,7 @@ func (s *sessions) setLevel(id, level string) string {
 	s.levels[id] = level
 	min := ""
 	for _, l := range s.levels {
-		if min == "" || levelRank(l) < levelRank(min) {
+		if wire.MoreVerbose(l, min) {
 			min = l
 		}
 	}
@@ -239,6 +240,22 @@ func (s *sessions) begin(u *upstream.Upstream, ctx context.Context, sess Session
 	}
 }
 
+// unattached returns the client requests in flight on u whose session
+// is not attached: 2026-07-28 requests, each its own session, which get
+// u's log messages on their answer (notify.go). Attached sessions get
+// them as sessions.
+func (s *sessions) unattached(u *upstream.Upstream) []caller {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []caller
+	for _, c := range s.calls[u] {
+		if _, attached := s.all[c.sess.ID()]; !attached && c.ctx.Err() == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // caller returns the most recent client request still in flight on u
 // and how many client sessions have requests in flight on it: the
 // request only says which call it serves when they are all one
@@ -288,28 +305,4 @@ func (s *sessions) onlyWait(ctx context.Context, max time.Duration) (only Sessio
 		case <-joined:
 		}
 	}
-}
-
-// levelRank orders MCP logging levels from most to least verbose; an
-// unknown level ranks as info.
-func levelRank(l string) int {
-	switch l {
-	case "debug":
-		return 0
-	case "info":
-		return 1
-	case "notice":
-		return 2
-	case "warning":
-		return 3
-	case "error":
-		return 4
-	case "critical":
-		return 5
-	case "alert":
-		return 6
-	case "emergency":
-		return 7
-	}
-	return 1
 }

@@ -521,20 +521,10 @@ func (rs *requestSession) Notify(_ context.Context, method string, params json.R
 		var p struct {
 			Level string `json:"level"`
 		}
-		if json.Unmarshal(params, &p) != nil || logRank(p.Level) < logRank(rs.env.LogLevel) {
+		if json.Unmarshal(params, &p) != nil || wire.LogRank(p.Level) < wire.LogRank(rs.env.LogLevel) {
 			return nil
 		}
 		return rs.r.out.notify(method, params)
 	}
 	return nil
-}
-
-// logRank orders MCP's logging levels (RFC 5424's, least severe first).
-func logRank(level string) int {
-	for i, l := range []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
-		if l == level {
-			return i
-		}
-	}
-	return -1
 }

@@ -265,6 +265,27 @@ func (u *Upstream) SetLogLevel(ctx context.Context, level string) {
 	}
 }
 
+// RaiseLogLevel makes a 2025 upstream that logs log at least as much as
+// level asks (logging/setLevel, before it returns) when its level asks for
+// less: a 2026-07-28 client's request names the level it wants its log
+// messages at, and a 2025 upstream sends none until told a level. The
+// level stays raised (a later [Upstream.SetLogLevel] sets it again);
+// each recipient filters by its own level. A 2026-07-28 upstream takes
+// the level with each request instead: nothing is sent.
+func (u *Upstream) RaiseLogLevel(ctx context.Context, level string) {
+	u.mu.Lock()
+	c, logs := u.c, u.caps.Logging != nil
+	if c == nil || !logs || isModern(c) || !wire.MoreVerbose(level, u.logLevel) {
+		u.mu.Unlock()
+		return
+	}
+	u.logLevel = level
+	u.mu.Unlock()
+	if _, err := c.Call(ctx, "logging/setLevel", map[string]any{"level": level}); err != nil {
+		u.log.Warn("forwarding logging/setLevel failed", "level", level, "error", err)
+	}
+}
+
 // Start runs the supervisor until ctx ends or [Upstream.Close], and
 // returns at once. offer is the client capabilities sent at initialize;
 // nil offers sampling, elicitation and roots (with listChanged). Call it

@@ -68,11 +68,13 @@ func leakyConfig(t *testing.T) string {
 // (in 2026-07-28, the input-required question), a token cut across two
 // text items, a resource read, a prompt — in either era.
 func TestRedactionOnEveryChannel(t *testing.T) {
+	// 2026-07-28 first: its request alone must make the (2025) upstream log.
 	base := startHTTP(t, "http", leakyConfig(t))
-	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
 			tee := &teeTransport{}
 			asked := make(chan string, 4)
+			logged := make(chan string, 16)
 			c := mcp.NewClient(&mcp.Implementation{Name: "leak-test", Version: "1"}, &mcp.ClientOptions{
 				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					asked <- req.Params.Message
@@ -82,7 +84,11 @@ func TestRedactionOnEveryChannel(t *testing.T) {
 					return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "fine"}}, nil
 				},
 				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {},
-				LoggingMessageHandler:       func(context.Context, *mcp.LoggingMessageRequest) {},
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					if req.Params.Logger == "leaky" {
+						logged <- fmt.Sprint(req.Params.Data)
+					}
+				},
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -101,6 +107,10 @@ func TestRedactionOnEveryChannel(t *testing.T) {
 			}
 			for _, name := range []string{"leak_error", "leak_progress", "leak_log", "leak_elicit", "leak_sample", "leak_split"} {
 				p := &mcp.CallToolParams{Name: name, Arguments: map[string]any{}}
+				if version == "2026-07-28" {
+					// The level goes with each request in this revision.
+					p.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "debug"}
+				}
 				p.SetProgressToken("pt-" + name)
 				res, err := cs.CallTool(ctx, p)
 				if name == "leak_split" && err == nil {
@@ -129,6 +139,18 @@ func TestRedactionOnEveryChannel(t *testing.T) {
 				}
 			default:
 				t.Error("the elicitation never reached the client")
+			}
+			// The log message reaches the client, masked: over 2025 as the
+			// session's, over 2026-07-28 on the call's answer (the request
+			// asked for logs in its envelope; the upstream, a 2025 one,
+			// names no request).
+			select {
+			case l := <-logged:
+				if !strings.Contains(l, "[REDACTED:") {
+					t.Errorf("the log message came without its mask: %q", l)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("leak_log's log message never reached the client")
 			}
 			got := tee.String()
 			for where, secret := range testupstream.Leaked {

@@ -20,8 +20,6 @@ var tempRename = regexp.MustCompile(`\bos\.(Rename|CreateTemp)\(|\bioutil\.TempF
 var tempRenameAllowed = map[string]string{
 	"pad/cli.go":         "`pad edit` hands $EDITOR a copy in the system's temporary folder; what comes back is saved through the pad (memdir)",
 	"telemetry/audit.go": "rotation: audit.jsonl becomes audit.jsonl.1 (a move, not a replace; the audit log may be outside memory_dir)",
-	"explore/internal/benchdata/benchdata.go": "benchmark fixtures generated into testdata/gen, never linked into the binary " +
-		"(explore/ was another engineer's during issue 53)",
 }
 
 // TestNoTempRenameOutsideMemdir: atomic writes live in package memdir

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/memdir"
 )
 
 // Listing writes a pretty-printed JSON object {"total_count": N,
@@ -190,19 +193,17 @@ func WriteFile(path string, size int64, gen func(io.Writer, int64) (int, error))
 	if st, err := os.Stat(path); err == nil && st.Size() >= size {
 		return nil
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	// memdir's atomic write: a run stopped part-way leaves no file a
+	// later run would take for a whole one.
+	d, name := memdir.At(filepath.Dir(path)), filepath.Base(path)
+	tmp, err := d.WriteTemp(name, func(w io.Writer) error {
+		_, err := gen(w, size)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if _, err := gen(f, size); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return d.Commit(tmp, name)
 }
 
 type countWriter struct {

@@ -43,7 +43,7 @@ func TestRegistryGuard(t *testing.T) {
 	if r.Protected(st.Path) {
 		t.Fatal("protected before the session was pointed to it")
 	}
-	a.Divert().OnStore(st.Path)
+	a.Divert().Account.Stored(st.Path)
 	for p, want := range map[string]bool{
 		st.Path:                                       true,
 		filepath.Join(run, "artifacts", "a.md"):       true,
@@ -154,7 +154,7 @@ func guardOwners(t *testing.T, backend, redisURL string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.Divert().OnStore(st.Path)
+			a.Divert().Account.Stored(st.Path)
 			output = st.Path
 		}
 		p, err := a.Pad()

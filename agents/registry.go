@@ -504,22 +504,12 @@ func (a *Agent) Explore() *explore.Env { return a.explore }
 // Divert is the agent's interception settings.
 func (a *Agent) Divert() *divert.Agent {
 	d := &divert.Agent{
-		Enabled:     a.Settings.Scratchpad.Enabled,
-		Dir:         a.ScratchpadDir,
-		Top:         a.reg.opts.Config.MemoryDir,
-		Counter:     a.Counter,
-		OnIntercept: a.Budget.AddIntercepted,
-		OnStore:     a.point,
-		OnReturn:    a.Budget.Charge,
-		OnMasked:    a.Budget.AddMasked,
-		Track:       a.Budget.Track,
-		Reserve: func(n int64) error {
-			return a.reg.quotas.reserve(a.ID.Owner, a.Layout.Base, n)
-		},
+		Enabled:    a.Settings.Scratchpad.Enabled,
+		Dir:        a.ScratchpadDir,
+		Top:        a.reg.opts.Config.MemoryDir,
+		Counter:    a.Counter,
+		Account:    account{a},
 		Structured: a.Settings.Scratchpad.ResultView == config.ViewStructured,
-	}
-	if a.Budget != nil && a.Budget.Limited() {
-		d.Left = a.Budget.Remaining
 	}
 	if st := a.reg.opts.State; st.Replicated() {
 		d.Blobs = sharedQuota{st: st, owner: a.ID.Owner, max: a.reg.opts.Config.Retention.OwnerMaxBytes}

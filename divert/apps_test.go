@@ -42,7 +42,7 @@ func TestAppResults(t *testing.T) {
 		wantDiverted  bool
 		wantKept      bool // the pointer's structuredContent is the upstream's
 		wantError     bool
-		wantCharged   bool // OnReturn was told something
+		wantCharged   bool // the account was charged something
 	}{
 		{name: "app-only over its threshold", call: Call{AppOnly: true, Threshold: 1}},
 		{name: "app-only over the budget", call: Call{AppOnly: true}, left: 10},
@@ -58,10 +58,11 @@ func TestAppResults(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			charged := 0
-			a := &Agent{Enabled: !tt.disabled, Dir: t.TempDir(), Counter: c, Structured: tt.structuredOff, OnReturn: func(k int) { charged += k }}
+			acc := funcs{charged: func(k int) { charged += k }}
 			if tt.left > 0 {
-				a.Left = func() int { return tt.left }
+				acc.left = func() int { return tt.left }
 			}
+			a := &Agent{Enabled: !tt.disabled, Dir: t.TempDir(), Counter: c, Structured: tt.structuredOff, Account: acc}
 			call := tt.call
 			call.Server, call.Tool, call.Owned = "monitor", "get-system-info", true
 			if call.Result == nil {
@@ -79,7 +80,7 @@ func TestAppResults(t *testing.T) {
 				t.Errorf("passed, but not as it came: %.300s", out.Result)
 			}
 			if call.AppOnly && (!out.Charged || charged != 0) {
-				t.Errorf("app-only: Charged %v, OnReturn told %d; want nothing charged and the caller told not to", out.Charged, charged)
+				t.Errorf("app-only: Charged %v, the account told %d; want nothing charged and the caller told not to", out.Charged, charged)
 			}
 			if got := charged > 0; got != tt.wantCharged {
 				t.Errorf("charged %d, want charged %v", charged, tt.wantCharged)

@@ -28,8 +28,8 @@ func TestDecideBudgetLeft(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			charged := false
-			a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c, Left: func() int { return tc.left },
-				OnReturn: func(int) { charged = true }}
+			a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c, Account: funcs{left: func() int { return tc.left },
+				charged: func(int) { charged = true }}}
 			out, err := Decide(Call{Server: "s", Tool: "t", Result: append([]byte(nil), res...), Valid: true}, a, Options{Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)

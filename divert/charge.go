@@ -16,7 +16,7 @@ const chargeNowLimit = 1 << 20
 // the budget's charge by this much at most, and loses nothing.
 const chargeWait = time.Minute
 
-// Charge reports to a.OnReturn the exact token count of what the model
+// Charge reports to a's account ([Account].Charge) the exact token count of what the model
 // receives of result, a tools/call result as it is sent (an upstream's
 // passed through, a pointer, an error): its text content blocks and the
 // text of embedded resources, counted once, or its structuredContent when
@@ -24,18 +24,18 @@ const chargeWait = time.Minute
 // (what they cost is the provider's). A result that is not one MCP
 // defines counts nothing. valid says result is known to be valid JSON.
 //
-// A result over 1 MiB is counted in the background, a.Track'ed, once ctx
+// A result over 1 MiB is counted in the background, [Account].Track'ed, once ctx
 // is done: ctx is the call's, which both protocol eras end once its
 // answer has been written. Counting while the answer is written takes the
 // cores the write and the client's read need (a 123 MB text is 0.5–1.9 s
 // of CPU, NOTES.md); the count is no part of what the client waits for. The
 // caller must not change result's bytes afterwards.
 func Charge(ctx context.Context, a *Agent, result json.RawMessage, valid bool) {
-	if a == nil || a.OnReturn == nil || a.Counter == nil {
+	if a.account() == nil || a.Counter == nil {
 		return
 	}
 	if len(result) <= chargeNowLimit {
-		a.OnReturn(a.cost(result, valid))
+		a.charge(a.cost(result, valid))
 		return
 	}
 	done := a.track()
@@ -47,7 +47,7 @@ func Charge(ctx context.Context, a *Agent, result json.RawMessage, valid bool) {
 			case <-time.After(chargeWait):
 			}
 		}
-		a.OnReturn(a.cost(result, valid))
+		a.charge(a.cost(result, valid))
 	}()
 }
 

@@ -53,7 +53,7 @@ func TestCharge(t *testing.T) {
 	data := testupstream.Listing(40)
 	words := testupstream.Words(300)
 	var got atomic.Int64
-	a := &Agent{Counter: c, OnReturn: func(n int) { got.Add(int64(n)) }}
+	a := &Agent{Counter: c, Account: funcs{charged: func(n int) { got.Add(int64(n)) }}}
 	two, _ := json.Marshal(map[string]any{"content": []any{
 		map[string]any{"type": "text", "text": words},
 		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///x", "text": string(data)}},
@@ -81,7 +81,7 @@ func TestCharge(t *testing.T) {
 	// Over 1 MiB: counted in the background, tracked until reported.
 	big := testupstream.Words(400000)
 	var pending sync.WaitGroup
-	a.Track = func() func() { pending.Add(1); return pending.Done }
+	a.Account = funcs{charged: func(n int) { got.Add(int64(n)) }, track: func() func() { pending.Add(1); return pending.Done }}
 	got.Store(0)
 	Charge(context.Background(), a, textResult(t, big, nil), true)
 	pending.Wait()
@@ -105,11 +105,11 @@ func TestChargeWaitsForTheCallsEnd(t *testing.T) {
 	charge := func(ctx context.Context) (charged func() []int) {
 		var mu sync.Mutex
 		var got []int
-		Charge(ctx, &Agent{Counter: c, OnReturn: func(n int) {
+		Charge(ctx, &Agent{Counter: c, Account: funcs{charged: func(n int) {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, n)
-		}, Track: func() func() { return func() {} }}, result, true)
+		}, track: func() func() { return func() {} }}}, result, true)
 		return func() []int {
 			mu.Lock()
 			defer mu.Unlock()

@@ -28,7 +28,7 @@ func textResult(t testing.TB, text string, structured json.RawMessage) []byte {
 }
 
 // TestExactCountOfBigOutputs: past ExactCountLimit the pointer has an
-// estimate and OnIntercept gets the exact count of what the model would
+// estimate and the account's Intercepted gets the exact count of what the model would
 // have read, read back from the file for the layouts it can give back and
 // counted at once (no estimate) for the others.
 func TestExactCountOfBigOutputs(t *testing.T) {
@@ -63,7 +63,7 @@ func TestExactCountOfBigOutputs(t *testing.T) {
 				want = c.Count(tt.structured)
 			}
 			got := make(chan int, 1)
-			a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c, OnIntercept: func(n int) { got <- n }, Structured: structuredView}
+			a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: c, Account: funcs{intercepted: func(n int) { got <- n }}, Structured: structuredView}
 			out, err := Decide(Call{Server: "s", Tool: "t", Threshold: 100, Result: textResult(t, tt.text, tt.structured), Owned: true, Valid: true},
 				a, Options{ExactCountLimit: 64 << 10, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil || !out.Diverted {
@@ -106,7 +106,7 @@ func TestBackgroundCountLetsTheOutputGo(t *testing.T) {
 	const size = 48 << 20
 	h := heldCounter{tokens.ForModel("openai", "gpt-4o"), make(chan struct{}), make(chan struct{})}
 	got := make(chan int, 1)
-	a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: h, OnIntercept: func(n int) { got <- n }}
+	a := &Agent{Enabled: true, Dir: t.TempDir(), Counter: h, Account: funcs{intercepted: func(n int) { got <- n }}}
 	raw := textResult(t, testupstream.Words(size/7), nil)
 	if len(raw) < size/2 {
 		t.Fatalf("result of %d bytes", len(raw))

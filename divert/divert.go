@@ -30,33 +30,14 @@ type Agent struct {
 	// memdir). "" means Dir itself.
 	Top     string
 	Counter Counter // the agent's model's tokens
-	// OnIntercept is called once per diverted output with its exact token
-	// count, possibly after the pointer was returned (large outputs are
-	// counted to the end in the background). May be nil.
-	OnIntercept func(tokens int)
-	// OnStore is called with the stored file's path before the pointer to
-	// it is returned, so retention keeps it while the session lives. May
-	// be nil.
-	OnStore func(path string)
-	// OnReturn is called with the exact token count of what the model
-	// receives of a result ([Charge]): the budget is charged with it. May
-	// be nil.
-	OnReturn func(tokens int)
-	// OnMasked is told the credentials redaction masked in a result the
-	// agent was given, by kind (its usage record counts them). May be nil.
-	OnMasked func(counts map[string]int)
-	// Track, when set, is called before a count is left to the background
-	// and returns the function to call once it was reported (OnIntercept
-	// or OnReturn), so that the end of the session can wait for it.
-	Track func() (done func())
+	// Account is the agent's budget, usage record and retention, which
+	// a divert reports to and asks ([Account]). nil: nothing is charged,
+	// counted or kept, and no budget bounds what passes.
+	Account Account
 	// Structured says the client shows the model a result's
 	// structuredContent when it has one, instead of its text ([agent.scratchpad]
 	// result_view = "structured"): that is then what is counted and stored.
 	Structured bool
-	// Reserve, when set, is told the bytes about to be stored; an error
-	// refuses them: the output is then neither stored nor returned, and
-	// the model reads the error (an owner at its bound of stored data).
-	Reserve func(n int64) error
 	// Blobs, when set, is told every stored file (its bytes, named by
 	// its slash path under Top) before the pointer is returned, so that
 	// other replicas sharing the store can read it (a state.Store in
@@ -65,11 +46,6 @@ type Agent struct {
 	Blobs BlobPutter
 	// BlobTTL is how long Blobs keeps a file; 0 means no expiry.
 	BlobTTL time.Duration
-	// Left, when set, is how many tokens the agent's context budget has
-	// left (negative: no bound). A result that does not fit is diverted
-	// whatever its threshold ([Decide]): passing it would spend more
-	// context than the agent has.
-	Left func() int
 }
 
 // BlobPutter is where [Decide] shares stored files; package state's
@@ -84,13 +60,6 @@ type BlobPutter interface {
 // answers.
 var ErrRefused = errors.New("storing the output was refused")
 
-// track is a.Track, or a no-op.
-func (a *Agent) track() func() {
-	if a.Track == nil {
-		return func() {}
-	}
-	return a.Track()
-}
 
 // Call is one tools/call result to decide on.
 type Call struct {
@@ -152,7 +121,7 @@ type Outcome struct {
 	// unchanged, or the pointer result.
 	Result   json.RawMessage
 	Diverted bool
-	// Charged says a.OnReturn was told the cost of Result already (see
+	// Charged says the agent's account was told the cost of Result already (see
 	// [Charge]), or that it has none (an app-only result): the caller
 	// must not charge it.
 	Charged bool
@@ -228,10 +197,8 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if threshold <= 0 {
 		threshold = math.MaxInt
 	}
-	if a.Left != nil {
-		if left := a.Left(); left >= 0 && left < threshold-1 {
-			threshold, overBudget = left+1, true
-		}
+	if left := a.left(); left >= 0 && left < threshold-1 {
+		threshold, overBudget = left+1, true
 	}
 	if threshold == math.MaxInt {
 		return pass, nil
@@ -265,10 +232,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 	if v.textOnly() && v.textBound() <= chargeNowLimit {
 		counted = a.Counter.Count(v.text(-1, false))
 		if counted < c.Threshold {
-			if a.OnReturn != nil {
-				a.OnReturn(counted)
-				pass.Charged = true
-			}
+			pass.Charged = a.charge(counted)
 			return pass, nil
 		}
 	} else if overBudget && v.textOnly() && fitsByEstimate(v, a.Counter, c.Threshold) {
@@ -303,8 +267,8 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		text = v.text(-1, c.Owned)
 		payload = text
 	}
-	if a.Reserve != nil {
-		if err := a.Reserve(int64(len(payload))); err != nil {
+	if acc := a.account(); acc != nil {
+		if err := acc.Reserve(int64(len(payload))); err != nil {
 			log.Warn("output not diverted: storing it was refused", "server", c.Server, "tool", c.Tool, "error", err)
 			return Outcome{Result: errorResult(fmt.Sprintf("The output of %s (%s bytes, at or above the %s-token threshold) was not stored, so it was not returned either: %v.",
 				c.Tool, commas(len(payload)), commas(c.Threshold), err))}, nil
@@ -341,8 +305,8 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 			c.Tool, commas(len(payload)), commas(c.Threshold), err)
 		return Outcome{Result: errorResult(msg)}, nil
 	}
-	if a.OnStore != nil {
-		a.OnStore(st.Path)
+	if acc := a.account(); acc != nil {
+		acc.Stored(st.Path)
 	}
 	p := Pointer{Server: c.Server, Tool: c.Tool, Stored: st, Threshold: c.Threshold, OverBudget: overBudget, Asked: c.Asked, Secrets: c.Secrets}
 	if sec := &p.Secrets; sec.Kept && sec.Total > 0 && sec.Where != nil {
@@ -369,9 +333,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 				p.Tokens = a.Counter.Count(payload)
 			}
 		}
-		if a.OnIntercept != nil {
-			a.OnIntercept(p.Tokens)
-		}
+		a.intercepted(p.Tokens)
 	} else {
 		// Estimated from the first 1 MiB of what was saved, so that the
 		// reply is not held; counted exactly in the background, from the
@@ -388,7 +350,7 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		defer func() {
 			go func() {
 				defer done()
-				countSaved(saved, sc, estimate, a.OnIntercept, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
+				countSaved(saved, sc, estimate, a.intercepted, log.With("server", c.Server, "tool", c.Tool, "file", st.Name))
 			}()
 		}()
 	}
@@ -426,9 +388,8 @@ func Decide(c Call, a *Agent, opts Options) (Outcome, error) {
 		res = append(append(append(res[:len(res)-1:len(res)-1], `,"structuredContent":`...), kept...), '}')
 	}
 	out := Outcome{Result: res, Diverted: true, Pointer: p}
-	if a.OnReturn != nil {
-		a.OnReturn(a.cost(res, true)) // the pointer is what the model reads
-		out.Charged = true
+	if a.account() != nil {
+		out.Charged = a.charge(a.cost(res, true)) // the pointer is what the model reads
 	}
 	return out, nil
 }

@@ -37,7 +37,7 @@
 //     (marked "~") from their first MiB; the exact count finishes in the
 //     background, reading the stored file back a few MiB at a time (the
 //     output itself is let go when Decide returns), and reaches
-//     [Agent.OnIntercept]. JSON laid out in a way the file cannot give
+//     [Account].Intercepted. JSON laid out in a way the file cannot give
 //     back (not compact, not indented as stored, not Python's ", " and
 //     ": ") and counters without CountReader are counted before Decide
 //     returns instead.

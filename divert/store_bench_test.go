@@ -58,7 +58,7 @@ func removeFile(path string) error { return os.Remove(path) }
 func BenchmarkDecide(b *testing.B) {
 	raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": testupstream.Blob("json", 24)}}})
 	counted := make(chan int, 1)
-	a := &Agent{Enabled: true, Dir: b.TempDir(), Counter: tokens.ForModel("openai", "gpt-4o"), OnIntercept: func(n int) { counted <- n }}
+	a := &Agent{Enabled: true, Dir: b.TempDir(), Counter: tokens.ForModel("openai", "gpt-4o"), Account: funcs{intercepted: func(n int) { counted <- n }}}
 	// "copy": a caller that keeps its result; "proxy": as the proxy calls
 	// it, over bytes it gives away and the upstream client validated.
 	for _, proxy := range []bool{false, true} {

@@ -157,7 +157,7 @@ func (p *Proxy) callTool(ctx context.Context, r *Request, name string, args json
 	}
 	p.tellMasked(r, sec)
 	// A tool with no threshold is diverted only when its result does not
-	// fit the agent's budget left (divert.Agent.Left).
+	// fit the agent's budget left ([divert.Account].Left).
 	threshold, divertable := cfg.Threshold(rt.orig)
 	if callOpts.Store {
 		// Stored whatever its size, as the call asked: the pointer only.
@@ -171,7 +171,7 @@ func (p *Proxy) callTool(ctx context.Context, r *Request, name string, args json
 		SchemaListed: (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
 	}
 	appDivert(&dc, rt.app, cfg, r)
-	if !divertable && !dc.AppOnly && (agent == nil || agent.Left == nil) {
+	if !divertable && !dc.AppOnly && !agent.Bounded() {
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
 		return withRedactedMeta(raw, sec), nil
 	}

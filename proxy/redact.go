@@ -140,9 +140,7 @@ func (p *Proxy) tellMasked(req *Request, sec redacted) {
 	if sec.mode != redact.Mask || sec.rep.Total == 0 {
 		return
 	}
-	if a := req.agent(); a != nil && a.OnMasked != nil {
-		a.OnMasked(sec.rep.Counts)
-	}
+	req.agent().Masked(sec.rep.Counts)
 }
 
 // withRedactedMeta returns res (a JSON object) with _meta[RedactedMetaKey]

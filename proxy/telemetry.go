@@ -90,7 +90,7 @@ func isErrorResult(raw []byte) bool {
 // charged). With telemetry off it is agent itself.
 func (p *Proxy) observed(ctx context.Context, agent *divert.Agent, server, tool string) (*divert.Agent, func(divert.Outcome)) {
 	tel := p.opts.Telemetry
-	if tel == nil || agent == nil {
+	if tel == nil || agent == nil || agent.Account == nil {
 		return agent, func(divert.Outcome) {}
 	}
 	sp := telemetry.ServerSpan(ctx)
@@ -105,11 +105,7 @@ func (p *Proxy) observed(ctx context.Context, agent *divert.Agent, server, tool 
 	var mu sync.Mutex
 	known, passed, pending := false, false, 0
 	d := *agent
-	orig := agent.OnReturn
-	d.OnReturn = func(n int) {
-		if orig != nil {
-			orig(n)
-		}
+	d.Account = observedAccount{agent.Account, func(n int) {
 		u := telemetry.Usage{Server: server, Tool: tool, Owner: owner, Charged: n}
 		mu.Lock()
 		if !known {
@@ -120,7 +116,7 @@ func (p *Proxy) observed(ctx context.Context, agent *divert.Agent, server, tool 
 		mu.Unlock()
 		tel.RecordTokens(context.WithoutCancel(ctx), u)
 		sp.Note(telemetry.Tally{Charged: n, Out: n})
-	}
+	}}
 	decided := func(out divert.Outcome) {
 		mu.Lock()
 		known, passed = true, !out.Diverted
@@ -138,4 +134,17 @@ func (p *Proxy) observed(ctx context.Context, agent *divert.Agent, server, tool 
 		}
 	}
 	return &d, decided
+}
+
+// observedAccount is an agent's account whose charges telemetry records
+// too ([Proxy.observed]).
+type observedAccount struct {
+	divert.Account
+	charged func(n int)
+}
+
+// Charge charges the agent's account, then tells telemetry.
+func (o observedAccount) Charge(n int) {
+	o.Account.Charge(n)
+	o.charged(n)
 }

@@ -107,7 +107,7 @@ func TestDivertAtExactlyThreshold(t *testing.T) {
 		t.Errorf("identical output stored twice: %d files", len(entries))
 	}
 	if got := e.intercepted(); len(got) != 2 || got[0] != 100 || got[1] != 100 {
-		t.Errorf("OnIntercept got %v, want [100 100]", got)
+		t.Errorf("intercepted %v, want [100 100]", got)
 	}
 }
 

@@ -125,7 +125,7 @@ type env struct {
 	sseURL string
 
 	mu  sync.Mutex
-	got []int // OnIntercept counts
+	got []int // exact counts of diverted outputs (envAccount)
 }
 
 type envOptions struct {
@@ -168,11 +168,7 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 		},
 		CallTimeout: o.callTimeout, InputGrace: o.inputGrace,
 		Identify: func(ctx context.Context, req *proxy.Request, _ bool) (context.Context, error) {
-			req.Agent = &divert.Agent{Enabled: true, Dir: e.dir, Counter: wordCounter{}, OnIntercept: func(n int) {
-				e.mu.Lock()
-				e.got = append(e.got, n)
-				e.mu.Unlock()
-			}}
+			req.Agent = &divert.Agent{Enabled: true, Dir: e.dir, Counter: wordCounter{}, Account: envAccount{e}}
 			return ctx, nil
 		}}
 	if o.mirror {
@@ -197,7 +193,23 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 	return e
 }
 
-// intercepted returns the OnIntercept counts so far.
+// envAccount is the test agents' [divert.Account]: no budget bound, the
+// exact counts of diverted outputs kept in order.
+type envAccount struct{ e *env }
+
+func (envAccount) Left() int             { return -1 }
+func (envAccount) Charge(int)            {}
+func (envAccount) Masked(map[string]int) {}
+func (envAccount) Stored(string)         {}
+func (envAccount) Reserve(int64) error   { return nil }
+func (envAccount) Track() func()         { return func() {} }
+func (a envAccount) Intercepted(n int) {
+	a.e.mu.Lock()
+	a.e.got = append(a.e.got, n)
+	a.e.mu.Unlock()
+}
+
+// intercepted returns the exact counts of diverted outputs so far.
 func (e *env) intercepted() []int {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -67,8 +67,7 @@ func mirroredExtensions(declared map[string]json.RawMessage) map[string]any {
 
 // Declares reports whether the client declared the extension id.
 func (c ClientCapabilities) Declares(id string) bool {
-	v, ok := c.Extensions[id]
-	return ok && len(v) > 0 && string(v) != "null"
+	return wire.DeclaresExtension(c.Extensions, id)
 }
 
 // carriedCaps is a client's raw capabilities object with its

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // An own tool or resource that needs a client extension
@@ -31,11 +32,7 @@ func (se *session) declares(ext string) bool {
 		return false
 	}
 	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil {
-		return false
-	}
-	_, ok := p.Capabilities.Extensions[ext]
-	return ok
+	return p != nil && declares2025(p.Capabilities, ext)
 }
 
 // offeredTools are the own tools of a listing that the session offers.
@@ -70,11 +67,7 @@ func declaresExtension(caps json.RawMessage, ext string) bool {
 	var c struct {
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
-	if json.Unmarshal(caps, &c) != nil {
-		return false
-	}
-	_, ok := c.Extensions[ext]
-	return ok
+	return json.Unmarshal(caps, &c) == nil && wire.DeclaresExtension(c.Extensions, ext)
 }
 
 // offered20260728 reports whether a 2026-07-28 request's client may see

@@ -69,7 +69,8 @@ func declareSkills(caps *mcp.ServerCapabilities, declared bool) {
 }
 
 // declares2025 reports whether a 2025 client's initialize declared
-// extension id.
+// extension id: an object, as [wire.DeclaresExtension] says (go-sdk
+// decodes one into a map).
 func declares2025(c *mcp.ClientCapabilities, id string) bool {
 	if c == nil {
 		return false

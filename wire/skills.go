@@ -54,9 +54,15 @@ func SkillsDeclared(extensions map[string]json.RawMessage) (SkillsSettings, bool
 // {uri, digest, size}, or the string "dynamic" (a generated skill, no
 // digests); the proxy renames the uris and keeps every other member.
 
-// Declares reports whether the client declared extension id (its
-// capabilities.extensions member is an object).
-func (c Caps) Declares(id string) bool {
-	v := bytes.TrimSpace(c.Extensions[id])
+// Declares reports whether the client declared extension id
+// ([DeclaresExtension]).
+func (c Caps) Declares(id string) bool { return DeclaresExtension(c.Extensions, id) }
+
+// DeclaresExtension is the one rule of what declares an extension, in
+// either era: its member of capabilities.extensions (by id) is an object
+// ("{}" declares it with no settings); null, true or a string declare
+// nothing.
+func DeclaresExtension(extensions map[string]json.RawMessage, id string) bool {
+	v := bytes.TrimSpace(extensions[id])
 	return len(v) > 0 && v[0] == '{'
 }

@@ -24,6 +24,8 @@ func TestViewOfferedToAppsHostsOnly(t *testing.T) {
 	apps.AddExtension(appview.Extension, map[string]any{"mimeTypes": []string{appview.MIMEType}})
 	other := &mcp.ClientCapabilities{}
 	other.AddExtension("io.example/other", nil)
+	// null is no declaration (wire.DeclaresExtension: an object is).
+	null := &mcp.ClientCapabilities{Extensions: map[string]any{appview.Extension: nil}}
 	for _, tc := range []struct {
 		name   string
 		caps   *mcp.ClientCapabilities
@@ -33,6 +35,7 @@ func TestViewOfferedToAppsHostsOnly(t *testing.T) {
 		{"an MCP Apps host", apps, `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, true},
 		{"another extension", other, `{"extensions":{"io.example/other":{}}}`, false},
 		{"no extension", nil, `{}`, false},
+		{"the extension as null", null, `{"extensions":{"io.modelcontextprotocol/ui":null}}`, false},
 	} {
 		t.Run(tc.name+"/2025", func(t *testing.T) {
 			var opts *mcp.ClientOptions

@@ -256,13 +256,7 @@ func (p *Proxy) directoryOfEntry(ctx context.Context, r *Request, u *upstream.Up
 	if !found || json.Unmarshal(entry.Skill.Resources, &files) != nil {
 		return nil, notDir
 	}
-	type child struct {
-		URI      string `json:"uri"`
-		Name     string `json:"name"`
-		MimeType string `json:"mimeType,omitempty"`
-		Size     *int64 `json:"size,omitempty"`
-	}
-	var out []child
+	var out []wire.DirectoryEntry
 	seen := map[string]bool{}
 	for _, f := range files {
 		if f.URI == orig {
@@ -273,9 +267,9 @@ func (p *Proxy) directoryOfEntry(ctx context.Context, r *Request, u *upstream.Up
 			continue
 		}
 		name, deeper, _ := strings.Cut(rest, "/")
-		c := child{URI: orig + "/" + name, Name: name, Size: f.Size}
+		c := wire.DirectoryEntry{URI: orig + "/" + name, Name: name, Size: f.Size}
 		if deeper != "" {
-			c = child{URI: orig + "/" + name, Name: name, MimeType: wire.MimeDirectory}
+			c = wire.DirectoryEntry{URI: orig + "/" + name, Name: name, MimeType: wire.MimeDirectory}
 		}
 		if !seen[c.URI] {
 			seen[c.URI] = true

@@ -223,17 +223,11 @@ func (c *Catalog) ReadDirectory(uri string) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	type resource struct {
-		URI      string `json:"uri"`
-		Name     string `json:"name"`
-		MimeType string `json:"mimeType"`
-		Size     *int   `json:"size,omitempty"`
-	}
-	out := make([]resource, 0, len(children))
+	out := make([]wire.DirectoryEntry, 0, len(children))
 	for _, ch := range children {
-		r := resource{URI: ch, Name: path.Base(ch), MimeType: wire.MimeDirectory}
+		r := wire.DirectoryEntry{URI: ch, Name: path.Base(ch), MimeType: wire.MimeDirectory}
 		if f, ok := c.files[ch]; ok {
-			n := len(f.data)
+			n := int64(len(f.data))
 			r.MimeType, r.Size = f.mime, &n
 		}
 		out = append(out, r)

@@ -54,6 +54,15 @@ func SkillsDeclared(extensions map[string]json.RawMessage) (SkillsSettings, bool
 // {uri, digest, size}, or the string "dynamic" (a generated skill, no
 // digests); the proxy renames the uris and keeps every other member.
 
+// DirectoryEntry is one child in a resources/directory/read result: a
+// file (its size when known) or a directory ([MimeDirectory]).
+type DirectoryEntry struct {
+	URI      string `json:"uri"`
+	Name     string `json:"name"`
+	MimeType string `json:"mimeType,omitempty"`
+	Size     *int64 `json:"size,omitempty"`
+}
+
 // Declares reports whether the client declared extension id
 // ([DeclaresExtension]).
 func (c Caps) Declares(id string) bool { return DeclaresExtension(c.Extensions, id) }

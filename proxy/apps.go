@@ -85,6 +85,17 @@ func (t appTool) keepsSchema(sc *config.Server) bool {
 	return t.app() && sc.AppDataBytes() > 0
 }
 
+// hiddenFromModel is what r's model must not be shown of the upstream
+// tools: an MCP Apps host hides app-only tools (visibility ["app"]) from
+// its model, so search_tools does too; nil (nothing hidden) for any
+// other client, which shows every tool to its model.
+func (p *Proxy) hiddenFromModel(r *Request) func(*route) bool {
+	if s := r.session(); s == nil || !s.Capabilities().Declares(AppsExtension) {
+		return nil
+	}
+	return func(rt *route) bool { return rt.app.appOnly }
+}
+
 // appDivert sets what divert must know of an MCP Apps tool's call: an
 // app-only tool called by a host that declared the extension never
 // reaches the model (a host without it shows the tool to its model like

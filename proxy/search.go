@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -68,13 +69,16 @@ func searchIndex(tools listing) *toolsearch.Index {
 // definition. found names the tools the answer shows, which the session
 // adds to its listing. The answer is charged to the caller's budget like
 // any result.
+//
+// An MCP Apps host's model is never shown an app-only tool (one its page
+// calls): search_tools neither finds nor describes one for it (apps.go).
 func (p *Proxy) SearchTools(ctx context.Context, r *Request, args json.RawMessage) (res json.RawMessage, found []string) {
-	res, found = p.searchTools(args)
+	res, found = p.searchTools(args, p.hiddenFromModel(r))
 	r.charge(ctx, res)
 	return res, found
 }
 
-func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
+func (p *Proxy) searchTools(args json.RawMessage, hidden func(*route) bool) (json.RawMessage, []string) {
 	var a struct {
 		Query    string `json:"query"`
 		Limit    int    `json:"limit"`
@@ -95,7 +99,7 @@ func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
 	}
 	if a.Describe != "" {
 		rt := s.tools.byKey[a.Describe]
-		if rt == nil {
+		if rt == nil || (hidden != nil && hidden(rt)) {
 			return p.unknown(ix, a.Describe, "search_tools describe"), nil
 		}
 		return textResult(string(rt.raw)), []string{a.Describe}
@@ -108,7 +112,19 @@ func (p *Proxy) searchTools(args json.RawMessage) (json.RawMessage, []string) {
 	if limit <= 0 {
 		limit = toolsearch.DefaultLimit
 	}
-	hits := ix.Search(q, min(limit, toolsearch.MaxLimit))
+	limit = min(limit, toolsearch.MaxLimit)
+	var hits []toolsearch.Hit
+	if hidden == nil {
+		hits = ix.Search(q, limit)
+	} else {
+		// Searched for the most, so that hidden tools leave room for
+		// others.
+		hits = slices.DeleteFunc(ix.Search(q, toolsearch.MaxLimit), func(h toolsearch.Hit) bool {
+			rt := s.tools.byKey[h.Name]
+			return rt != nil && hidden(rt)
+		})
+		hits = hits[:min(len(hits), limit)]
+	}
 	if len(hits) == 0 {
 		return textResult(fmt.Sprintf("no tool matches %q among %d tools; try other words (what the tool does, or the service: %s)", tool.Clip(q, echoChars), ix.Len(), strings.Join(servers(ix), ", "))), nil
 	}

@@ -3,11 +3,14 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testupstream"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testwait"
 )
 
@@ -140,6 +143,47 @@ func TestCallToolTarget(t *testing.T) {
 			}
 			if !isErr || !strings.Contains(text, tc.want) {
 				t.Fatalf("error %v %q, want %q", isErr, text, tc.want)
+			}
+		})
+	}
+}
+
+// TestSearchHidesAppOnlyToolsFromAppsHosts: an MCP Apps host hides an
+// app-only tool from its model, so search_tools neither finds nor
+// describes one for it; any other client's model is shown every tool.
+func TestSearchHidesAppOnlyToolsFromAppsHosts(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.Server{Name: "apps", Transport: config.TransportStdio, Cmd: []string{exe},
+		Env: map[string]string{testupstream.EnvMode: testupstream.AppsMode}, Timeout: 20 * time.Second}
+	p := New(Options{Logger: quiet(), Servers: []config.Server{sc}, Search: true})
+	p.Start(context.Background(), nil)
+	t.Cleanup(p.Close)
+	if !testwait.Until(testwait.Timeout, func() bool { return p.HasTool("disk_poll") }) {
+		t.Fatal("tools never listed")
+	}
+	for _, tc := range []struct {
+		name   string
+		r      *Request
+		hidden bool
+	}{
+		{"apps host", &Request{Session: &capsSession{caps: apps()}}, true},
+		{"other host", &Request{Session: &capsSession{}}, false},
+		{"no session", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, found := p.SearchTools(context.Background(), tc.r, json.RawMessage(`{"query":"mounted disk","limit":3}`))
+			if !slices.Contains(found, "disk_usage") || !slices.Contains(found, "disk_list") {
+				t.Errorf("found %v, want the page tool and the plain one", found)
+			}
+			if got := slices.Contains(found, "disk_poll"); got == tc.hidden {
+				t.Errorf("found %v: the app-only tool found %v, want %v", found, got, !tc.hidden)
+			}
+			res, _ := p.SearchTools(context.Background(), tc.r, json.RawMessage(`{"describe":"disk_poll"}`))
+			if text, isErr := resultText(t, res); isErr != tc.hidden {
+				t.Errorf("describe disk_poll: error %v (%s), want %v", isErr, text, tc.hidden)
 			}
 		})
 	}

@@ -42,6 +42,7 @@ const FancySchema = `{"type":"object","description":"top-level description kept"
 func MaybeRun() {
 	maybeRunRaw()
 	maybeRunLeaky()
+	maybeRunApps()
 	maybeRunBench()
 	if os.Getenv(EnvMode) != "stdio" {
 		return

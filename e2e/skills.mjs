@@ -5,6 +5,7 @@
 // entry's). Prints one JSON line per step.
 //
 //   node skills.mjs --era pin|legacy [--no-ext] --transport http --url URL
+//   node skills.mjs --era legacy [--no-ext] --transport sse --url URL   (…/sse: 2025 only)
 //   node skills.mjs --era pin|legacy [--no-ext] --transport stdio -- CMD ARG...
 //
 // --era pin speaks 2026-07-28 (server/discover), legacy the 2025 handshake.
@@ -23,7 +24,7 @@
 // A step that fails prints {"step":…, "error":{message,code,reason}} and the script goes on.
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import * as z from "zod/v4";
 
@@ -45,7 +46,9 @@ const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code, reaso
 
 const transport = opts.transport === "http"
   ? new StreamableHTTPClientTransport(new URL(opts.url))
-  : new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), stderr: "inherit" });
+  : opts.transport === "sse"
+    ? new SSEClientTransport(new URL(opts.url))
+    : new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), stderr: "inherit" });
 const capabilities = opts.ext ? { extensions: { "io.modelcontextprotocol/skills": {} } } : {};
 const client = new Client({ name: "scratchpad-e2e-skills", version: "1.0.0" },
   { versionNegotiation: { mode: opts.era === "pin" ? { pin: "2026-07-28" } : "legacy" }, capabilities });

@@ -21,7 +21,8 @@ import (
 // v2 client's SkillsClient, which verifies every entry and every file it
 // reads) through scratchpad-mcp, over stdio and streamable HTTP, in both
 // eras, with two instances of a real skills upstream (skills-server.mjs:
-// the SDK's own SkillsExtension, one skill per page) named docs and ops.
+// the SDK's own SkillsExtension, one skill per page) named docs and ops;
+// and over the legacy SSE transport, which speaks 2025 only.
 // Both serve the same upstream URIs with different bytes; ops plants a
 // GitHub token in one file and does not serve directory reads (no
 // directoryRead: the proxy lists its directories from the skill's entry).
@@ -70,15 +71,20 @@ cmd = [%q, %q]
 env = { FLAVOR = "b", SECRET = %q, NODIR = "1" }
 `, filepath.Join(t.TempDir(), "mem"), node, script, node, script, secret))
 	url := ""
-	for _, transport := range []string{"stdio", "http"} {
+	for _, transport := range []string{"stdio", "http", "sse"} {
 		target := []string{"--", bin, "serve", "--config", cfg}
-		if transport == "http" {
+		eras := []string{"pin", "legacy"}
+		switch transport {
+		case "http":
 			if url == "" {
 				url = startHTTP(t, bin, cfg, "http") + "/mcp"
 			}
 			target = []string{"--url", url}
+		case "sse":
+			target = []string{"--url", startHTTP(t, bin, cfg, "sse") + "/sse"}
+			eras = []string{"legacy"}
 		}
-		for _, era := range []string{"pin", "legacy"} {
+		for _, era := range eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				r := runSkills(t, node, era, transport, false, target)
 				checkSkills(t, r, era, secret)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -15,15 +14,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/frontdoor"
+	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // sseHandler serves the legacy HTTP+SSE transport (GET opens a session's
-// event stream, POSTs to its endpoint carry the client's messages) with
-// go-sdk's public SSEServerTransport. It is ours rather than go-sdk's
-// SSEHandler for one reason: a session belongs to the owner whose request
-// opened it, and a POST naming it with another owner's token is answered
-// 404, as for a session that does not exist. (go-sdk's handler takes any
-// POST that names a session id.)
+// event stream, POSTs to its endpoint carry the client's messages). Both
+// the handler and the transport are ours rather than go-sdk's: a session
+// belongs to the owner whose request opened it, and a POST naming it with
+// another owner's token is answered 404, as for a session that does not
+// exist (go-sdk's handler takes any POST that names a session id); the
+// client's request ids go back as sent (ids.go); and go-sdk's transport
+// refuses, with a 400 before any server code runs, every method it does
+// not know itself, so the skills extension's methods never reached the
+// server over SSE.
 type sseHandler struct {
 	s *Server
 
@@ -32,7 +35,7 @@ type sseHandler struct {
 }
 
 type sseSession struct {
-	t     *mcp.SSEServerTransport
+	t     *sseTransport
 	owner string
 	ids   *callIDs // the client's request ids (ids.go)
 }
@@ -82,46 +85,33 @@ func (h *sseHandler) post(w http.ResponseWriter, r *http.Request) {
 	if refuseKeys(w, body) {
 		return
 	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		http.Error(w, "failed to parse body", http.StatusBadRequest)
+		return
+	}
 	// Request ids go to go-sdk as it answers them exactly (ids.go).
-	var admitted []jsonrpc.Message
-	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-		ps, err := se.ids.inbound([]inMsg{{msg, messageID(body)}}, nil)
-		var ie *idError
-		if errors.As(err, &ie) {
-			writeJSON(w, http.StatusBadRequest, ie.response())
-			return
-		}
-		if len(ps) == 0 {
-			w.WriteHeader(http.StatusAccepted) // a cancellation of nothing go-sdk knows
-			return
-		}
-		if ps[0].changed {
-			if body, err = jsonrpc.EncodeMessage(ps[0].msg); err != nil {
-				se.ids.forget([]jsonrpc.Message{ps[0].msg})
-				http.Error(w, "failed to parse body", http.StatusBadRequest)
-				return
-			}
-		}
-		admitted = []jsonrpc.Message{ps[0].msg}
+	ps, err := se.ids.inbound([]inMsg{{msg, messageID(body)}}, nil)
+	var ie *idError
+	if errors.As(err, &ie) {
+		writeJSON(w, http.StatusBadRequest, ie.response())
+		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	sw := &statusWriter{ResponseWriter: w}
-	se.t.ServeHTTP(sw, r)
-	if sw.status != http.StatusAccepted {
-		se.ids.forget(admitted) // refused: go-sdk will not answer it
+	if len(ps) == 0 {
+		w.WriteHeader(http.StatusAccepted) // a cancellation of nothing go-sdk knows
+		return
 	}
-}
-
-// statusWriter notes the status a POST was answered with.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
+	// What go-sdk's session does not serve it answers as a JSON-RPC
+	// error on the stream, as over every other transport.
+	select {
+	case se.t.in <- ps[0].msg:
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case <-se.t.done:
+		http.Error(w, "session closed", http.StatusBadRequest)
+	case <-r.Context().Done():
+	}
+	se.ids.forget([]jsonrpc.Message{ps[0].msg}) // not delivered: no one will answer it
 }
 
 func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
@@ -136,8 +126,8 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := &sseWriter{w: deadlineWriter{w, http.NewResponseController(w)}}
 	defer sw.end()
-	t := &mcp.SSEServerTransport{Endpoint: endpoint.RequestURI(), Response: sw}
 	ids := &callIDs{}
+	t := &sseTransport{endpoint: endpoint.RequestURI(), in: make(chan jsonrpc.Message, sseInbox), done: make(chan struct{}), ids: ids, w: sw}
 	h.mu.Lock()
 	h.sessions[id] = &sseSession{t: t, owner: ownerOf(r), ids: ids}
 	h.mu.Unlock()
@@ -153,7 +143,7 @@ func (h *sseHandler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	se.ids = ids
-	ss, err := se.mcp.Connect(r.Context(), &sseIDs{t: t, ids: ids, w: sw}, nil)
+	ss, err := se.mcp.Connect(r.Context(), t, nil)
 	if err != nil {
 		http.Error(w, "connection failed", http.StatusInternalServerError)
 		return
@@ -188,65 +178,86 @@ func (d deadlineWriter) Write(p []byte) (int, error) {
 
 func (d deadlineWriter) Flush() { _ = d.rc.Flush() }
 
-// sseIDs is go-sdk's SSE transport whose responses carry the ids the
-// client sent (ids.go).
-type sseIDs struct {
-	t   *mcp.SSEServerTransport
-	ids *callIDs
-	w   *sseWriter
+// sseInbox bounds the messages POSTed to a session that its server has
+// not read yet: a POST past it waits for room (or its client to go).
+const sseInbox = 100
+
+// sseTransport is one legacy SSE session's [mcp.Transport]: the messages
+// POSTed to its endpoint come in on in (decoded, strict-checked and their
+// ids noted by [sseHandler.post]); every message out is one "message"
+// event on the GET's stream (w), a response under the id the client sent.
+type sseTransport struct {
+	endpoint string
+	in       chan jsonrpc.Message
+	done     chan struct{}
+	once     sync.Once
+	ids      *callIDs
+	w        *sseWriter
 }
 
-func (t *sseIDs) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.t.Connect(ctx)
-	if err != nil {
+// Connect sends the client the endpoint its messages are POSTed to.
+func (t *sseTransport) Connect(context.Context) (mcp.Connection, error) {
+	if err := t.w.send("endpoint", []byte(t.endpoint)); err != nil {
 		return nil, err
 	}
-	return &sseConn{Connection: c, t: t}, nil
+	return &sseConn{t: t}, nil
 }
 
-// SupportsProtocolVersion is go-sdk's transport's: the versions of the
-// HTTP+SSE transport.
-func (t *sseIDs) SupportsProtocolVersion(v string) bool { return t.t.SupportsProtocolVersion(v) }
+// SupportsProtocolVersion: the HTTP+SSE transport is 2025's; 2026-07-28
+// defines stdio and streamable HTTP only.
+func (t *sseTransport) SupportsProtocolVersion(v string) bool { return v < wire.Revision20260728 }
 
-type sseConn struct {
-	mcp.Connection
-	t *sseIDs
-}
+// sseConn is an [sseTransport]'s [mcp.Connection].
+type sseConn struct{ t *sseTransport }
 
-// Read is go-sdk's, each request noted by the client's ids (ids.go).
+func (c *sseConn) SessionID() string { return "" }
+
+// Read is the next message POSTed, each request noted by the client's
+// ids (ids.go).
 func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err == nil {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case msg := <-c.t.in:
 		c.t.ids.read(msg)
+		return msg, nil
+	case <-c.t.done:
+		return nil, io.EOF
 	}
-	return msg, err
 }
 
-// Write sends a response under the id the client sent: go-sdk's
-// connection would encode the id it knows, so one with a replaced id is
-// written here, as go-sdk frames an event.
+// Write sends msg as one event; a response goes under the id the client
+// sent.
 func (c *sseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	msg = coded(msg)
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return c.Connection.Write(ctx, msg)
-	}
-	sent, _ := c.t.ids.answered(resp.ID)
-	if sent == nil {
-		return c.Connection.Write(ctx, msg)
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := encodeResponse(resp, sent)
+	msg = coded(msg)
+	var data []byte
+	var err error
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if sent, _ := c.t.ids.answered(resp.ID); sent != nil {
+			data, err = encodeResponse(resp, sent)
+		} else {
+			data, err = jsonrpc.EncodeMessage(msg)
+		}
+	} else {
+		data, err = jsonrpc.EncodeMessage(msg)
+	}
 	if err != nil {
 		return err
 	}
 	return c.t.w.event(data)
 }
 
-// sseWriter is the GET's response, written by go-sdk's transport and by
-// sseConn: one lock for both, and no write once the GET is over.
+// Close ends the session's input: Read returns io.EOF, POSTs are refused.
+func (c *sseConn) Close() error {
+	c.t.once.Do(func() { close(c.t.done) })
+	return nil
+}
+
+// sseWriter is the GET's response, written by the session's connection
+// (sseConn): one lock, and no write once the GET is over.
 type sseWriter struct {
 	w    http.ResponseWriter
 	mu   sync.Mutex
@@ -280,15 +291,18 @@ func (s *sseWriter) Flush() {
 	}
 }
 
-// event writes one message event, as go-sdk's transport frames it.
-func (s *sseWriter) event(data []byte) error {
+// event writes one message event.
+func (s *sseWriter) event(data []byte) error { return s.send("message", data) }
+
+// send writes one event named name.
+func (s *sseWriter) send(name string, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
 		return io.EOF
 	}
-	b := make([]byte, 0, len(data)+len("event: message\ndata: \n\n"))
-	b = append(append(append(b, "event: message\ndata: "...), data...), "\n\n"...)
+	b := make([]byte, 0, len(data)+len(name)+len("event: \ndata: \n\n"))
+	b = append(append(append(append(append(b, "event: "...), name...), "\ndata: "...), data...), "\n\n"...)
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}

@@ -2,10 +2,6 @@ package testupstream
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,18 +12,6 @@ import (
 // app-only tool (disk_poll, _meta.ui.visibility ["app"]) and a plain one
 // (disk_list). All three are about disks, so one search finds them.
 const AppsMode = "apps"
-
-func maybeRunApps() {
-	if os.Getenv(EnvMode) != AppsMode {
-		return
-	}
-	t := &mcp.IOTransport{Reader: &stdin{r: os.Stdin}, Writer: nopCloser{os.Stdout}}
-	if err := Apps().Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(os.Stderr, "testupstream apps:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
 
 // Apps builds the [AppsMode] server.
 func Apps() *mcp.Server {

@@ -3,11 +3,7 @@ package testupstream
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,18 +37,6 @@ var Leaked = func() map[string]string {
 	}
 	return out
 }()
-
-func maybeRunLeaky() {
-	if os.Getenv(EnvMode) != LeakyMode {
-		return
-	}
-	t := &mcp.IOTransport{Reader: &stdin{r: os.Stdin}, Writer: nopCloser{os.Stdout}}
-	if err := Leaky().Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(os.Stderr, "testupstream leaky:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
 
 // Leaky builds the leaky upstream.
 func Leaky() *mcp.Server {

@@ -41,15 +41,23 @@ const FancySchema = `{"type":"object","description":"top-level description kept"
 // otherwise it returns at once.
 func MaybeRun() {
 	maybeRunRaw()
-	maybeRunLeaky()
-	maybeRunApps()
 	maybeRunBench()
-	if os.Getenv(EnvMode) != "stdio" {
-		return
+	switch os.Getenv(EnvMode) {
+	case "stdio":
+		runStdio("testupstream", New())
+	case LeakyMode:
+		runStdio("testupstream leaky", Leaky())
+	case AppsMode:
+		runStdio("testupstream apps", Apps())
 	}
+}
+
+// runStdio serves s on stdin and stdout until the input ends, then exits
+// the process (1 on an error, named by name).
+func runStdio(name string, s *mcp.Server) {
 	t := &mcp.IOTransport{Reader: &stdin{r: os.Stdin}, Writer: nopCloser{os.Stdout}}
-	if err := New().Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(os.Stderr, "testupstream:", err)
+	if err := s.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
 	os.Exit(0)

@@ -39,7 +39,7 @@ type toolCall struct {
 // the era runs under the returned ctx (the identify stage's).
 func (s *Server) callTool(ctx context.Context, tc toolCall, name string, args json.RawMessage, meta map[string]any) (context.Context, json.RawMessage, error) {
 	px := tc.px
-	ctx, req, err := s.proxyRequest(ctx, tc.sess, meta, tc.env, true)
+	ctx, req, err := s.proxyRequest(ctx, tc.sess, meta, tc.env, callerOf)
 	if err != nil {
 		return ctx, proxy.ToolError(err.Error()), nil
 	}

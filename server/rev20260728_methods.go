@@ -328,7 +328,7 @@ func (s *Server) resourcesRead20260728(ctx context.Context, r *request20260728) 
 	if err != nil {
 		return nil, err
 	}
-	ctx, req, err := s.request20260728(ctx, r, withoutEnvelope(p.Meta))
+	ctx, req, err := s.request20260728(ctx, r, withoutEnvelope(p.Meta), agentOf)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +383,7 @@ func (s *Server) promptsGet20260728(ctx context.Context, r *request20260728) ([]
 	if err != nil {
 		return nil, err
 	}
-	ctx, req, err := s.request20260728(ctx, r, withoutEnvelope(p.Meta))
+	ctx, req, err := s.request20260728(ctx, r, withoutEnvelope(p.Meta), agentOf)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func (s *Server) complete20260728(ctx context.Context, r *request20260728) ([]by
 		return empty()
 	}
 	ref, cctx := completion(&p)
-	ctx, req, err := s.request20260728(ctx, r, nil)
+	ctx, req, err := s.request20260728(ctx, r, nil, hostOf)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ func (s *Server) complete20260728(ctx context.Context, r *request20260728) ([]by
 // task20260728 forwards a request of the tasks extension to the upstream
 // the task lives on ([proxy.Proxy.Task]).
 func (s *Server) task20260728(ctx context.Context, r *request20260728) ([]byte, error) {
-	ctx, req, err := s.request20260728(ctx, r, nil)
+	ctx, req, err := s.request20260728(ctx, r, nil, agentOf)
 	if err != nil {
 		return nil, err
 	}

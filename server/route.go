@@ -191,7 +191,7 @@ func (se *session) resourcesRead(ctx context.Context, method string, req mcp.Req
 	if raw, ok := skills.Own().Read(p.URI); ok {
 		return &rawReadResource{raw: raw}, nil
 	}
-	ctx, pr, err := se.srv.proxyRequest(ctx, se, p.Meta, nil, false)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, p.Meta, nil, agentOf)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (se *session) promptsGet(ctx context.Context, method string, req mcp.Reques
 	if p == nil || se.ownPrompts[p.Name] || !px.HasPrompt(p.Name) {
 		return next(ctx, method, req)
 	}
-	ctx, pr, err := se.srv.proxyRequest(ctx, se, p.Meta, nil, false)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, p.Meta, nil, agentOf)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (se *session) complete(ctx context.Context, method string, req mcp.Request,
 		return next(ctx, method, req)
 	}
 	ref, cctx := completion(p)
-	ctx, pr, err := se.srv.proxyRequest(ctx, se, nil, nil, false)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, nil, nil, hostOf)
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func (se *session) skills2025(ctx context.Context, method string, req mcp.Reques
 	if p == nil {
 		p = &skillsParams{}
 	}
-	ctx, pr, err := se.srv.proxyRequest(ctx, se, nil, nil, false)
+	ctx, pr, err := se.srv.proxyRequest(ctx, se, nil, nil, hostOf)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (s *Server) skills20260728(ctx context.Context, r *request20260728) ([]byte
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
 	}
-	ctx, req, err := s.request20260728(ctx, r, nil)
+	ctx, req, err := s.request20260728(ctx, r, nil, hostOf)
 	if err != nil {
 		return nil, err
 	}

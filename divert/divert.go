@@ -60,7 +60,6 @@ type BlobPutter interface {
 // answers.
 var ErrRefused = errors.New("storing the output was refused")
 
-
 // Call is one tools/call result to decide on.
 type Call struct {
 	Server, Tool string

@@ -126,6 +126,9 @@ type env struct {
 
 	mu  sync.Mutex
 	got []int // exact counts of diverted outputs (envAccount)
+	// identified are the Identify calls so far, by whether each was a
+	// tools/call's.
+	identified []bool
 }
 
 type envOptions struct {
@@ -167,7 +170,10 @@ func startEnvWith(t testing.TB, o envOptions, servers ...config.Server) *env {
 			return &server.Own{}, nil
 		},
 		CallTimeout: o.callTimeout, InputGrace: o.inputGrace,
-		Identify: func(ctx context.Context, req *proxy.Request, _ bool) (context.Context, error) {
+		Identify: func(ctx context.Context, req *proxy.Request, call bool) (context.Context, error) {
+			e.mu.Lock()
+			e.identified = append(e.identified, call)
+			e.mu.Unlock()
 			req.Agent = &divert.Agent{Enabled: true, Dir: e.dir, Counter: wordCounter{}, Account: envAccount{e}}
 			return ctx, nil
 		}}

@@ -58,6 +58,18 @@
 // (rev20260728_inputrequired.go); a 2025 upstream's question mid-call parks the call and asks
 // the client with an input-required answer (rev20260728_parked.go).
 //
+// # The request, typed
+//
+// What the stages before the proxy make of a request (its session, its
+// _meta, its 2026-07-28 envelope's log level, a retry's answers, who it
+// is for) travels as one [proxy.Request], built in one place for both
+// eras (proxyrequest.go); [Options].Identify fills who it is for (the
+// agent whose budget it is charged to, whose stored outputs its
+// references may name), once per request, and counts a tools/call.
+// Nothing of it travels in the context, except for the own tools, which
+// are go-sdk handlers of a context in the 2025 era: Identify's context
+// carries the agent resolved for them.
+//
 // # Streamable HTTP
 //
 // The transport's server side is this package's own (streamable.go,
@@ -89,6 +101,10 @@
 // [Options].CallTimeout. A forwarded call whose context ends is
 // cancelled at its upstream. The cause says which ([ErrClientGone],
 // [ErrSessionEnded], [ErrCallTimeout]).
+//
+// The legacy SSE transport is ours too (sse.go): go-sdk's refuses, with
+// a 400 before any server code runs, every method it does not know, which
+// kept the skills extension's methods from working over it.
 //
 // # Front door
 //

@@ -90,19 +90,35 @@ func resumeAcross(t *testing.T, route resumeRoute) {
 	})
 
 	const steps = 4
-	post := req("POST", a, session, "", fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":%d,"ms":150},"_meta":{"progressToken":"p1"}}}`, steps))
-	holder := post.Header.Get("X-Served-By")
-	prime := ""
-	sc := bufio.NewScanner(post.Body)
-	for prime == "" && sc.Scan() {
-		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
-			prime = id
+	// The call, on an event stream whose first id it reads before the
+	// network blinks. Through the balancer a loaded machine can answer
+	// it with a 503 (both replicas' health checks failed at once): then
+	// it is sent again, as a client would.
+	holder, prime, last := "", "", ""
+	call := 2
+	if !testwait.Until(testwait.Timeout, func() bool {
+		post := req("POST", a, session, "", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"steps":%d,"ms":150},"_meta":{"progressToken":"p%d"}}}`, call, steps, call))
+		call++
+		if ct := post.Header.Get("Content-Type"); post.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
+			last = fmt.Sprintf("HTTP %d %s: %.300s", post.StatusCode, ct, all(post))
+			return false
 		}
+		holder = post.Header.Get("X-Served-By")
+		sc := bufio.NewScanner(post.Body)
+		for prime == "" && sc.Scan() {
+			if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+				prime = id
+			}
+		}
+		post.Body.Close() // the network blinked
+		last = "an event stream without an id"
+		return prime != ""
+	}) {
+		t.Fatalf("no prime event id on the POST stream: the last answer was %s", last)
 	}
-	post.Body.Close() // the network blinked
 	stream, _, ok := strings.Cut(prime, "_")
 	if !ok {
-		t.Fatalf("no prime event id on the POST stream (%q)", prime)
+		t.Fatalf("the prime event id %q names no stream", prime)
 	}
 
 	// Through the balancer, round-robin sends the next request to the

@@ -1,12 +1,7 @@
 package server
 
 import (
-	"encoding/json"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
-	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // An own tool or resource that needs a client extension
@@ -24,15 +19,7 @@ func (se *session) offers(name string) bool { return se.declares(se.ownExt[name]
 // declares reports whether the session's client declared extension ext
 // at initialize; "" (nothing needed) is declared.
 func (se *session) declares(ext string) bool {
-	if ext == "" {
-		return true
-	}
-	ss := se.mcpSession()
-	if ss == nil {
-		return false
-	}
-	p := ss.InitializeParams()
-	return p != nil && declares2025(p.Capabilities, ext)
+	return ext == "" || se.Capabilities().Declares(ext)
 }
 
 // offeredTools are the own tools of a listing that the session offers.
@@ -58,20 +45,9 @@ func (se *session) offeredResources(rs []*mcp.Resource) []*mcp.Resource {
 	return out
 }
 
-// declaresExtension reports whether a client's raw capabilities object
-// declares extension ext (capabilities.extensions[ext]).
-func declaresExtension(caps json.RawMessage, ext string) bool {
-	if len(caps) == 0 {
-		return false
-	}
-	var c struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	return json.Unmarshal(caps, &c) == nil && wire.DeclaresExtension(c.Extensions, ext)
-}
-
-// offered20260728 reports whether a 2026-07-28 request's client may see
-// and call own tool d.
-func offered20260728(r *request20260728, d tool.Def) bool {
-	return d.Extension == "" || declaresExtension(r.env.Caps.Raw, d.Extension)
+// offers20260728 reports whether a 2026-07-28 request's client may see
+// and use an own tool or resource that needs extension ext ("" needs
+// none): its envelope's capabilities, parsed once, declare it.
+func offers20260728(r *request20260728, ext string) bool {
+	return ext == "" || r.env.Caps.Declares(ext)
 }

@@ -250,7 +250,7 @@ func (s *Server) toolsList20260728(ctx context.Context, r *request20260728) ([]b
 	own := r.ag.ownTools()
 	defs := make([]*mcp.Tool, 0, len(own))
 	for _, d := range own {
-		if offered20260728(r, d) {
+		if offers20260728(r, d.Extension) {
 			defs = append(defs, toolOf(d))
 		}
 	}
@@ -279,7 +279,7 @@ func (s *Server) toolsCall20260728(ctx context.Context, r *request20260728) ([]b
 		return nil, err
 	}
 	return s.bridge(ctx, r, p.Name, p.Arguments, func(ctx context.Context, sess *requestSession) ([]byte, error) {
-		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, env: &r.env, cont: sess.cont, own: func(name string) bool { return r.ag.ownTool(name) && offered20260728(r, r.ag.tools[name]) }}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
+		ctx, raw, err := s.callTool(ctx, toolCall{px: r.ag.px, sess: sess, env: &r.env, cont: sess.cont, own: func(name string) bool { return r.ag.ownTool(name) && offers20260728(r, r.ag.tools[name].Extension) }}, p.Name, p.Arguments, withoutEnvelope(p.Meta))
 		if ir, ok, ierr := s.inputRequired(r, p.Name, p.Arguments, err); ok {
 			return ir, ierr
 		}
@@ -294,7 +294,7 @@ func (s *Server) resourcesList20260728(ctx context.Context, r *request20260728) 
 	listed(ctx, r.ag.px)
 	own := make([]*mcp.Resource, 0, len(r.ag.own.Resources))
 	for _, res := range r.ag.own.Resources {
-		if res.Extension == "" || declaresExtension(r.env.Caps.Raw, res.Extension) {
+		if offers20260728(r, res.Extension) {
 			own = append(own, ownResource(res))
 		}
 	}
@@ -314,7 +314,7 @@ func (s *Server) resourcesRead20260728(ctx context.Context, r *request20260728) 
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
 	}
-	if res, ok := r.ag.resources[p.URI]; ok && (res.Extension == "" || declaresExtension(r.env.Caps.Raw, res.Extension)) {
+	if res, ok := r.ag.resources[p.URI]; ok && offers20260728(r, res.Extension) {
 		out, err := readOwnResource(ctx, res, s.callTimeout())
 		if err != nil {
 			return nil, err

@@ -299,11 +299,8 @@ func (se *session) initialize(ctx context.Context, method string, req mcp.Reques
 	}
 	px.AwaitStarted(ctx, 0)
 	init.Capabilities = capabilities(se.own, px)
-	if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
-		declareSkills(init.Capabilities, declares2025(p.Capabilities, wire.ExtensionSkills))
-	} else {
-		declareSkills(init.Capabilities, false)
-	}
+	p, _ := req.GetParams().(*mcp.InitializeParams)
+	declareSkills(init.Capabilities, p != nil && declares2025(p.Capabilities, wire.ExtensionSkills))
 	m := se.srv.opts.InitializeMeta
 	if se.own.InitializeMeta != nil {
 		m = se.own.InitializeMeta

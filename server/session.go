@@ -38,7 +38,10 @@ type session struct {
 	started      time.Time     // for mcp.server.session.duration
 	outbox       *outbox       // notifications that belong to no request
 	px           *proxy.Proxy  // what it forwards to; nil before its first request when acquired
-	release      func()        // gives px back, at the end
+	// caps is what the client declared at initialize, read once it is
+	// known (every forwarded request and app tool asks): see Capabilities.
+	caps    *proxy.ClientCapabilities
+	release func() // gives px back, at the end
 	// initialized: the client said initialized, or sent a request after
 	// initialize; before, list changes are not told (quietUntilInitialized).
 	initialized atomic.Bool
@@ -246,12 +249,6 @@ func (se *session) proxy() *proxy.Proxy {
 }
 
 // mcpSession is go-sdk's session, nil before the first request.
-func (se *session) mcpSession() *mcp.ServerSession {
-	se.mu.Lock()
-	defer se.mu.Unlock()
-	return se.ss
-}
-
 func (se *session) ownTool(name string) bool { return se.ownTools[name] && se.offers(name) }
 
 // callContext is the context a request of the session is handled
@@ -299,7 +296,7 @@ func (se *session) end() {
 	}
 	if tel := s.opts.Telemetry; tel != nil {
 		version := ""
-		if ss := se.mcpSession(); ss != nil && ss.InitializeParams() != nil {
+		if ss := se.serverSession(); ss != nil && ss.InitializeParams() != nil {
 			version = ss.InitializeParams().ProtocolVersion
 		}
 		tel.SessionEnded(context.Background(), time.Since(se.started), version)
@@ -467,17 +464,23 @@ func (se *session) serverSession() *mcp.ServerSession {
 	return se.ss
 }
 
-// Capabilities implements [proxy.Session].
+// Capabilities implements [proxy.Session]: what the client declared at
+// initialize, which does not change after, so it is read once.
 func (se *session) Capabilities() proxy.ClientCapabilities {
-	ss := se.serverSession()
-	if ss == nil {
-		return proxy.ClientCapabilities{}
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.caps == nil {
+		if se.ss == nil {
+			return proxy.ClientCapabilities{}
+		}
+		p := se.ss.InitializeParams()
+		if p == nil || p.Capabilities == nil {
+			return proxy.ClientCapabilities{}
+		}
+		c := clientCaps(p.Capabilities)
+		se.caps = &c
 	}
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil {
-		return proxy.ClientCapabilities{}
-	}
-	return clientCaps(p.Capabilities)
+	return *se.caps
 }
 
 func clientCaps(c *mcp.ClientCapabilities) proxy.ClientCapabilities {

@@ -149,11 +149,7 @@ func skillsError(err error) error {
 
 // skills2025 serves a skills method of a 2025 session.
 func (se *session) skills2025(ctx context.Context, method string, req mcp.Request, _ mcp.MethodHandler) (mcp.Result, error) {
-	var caps *mcp.ClientCapabilities
-	if ss := se.serverSession(); ss != nil && ss.InitializeParams() != nil {
-		caps = ss.InitializeParams().Capabilities
-	}
-	if werr := wire.Negotiated(method, func(id string) bool { return declares2025(caps, id) }); werr != nil {
+	if werr := wire.Negotiated(method, se.declares); werr != nil {
 		return nil, &jsonrpc.Error{Code: int64(werr.Code), Message: werr.Message}
 	}
 	p, _ := req.GetParams().(*skillsParams)

@@ -87,7 +87,7 @@ func (s *Server) endRequest(ctx context.Context, sp *telemetry.Span, r request, 
 // decoded params.
 func (se *session) request2025(method string, req mcp.Request) request {
 	r := request{method: method, session: se.id, owner: se.owner, px: se.proxy(), id: idText(se.ids.sent(req.GetExtra()))}
-	if ss := se.mcpSession(); ss != nil {
+	if ss := se.serverSession(); ss != nil {
 		if ip := ss.InitializeParams(); ip != nil {
 			r.version = ip.ProtocolVersion
 		}

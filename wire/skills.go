@@ -38,13 +38,11 @@ type SkillsSettings struct {
 // an object ("{}" declares the extension with no optional features);
 // anything else declares nothing.
 func SkillsDeclared(extensions map[string]json.RawMessage) (SkillsSettings, bool) {
-	v, ok := extensions[ExtensionSkills]
-	v = bytes.TrimSpace(v)
-	if !ok || len(v) == 0 || v[0] != '{' {
+	if !DeclaresExtension(extensions, ExtensionSkills) {
 		return SkillsSettings{}, false
 	}
 	var s SkillsSettings
-	if json.Unmarshal(v, &s) != nil {
+	if json.Unmarshal(extensions[ExtensionSkills], &s) != nil {
 		return SkillsSettings{}, false
 	}
 	return s, true

@@ -224,7 +224,11 @@ func newApp(cfg *config.Config, log *slog.Logger, def agents.Identity, opts appO
 			if err != nil {
 				return ctx, err
 			}
-			req.Agent, req.References = ag.Divert(), ag.References()
+			req.Agent = ag.Divert()
+			if call {
+				// Only a tool call's arguments may hold references.
+				req.References = ag.References()
+			}
 			return ctx, nil
 		},
 		SessionEnded: a.agents.Finish,

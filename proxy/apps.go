@@ -107,7 +107,7 @@ func appDivert(c *divert.Call, t appTool, sc *config.Server, r *Request) {
 		return
 	}
 	s := r.session()
-	c.AppOnly = t.appOnly && (r == nil || !r.ByModel) && s != nil && s.Capabilities().Declares(AppsExtension)
+	c.AppOnly = t.appOnly && s != nil && !r.ByModel && s.Capabilities().Declares(AppsExtension)
 	c.KeepStructured = sc.AppDataBytes()
 }
 

@@ -104,7 +104,7 @@ func (p *Proxy) callTool(ctx context.Context, r *Request, name string, args json
 	if len(args) > 0 {
 		params["arguments"] = args
 	}
-	fm, pr, done := p.forwardMeta(ctx, s, r.meta())
+	fm, pr, done := p.forwardMeta(ctx, s, r.Meta)
 	defer done()
 	if fm != nil {
 		params["_meta"] = fm
@@ -164,17 +164,18 @@ func (p *Proxy) callTool(ctx context.Context, r *Request, name string, args json
 		threshold, divertable = 1, true
 	}
 	agent := r.agent()
-	dc := divert.Call{
-		Server: cfg.Name, Tool: rt.orig, Result: raw, Owned: true, Valid: true, Secrets: sec.secrets(), Asked: callOpts.Store,
-		// Listed for a tool diverted only over budget, or one whose
-		// pointer keeps structuredContent (catalogue.go).
-		SchemaListed: (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema"),
-	}
+	var dc divert.Call
 	appDivert(&dc, rt.app, cfg, r)
 	if !divertable && !dc.AppOnly && !agent.Bounded() {
+		// Nothing can divert it: passed on without building the rest.
 		p.log.Debug("tools/call", "server", cfg.Name, "tool", rt.orig, "bytes", len(raw), "upstream", answered.Sub(start), "intercepted", false)
 		return withRedactedMeta(raw, sec), nil
 	}
+	dc.Server, dc.Tool, dc.Result, dc.Owned, dc.Valid = cfg.Name, rt.orig, raw, true, true
+	dc.Secrets, dc.Asked = sec.secrets(), callOpts.Store
+	// Listed for a tool diverted only over budget, or one whose pointer
+	// keeps structuredContent (catalogue.go).
+	dc.SchemaListed = (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema")
 	if !divertable {
 		threshold = 0
 	}
@@ -234,11 +235,11 @@ func (p *Proxy) forwardTyped(ctx context.Context, r *Request, u *upstream.Upstre
 		// A 2026-07-28 upstream is told the caller's capabilities with
 		// every request; a 2025 one ignores this.
 		// Only the extensions the proxy carries (extensions.go).
-		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: carriedCaps(s.Capabilities().Raw), LogLevel: r.logLevel()})
+		cctx = upstream.WithClient(cctx, upstream.ClientMeta{Caps: carriedCaps(s.Capabilities().Raw), LogLevel: r.LogLevel})
 	}
 	end := p.sessions.begin(u, cctx, s)
 	defer end()
-	if level := r.logLevel(); level != "" && !p.isShared(u) {
+	if level := r.LogLevel; level != "" && !p.isShared(u) {
 		// A 2025 upstream logs nothing until told a level (a shared
 		// one's logs are dropped: they are no one owner's).
 		u.RaiseLogLevel(cctx, level)
@@ -341,7 +342,7 @@ func (p *Proxy) ReadResource(ctx context.Context, r *Request, uri string) (json.
 		return nil, fmt.Errorf("%w: resource %s (no upstream lists it)", ErrNotFound, uri)
 	}
 	params := map[string]any{"uri": orig}
-	fm, _, done := p.forwardMeta(ctx, s, r.meta())
+	fm, _, done := p.forwardMeta(ctx, s, r.Meta)
 	defer done()
 	if fm != nil {
 		params["_meta"] = fm
@@ -395,7 +396,7 @@ func (p *Proxy) GetPrompt(ctx context.Context, r *Request, name string, args map
 	if args != nil {
 		params["arguments"] = args
 	}
-	fm, _, done := p.forwardMeta(ctx, r.session(), r.meta())
+	fm, _, done := p.forwardMeta(ctx, r.Session, r.Meta)
 	defer done()
 	if fm != nil {
 		params["_meta"] = fm

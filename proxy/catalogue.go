@@ -10,10 +10,8 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
-	"github.com/scratchpad-mcp/scratchpad-mcp/skills"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
-	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
 
 // CollisionSeparator joins a server name to a resource URI or template
@@ -362,7 +360,9 @@ func (c *catalogue) template(exposed string) *route {
 }
 
 // owner finds the upstream serving an exposed concrete URI and the URI
-// it knows it by. Templates may overlap: the first listed wins.
+// it knows it by. Templates may overlap: the first listed wins. A
+// skill:// URI never gets here: [Proxy.resourceOwner] routes it by the
+// server it names.
 func (c *catalogue) owner(exposed string) (*upstream.Upstream, string, bool) {
 	s := c.snapshot()
 	if rt := s.resources.byKey[exposed]; rt != nil {
@@ -371,9 +371,6 @@ func (c *catalogue) owner(exposed string) (*upstream.Upstream, string, bool) {
 	for _, k := range s.templates.order {
 		rt := s.templates.byKey[k]
 		if rt.match.Regexp().MatchString(exposed) {
-			if server, orig, ok := skills.Route(exposed); ok && server == rt.up.Name() && strings.HasPrefix(rt.orig, wire.SkillScheme) {
-				return rt.up, orig, true // a skill template (skills.go)
-			}
 			return rt.up, strings.TrimPrefix(exposed, rt.prefix), true
 		}
 	}

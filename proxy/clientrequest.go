@@ -17,7 +17,8 @@ import (
 // forward; nothing of it travels in the context.
 //
 // A Request is used by one call at a time; it is not safe for concurrent
-// use.
+// use. The methods that forward need one; [Proxy.SearchTools] and
+// [Proxy.CallToolTarget] take nil (nothing charged).
 type Request struct {
 	// Session is where the upstream's questions and notifications made
 	// while the request runs go (a 2025 session, or a 2026-07-28
@@ -48,7 +49,7 @@ type Request struct {
 	ByModel bool
 
 	// charged says the count-and-charge stage is done for this request
-	// (charge.go).
+	// ([Request.charge]).
 	charged bool
 }
 
@@ -68,19 +69,11 @@ func (r *Request) agent() *divert.Agent {
 	return r.Agent
 }
 
-// meta is r's Meta, nil for a nil r.
-func (r *Request) meta() map[string]any {
-	if r == nil {
-		return nil
-	}
-	return r.Meta
-}
-
 // continues puts a retry's answers in params (tools/call, prompts/get and
 // resources/read take them).
 func (r *Request) continues(method string, params any) {
 	m, ok := params.(map[string]any)
-	if r == nil || r.Continuation == nil || !ok || (method != "tools/call" && method != "prompts/get" && method != "resources/read") {
+	if r.Continuation == nil || !ok || (method != "tools/call" && method != "prompts/get" && method != "resources/read") {
 		return
 	}
 	if r.Continuation.Responses != nil {
@@ -119,12 +112,4 @@ func (r *Request) chargedBy(out divert.Outcome) {
 	if r != nil && out.Charged {
 		r.charged = true
 	}
-}
-
-// logLevel is r's LogLevel, "" for a nil r.
-func (r *Request) logLevel() string {
-	if r == nil {
-		return ""
-	}
-	return r.LogLevel
 }

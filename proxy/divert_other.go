@@ -31,9 +31,12 @@ const (
 // never reads it (an MCP Apps page read by its host, apps.go): passed
 // whole and not charged.
 func (p *Proxy) divertOther(ctx context.Context, r *Request, sc *config.Server, method, name string, raw json.RawMessage, appOnly bool) (_ json.RawMessage, diverted bool) {
-	spans := textItems(raw)
 	agent := r.agent()
-	if len(spans) == 0 || agent == nil {
+	if appOnly || agent == nil {
+		return raw, false // never the model's, or no one's to charge
+	}
+	spans := textItems(raw)
+	if len(spans) == 0 {
 		return raw, false
 	}
 	threshold, ok := sc.Threshold(method)
@@ -48,17 +51,17 @@ func (p *Proxy) divertOther(ctx context.Context, r *Request, sc *config.Server, 
 		text.WriteString(jsonscan.Unquote(raw[s.start:s.end]))
 	}
 	synthetic, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text.String()}}})
-	out, err := divert.Decide(divert.Call{Server: sc.Name, Tool: name, Threshold: threshold, Result: synthetic, Owned: true, Valid: true, AppOnly: appOnly},
+	out, err := divert.Decide(divert.Call{Server: sc.Name, Tool: name, Threshold: threshold, Result: synthetic, Owned: true, Valid: true},
 		agent, divert.Options{ExactCountLimit: p.opts.ExactCountLimit, Logger: p.log})
-	if err != nil || !out.Diverted {
-		if err == nil {
-			// What the model reads of it is its text, as counted.
-			r.chargedBy(out)
-			r.charge(ctx, synthetic)
-		}
+	if err != nil {
 		return raw, false
 	}
 	r.chargedBy(out)
+	if !out.Diverted {
+		// What the model reads of it is its text, as counted.
+		r.charge(ctx, synthetic)
+		return raw, false
+	}
 	var ptr struct {
 		Content []struct {
 			Text string `json:"text"`

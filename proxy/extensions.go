@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/json"
-	"sort"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/wire"
 )
@@ -24,17 +23,6 @@ var carried = map[string]json.RawMessage{
 	// The proxy renames skill:// URIs and routes the methods (skills.go),
 	// so an upstream that gates its skills on the declaration offers them.
 	wire.ExtensionSkills: json.RawMessage(`{}`),
-}
-
-// CarriedExtensions are the ids of the extensions the proxy carries, in
-// order.
-func CarriedExtensions() []string {
-	ids := make([]string, 0, len(carried))
-	for id := range carried {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // defaultExtensions is the "extensions" member of [DefaultOffer]: every

@@ -199,8 +199,8 @@ func (p *Proxy) ReadDirectory(ctx context.Context, r *Request, uri, cursor strin
 		return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, wire.MethodDirectoryRead, su.u.Name(), err)
 	}
 	out := make([]json.RawMessage, 0, len(res.Resources))
-	for _, r := range res.Resources {
-		x, err := exposeURIMember(su.u.Name(), r)
+	for _, entry := range res.Resources {
+		x, err := exposeURIMember(su.u.Name(), entry)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, wire.MethodDirectoryRead, su.u.Name(), err)
 		}
@@ -279,16 +279,14 @@ func (p *Proxy) directoryOfEntry(ctx context.Context, r *Request, u *upstream.Up
 	if len(out) == 0 {
 		return nil, notDir // a folder holds a file, or it is none
 	}
-	list := make([]json.RawMessage, len(out))
-	for i, c := range out {
-		b, _ := json.Marshal(c)
-		x, err := exposeURIMember(u.Name(), b)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s from %q: %v", upstream.ErrInvalidResponse, wire.MethodDirectoryRead, u.Name(), err)
+	for i := range out {
+		exposed, ok := skills.Expose(u.Name(), out[i].URI)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s from %q: uri %q cannot be exposed for server %q", upstream.ErrInvalidResponse, wire.MethodDirectoryRead, u.Name(), out[i].URI, u.Name())
 		}
-		list[i] = x
+		out[i].URI = exposed
 	}
-	return json.Marshal(map[string]any{"resources": list})
+	return json.Marshal(map[string]any{"resources": out})
 }
 
 // skillRequest forwards one skills request and redacts its answer.

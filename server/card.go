@@ -133,19 +133,25 @@ const maxCardHosts = 16
 // preflight), with the SEP's CORS and caching headers, an ETag and 304 for
 // If-None-Match. It reads no body and writes under 4 KB.
 func ServerCard(opts CardOptions) http.Handler {
+	type card struct {
+		body []byte
+		etag string
+	}
 	var mu sync.Mutex
-	byHost := map[string][]byte{}
-	build := func(base string) []byte {
+	byHost := map[string]card{}
+	build := func(base string) card {
 		mu.Lock()
 		defer mu.Unlock()
-		if b, ok := byHost[base]; ok {
-			return b
+		if c, ok := byHost[base]; ok {
+			return c
 		}
 		b := opts.build(base)
+		sum := sha256.Sum256(b)
+		c := card{body: b, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
 		if len(byHost) < maxCardHosts {
-			byHost[base] = b
+			byHost[base] = c
 		}
-		return b
+		return c
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -168,9 +174,8 @@ func ServerCard(opts CardOptions) http.Handler {
 			http.Error(w, "bad Host", http.StatusBadRequest)
 			return
 		}
-		body := build(base)
-		sum := sha256.Sum256(body)
-		etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+		c := build(base)
+		body, etag := c.body, c.etag
 		h.Set("Content-Type", CardMediaType)
 		h.Set("Cache-Control", "public, max-age=3600")
 		h.Set("ETag", etag)

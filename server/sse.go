@@ -232,15 +232,11 @@ func (c *sseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	msg = coded(msg)
 	var data []byte
 	var err error
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if sent, _ := c.t.ids.answered(resp.ID); sent != nil {
-			data, err = encodeResponse(resp, sent)
-		} else {
-			data, err = jsonrpc.EncodeMessage(msg)
-		}
+		sent, _ := c.t.ids.answered(resp.ID) // nil: encoded as it is
+		data, err = encodeResponse(resp, sent)
 	} else {
 		data, err = jsonrpc.EncodeMessage(msg)
 	}

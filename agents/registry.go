@@ -128,20 +128,15 @@ func NewRegistry(opts Options) (*Registry, error) {
 	if opts.State.Replicated() {
 		r.live = r.newLiveLeases()
 	}
-	r.explore = explore.Tools(func(ctx context.Context) (*explore.Env, error) {
+	exploreFor := func(ctx context.Context) (*explore.Env, error) {
 		ag, err := r.Resolve(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return ag.Explore(), nil
-	})
-	r.view = appview.Tools(func(ctx context.Context) (*explore.Env, error) {
-		ag, err := r.Resolve(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return ag.Explore(), nil
-	})
+	}
+	r.explore = explore.Tools(exploreFor)
+	r.view = appview.Tools(exploreFor)
 	for i, d := range r.view {
 		// The page's answers reach the person, not the model: masked as
 		// an exploration answer is, never charged to the budget. The

@@ -173,9 +173,10 @@ func (p *Proxy) callTool(ctx context.Context, r *Request, name string, args json
 	}
 	dc.Server, dc.Tool, dc.Result, dc.Owned, dc.Valid = cfg.Name, rt.orig, raw, true, true
 	dc.Secrets, dc.Asked = sec.secrets(), callOpts.Store
-	// Listed for a tool diverted only over budget, or one whose pointer
-	// keeps structuredContent (catalogue.go).
-	dc.SchemaListed = (!divertable || rt.app.keepsSchema(cfg)) && jsonscan.Valid(rt.raw) && hasMember(rt.raw, "outputSchema")
+	// What the listing says, whatever this call asked (catalogue.go
+	// lists it for a tool diverted only over budget, or one whose
+	// pointer keeps structuredContent).
+	dc.SchemaListed = hasMember(rt.raw, "outputSchema")
 	if !divertable {
 		threshold = 0
 	}

@@ -163,7 +163,7 @@ func (p *Proxy) taskOutcome(r *Request, raw json.RawMessage, u *upstream.Upstrea
 	dc := divert.Call{Server: cfg.Name, Tool: tool, Threshold: threshold, Valid: true, Secrets: sec.secrets()}
 	if rt := p.cat.toolOn(u, tool); rt != nil {
 		appDivert(&dc, rt.app, cfg, r)
-		dc.SchemaListed = rt.app.keepsSchema(cfg) && hasMember(rt.raw, "outputSchema")
+		dc.SchemaListed = hasMember(rt.raw, "outputSchema") // as listed (catalogue.go)
 	}
 	if !divertable && !dc.AppOnly {
 		return raw, false, nil

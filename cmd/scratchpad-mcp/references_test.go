@@ -144,6 +144,12 @@ func TestReferencesThroughProxy(t *testing.T) {
 			if got, _ := call("echo", map[string]any{"text": ref(map[string]any{"file": m[1]})}); got != "a small answer\n" {
 				t.Errorf("the stored answer by reference: %q", got)
 			}
+			// A tool with no threshold lists its outputSchema; stored as
+			// asked, its pointer keeps no structuredContent, so it is an
+			// error result, as a client checking the schema wants.
+			if out, res := call("structured", map[string]any{"n": 2, "$scratchpad": map[string]any{"store": true}}); !strings.Contains(out, "was stored, as the call asked") || !res.IsError {
+				t.Errorf("structured, stored as asked: isError %v, want true (its schema is listed):\n%s", res.IsError, short(out))
+			}
 		})
 	}
 	// Both agents ended with their subtests: each usage record counts

@@ -85,6 +85,14 @@ func (t appTool) keepsSchema(sc *config.Server) bool {
 	return t.app() && sc.AppDataBytes() > 0
 }
 
+// dropsSchema is the rule of a listed tool's outputSchema: dropped for a
+// tool that can be diverted (divertable: it has a threshold) unless its
+// pointer keeps structuredContent; a tool diverted only over budget keeps
+// it (its pointer is then an error result, divert.Call.SchemaListed).
+func dropsSchema(divertable bool, t appTool, sc *config.Server) bool {
+	return divertable && !t.keepsSchema(sc)
+}
+
 // hiddenFromModel is what r's model must not be shown of the upstream
 // tools: an MCP Apps host hides app-only tools (visibility ["app"]) from
 // its model, so search_tools does too; nil (nothing hidden) for any

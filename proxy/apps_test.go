@@ -67,7 +67,7 @@ func TestAppsOutputSchema(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			app := appToolOf(json.RawMessage(tt.def))
-			raw, err := exposedTool(json.RawMessage(tt.def), "x", tt.divertable && !app.keepsSchema(tt.sc))
+			raw, err := exposedTool(json.RawMessage(tt.def), "x", dropsSchema(tt.divertable, app, tt.sc))
 			if err != nil {
 				t.Fatal(err)
 			}

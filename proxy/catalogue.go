@@ -167,7 +167,7 @@ func (c *catalogue) rebuild(ups []*upstream.Upstream, log *slog.Logger) Kind {
 				continue
 			}
 			app := appToolOf(def)
-			raw, err := exposedTool(def, name, divertable && !app.keepsSchema(cfg))
+			raw, err := exposedTool(def, name, dropsSchema(divertable, app, cfg))
 			if err != nil {
 				log.Warn("upstream tool skipped: invalid definition", "server", cfg.Name, "tool", it.Name, "error", err)
 				continue

@@ -159,6 +159,7 @@ func TestExtensionsOffered(t *testing.T) {
 		{"skills", `{"extensions":{"io.modelcontextprotocol/skills":{}}}`, `{"io.modelcontextprotocol/skills":{}}`},
 		{"only unknown", `{"extensions":{"com.example/x":{}}}`, `null`},
 		{"null declaration", `{"extensions":{"io.modelcontextprotocol/ui":null}}`, `null`},
+		{"true is no declaration", `{"extensions":{"io.modelcontextprotocol/ui":true}}`, `null`},
 		{"none", `{"sampling":{}}`, `null`},
 	} {
 		t.Run("mirror/"+tt.name, func(t *testing.T) {
@@ -173,6 +174,7 @@ func TestExtensionsOffered(t *testing.T) {
 		{"carried kept as sent", `{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["x"]}}}`, `{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["x"]}}}`},
 		{"unknown cut", `{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{},"com.example/x":{}}}`, `{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`},
 		{"only unknown", `{"elicitation":{},"extensions":{"com.example/x":{}}}`, `{"elicitation":{}}`},
+		{"not an object cut", `{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":true,"io.modelcontextprotocol/skills":null}}`, `{"elicitation":{}}`},
 		{"no extensions", `{"sampling":{}}`, `{"sampling":{}}`},
 	} {
 		t.Run("per request/"+tt.name, func(t *testing.T) {

@@ -39,10 +39,11 @@ func defaultExtensions() map[string]any {
 
 // mirroredExtensions is what a client declared (its raw "extensions"
 // object) of the carried extensions, as it declared them; nil for none.
+// What declares one is [wire.DeclaresExtension]'s rule, as everywhere.
 func mirroredExtensions(declared map[string]json.RawMessage) map[string]any {
 	var out map[string]any
 	for id, v := range declared {
-		if _, ok := carried[id]; !ok || len(v) == 0 || string(v) == "null" {
+		if _, ok := carried[id]; !ok || !wire.DeclaresExtension(declared, id) {
 			continue
 		}
 		if out == nil {
@@ -76,7 +77,7 @@ func carriedCaps(raw json.RawMessage) json.RawMessage {
 	} else {
 		cut := false
 		for id := range ext {
-			if _, ok := carried[id]; !ok {
+			if _, ok := carried[id]; !ok || !wire.DeclaresExtension(ext, id) {
 				delete(ext, id)
 				cut = true
 			}

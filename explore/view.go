@@ -176,13 +176,18 @@ func ViewNode(ctx context.Context, env *Env, file, path string, w Window) (out N
 		out.Total = 1
 		return out, nil
 	}
-	out.Total = d.length(n)
+	// One scan of the container for its count and every child: under
+	// bigContainer members is not kept, and d.elem would scan it again
+	// for each child.
+	var kids []child
+	if n.records {
+		out.Total = len(d.records)
+	} else {
+		kids = d.members(n)
+		out.Total = len(kids)
+	}
 	lo, hi := w.bounds(out.Total)
 	out.Offset = lo
-	var kids []child
-	if !n.records {
-		kids = d.members(n)
-	}
 	for i := lo; i < hi; i++ {
 		if i&1023 == 1023 && ctx.Err() != nil {
 			return Node{}, refuseLoad(c.cancelled(ctx.Err()))
@@ -196,7 +201,13 @@ func ViewNode(ctx context.Context, env *Env, file, path string, w Window) (out N
 			}
 			key = &k
 		}
-		out.Children = append(out.Children, d.childOf(canon, d.elem(n, i), key, i))
+		var m node
+		if n.records {
+			m = d.elem(n, i)
+		} else {
+			m = node{v: kids[i].val}
+		}
+		out.Children = append(out.Children, d.childOf(canon, m, key, i))
 	}
 	return out, nil
 }

@@ -194,11 +194,7 @@ func ViewNode(ctx context.Context, env *Env, file, path string, w Window) (out N
 		}
 		var key *string
 		if out.Type == "object" {
-			raw := d.data[kids[i].key.start:kids[i].key.end]
-			k := string(raw)
-			if json.Unmarshal(raw, &k) != nil {
-				k = string(raw)
-			}
+			k := keyString(d.data, kids[i].key)
 			key = &k
 		}
 		var m node

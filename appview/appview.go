@@ -119,11 +119,7 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 	if err != nil {
 		return tool.Error(err.Error())
 	}
-	lines, err := explore.ViewLines(ctx, env, a.File, "", explore.Window{Limit: 1})
-	if err != nil {
-		return refusal(err)
-	}
-	what := fmt.Sprintf("%s, %s lines", lines.Kind, commas(lines.Total))
+	var what string
 	if top, err := explore.ViewNode(ctx, env, a.File, "$", explore.Window{Limit: 100}); err == nil {
 		// What the page opens on: the array itself, or the first
 		// non-empty array under the top object, as a table.
@@ -139,6 +135,14 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 				}
 			}
 		}
+	} else {
+		// Not a tree (text, JSON that does not parse) or not there: the
+		// line count, which builds the file's line index, or the refusal.
+		lines, err := explore.ViewLines(ctx, env, a.File, "", explore.Window{Limit: 1})
+		if err != nil {
+			return refusal(err)
+		}
+		what = fmt.Sprintf("%s, %s lines", lines.Kind, commas(lines.Total))
 	}
 	return tool.Text(fmt.Sprintf("The user can now see %s (%s) in the scratchpad view; none of it was added to your context.", a.File, what))
 }

@@ -239,7 +239,7 @@ func (d *doc) childOf(canon string, n node, key *string, i int) Child {
 }
 
 // cutUTF8 is s cut to at most n bytes, on a rune boundary.
-func cutUTF8(s string, n int) string {
+func cutUTF8[T string | []byte](s T, n int) T {
 	if len(s) <= n {
 		return s
 	}
@@ -290,6 +290,9 @@ func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (ou
 	out = Lines{Kind: d.kind.String(), Total: d.lineCount(), Lines: []Line{}}
 	var match []int // 0-based line indexes matching, nil without a search
 	if search != "" {
+		// Not grep's matcher (compileGrep, grepLines): its literal
+		// scanners fold ASCII case only (not K to the Kelvin sign), and it
+		// matches a CRLF line with its \r, so `down$` would miss it.
 		re, rerr := regexp.Compile("(?i)" + search)
 		if rerr != nil {
 			re, out.Literal = regexp.MustCompile("(?i)"+regexp.QuoteMeta(search)), true
@@ -315,9 +318,13 @@ func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (ou
 		if match != nil {
 			i = match[j]
 		}
-		text := strings.TrimRight(string(d.line(i+1)), "\r\n")
-		if len(text) > maxViewLine {
-			text = cutUTF8(text, maxViewLine) + fmt.Sprintf(" … (%d bytes more)", len(text)-len(cutUTF8(text, maxViewLine)))
+		l := bytes.TrimRight(d.line(i+1), "\r\n")
+		var text string
+		if len(l) > maxViewLine {
+			cut := cutUTF8(l, maxViewLine) // only the cut part becomes a string
+			text = string(cut) + fmt.Sprintf(" … (%d bytes more)", len(l)-len(cut))
+		} else {
+			text = string(l)
 		}
 		out.Lines = append(out.Lines, Line{N: i + 1, Text: text})
 	}

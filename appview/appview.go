@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
@@ -125,12 +124,12 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 		// non-empty array under the top object, as a table.
 		switch {
 		case top.Type == "array":
-			what = fmt.Sprintf("%s, %s items", top.Kind, commas(top.Total))
+			what = fmt.Sprintf("%s, %s items", top.Kind, explore.Comma(top.Total))
 		default:
 			what = fmt.Sprintf("%s %s", top.Kind, top.Type)
 			for _, c := range top.Children {
 				if c.Type == "array" && c.Len > 0 {
-					what = fmt.Sprintf("%s; %s: %s items", top.Kind, c.Path, commas(c.Len))
+					what = fmt.Sprintf("%s; %s: %s items", top.Kind, c.Path, explore.Comma(c.Len))
 					break
 				}
 			}
@@ -142,7 +141,7 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 		if err != nil {
 			return refusal(err)
 		}
-		what = fmt.Sprintf("%s, %s lines", lines.Kind, commas(lines.Total))
+		what = fmt.Sprintf("%s, %s lines", lines.Kind, explore.Comma(lines.Total))
 	}
 	return tool.Text(fmt.Sprintf("The user can now see %s (%s) in the scratchpad view; none of it was added to your context.", a.File, what))
 }
@@ -187,15 +186,6 @@ func refusal(err error) tool.Result {
 		return tool.Text(string(r.Answer))
 	}
 	return tool.Error(err.Error())
-}
-
-// commas writes n with thousands separators, as the pointer does.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func errorObject(code, msg string) tool.Result {

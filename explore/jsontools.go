@@ -411,7 +411,7 @@ func (c *call) getInItems(t *target, q *itemQuery, off, lim int, hasLim bool) *t
 
 // nodesText renders "nodes [0..20) of 57".
 func nodesText(lo, hi, n int) string {
-	return fmt.Sprintf("nodes [%d..%d) of %s", lo, hi, comma(n))
+	return fmt.Sprintf("nodes [%d..%d) of %s", lo, hi, Comma(n))
 }
 
 // windowJSON is the JSON of items [lo, hi) of the array (or members of

@@ -198,7 +198,7 @@ func (c *call) takePath(sel Selector) (Taken, error) {
 func (c *call) takeLines(d *doc, sel Selector) (Taken, error) {
 	total := d.lineCount()
 	if sel.First > total {
-		return Taken{}, refuse(errorResult("invalid_range", fmt.Sprintf("%q has %s lines; line %d is past its end.", c.file, comma(total), sel.First),
+		return Taken{}, refuse(errorResult("invalid_range", fmt.Sprintf("%q has %s lines; line %d is past its end.", c.file, Comma(total), sel.First),
 			kv{"file", c.file}, kv{"lines", total},
 			kv{"suggestions", []suggestion{suggest(ToolSlice, "its last lines", kv{"file", c.file}, kv{"start", max(1, total-20)}, kv{"end", total})}}), nil)
 	}
@@ -243,7 +243,7 @@ func compactJSON(d *doc, it items) []byte {
 
 // takeTooLarge refuses a Take of size bytes, over max.
 func (c *call) takeTooLarge(size, max int64) error {
-	return refuse(errorResult("too_large", fmt.Sprintf("%s bytes of %q, over the bound of %s bytes for one call's arguments: pass a narrower part (a path or lines).", comma(int(size)), c.file, comma(int(max))),
+	return refuse(errorResult("too_large", fmt.Sprintf("%s bytes of %q, over the bound of %s bytes for one call's arguments: pass a narrower part (a path or lines).", Comma(int(size)), c.file, Comma(int(max))),
 		kv{"file", c.file}, kv{"bytes", size}, kv{"max_bytes", max},
 		kv{"suggestions", []suggestion{
 			suggest(ToolSchema, "the file's shape, to pick a part", kv{"file", c.file}, kv{"max_depth", 3}),

@@ -89,21 +89,30 @@ func (r *Refusal) Error() string {
 // Unwrap is the sentinel error of Code, if any.
 func (r *Refusal) Unwrap() error { return r.err }
 
+// entryCall is the call of an entry point called from outside the tools
+// (Take, the view answers) as tool on file, ctx nil meaning
+// context.Background(). done, deferred, turns a panic into *out's zero
+// value and an error saying what ("taking", "viewing") failed: a bug must
+// not take down a server shared by many agents.
+func entryCall[T any](ctx context.Context, env *Env, tool, file, what string, out *T, err *error) (*call, func()) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &call{ctx: ctx, env: env, tool: tool, file: file}, func() {
+		if r := recover(); r != nil {
+			var zero T
+			*out, *err = zero, fmt.Errorf("%s %q failed unexpectedly: %v", what, file, r)
+		}
+	}
+}
+
 // Take reads file under env's read root, as the exploration tools name
 // it (relative to [Env].Dir, never outside [Env].Root), and returns what
 // sel selects. A problem the model can fix is a [*Refusal]; the call's
 // end is ctx's error.
 func Take(ctx context.Context, env *Env, file string, sel Selector) (t Taken, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// A bug must not take down a server shared by many agents.
-			t, err = Taken{}, fmt.Errorf("taking %q failed unexpectedly: %v", file, r)
-		}
-	}()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	c := &call{ctx: ctx, env: env, tool: ToolGetIn, file: file}
+	c, done := entryCall(ctx, env, ToolGetIn, file, "taking", &t, &err)
+	defer done()
 	switch {
 	case sel.Path != "" && sel.First > 0:
 		return Taken{}, refuse(errorResult("invalid_arguments", "take either a path or lines, not both."), nil)

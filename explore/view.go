@@ -66,7 +66,7 @@ type Items struct {
 // A problem the person can fix (a bad filter, a path that is not an
 // array) is a [*Refusal] holding the exploration tools' answer for it.
 func ViewItems(ctx context.Context, env *Env, file string, q ItemsQuery) (out Items, err error) {
-	c, done := viewCall(ctx, env, ToolIterateOver, file, &err)
+	c, done := entryCall(ctx, env, ToolIterateOver, file, "viewing", &out, &err)
 	defer done()
 	iq := c.queryArgs(q.Filter, q.SortBy, q.Order)
 	if q.Order != "" && q.Order != "asc" && q.Order != "desc" {
@@ -150,7 +150,7 @@ type Node struct {
 // ViewNode answers the value at path (singular; "" is the whole file)
 // and a window of its members.
 func ViewNode(ctx context.Context, env *Env, file, path string, w Window) (out Node, err error) {
-	c, done := viewCall(ctx, env, ToolGetIn, file, &err)
+	c, done := entryCall(ctx, env, ToolGetIn, file, "viewing", &out, &err)
 	defer done()
 	d, res := c.loadJSON()
 	if res != nil {
@@ -278,7 +278,7 @@ type Lines struct {
 // matching it (RE2, case-insensitive; an invalid one is searched as
 // literal text, as grep does).
 func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (out Lines, err error) {
-	c, done := viewCall(ctx, env, ToolGrep, file, &err)
+	c, done := entryCall(ctx, env, ToolGrep, file, "viewing", &out, &err)
 	defer done()
 	if len(search) > maxPathChars {
 		return Lines{}, refuseLoad(errorResult("pattern_too_long", fmt.Sprintf("the search is %d bytes; at most %d.", len(search), maxPathChars)))
@@ -345,17 +345,4 @@ func (e *Env) Slot() (release func(), err error) {
 		return nil, fmt.Errorf("%w: %d calls of this agent or its owner are running, the most at once; retry when one has answered", ErrBusy, cap(full))
 	}
 	return release, nil
-}
-
-// viewCall is the call of a view answer; done turns a panic into *err
-// (a bug must not take down a server shared by many agents).
-func viewCall(ctx context.Context, env *Env, name, file string, err *error) (*call, func()) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return &call{ctx: ctx, env: env, tool: name, file: file}, func() {
-		if r := recover(); r != nil {
-			*err = fmt.Errorf("viewing %q failed unexpectedly: %v", file, r)
-		}
-	}
 }

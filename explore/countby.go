@@ -307,7 +307,7 @@ func (l *countList) add(o obj) {
 	} else {
 		l.b.WriteString(",\n")
 	}
-	j, _ := marshalNoEscape(o)
+	j, _ := tool.MarshalNoEscape(o)
 	l.b.WriteString("  ")
 	l.b.Write(j)
 }

@@ -44,9 +44,6 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return tool.MarshalOrdered(len(o), func(i int) (string, any) { return o[i].K, o[i].V })
 }
 
-// marshalNoEscape is [tool.MarshalNoEscape].
-var marshalNoEscape = tool.MarshalNoEscape
-
 // suggestion is a complete, ready-to-run tool call.
 type suggestion struct {
 	Tool      string `json:"tool"`
@@ -79,7 +76,7 @@ func textResult(s string) *tool.Result {
 // successful tool result holding one JSON object.
 func errorResult(code, msg string, extra ...kv) *tool.Result {
 	o := append(obj{{"error", code}, {"message", msg}}, extra...)
-	b, err := marshalNoEscape(o)
+	b, err := tool.MarshalNoEscape(o)
 	if err != nil {
 		b = []byte(`{"error":"internal_error","message":"could not encode error"}`)
 	}

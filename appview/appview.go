@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/explore"
@@ -119,26 +118,30 @@ func view(ctx context.Context, envFor EnvFor, a viewArgs) tool.Result {
 	if err != nil {
 		return tool.Error(err.Error())
 	}
-	lines, err := explore.ViewLines(ctx, env, a.File, "", explore.Window{Limit: 1})
-	if err != nil {
-		return refusal(err)
-	}
-	what := fmt.Sprintf("%s, %s lines", lines.Kind, commas(lines.Total))
+	var what string
 	if top, err := explore.ViewNode(ctx, env, a.File, "$", explore.Window{Limit: 100}); err == nil {
 		// What the page opens on: the array itself, or the first
 		// non-empty array under the top object, as a table.
 		switch {
 		case top.Type == "array":
-			what = fmt.Sprintf("%s, %s items", top.Kind, commas(top.Total))
+			what = fmt.Sprintf("%s, %s items", top.Kind, explore.Comma(top.Total))
 		default:
 			what = fmt.Sprintf("%s %s", top.Kind, top.Type)
 			for _, c := range top.Children {
 				if c.Type == "array" && c.Len > 0 {
-					what = fmt.Sprintf("%s; %s: %s items", top.Kind, c.Path, commas(c.Len))
+					what = fmt.Sprintf("%s; %s: %s items", top.Kind, c.Path, explore.Comma(c.Len))
 					break
 				}
 			}
 		}
+	} else {
+		// Not a tree (text, JSON that does not parse) or not there: the
+		// line count, which builds the file's line index, or the refusal.
+		lines, err := explore.ViewLines(ctx, env, a.File, "", explore.Window{Limit: 1})
+		if err != nil {
+			return refusal(err)
+		}
+		what = fmt.Sprintf("%s, %s lines", lines.Kind, explore.Comma(lines.Total))
 	}
 	return tool.Text(fmt.Sprintf("The user can now see %s (%s) in the scratchpad view; none of it was added to your context.", a.File, what))
 }
@@ -183,15 +186,6 @@ func refusal(err error) tool.Result {
 		return tool.Text(string(r.Answer))
 	}
 	return tool.Error(err.Error())
-}
-
-// commas writes n with thousands separators, as the pointer does.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func errorObject(code, msg string) tool.Result {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/jsonscan"
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 	"github.com/tidwall/pretty"
 )
 
@@ -272,7 +273,7 @@ func appendNorm(buf, raw []byte) []byte {
 		if bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
 			return append(buf, raw...)
 		}
-		s, _ := marshalNoEscape(jsonscan.Unquote(raw))
+		s, _ := tool.MarshalNoEscape(jsonscan.Unquote(raw))
 		return append(buf, s...)
 	case '{', '[':
 		return append(buf, pretty.Ugly(raw)...)

@@ -208,13 +208,13 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 	}
 	fmt.Fprintf(&what, " (%s", plural(len(rows), unit))
 	if r.untracked > 0 {
-		fmt.Fprintf(&what, "+ (tracking stops at %s; %s in further groups counted in other)", comma(maxGroups), plural(r.untracked, "item"))
+		fmt.Fprintf(&what, "+ (tracking stops at %s; %s in further groups counted in other)", Comma(maxGroups), plural(r.untracked, "item"))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(&what, ", top %d shown", len(shown))
 	}
 	if q.f != nil {
-		fmt.Fprintf(&what, "; matches %s, scanned %s", comma(r.matched), comma(r.scanned))
+		fmt.Fprintf(&what, "; matches %s, scanned %s", Comma(r.matched), Comma(r.scanned))
 	} else {
 		unit := "item"
 		if it.isNodes {
@@ -223,10 +223,10 @@ func runCountBy(c *call, a countByArgs) *tool.Result {
 		fmt.Fprintf(&what, "; %s", plural(r.scanned, unit))
 	}
 	if len(spec.groups) == 0 && r.missing > 0 {
-		fmt.Fprintf(&what, ", %s without it", comma(r.missing))
+		fmt.Fprintf(&what, ", %s without it", Comma(r.missing))
 	}
 	if statsField != "" && nonNum > 0 {
-		fmt.Fprintf(&what, "; stats over %s numbers, %s other values", comma(len(statsNums)), comma(nonNum))
+		fmt.Fprintf(&what, "; stats over %s numbers, %s other values", Comma(len(statsNums)), Comma(nonNum))
 	}
 	if len(spec.groups) <= 1 && (len(spec.groups) == 0 || spec.distinct == nil) {
 		if st := r.statsState(); st != numNone {
@@ -307,7 +307,7 @@ func (l *countList) add(o obj) {
 	} else {
 		l.b.WriteString(",\n")
 	}
-	j, _ := marshalNoEscape(o)
+	j, _ := tool.MarshalNoEscape(o)
 	l.b.WriteString("  ")
 	l.b.Write(j)
 }

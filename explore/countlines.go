@@ -109,12 +109,12 @@ func runCountLines(c *call, pattern string, top int) *tool.Result {
 	var what strings.Builder
 	fmt.Fprintf(&what, "lines by /%s/ (%s", pattern, plural(len(rows), "group"))
 	if untracked > 0 {
-		fmt.Fprintf(&what, "+ (tracking stops at %s)", comma(maxGroups))
+		fmt.Fprintf(&what, "+ (tracking stops at %s)", Comma(maxGroups))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(&what, ", top %d shown", len(shown))
 	}
-	fmt.Fprintf(&what, "; matches %s of %s)", comma(matched), plural(lines, "line"))
+	fmt.Fprintf(&what, "; matches %s of %s)", Comma(matched), plural(lines, "line"))
 	return c.finish(b.String(), what.String(), func() []suggestion {
 		return []suggestion{suggest(ToolCountBy, "fewer groups", kv{"file", c.file}, kv{"pattern", pattern}, kv{"top", max(1, len(shown)/2)})}
 	})
@@ -160,7 +160,7 @@ func runCountMatches(c *call, t *target, q itemQuery) *tool.Result {
 	if q.f == nil {
 		what = fmt.Sprintf("%s (%s)", canon, plural(r.scanned, "node"))
 	} else {
-		what = fmt.Sprintf("%s matching %s (matches %s, scanned %s%s)", canon, q.filterText, comma(r.matched), comma(r.scanned), numNotesText(c.notes))
+		what = fmt.Sprintf("%s matching %s (matches %s, scanned %s%s)", canon, q.filterText, Comma(r.matched), Comma(r.scanned), numNotesText(c.notes))
 	}
 	return c.finish(body, what, func() []suggestion { return nil })
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/scratchpad-mcp/scratchpad-mcp/tool"
 )
 
 // csvView returns a CSV or TSV file as a JSON array with one object per
@@ -46,7 +48,7 @@ func (d *doc) csvView() *doc {
 					if seen[h]++; seen[h] > 1 {
 						h += "_" + strconv.Itoa(seen[h])
 					}
-					k, _ := marshalNoEscape(h)
+					k, _ := tool.MarshalNoEscape(h)
 					keys = append(keys, k)
 				}
 				continue
@@ -103,6 +105,6 @@ func writeCell(b *bytes.Buffer, cell string) {
 			return
 		}
 	}
-	s, _ := marshalNoEscape(cell)
+	s, _ := tool.MarshalNoEscape(cell)
 	b.Write(s)
 }

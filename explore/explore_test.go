@@ -500,7 +500,7 @@ func TestTooLargeCountsExactly(t *testing.T) {
 		if e.Estimated != tc.want {
 			t.Errorf("%s: estimated_tokens %d, the counter says %d for the file (bytes/4: %d)", tc.tool, e.Estimated, want, len(log)/4)
 		}
-		if !strings.Contains(e.Message, "would be "+comma(e.Estimated)+" tokens,") {
+		if !strings.Contains(e.Message, "would be "+Comma(e.Estimated)+" tokens,") {
 			t.Errorf("%s: the message does not state the count %d: %s", tc.tool, e.Estimated, e.Message)
 		}
 		t.Logf("%s: %d tokens (bytes/4 said %d; counter on the file %d)", tc.tool, e.Estimated, len(log)/4, want)

@@ -422,7 +422,7 @@ func runGrep(c *call, a grepArgs) *tool.Result {
 	if ic {
 		q += "i"
 	}
-	what := fmt.Sprintf("%s in %s (%s of %s lines", q, c.file, plural(total, "matching line"), comma(nLines))
+	what := fmt.Sprintf("%s in %s (%s of %s lines", q, c.file, plural(total, "matching line"), Comma(nLines))
 	if len(matches) < total {
 		what += fmt.Sprintf(", showing first %d", len(matches))
 	}
@@ -590,11 +590,11 @@ func clipAround(l []byte, pos, n int) []byte {
 	}
 	var b []byte
 	if lo > 0 {
-		b = append(b, fmt.Sprintf("…[%s bytes] ", comma(lo))...)
+		b = append(b, fmt.Sprintf("…[%s bytes] ", Comma(lo))...)
 	}
 	b = append(b, l[lo:hi]...)
 	if hi < len(l) {
-		b = append(b, fmt.Sprintf(" …[+%s bytes]", comma(len(l)-hi))...)
+		b = append(b, fmt.Sprintf(" …[+%s bytes]", Comma(len(l)-hi))...)
 	}
 	return b
 }
@@ -603,5 +603,5 @@ func plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}
-	return comma(n) + " " + unit + "s"
+	return Comma(n) + " " + unit + "s"
 }

@@ -150,12 +150,12 @@ func runGrepAll(c *call, pattern string, ic bool, maxM int, ctxLines int) *tool.
 		q += "i"
 	}
 	what := fmt.Sprintf("%s in every stored output (%s with matches of %s searched, %s; first %d per file",
-		q, comma(len(files)), plural(searched, "file"), plural(totalLines, "matching line"), maxM)
+		q, Comma(len(files)), plural(searched, "file"), plural(totalLines, "matching line"), maxM)
 	if ctxLines > 0 {
 		what += fmt.Sprintf(", context %d", ctxLines)
 	}
 	if truncated {
-		what += fmt.Sprintf("; stopped at %s files or %s GiB", comma(grepAllMaxFiles), comma(grepAllMaxBytes>>30))
+		what += fmt.Sprintf("; stopped at %s files or %s GiB", Comma(grepAllMaxFiles), Comma(grepAllMaxBytes>>30))
 	}
 	what += ")"
 	if literal {

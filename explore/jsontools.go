@@ -206,7 +206,7 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 	lo, hi := window(total, off, lim, hasLim)
 	qnames := make([][]byte, len(names))
 	for i, nm := range names {
-		qnames[i], _ = marshalNoEscape(nm)
+		qnames[i], _ = tool.MarshalNoEscape(nm)
 	}
 	var b bytes.Buffer
 	e := newEvaluator(d)
@@ -236,7 +236,7 @@ func runIterateOver(c *call, a iterateArgs) *tool.Result {
 			item, ok := it.at(i)
 			if it.isNodes {
 				w.WriteString(`  {"_path":`)
-				pj, _ := marshalNoEscape(d.normPath(item.start))
+				pj, _ := tool.MarshalNoEscape(d.normPath(item.start))
 				w.Write(pj)
 			} else {
 				w.WriteString(`  {"_index":`)
@@ -411,7 +411,7 @@ func (c *call) getInItems(t *target, q *itemQuery, off, lim int, hasLim bool) *t
 
 // nodesText renders "nodes [0..20) of 57".
 func nodesText(lo, hi, n int) string {
-	return fmt.Sprintf("nodes [%d..%d) of %s", lo, hi, comma(n))
+	return fmt.Sprintf("nodes [%d..%d) of %s", lo, hi, Comma(n))
 }
 
 // windowJSON is the JSON of items [lo, hi) of the array (or members of

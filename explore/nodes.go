@@ -24,7 +24,7 @@ import (
 const maxNodes = 8 << 20
 
 // errTooManyNodes is a path whose node list passes maxNodes.
-var errTooManyNodes = errors.New("the path selects more than " + comma(maxNodes) + " nodes")
+var errTooManyNodes = errors.New("the path selects more than " + Comma(maxNodes) + " nodes")
 
 // selectPath evaluates q from d's root (an NDJSON file's records for $):
 // the nodes, and what a footer says about numbers as text in its filters.

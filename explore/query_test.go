@@ -568,7 +568,7 @@ func TestQueryParallel(t *testing.T) {
 				}
 			} else {
 				got := run(t, env, "iterate_over", map[string]any{"file": "big.json", "path": "items", "fields": "n", "filter": "@.status.phase == 'Failed' && @.status.r == 0", "sort_by": "n", "order": "desc", "limit": 2})
-				if !strings.Contains(got, "matches [0..2) of "+comma(failed)+", scanned 20,000") {
+				if !strings.Contains(got, "matches [0..2) of "+Comma(failed)+", scanned 20,000") {
 					done <- "iterate_over: " + got
 					return
 				}

@@ -469,9 +469,9 @@ func (c *call) selectQuery(it items, canon string, q *itemQuery, retry retryFunc
 // matchesText renders "matches [0..20) of 38,731, scanned 193,470".
 func matchesText(lo, hi, matched, scanned int, filtered bool) string {
 	if !filtered {
-		return fmt.Sprintf("items [%d..%d) of %s total", lo, hi, comma(scanned))
+		return fmt.Sprintf("items [%d..%d) of %s total", lo, hi, Comma(scanned))
 	}
-	return fmt.Sprintf("matches [%d..%d) of %s, scanned %s", lo, hi, comma(matched), comma(scanned))
+	return fmt.Sprintf("matches [%d..%d) of %s, scanned %s", lo, hi, Comma(matched), Comma(scanned))
 }
 
 // joinRaw writes items as a JSON array.

@@ -44,9 +44,6 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return tool.MarshalOrdered(len(o), func(i int) (string, any) { return o[i].K, o[i].V })
 }
 
-// marshalNoEscape is [tool.MarshalNoEscape].
-var marshalNoEscape = tool.MarshalNoEscape
-
 // suggestion is a complete, ready-to-run tool call.
 type suggestion struct {
 	Tool      string `json:"tool"`
@@ -79,7 +76,7 @@ func textResult(s string) *tool.Result {
 // successful tool result holding one JSON object.
 func errorResult(code, msg string, extra ...kv) *tool.Result {
 	o := append(obj{{"error", code}, {"message", msg}}, extra...)
-	b, err := marshalNoEscape(o)
+	b, err := tool.MarshalNoEscape(o)
 	if err != nil {
 		b = []byte(`{"error":"internal_error","message":"could not encode error"}`)
 	}
@@ -316,9 +313,9 @@ func (c *call) finish(body, what string, sugg func() []suggestion) *tool.Result 
 	text := func(n, left int) string {
 		var f string
 		if b != nil {
-			f = fmt.Sprintf("--- %s: %s | ~%s tokens, ~%s left of %s ---", c.tool, what, comma(n), comma(max(left, 0)), comma(total))
+			f = fmt.Sprintf("--- %s: %s | ~%s tokens, ~%s left of %s ---", c.tool, what, Comma(n), Comma(max(left, 0)), Comma(total))
 		} else {
-			f = fmt.Sprintf("--- %s: %s | ~%s tokens (per-call cap %s) ---", c.tool, what, comma(n), comma(limit))
+			f = fmt.Sprintf("--- %s: %s | ~%s tokens (per-call cap %s) ---", c.tool, what, Comma(n), Comma(limit))
 		}
 		if body == "" {
 			return f
@@ -407,21 +404,21 @@ func (c *call) rateEstimate(sample string, sampleOf, total int) int {
 	if sampleOf >= total {
 		return n
 	}
-	c.estimate = fmt.Sprintf("estimated from its first %s KB at their token rate", comma(max(1, sampleOf>>10)))
+	c.estimate = fmt.Sprintf("estimated from its first %s KB at their token rate", Comma(max(1, sampleOf>>10)))
 	return int(float64(n) * float64(total) / float64(sampleOf))
 }
 
 func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result {
 	var msg string
 	fits := c.fitting(sugg(), est, lim.V.(int))
-	count := comma(est) + " tokens"
+	count := Comma(est) + " tokens"
 	if c.estimate != "" {
-		count = fmt.Sprintf("~%s tokens (%s)", comma(est), c.estimate)
+		count = fmt.Sprintf("~%s tokens (%s)", Comma(est), c.estimate)
 	}
 	if lim.K == "per_call_limit" {
-		msg = fmt.Sprintf("The %s result would be %s, over the per-call limit of %s. None of it was returned; only this message was (and charged). run one of the suggestions.", c.tool, count, comma(lim.V.(int)))
+		msg = fmt.Sprintf("The %s result would be %s, over the per-call limit of %s. None of it was returned; only this message was (and charged). run one of the suggestions.", c.tool, count, Comma(lim.V.(int)))
 	} else {
-		msg = fmt.Sprintf("The %s result would be %s, but only %s tokens of the context budget are left. None of it was returned; only this message was (and charged). run a narrower call.", c.tool, count, comma(lim.V.(int)))
+		msg = fmt.Sprintf("The %s result would be %s, but only %s tokens of the context budget are left. None of it was returned; only this message was (and charged). run a narrower call.", c.tool, count, Comma(lim.V.(int)))
 	}
 	if len(fits) == 0 && !c.env.probing {
 		// Every suggestion was tried out and none fits.
@@ -435,8 +432,9 @@ func (c *call) tooLarge(est int, lim kv, sugg func() []suggestion) *tool.Result 
 	return r
 }
 
-// comma formats n with thousands separators.
-func comma(n int) string {
+// Comma formats n with thousands separators (-1,234,567), as the tools'
+// answers and package appview's write counts.
+func Comma(n int) string {
 	s := strconv.Itoa(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -471,9 +469,9 @@ func windowText(unit string, lo, hi, n int, full bool) string {
 		if n == 1 {
 			return "1 " + strings.TrimSuffix(unit, "s")
 		}
-		return comma(n) + " " + unit
+		return Comma(n) + " " + unit
 	}
-	return fmt.Sprintf("%s [%d..%d) of %s total", unit, lo, hi, comma(n))
+	return fmt.Sprintf("%s [%d..%d) of %s total", unit, lo, hi, Comma(n))
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -84,7 +84,7 @@ func jsonSchema(b *strings.Builder, d *doc, n node, label, indent string, depth 
 		mem := d.members(n)
 		for i, m := range mem {
 			if i == maxSchemaKeys {
-				fmt.Fprintf(b, "%s  … %s more keys (get_in %s with offset %d, limit 50 lists them)\n", indent, comma(len(mem)-i), label, i)
+				fmt.Fprintf(b, "%s  … %s more keys (get_in %s with offset %d, limit 50 lists them)\n", indent, Comma(len(mem)-i), label, i)
 				break
 			}
 			jsonSchema(b, d, node{v: m.val}, renderKey(keyString(d.data, m.key)), indent+"  ", depth-1)
@@ -101,7 +101,7 @@ func jsonSchema(b *strings.Builder, d *doc, n node, label, indent string, depth 
 		}
 		note := "all " + plural(ln, "item")
 		if k < ln {
-			note = fmt.Sprintf("first %s of %s items", comma(k), comma(ln))
+			note = fmt.Sprintf("first %s of %s items", Comma(k), Comma(ln))
 		}
 		fmt.Fprintf(b, "%s  [*]: items (%s)\n", indent, note)
 		b.WriteString(s.table(indent + "    "))
@@ -124,7 +124,7 @@ func ndjsonSchema(d *doc, depth int) string {
 	}
 	note := "all records"
 	if k < len(d.records) {
-		note = fmt.Sprintf("union of the first %s records", comma(k))
+		note = fmt.Sprintf("union of the first %s records", Comma(k))
 	}
 	fmt.Fprintf(&b, "  [*]: %s\n", note)
 	b.WriteString(s.table("    "))
@@ -244,7 +244,7 @@ func csvSchema(d *doc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %s after the header row (line 1)", plural(len(header), "column"), plural(rows, "row"))
 	if rows > maxCSVTypeRows {
-		fmt.Fprintf(&b, "; types from the first %s rows", comma(maxCSVTypeRows))
+		fmt.Fprintf(&b, "; types from the first %s rows", Comma(maxCSVTypeRows))
 	}
 	if ragged > 0 {
 		fmt.Fprintf(&b, "; %s with a different column count", plural(ragged, "row"))
@@ -254,7 +254,7 @@ func csvSchema(d *doc) string {
 		c := cols[i]
 		fmt.Fprintf(&b, "%3d. %s: %s", i+1, h, columnType(c.kinds))
 		if c.empty > 0 {
-			fmt.Fprintf(&b, ", %s empty", comma(c.empty))
+			fmt.Fprintf(&b, ", %s empty", Comma(c.empty))
 		}
 		if c.example != "" {
 			fmt.Fprintf(&b, ", e.g. %q", c.example)
@@ -297,7 +297,7 @@ func columnType(kinds map[string]int) string {
 	ks := sortedKeys(kinds)
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %s", k, comma(kinds[k]))
+		parts[i] = fmt.Sprintf("%s %s", k, Comma(kinds[k]))
 	}
 	return "mixed (" + strings.Join(parts, ", ") + ")"
 }
@@ -306,7 +306,7 @@ func columnType(kinds map[string]int) string {
 // frequent line shapes (digit runs collapsed to #) with an example line.
 func textSchema(d *doc) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "text: %s, %s bytes\n", plural(d.lineCount(), "line"), comma(len(d.data)))
+	fmt.Fprintf(&b, "text: %s, %s bytes\n", plural(d.lineCount(), "line"), Comma(len(d.data)))
 	if d.lineCount() == 0 {
 		return b.String()
 	}
@@ -340,7 +340,7 @@ func textSchema(d *doc) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "line %d (%s bytes)", x.n, comma(x.len))
+		fmt.Fprintf(&b, "line %d (%s bytes)", x.n, Comma(x.len))
 	}
 	b.WriteString("\n")
 	keys := make([]string, 0, len(shapes))
@@ -354,9 +354,9 @@ func textSchema(d *doc) string {
 		}
 		return a.first < z.first
 	})
-	fmt.Fprintf(&b, "%s distinct line shapes", comma(len(shapes)))
+	fmt.Fprintf(&b, "%s distinct line shapes", Comma(len(shapes)))
 	if scanned < d.lineCount() {
-		fmt.Fprintf(&b, " in the first %s lines", comma(scanned))
+		fmt.Fprintf(&b, " in the first %s lines", Comma(scanned))
 	}
 	b.WriteString(" (digits as #); most common, with the first line of each:\n")
 	for i, k := range keys {
@@ -364,7 +364,7 @@ func textSchema(d *doc) string {
 			break
 		}
 		s := shapes[k]
-		fmt.Fprintf(&b, "  %sx line %d: %s\n", comma(s.count), s.first, clipAround(d.line(s.first), 0, 120))
+		fmt.Fprintf(&b, "  %sx line %d: %s\n", Comma(s.count), s.first, clipAround(d.line(s.first), 0, 120))
 	}
 	return b.String()
 }

@@ -107,7 +107,7 @@ func (f *fieldStat) typesText() string {
 		return ts[i] < ts[j]
 	})
 	for i, t := range ts {
-		ts[i] = fmt.Sprintf("%s %s", t, comma(f.types[t]))
+		ts[i] = fmt.Sprintf("%s %s", t, Comma(f.types[t]))
 	}
 	return strings.Join(ts, ", ")
 }
@@ -124,7 +124,7 @@ func (s *shape) table(indent string) string {
 	fmt.Fprintf(&b, "%s%-*s  %-*s  %s\n", indent, kw, "key", tw, "types", "present")
 	for _, k := range s.order {
 		f := s.fields[k]
-		fmt.Fprintf(&b, "%s%-*s  %-*s  %s/%s\n", indent, kw, k, tw, f.typesText(), comma(f.present), comma(s.items))
+		fmt.Fprintf(&b, "%s%-*s  %-*s  %s/%s\n", indent, kw, k, tw, f.typesText(), Comma(f.present), Comma(s.items))
 	}
 	return b.String()
 }

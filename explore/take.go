@@ -89,21 +89,30 @@ func (r *Refusal) Error() string {
 // Unwrap is the sentinel error of Code, if any.
 func (r *Refusal) Unwrap() error { return r.err }
 
+// entryCall is the call of an entry point called from outside the tools
+// (Take, the view answers) as tool on file, ctx nil meaning
+// context.Background(). done, deferred, turns a panic into *out's zero
+// value and an error saying what ("taking", "viewing") failed: a bug must
+// not take down a server shared by many agents.
+func entryCall[T any](ctx context.Context, env *Env, tool, file, what string, out *T, err *error) (*call, func()) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &call{ctx: ctx, env: env, tool: tool, file: file}, func() {
+		if r := recover(); r != nil {
+			var zero T
+			*out, *err = zero, fmt.Errorf("%s %q failed unexpectedly: %v", what, file, r)
+		}
+	}
+}
+
 // Take reads file under env's read root, as the exploration tools name
 // it (relative to [Env].Dir, never outside [Env].Root), and returns what
 // sel selects. A problem the model can fix is a [*Refusal]; the call's
 // end is ctx's error.
 func Take(ctx context.Context, env *Env, file string, sel Selector) (t Taken, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// A bug must not take down a server shared by many agents.
-			t, err = Taken{}, fmt.Errorf("taking %q failed unexpectedly: %v", file, r)
-		}
-	}()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	c := &call{ctx: ctx, env: env, tool: ToolGetIn, file: file}
+	c, done := entryCall(ctx, env, ToolGetIn, file, "taking", &t, &err)
+	defer done()
 	switch {
 	case sel.Path != "" && sel.First > 0:
 		return Taken{}, refuse(errorResult("invalid_arguments", "take either a path or lines, not both."), nil)
@@ -198,7 +207,7 @@ func (c *call) takePath(sel Selector) (Taken, error) {
 func (c *call) takeLines(d *doc, sel Selector) (Taken, error) {
 	total := d.lineCount()
 	if sel.First > total {
-		return Taken{}, refuse(errorResult("invalid_range", fmt.Sprintf("%q has %s lines; line %d is past its end.", c.file, comma(total), sel.First),
+		return Taken{}, refuse(errorResult("invalid_range", fmt.Sprintf("%q has %s lines; line %d is past its end.", c.file, Comma(total), sel.First),
 			kv{"file", c.file}, kv{"lines", total},
 			kv{"suggestions", []suggestion{suggest(ToolSlice, "its last lines", kv{"file", c.file}, kv{"start", max(1, total-20)}, kv{"end", total})}}), nil)
 	}
@@ -243,7 +252,7 @@ func compactJSON(d *doc, it items) []byte {
 
 // takeTooLarge refuses a Take of size bytes, over max.
 func (c *call) takeTooLarge(size, max int64) error {
-	return refuse(errorResult("too_large", fmt.Sprintf("%s bytes of %q, over the bound of %s bytes for one call's arguments: pass a narrower part (a path or lines).", comma(int(size)), c.file, comma(int(max))),
+	return refuse(errorResult("too_large", fmt.Sprintf("%s bytes of %q, over the bound of %s bytes for one call's arguments: pass a narrower part (a path or lines).", Comma(int(size)), c.file, Comma(int(max))),
 		kv{"file", c.file}, kv{"bytes", size}, kv{"max_bytes", max},
 		kv{"suggestions", []suggestion{
 			suggest(ToolSchema, "the file's shape, to pick a part", kv{"file", c.file}, kv{"max_depth", 3}),

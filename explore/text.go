@@ -67,7 +67,7 @@ func runHead(c *call, a headArgs) *tool.Result {
 	for i := 1; i <= hi; i++ {
 		writeLine(&b, i, w, d.line(i), false)
 	}
-	what := fmt.Sprintf("%s (lines [1..%d) of %s total)", c.file, hi+1, comma(total))
+	what := fmt.Sprintf("%s (lines [1..%d) of %s total)", c.file, hi+1, Comma(total))
 	if hi == total {
 		what = fmt.Sprintf("%s (all %s)", c.file, plural(total, "line"))
 	}
@@ -122,9 +122,9 @@ func runSlice(c *call, a sliceArgs) *tool.Result {
 		writeLine(&b, i, w, d.line(i), false)
 	}
 	lo := min(start, total+1)
-	what := fmt.Sprintf("%s (lines [%d..%d) of %s total)", c.file, lo, max(hi+1, lo), comma(total))
+	what := fmt.Sprintf("%s (lines [%d..%d) of %s total)", c.file, lo, max(hi+1, lo), Comma(total))
 	if start > total {
-		what = fmt.Sprintf("%s (empty: start %d is past the last line, %s)", c.file, start, comma(total))
+		what = fmt.Sprintf("%s (empty: start %d is past the last line, %s)", c.file, start, Comma(total))
 	}
 	return c.finish(b.String(), what, sugg)
 }
@@ -159,6 +159,6 @@ func runRead(c *call, _ readArgs) *tool.Result {
 			return c.tooLarge(est, kv{"remaining_budget_tokens", b.Remaining()}, sugg)
 		}
 	}
-	what := fmt.Sprintf("%s (whole file, %s lines, %s bytes)", c.file, comma(d.lineCount()), comma(len(d.data)))
+	what := fmt.Sprintf("%s (whole file, %s lines, %s bytes)", c.file, Comma(d.lineCount()), Comma(len(d.data)))
 	return c.finish(string(d.data), what, sugg)
 }

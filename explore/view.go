@@ -66,7 +66,7 @@ type Items struct {
 // A problem the person can fix (a bad filter, a path that is not an
 // array) is a [*Refusal] holding the exploration tools' answer for it.
 func ViewItems(ctx context.Context, env *Env, file string, q ItemsQuery) (out Items, err error) {
-	c, done := viewCall(ctx, env, ToolIterateOver, file, &err)
+	c, done := entryCall(ctx, env, ToolIterateOver, file, "viewing", &out, &err)
 	defer done()
 	iq := c.queryArgs(q.Filter, q.SortBy, q.Order)
 	if q.Order != "" && q.Order != "asc" && q.Order != "desc" {
@@ -150,7 +150,7 @@ type Node struct {
 // ViewNode answers the value at path (singular; "" is the whole file)
 // and a window of its members.
 func ViewNode(ctx context.Context, env *Env, file, path string, w Window) (out Node, err error) {
-	c, done := viewCall(ctx, env, ToolGetIn, file, &err)
+	c, done := entryCall(ctx, env, ToolGetIn, file, "viewing", &out, &err)
 	defer done()
 	d, res := c.loadJSON()
 	if res != nil {
@@ -176,27 +176,34 @@ func ViewNode(ctx context.Context, env *Env, file, path string, w Window) (out N
 		out.Total = 1
 		return out, nil
 	}
-	out.Total = d.length(n)
+	// One scan of the container for its count and every child: under
+	// bigContainer members is not kept, and d.elem would scan it again
+	// for each child.
+	var kids []child
+	if n.records {
+		out.Total = len(d.records)
+	} else {
+		kids = d.members(n)
+		out.Total = len(kids)
+	}
 	lo, hi := w.bounds(out.Total)
 	out.Offset = lo
-	var kids []child
-	if !n.records {
-		kids = d.members(n)
-	}
 	for i := lo; i < hi; i++ {
 		if i&1023 == 1023 && ctx.Err() != nil {
 			return Node{}, refuseLoad(c.cancelled(ctx.Err()))
 		}
 		var key *string
 		if out.Type == "object" {
-			raw := d.data[kids[i].key.start:kids[i].key.end]
-			k := string(raw)
-			if json.Unmarshal(raw, &k) != nil {
-				k = string(raw)
-			}
+			k := keyString(d.data, kids[i].key)
 			key = &k
 		}
-		out.Children = append(out.Children, d.childOf(canon, d.elem(n, i), key, i))
+		var m node
+		if n.records {
+			m = d.elem(n, i)
+		} else {
+			m = node{v: kids[i].val}
+		}
+		out.Children = append(out.Children, d.childOf(canon, m, key, i))
 	}
 	return out, nil
 }
@@ -232,7 +239,7 @@ func (d *doc) childOf(canon string, n node, key *string, i int) Child {
 }
 
 // cutUTF8 is s cut to at most n bytes, on a rune boundary.
-func cutUTF8(s string, n int) string {
+func cutUTF8[T string | []byte](s T, n int) T {
 	if len(s) <= n {
 		return s
 	}
@@ -271,7 +278,7 @@ type Lines struct {
 // matching it (RE2, case-insensitive; an invalid one is searched as
 // literal text, as grep does).
 func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (out Lines, err error) {
-	c, done := viewCall(ctx, env, ToolGrep, file, &err)
+	c, done := entryCall(ctx, env, ToolGrep, file, "viewing", &out, &err)
 	defer done()
 	if len(search) > maxPathChars {
 		return Lines{}, refuseLoad(errorResult("pattern_too_long", fmt.Sprintf("the search is %d bytes; at most %d.", len(search), maxPathChars)))
@@ -283,6 +290,9 @@ func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (ou
 	out = Lines{Kind: d.kind.String(), Total: d.lineCount(), Lines: []Line{}}
 	var match []int // 0-based line indexes matching, nil without a search
 	if search != "" {
+		// Not grep's matcher (compileGrep, grepLines): its literal
+		// scanners fold ASCII case only (not K to the Kelvin sign), and it
+		// matches a CRLF line with its \r, so `down$` would miss it.
 		re, rerr := regexp.Compile("(?i)" + search)
 		if rerr != nil {
 			re, out.Literal = regexp.MustCompile("(?i)"+regexp.QuoteMeta(search)), true
@@ -308,9 +318,13 @@ func ViewLines(ctx context.Context, env *Env, file, search string, w Window) (ou
 		if match != nil {
 			i = match[j]
 		}
-		text := strings.TrimRight(string(d.line(i+1)), "\r\n")
-		if len(text) > maxViewLine {
-			text = cutUTF8(text, maxViewLine) + fmt.Sprintf(" … (%d bytes more)", len(text)-len(cutUTF8(text, maxViewLine)))
+		l := bytes.TrimRight(d.line(i+1), "\r\n")
+		var text string
+		if len(l) > maxViewLine {
+			cut := cutUTF8(l, maxViewLine) // only the cut part becomes a string
+			text = string(cut) + fmt.Sprintf(" … (%d bytes more)", len(l)-len(cut))
+		} else {
+			text = string(l)
 		}
 		out.Lines = append(out.Lines, Line{N: i + 1, Text: text})
 	}
@@ -331,17 +345,4 @@ func (e *Env) Slot() (release func(), err error) {
 		return nil, fmt.Errorf("%w: %d calls of this agent or its owner are running, the most at once; retry when one has answered", ErrBusy, cap(full))
 	}
 	return release, nil
-}
-
-// viewCall is the call of a view answer; done turns a panic into *err
-// (a bug must not take down a server shared by many agents).
-func viewCall(ctx context.Context, env *Env, name, file string, err *error) (*call, func()) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return &call{ctx: ctx, env: env, tool: name, file: file}, func() {
-		if r := recover(); r != nil {
-			*err = fmt.Errorf("viewing %q failed unexpectedly: %v", file, r)
-		}
-	}
 }

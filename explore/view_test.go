@@ -25,7 +25,7 @@ func viewDir(t *testing.T) *Env {
 	writeFile(t, filepath.Join(dir, "pods.json"), `{"kind":"List","items":[`+strings.Join(items, ",\n")+`],"note":"`+strings.Repeat("x", 3000)+`"}`)
 	writeFile(t, filepath.Join(dir, "pods.ndjson"), strings.Join(recs, "\n")+"\n")
 	writeFile(t, filepath.Join(dir, "odd.json"), `[{"a b":2,"name":"x"},{"a b":1,"name":"y"},{"a b":3,"name":"z"}]`)
-	writeFile(t, filepath.Join(dir, "app.log"), "INFO start\nWARN disk 91%\nERROR db down\nINFO retry\nERROR db down again\n")
+	writeFile(t, filepath.Join(dir, "app.log"), "INFO start\nWARN disk 91% (of /var)\nERROR db down\nINFO retry\nERROR db down again\n")
 	return dirEnv(t, dir)
 }
 
@@ -113,8 +113,11 @@ func TestViewRefused(t *testing.T) {
 				t.Fatalf("got %v, want a refusal %s", err, tc.code)
 			}
 			var o map[string]any
-			if json.Unmarshal(r.Answer, &o) != nil || o["message"] == "" {
+			if json.Unmarshal(r.Answer, &o) != nil {
 				t.Fatalf("the answer is not the tools' JSON object: %s", r.Answer)
+			}
+			if msg, _ := o["message"].(string); msg == "" {
+				t.Fatalf("the answer has no message: %s", r.Answer)
 			}
 		})
 	}
@@ -172,7 +175,7 @@ func TestViewLines(t *testing.T) {
 		{"a window", "", Window{Offset: 1, Limit: 2}, []int{2, 3}, 5, false},
 		{"a search, case-insensitive", "error", Window{}, []int{3, 5}, 2, false},
 		{"a regexp", `^(WARN|INFO) `, Window{Offset: 1}, []int{2, 4}, 3, false},
-		{"an invalid regexp is literal text", "91%(", Window{}, nil, 0, true},
+		{"an invalid regexp is literal text", "disk 91% (", Window{}, []int{2}, 1, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

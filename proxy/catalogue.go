@@ -16,8 +16,9 @@ import (
 
 // CollisionSeparator joins a server name to a resource URI or template
 // that another upstream (or the proxy itself) already exposes: "docs" +
-// "+" + "file:///a.txt".
-const CollisionSeparator = "+"
+// "+" + "file:///a.txt". It is [skills.Separator], which exposes skills
+// of other schemes the same way.
+const CollisionSeparator = skills.Separator
 
 // route is one exposed tool, resource, template or prompt.
 type route struct {

@@ -130,9 +130,6 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return tool.MarshalOrdered(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
-// marshal is [tool.MarshalNoEscape] (paths hold < and >).
-var marshal = tool.MarshalNoEscape
-
 // members are the members of a JSON object in order, values raw.
 func members(raw json.RawMessage) ([]member, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -357,7 +357,7 @@ func corrected(s site, detail json.RawMessage) json.RawMessage {
 	}
 	r := s.ref
 	r.Path = path
-	b, err := marshal(map[string]Ref{Key: r})
+	b, err := tool.MarshalNoEscape(map[string]Ref{Key: r}) // paths hold < and >
 	if err != nil {
 		return nil
 	}

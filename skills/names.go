@@ -9,9 +9,12 @@ import (
 // OwnNamespace is the first skill-path segment of the server's own skills.
 const OwnNamespace = "scratchpad-mcp"
 
-// separator joins a server's name to a skill URI of another scheme (the
-// catalogue's collision separator).
-const separator = "+"
+// Separator joins a server's name to a skill URI of another scheme, and
+// (as proxy.CollisionSeparator) to any resource URI or template that
+// collides in the catalogue: "docs" + "+" + "file:///a.txt". Defined here,
+// where proxy (which imports this package) takes it from, so the two
+// cannot drift apart.
+const Separator = "+"
 
 // Expose is the URI a client knows upstream server's skill URI (or skill
 // URI template) by; ok is false when it cannot be exposed (the server's
@@ -26,7 +29,7 @@ func Expose(server, uri string) (exposed string, ok bool) {
 		}
 		return wire.SkillScheme + server + "/" + rest, true
 	}
-	return server + separator + uri, true
+	return server + Separator + uri, true
 }
 
 // Route undoes [Expose]: the server an exposed URI belongs to and the URI
@@ -40,7 +43,7 @@ func Route(exposed string) (server, uri string, ok bool) {
 		}
 		return server, wire.SkillScheme + path, true
 	}
-	server, uri, found := strings.Cut(exposed, separator)
+	server, uri, found := strings.Cut(exposed, Separator)
 	if !found || server == "" || !strings.Contains(uri, "://") || strings.Contains(server, "://") {
 		return "", "", false
 	}

@@ -46,9 +46,14 @@ func mustLoad(fsys fs.FS, dir, base string) *Catalog {
 	if err != nil {
 		// The files are embedded: a broken one is a build mistake that
 		// TestOwnSkill reports; serve none rather than stop the server.
-		return &Catalog{byURI: map[string]json.RawMessage{}, files: map[string]file{}, dirs: map[string][]string{}}
+		return newCatalog()
 	}
 	return c
+}
+
+// newCatalog is a catalog with no skills.
+func newCatalog() *Catalog {
+	return &Catalog{byURI: map[string]json.RawMessage{}, files: map[string]file{}, dirs: map[string][]string{}}
 }
 
 // Load builds a catalog from fsys: every folder under dir holding a
@@ -56,7 +61,7 @@ func mustLoad(fsys fs.FS, dir, base string) *Catalog {
 // is flat "key: value" YAML (what the own skills use: the full YAML
 // grammar is not needed to serve our own files).
 func Load(fsys fs.FS, dir, base string) (*Catalog, error) {
-	c := &Catalog{byURI: map[string]json.RawMessage{}, files: map[string]file{}, dirs: map[string][]string{}}
+	c := newCatalog()
 	type skill struct {
 		root  string // folder under dir
 		files []string
@@ -109,9 +114,7 @@ func Load(fsys fs.FS, dir, base string) (*Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", skillMD, err)
 		}
-		var name string
-		_ = json.Unmarshal(fm["name"], &name)
-		if name != path.Base(sk.root) {
+		if name := fm["name"]; name != path.Base(sk.root) {
 			return nil, fmt.Errorf("%s: frontmatter name %q is not the folder's name %q", skillMD, name, path.Base(sk.root))
 		}
 		sort.Strings(sk.files)
@@ -126,9 +129,9 @@ func Load(fsys fs.FS, dir, base string) (*Catalog, error) {
 			rs[i] = res{URI: u, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: len(c.files[u].data)}
 		}
 		entry, err := json.Marshal(struct {
-			URI         string                     `json:"uri"`
-			Frontmatter map[string]json.RawMessage `json:"frontmatter"`
-			Resources   []res                      `json:"resources"`
+			URI         string            `json:"uri"`
+			Frontmatter map[string]string `json:"frontmatter"`
+			Resources   []res             `json:"resources"`
 		}{skillMD, fm, rs})
 		if err != nil {
 			return nil, err
@@ -159,9 +162,8 @@ func (c *Catalog) addChild(dir, child string) {
 }
 
 // frontmatter is a SKILL.md's YAML frontmatter (between the first two
-// "---" lines) as JSON values: flat "key: value" lines, values plain
-// strings.
-func frontmatter(md []byte) (map[string]json.RawMessage, error) {
+// "---" lines): flat "key: value" lines, values plain strings.
+func frontmatter(md []byte) (map[string]string, error) {
 	rest, ok := bytes.CutPrefix(md, []byte("---\n"))
 	if !ok {
 		return nil, errors.New("no frontmatter (SKILL.md must begin with ---)")
@@ -170,14 +172,14 @@ func frontmatter(md []byte) (map[string]json.RawMessage, error) {
 	if !ok {
 		return nil, errors.New("frontmatter not closed by ---")
 	}
-	fm := map[string]json.RawMessage{}
+	fm := map[string]string{}
 	for _, line := range strings.Split(string(head), "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" || strings.ContainsAny(v[:1], `"'[{&*!|>%@#`) || strings.Contains(v, ": ") || strings.Contains(v, " #") {
 			return nil, fmt.Errorf("frontmatter line %q is not a plain key: value", line)
 		}
-		fm[k], _ = json.Marshal(v)
+		fm[k] = v
 	}
 	for _, k := range []string{"name", "description"} {
 		if _, ok := fm[k]; !ok {

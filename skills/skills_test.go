@@ -106,15 +106,21 @@ func TestOwnSkill(t *testing.T) {
 			skillMD = res.Contents[0].Text
 		}
 	}
-	fm, err := frontmatter([]byte(skillMD))
-	if err != nil {
-		t.Fatal(err)
+	// The frontmatter as SKILL.md writes it, not as frontmatter() reads
+	// it (that would compare the entry with itself).
+	wantFM := map[string]string{
+		"name":        "scratchpad-workflow",
+		"description": "How to work through scratchpad-mcp - read the pointer a big result leaves, ask the stored data with count_by and filters before paging it, and keep findings in the pad or the memory tool instead of the context.",
 	}
-	for k, v := range fm {
-		var s string
-		_ = json.Unmarshal(v, &s)
-		if e.Frontmatter[k] != s {
-			t.Errorf("frontmatter %s: entry %q, file %q", k, e.Frontmatter[k], s)
+	if len(e.Frontmatter) != len(wantFM) {
+		t.Errorf("frontmatter %v, want the keys of %v", e.Frontmatter, wantFM)
+	}
+	for k, v := range wantFM {
+		if e.Frontmatter[k] != v {
+			t.Errorf("frontmatter %s: entry %q, want %q", k, e.Frontmatter[k], v)
+		}
+		if !strings.Contains(skillMD, "\n"+k+": "+v+"\n") {
+			t.Errorf("SKILL.md has no line %q", k+": "+v)
 		}
 	}
 	if n := len(e.Frontmatter["description"]); n == 0 || n > 1024 {
@@ -165,18 +171,29 @@ func TestOwnDirectories(t *testing.T) {
 }
 
 func TestLoadRefuses(t *testing.T) {
-	for name, md := range map[string]string{
-		"no frontmatter":     "# x\n",
-		"unclosed":           "---\nname: x\ndescription: d\n",
-		"name not folder":    "---\nname: y\ndescription: d\n---\n",
-		"no description":     "---\nname: x\n---\n",
-		"not plain":          "---\nname: x\ndescription: \"quoted\"\n---\n",
-		"nested mapping":     "---\nname: x\ndescription: a: b\n---\n",
-		"list value (block)": "---\nname: x\ndescription: d\nmetadata:\n---\n",
+	load := func(md string) (*Catalog, error) {
+		return Load(fstest.MapFS{"s/x/SKILL.md": {Data: []byte(md)}}, "s", "skill://t")
+	}
+	// The same setup loads a skill that is well formed, so the refusals
+	// below are the frontmatter's and not the setup's.
+	c, err := load("---\nname: x\ndescription: d\n---\n# x\n")
+	if err != nil {
+		t.Fatalf("a well-formed skill: %v", err)
+	}
+	if _, ok := c.Get("skill://t/x/SKILL.md"); !ok || len(c.Entries()) != 1 {
+		t.Fatalf("a well-formed skill: entries %s", c.Entries())
+	}
+	for _, tc := range []struct{ name, md, says string }{
+		{"no frontmatter", "# x\n", "no frontmatter"},
+		{"unclosed", "---\nname: x\ndescription: d\n", "not closed"},
+		{"name not folder", "---\nname: y\ndescription: d\n---\n", `name "y" is not the folder's name "x"`},
+		{"no description", "---\nname: x\n---\n", "has no description"},
+		{"not plain", "---\nname: x\ndescription: \"quoted\"\n---\n", `"description: \"quoted\"" is not a plain key: value`},
+		{"nested mapping", "---\nname: x\ndescription: a: b\n---\n", `"description: a: b" is not a plain key: value`},
+		{"list value (block)", "---\nname: x\ndescription: d\nmetadata:\n---\n", `"metadata:" is not a plain key: value`},
 	} {
-		fsys := fstest.MapFS{"s/x/SKILL.md": {Data: []byte(md)}}
-		if _, err := Load(fsys, "s", "skill://t"); err == nil {
-			t.Errorf("%s: loaded; want an error", name)
+		if _, err := load(tc.md); err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: error %v; want one saying %s", tc.name, err, tc.says)
 		}
 	}
 }

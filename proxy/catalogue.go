@@ -10,6 +10,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/skills"
 	"github.com/scratchpad-mcp/scratchpad-mcp/toolsearch"
 	"github.com/scratchpad-mcp/scratchpad-mcp/upstream"
 )

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -55,14 +53,7 @@ func TestAppViewInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "drive.mjs", name, browser, bin, "serve", "--config", cfg, "--log-level", "warn")
-	cmd.Dir = appviewDir
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	stdout, stderr, err := runNode(node, appviewDir, 3*time.Minute, "drive.mjs", name, browser, bin, "serve", "--config", cfg, "--log-level", "warn")
 	var r struct {
 		OK            bool     `json:"ok"`
 		Failed        string   `json:"failed"`
@@ -72,8 +63,8 @@ func TestAppViewInChromium(t *testing.T) {
 		FirstRenderMs int      `json:"firstRenderMs"`
 		FirstPageMs   int      `json:"firstPageMs"`
 	}
-	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || err != nil || !r.OK {
-		t.Fatalf("drive.mjs: %v (report: %v)\nfailed: %s\npassed: %s\nstderr:\n%s\nstdout:\n%s", err, jerr, r.Failed, strings.Join(r.Checks, "; "), tail(stderr.String()), short(stdout.String()))
+	if jerr := json.Unmarshal([]byte(stdout), &r); jerr != nil || err != nil || !r.OK {
+		t.Fatalf("drive.mjs: %v (report: %v)\nfailed: %s\npassed: %s\nstderr:\n%s\nstdout:\n%s", err, jerr, r.Failed, strings.Join(r.Checks, "; "), tail(stderr), short(stdout))
 	}
 	t.Logf("%d checks passed; the model was told %q; the first page rendered %d ms after the host handed the page the result (%d ms after the model's call, the browser's start included)", len(r.Checks), r.ViewText, r.FirstPageMs, r.FirstRenderMs)
 	if contains(r.ModelTools, "view_page") || !contains(r.ModelTools, "view") {

@@ -194,6 +194,28 @@ func (f *fixture) runClient(t *testing.T, mode string, target ...string) report 
 	return r
 }
 
+// runNode runs node with args in dir (e2e/ when dir is "") and returns
+// what it printed. node runs in a process group of its own, killed whole
+// when timeout passes and again once node has exited, so the children it
+// started (a stdio server and that server's upstreams, the SDK's probes,
+// Chromium) do not outlive the run.
+func runNode(node, dir string, timeout time.Duration, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	if cmd.Process != nil {
+		_ = killGroup(cmd) // what is left of the group once node exited
+	}
+	return out.String(), errOut.String(), err
+}
+
 // config goes the way a user does: converts a Claude Desktop config that
 // runs server-filesystem on the data directory with scratchpad-mcp init,
 // points memory_dir at a fresh directory, and checks the result with

@@ -115,35 +115,9 @@ func chromiumPath(t *testing.T) string {
 // scripts/deps.sh has not (npm ci, from its lock).
 func ensureAppviewModules(t *testing.T) {
 	t.Helper()
-	npmOnce.Lock()
-	defer npmOnce.Unlock()
-	want := []string{
+	ensureNpm(t, appviewDir, []string{
 		filepath.Join(appviewDir, "node_modules", "@modelcontextprotocol", "ext-apps", "package.json"),
 		filepath.Join(appviewDir, "node_modules", "@modelcontextprotocol", "client", "package.json"),
 		filepath.Join(appviewDir, "node_modules", "playwright-core", "package.json"),
-	}
-	missing := func() string {
-		for _, f := range want {
-			if !fileExists(f) {
-				return f
-			}
-		}
-		return ""
-	}
-	if missing() == "" {
-		return
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skipOrFail(t, "e2e: npm is not on PATH; install npm to run the view's browser test")
-	}
-	t.Log("e2e: appview/node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = appviewDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in e2e/appview: %v\n%s", err, out)
-	}
-	if f := missing(); f != "" {
-		t.Fatalf("npm ci did not install %s", f)
-	}
+	})
 }

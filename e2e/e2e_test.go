@@ -257,36 +257,45 @@ var npmOnce sync.Mutex
 // ci first when scripts/deps.sh has not installed the packages.
 func ensureNodeModules(t *testing.T) string {
 	t.Helper()
-	npmOnce.Lock()
-	defer npmOnce.Unlock()
 	entry, err := filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	installed := func() string {
-		for _, f := range append([]string{entry}, npmFiles...) {
+	ensureNpm(t, ".", append([]string{entry}, npmFiles...))
+	return entry
+}
+
+// ensureNpm runs npm ci in dir (an npm project: e2e/ or one below it)
+// when scripts/deps.sh has not installed its packages, that is when one
+// of the wanted files (relative to e2e/) is missing.
+func ensureNpm(t *testing.T, dir string, want []string) {
+	t.Helper()
+	npmOnce.Lock()
+	defer npmOnce.Unlock()
+	missing := func() string {
+		for _, f := range want {
 			if !fileExists(f) {
 				return f
 			}
 		}
 		return ""
 	}
-	if installed() == "" {
-		return entry
+	if missing() == "" {
+		return
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		skipOrFail(t, "e2e: npm is not on PATH; install npm to run the end-to-end tests")
 	}
-	t.Log("e2e: node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
+	t.Logf("e2e: %s missing, running npm ci (scripts/deps.sh does this ahead of time)", filepath.Join(dir, "node_modules"))
 	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
+		t.Fatalf("npm ci in %s: %v\n%s", filepath.Join("e2e", dir), err, out)
 	}
-	if f := installed(); f != "" {
+	if f := missing(); f != "" {
 		t.Fatalf("npm ci did not install %s", f)
 	}
-	return entry
 }
 
 // npmFiles are files of the pinned npm packages the tests run, relative to

@@ -142,8 +142,10 @@ listing = "always"
 			_ = json.Unmarshal(r.Page, &pg)
 			sum := sha256.Sum256(page)
 			switch {
-			case !tt.ui && pg.MimeType == "text/html;profile=mcp-app":
-				t.Errorf("page: a host without the extension read the page whole (%d bytes): it is a resource like any other, over its threshold", pg.Bytes)
+			case !tt.ui && (pg.Error != "" || pg.Bytes == 0):
+				t.Errorf("page: a host without the extension could not read the page (%q, %d bytes): it is a resource like any other, diverted over its threshold", pg.Error, pg.Bytes)
+			case !tt.ui && (pg.MimeType == "text/html;profile=mcp-app" || pg.Sha256 == hex.EncodeToString(sum[:])):
+				t.Errorf("page: a host without the extension read the page whole (%s, %d bytes): it is a resource like any other, over its threshold", pg.MimeType, pg.Bytes)
 			case tt.ui && (pg.MimeType != "text/html;profile=mcp-app" || pg.Sha256 != hex.EncodeToString(sum[:])):
 				t.Errorf("page: %s, %s, %d bytes (%s), want the page as the server has it: %d bytes", pg.URI, pg.MimeType, pg.Bytes, pg.Error, len(page))
 			}

@@ -120,7 +120,7 @@ token = "` + token + `"
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _ := writeConfig(t, tc.extra)
-			base := startHTTPLogged(t, tc.transport, cfg, nil)
+			base := startHTTP(t, tc.transport, cfg)
 			var first []byte
 			for _, path := range []string{server.CardPath, server.CardWellKnownPath} {
 				res, body := getCard(t, base+path, nil)

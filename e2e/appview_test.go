@@ -17,7 +17,7 @@ import (
 // appviewDir holds the view test's npm packages (their own lock, apart
 // from e2e/package.json's): ext-apps 2.0.4 (AppBridge), the TypeScript
 // MCP client v2 and playwright-core, pinned by its package-lock.json.
-var appviewDir = filepath.Join("appview")
+const appviewDir = "appview"
 
 // TestAppViewInChromium is scratchpad-mcp's own MCP App in a real host:
 // drive.mjs connects the official TypeScript client to the built binary
@@ -37,9 +37,7 @@ func TestAppViewInChromium(t *testing.T) {
 
 	mem := filepath.Join(t.TempDir(), "mem")
 	cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, "memory_dir = %q\n", mem), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, cfg, fmt.Sprintf("memory_dir = %q\n", mem))
 	// The output as a divert would have stored it: named by the layout
 	// package, in the single agent's scratchpad.
 	data := rows(20_000)

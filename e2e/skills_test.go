@@ -66,16 +66,12 @@ transport = "stdio"
 cmd = [%q, %q]
 env = { FLAVOR = "b", SECRET = %q, NODIR = "1" }
 `, filepath.Join(t.TempDir(), "mem"), node, script, node, script, secret))
-	url := ""
 	for _, transport := range []string{"stdio", "http", "sse"} {
 		target := []string{"--", bin, "serve", "--config", cfg}
 		eras := []string{"pin", "legacy"}
 		switch transport {
 		case "http":
-			if url == "" {
-				url = startHTTP(t, bin, cfg, "http") + "/mcp"
-			}
-			target = []string{"--url", url}
+			target = []string{"--url", startHTTP(t, bin, cfg, "http") + "/mcp"}
 		case "sse":
 			target = []string{"--url", startHTTP(t, bin, cfg, "sse") + "/sse"}
 			eras = []string{"legacy"}

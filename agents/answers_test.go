@@ -10,7 +10,6 @@ import (
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testsecrets"
-	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
 // What an exploration tool answers is scanned (issue 37): a stored
@@ -27,14 +26,7 @@ func TestAnswersScanned(t *testing.T) {
 	cfg := config.Default()
 	cfg.MemoryDir = t.TempDir()
 	cfg.Servers = []config.Server{{Name: "k8s"}, {Name: "k8s-vault", Redaction: config.RedactOff}, {Name: "logs", Redaction: config.RedactFlag}}
-	red, err := redact.New(redact.Options{Mode: redact.Mask})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRegistry(Options{Config: cfg, Redactor: red})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMaskingRegistry(t, cfg)
 	id := Identity{Agent: "main"}
 	ag, err := r.Resolve(sessionCtx(t, r, "s1", id))
 	if err != nil {

@@ -5,11 +5,27 @@ import (
 	"testing"
 
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
+	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
 func newRegistry(t testing.TB, cfg *config.Config) *Registry {
 	t.Helper()
 	r, err := NewRegistry(Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// newMaskingRegistry is newRegistry with a redactor that masks what it
+// finds.
+func newMaskingRegistry(t testing.TB, cfg *config.Config) *Registry {
+	t.Helper()
+	red, err := redact.New(redact.Options{Mode: redact.Mask})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(Options{Config: cfg, Redactor: red})
 	if err != nil {
 		t.Fatal(err)
 	}

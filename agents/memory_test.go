@@ -12,7 +12,6 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testredis"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testsecrets"
 	"github.com/scratchpad-mcp/scratchpad-mcp/layout"
-	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
 // memoryConfig is a config with the memory tool (on by default), on
@@ -146,14 +145,7 @@ func memoryWritesMasked(t *testing.T, name string) {
 	sec := testsecrets.Plant(rand.New(rand.NewPCG(5, 7)), "slack-bot-token")
 	cfg := memoryConfig(t, "", config.ScopeAgent)
 	cfg.Agent.Scratchpad.MemoryTool = name
-	red, err := redact.New(redact.Options{Mode: redact.Mask})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRegistry(Options{Config: cfg, Redactor: red})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMaskingRegistry(t, cfg)
 	id := Identity{Agent: "main"}
 	text, isErr := callTool(t, r, "s1", id, name, map[string]any{"command": "create", "path": "/memories/creds.md", "file_text": "token: " + sec.Text + "\n"})
 	if isErr || !strings.Contains(text, "masked before writing") {
@@ -164,7 +156,7 @@ func memoryWritesMasked(t *testing.T, name string) {
 		t.Fatalf("str_replace with the secret in old_str: %s", text)
 	}
 	pad := layout.For(cfg.MemoryDir, "").AgentPad("main")
-	err = filepath.WalkDir(pad, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(pad, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

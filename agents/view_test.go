@@ -11,7 +11,6 @@ import (
 	"github.com/scratchpad-mcp/scratchpad-mcp/appview"
 	"github.com/scratchpad-mcp/scratchpad-mcp/config"
 	"github.com/scratchpad-mcp/scratchpad-mcp/internal/testsecrets"
-	"github.com/scratchpad-mcp/scratchpad-mcp/redact"
 )
 
 // The view's tools (package appview) as an agent's session runs them:
@@ -23,14 +22,7 @@ func TestViewTools(t *testing.T) {
 	pat := testsecrets.Plant(rand.New(rand.NewPCG(5, 5)), "github-pat")
 	cfg := config.Default()
 	cfg.MemoryDir = t.TempDir()
-	red, err := redact.New(redact.Options{Mode: redact.Mask})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRegistry(Options{Config: cfg, Redactor: red})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMaskingRegistry(t, cfg)
 	id := Identity{Agent: "main", Run: "run-1", Iteration: 0, Role: RoleWorker}
 	other := Identity{Agent: "w2", Run: "run-1", Iteration: 1, Role: RoleWorker}
 	ag, err := r.Resolve(sessionCtx(t, r, "s1", id))

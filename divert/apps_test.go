@@ -97,7 +97,6 @@ func TestAppResults(t *testing.T) {
 			}
 			var ptr struct {
 				IsError bool `json:"isError"`
-				Meta    map[string]map[string]any
 			}
 			_ = json.Unmarshal(out.Result, &ptr)
 			if ptr.IsError != tt.wantError {

@@ -109,7 +109,7 @@ func TestChargeWaitsForTheCallsEnd(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, n)
-		}, track: func() func() { return func() {} }}}, result, true)
+		}}}, result, true)
 		return func() []int {
 			mu.Lock()
 			defer mu.Unlock()

@@ -14,9 +14,9 @@
 //   weather-text  (to any other) the text-only fallback
 //   caps          the client capabilities this request (2026) or this
 //                 session (2025) declared, as JSON text
-import http from "node:http";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { getUiCapability, registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
+import { listenAddress, serveFetch } from "./fetch-server.mjs";
 
 const page = "<!doctype html><title>weather</title><p>sunny</p>";
 const weather = { content: [{ type: "text", text: "sunny" }], structuredContent: { sky: "sunny" } };
@@ -46,14 +46,7 @@ if (process.argv[2] === "--stdio") {
   await server.connect(new StdioServerTransport());
 } else {
   const { McpServer, createMcpHandler } = await import("@modelcontextprotocol/server");
-  const arg = process.argv[2] ?? "127.0.0.1:0";
-  const i = arg.lastIndexOf(":");
-  const host = arg.slice(0, i),
-    port = Number(arg.slice(i + 1));
-  if (!host || !Number.isInteger(port)) {
-    console.error("usage: node apps-server.mjs --stdio | HOST:PORT");
-    process.exit(2);
-  }
+  const { host, port } = listenAddress(process.argv[2], "usage: node apps-server.mjs --stdio | HOST:PORT");
   const requestBody = new AsyncLocalStorage();
   const factory = async () => {
     // Capabilities are per request in 2026-07-28: read from its envelope.
@@ -72,39 +65,10 @@ if (process.argv[2] === "--stdio") {
     return s;
   };
   const handler = createMcpHandler(factory, { legacy: "reject" });
-  const server = http.createServer(async (req, res) => {
-    const chunks = [];
-    for await (const c of req) chunks.push(c);
-    const body = Buffer.concat(chunks);
-    const ac = new AbortController();
-    res.on("close", () => ac.abort());
-    const request = new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method,
-      headers: req.headers,
-      body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
-      signal: ac.signal,
-    });
-    let r;
-    try {
-      r = await requestBody.run(body.toString("utf8"), () => handler.fetch(request));
-    } catch (e) {
-      console.error("apps-server:", e?.stack ?? e);
-      res.writeHead(500).end();
-      return;
-    }
-    res.writeHead(r.status, Object.fromEntries(r.headers));
-    if (!r.body) return res.end();
-    try {
-      for await (const c of r.body) res.write(c);
-    } catch {
-      // the client went away mid-stream
-    }
-    res.end();
-  });
-  server.keepAliveTimeout = 120_000;
-  server.headersTimeout = 125_000;
-  server.listen(port, host, () => {
-    const a = server.address();
-    console.log(`listening http://${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}/mcp`);
+  serveFetch({
+    host,
+    port,
+    name: "apps-server",
+    handle: (request, body) => requestBody.run(body.toString("utf8"), () => handler.fetch(request)),
   });
 }

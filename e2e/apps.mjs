@@ -33,40 +33,27 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { App } from "@modelcontextprotocol/ext-apps";
 import { createHash } from "node:crypto";
+import { commandLine, errorOf, print, usageExit } from "./cli.mjs";
 
-function usage(msg) {
-  console.error(`apps.mjs: ${msg}\nusage: node apps.mjs --era legacy|pin [--no-ui] --tool T --poll P -- CMD ARG...`);
-  process.exit(2);
-}
-
-const argv = process.argv.slice(2);
-const opts = { ui: true };
-let cmd = [];
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  if (a === "--") {
-    cmd = argv.slice(i + 1);
-    break;
-  }
-  if (a === "--no-ui") {
-    opts.ui = false;
-    continue;
-  }
-  if (!["--era", "--tool", "--poll"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
-  opts[a.slice(2)] = argv[++i];
-}
+const usage = usageExit("apps.mjs", "node apps.mjs --era legacy|pin [--no-ui] --tool T --poll P -- CMD ARG...");
+const { values, cmd } = commandLine(
+  { era: { type: "string" }, tool: { type: "string" }, poll: { type: "string" }, "no-ui": { type: "boolean" } },
+  usage,
+);
+const opts = { ...values, ui: !values["no-ui"] };
 if (!["legacy", "pin"].includes(opts.era)) usage("--era must be legacy or pin");
 if (!opts.tool || !opts.poll || cmd.length === 0) usage("--tool, --poll and a command are required");
 
 const UI = "io.modelcontextprotocol/ui";
 const out = {};
-const errorOf = (e) => ({ error: String(e?.message ?? e), code: e?.code });
+// A failed step is {error, code}: the Go test reads "error" as a string.
+const failure = (e) => ({ error: errorOf(e).message, code: e?.code });
 const timeout = 30_000;
 const step = async (name, f) => {
   try {
     out[name] = await f();
   } catch (e) {
-    out[name] = errorOf(e);
+    out[name] = failure(e);
   }
 };
 const within = (p, ms, what) =>
@@ -81,7 +68,7 @@ const transport = new StdioClientTransport({ command: cmd[0], args: cmd.slice(1)
 try {
   await client.connect(transport);
 } catch (e) {
-  console.log(JSON.stringify({ connect: errorOf(e) }));
+  print({ connect: failure(e) });
   process.exit(1);
 }
 out.connect = { protocolVersion: client.getNegotiatedProtocolVersion() ?? null, era: client.getProtocolEra() ?? null };
@@ -170,6 +157,6 @@ if (tools.some((t) => t.name === "call_tool")) {
   await step("byModel", async () => await client.callTool({ name: "call_tool", arguments: { name: opts.poll, arguments: {} } }, { timeout }));
 }
 
-console.log(JSON.stringify(out));
+print(out);
 await client.close().catch(() => {});
 process.exit(0);

@@ -2,13 +2,11 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,8 +142,10 @@ listing = "always"
 			_ = json.Unmarshal(r.Page, &pg)
 			sum := sha256.Sum256(page)
 			switch {
-			case !tt.ui && pg.MimeType == "text/html;profile=mcp-app":
-				t.Errorf("page: a host without the extension read the page whole (%d bytes): it is a resource like any other, over its threshold", pg.Bytes)
+			case !tt.ui && (pg.Error != "" || pg.Bytes == 0):
+				t.Errorf("page: a host without the extension could not read the page (%q, %d bytes): it is a resource like any other, diverted over its threshold", pg.Error, pg.Bytes)
+			case !tt.ui && (pg.MimeType == "text/html;profile=mcp-app" || pg.Sha256 == hex.EncodeToString(sum[:])):
+				t.Errorf("page: a host without the extension read the page whole (%s, %d bytes): it is a resource like any other, over its threshold", pg.MimeType, pg.Bytes)
 			case tt.ui && (pg.MimeType != "text/html;profile=mcp-app" || pg.Sha256 != hex.EncodeToString(sum[:])):
 				t.Errorf("page: %s, %s, %d bytes (%s), want the page as the server has it: %d bytes", pg.URI, pg.MimeType, pg.Bytes, pg.Error, len(page))
 			}
@@ -280,21 +280,15 @@ func budgetFooters(t *testing.T, raw json.RawMessage) (before, after footer) {
 // runApps runs apps.mjs against scratchpad-mcp over stdio.
 func runApps(t *testing.T, node, era string, ui bool, bin, cfg string) appsRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	args := []string{"apps.mjs", "--era", era, "--tool", "get-system-info", "--poll", "poll-system-stats"}
 	if !ui {
 		args = append(args, "--no-ui")
 	}
 	args = append(args, "--", bin, "serve", "--config", cfg, "--log-level", "warn")
-	cmd := exec.CommandContext(ctx, node, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.Output()
+	out, stderr, err := runNode(node, "", 90*time.Second, args...)
 	var r appsRun
-	if jerr := json.Unmarshal(out, &r); jerr != nil {
-		t.Fatalf("apps.mjs: %v, %v\nstdout: %s\nstderr: %s", err, jerr, short(string(out)), tail(stderr.String()))
+	if jerr := json.Unmarshal([]byte(out), &r); jerr != nil {
+		t.Fatalf("apps.mjs: %v, %v\nstdout: %s\nstderr: %s", err, jerr, short(out), tail(stderr))
 	}
 	return r
 }

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -19,7 +17,7 @@ import (
 // appviewDir holds the view test's npm packages (their own lock, apart
 // from e2e/package.json's): ext-apps 2.0.4 (AppBridge), the TypeScript
 // MCP client v2 and playwright-core, pinned by its package-lock.json.
-var appviewDir = filepath.Join("appview")
+const appviewDir = "appview"
 
 // TestAppViewInChromium is scratchpad-mcp's own MCP App in a real host:
 // drive.mjs connects the official TypeScript client to the built binary
@@ -39,9 +37,7 @@ func TestAppViewInChromium(t *testing.T) {
 
 	mem := filepath.Join(t.TempDir(), "mem")
 	cfg := filepath.Join(t.TempDir(), "scratchpad.toml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, "memory_dir = %q\n", mem), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, cfg, fmt.Sprintf("memory_dir = %q\n", mem))
 	// The output as a divert would have stored it: named by the layout
 	// package, in the single agent's scratchpad.
 	data := rows(20_000)
@@ -55,14 +51,7 @@ func TestAppViewInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "drive.mjs", name, browser, bin, "serve", "--config", cfg, "--log-level", "warn")
-	cmd.Dir = appviewDir
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	stdout, stderr, err := runNode(node, appviewDir, 3*time.Minute, "drive.mjs", name, browser, bin, "serve", "--config", cfg, "--log-level", "warn")
 	var r struct {
 		OK            bool     `json:"ok"`
 		Failed        string   `json:"failed"`
@@ -72,8 +61,8 @@ func TestAppViewInChromium(t *testing.T) {
 		FirstRenderMs int      `json:"firstRenderMs"`
 		FirstPageMs   int      `json:"firstPageMs"`
 	}
-	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || err != nil || !r.OK {
-		t.Fatalf("drive.mjs: %v (report: %v)\nfailed: %s\npassed: %s\nstderr:\n%s\nstdout:\n%s", err, jerr, r.Failed, strings.Join(r.Checks, "; "), tail(stderr.String()), short(stdout.String()))
+	if jerr := json.Unmarshal([]byte(stdout), &r); jerr != nil || err != nil || !r.OK {
+		t.Fatalf("drive.mjs: %v (report: %v)\nfailed: %s\npassed: %s\nstderr:\n%s\nstdout:\n%s", err, jerr, r.Failed, strings.Join(r.Checks, "; "), tail(stderr), short(stdout))
 	}
 	t.Logf("%d checks passed; the model was told %q; the first page rendered %d ms after the host handed the page the result (%d ms after the model's call, the browser's start included)", len(r.Checks), r.ViewText, r.FirstPageMs, r.FirstRenderMs)
 	if contains(r.ModelTools, "view_page") || !contains(r.ModelTools, "view") {
@@ -124,35 +113,9 @@ func chromiumPath(t *testing.T) string {
 // scripts/deps.sh has not (npm ci, from its lock).
 func ensureAppviewModules(t *testing.T) {
 	t.Helper()
-	npmOnce.Lock()
-	defer npmOnce.Unlock()
-	want := []string{
+	ensureNpm(t, appviewDir, []string{
 		filepath.Join(appviewDir, "node_modules", "@modelcontextprotocol", "ext-apps", "package.json"),
 		filepath.Join(appviewDir, "node_modules", "@modelcontextprotocol", "client", "package.json"),
 		filepath.Join(appviewDir, "node_modules", "playwright-core", "package.json"),
-	}
-	missing := func() string {
-		for _, f := range want {
-			if !fileExists(f) {
-				return f
-			}
-		}
-		return ""
-	}
-	if missing() == "" {
-		return
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skipOrFail(t, "e2e: npm is not on PATH; install npm to run the view's browser test")
-	}
-	t.Log("e2e: appview/node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = appviewDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in e2e/appview: %v\n%s", err, out)
-	}
-	if f := missing(); f != "" {
-		t.Fatalf("npm ci did not install %s", f)
-	}
+	})
 }

@@ -194,6 +194,28 @@ func (f *fixture) runClient(t *testing.T, mode string, target ...string) report 
 	return r
 }
 
+// runNode runs node with args in dir (e2e/ when dir is "") and returns
+// what it printed. node runs in a process group of its own, killed whole
+// when timeout passes and again once node has exited, so the children it
+// started (a stdio server and that server's upstreams, the SDK's probes,
+// Chromium) do not outlive the run.
+func runNode(node, dir string, timeout time.Duration, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	if cmd.Process != nil {
+		_ = killGroup(cmd) // what is left of the group once node exited
+	}
+	return out.String(), errOut.String(), err
+}
+
 // config goes the way a user does: converts a Claude Desktop config that
 // runs server-filesystem on the data directory with scratchpad-mcp init,
 // points memory_dir at a fresh directory, and checks the result with
@@ -235,36 +257,45 @@ var npmOnce sync.Mutex
 // ci first when scripts/deps.sh has not installed the packages.
 func ensureNodeModules(t *testing.T) string {
 	t.Helper()
-	npmOnce.Lock()
-	defer npmOnce.Unlock()
 	entry, err := filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	installed := func() string {
-		for _, f := range append([]string{entry}, npmFiles...) {
+	ensureNpm(t, ".", append([]string{entry}, npmFiles...))
+	return entry
+}
+
+// ensureNpm runs npm ci in dir (an npm project: e2e/ or one below it)
+// when scripts/deps.sh has not installed its packages, that is when one
+// of the wanted files (relative to e2e/) is missing.
+func ensureNpm(t *testing.T, dir string, want []string) {
+	t.Helper()
+	npmOnce.Lock()
+	defer npmOnce.Unlock()
+	missing := func() string {
+		for _, f := range want {
 			if !fileExists(f) {
 				return f
 			}
 		}
 		return ""
 	}
-	if installed() == "" {
-		return entry
+	if missing() == "" {
+		return
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		skipOrFail(t, "e2e: npm is not on PATH; install npm to run the end-to-end tests")
 	}
-	t.Log("e2e: node_modules missing, running npm ci (scripts/deps.sh does this ahead of time)")
+	t.Logf("e2e: %s missing, running npm ci (scripts/deps.sh does this ahead of time)", filepath.Join(dir, "node_modules"))
 	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
+		t.Fatalf("npm ci in %s: %v\n%s", filepath.Join("e2e", dir), err, out)
 	}
-	if f := installed(); f != "" {
+	if f := missing(); f != "" {
 		t.Fatalf("npm ci did not install %s", f)
 	}
-	return entry
 }
 
 // npmFiles are files of the pinned npm packages the tests run, relative to

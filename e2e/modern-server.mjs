@@ -1,8 +1,7 @@
 // A modern-only MCP upstream (protocol revision 2026-07-28 and nothing
 // else): the TypeScript SDK v2's createMcpHandler(factory, {legacy:
-// "reject"}) on node:http, through a small node:http → fetch adapter
-// (instead of @modelcontextprotocol/node). A 2025 client's initialize is
-// refused with -32022.
+// "reject"}) on node:http, through fetch-server.mjs's node:http → fetch
+// adapter. A 2025 client's initialize is refused with -32022.
 //
 //   node modern-server.mjs 127.0.0.1:0
 //
@@ -15,16 +14,10 @@
 //                  (an elicitation, form mode, {ok: boolean}); answers
 //                  "confirmed" when the retry carries ok: true, and
 //                  "declined" when it carries anything else.
-import http from "node:http";
 import { McpServer, createMcpHandler, fromJsonSchema, inputRequired, acceptedContent } from "@modelcontextprotocol/server";
+import { listenAddress, serveFetch } from "./fetch-server.mjs";
 
-const arg = process.argv[2] ?? "127.0.0.1:0";
-const i = arg.lastIndexOf(":");
-const host = arg.slice(0, i), port = Number(arg.slice(i + 1));
-if (!host || !Number.isInteger(port)) {
-  console.error("usage: node modern-server.mjs HOST:PORT");
-  process.exit(2);
-}
+const { host, port } = listenAddress(process.argv[2], "usage: node modern-server.mjs HOST:PORT");
 const obj = (props, req = []) => fromJsonSchema({ type: "object", properties: props, required: req });
 
 function factory() {
@@ -57,41 +50,4 @@ function factory() {
 }
 
 const handler = createMcpHandler(factory, { legacy: "reject" });
-const server = http.createServer(async (req, res) => {
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
-  const body = Buffer.concat(chunks);
-  const ac = new AbortController();
-  res.on("close", () => ac.abort());
-  const request = new Request(`http://${req.headers.host}${req.url}`, {
-    method: req.method,
-    headers: req.headers,
-    body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
-    signal: ac.signal,
-  });
-  let r;
-  try {
-    r = await handler.fetch(request);
-  } catch (e) {
-    console.error("modern-server:", e?.stack ?? e);
-    res.writeHead(500).end();
-    return;
-  }
-  res.writeHead(r.status, Object.fromEntries(r.headers));
-  if (!r.body) return res.end();
-  try {
-    for await (const c of r.body) res.write(c);
-  } catch {
-    // the client went away mid-stream
-  }
-  res.end();
-});
-// Node closes an idle keep-alive socket after 5 s, which races a client
-// (undici's fetch, Go's transport) reusing it on a loaded machine: the
-// request fails with "fetch failed". Idle sockets are the client's to close.
-server.keepAliveTimeout = 120_000;
-server.headersTimeout = 125_000;
-server.listen(port, host, () => {
-  const a = server.address();
-  console.log(`listening http://${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}/mcp`);
-});
+serveFetch({ host, port, name: "modern-server", handle: (request) => handler.fetch(request) });

@@ -12,7 +12,7 @@
 // legacy is SDK v1's initialize handshake (2025-11-25), nothing else.
 // The first line is the connection:
 //   {"op":"connect","protocolVersion":"2026-07-28","era":"modern","server":{…}}
-// then one line per op, {"op":…, "result":…} or {"op":…, "error":{"message","code","data"}};
+// then one line per op, {"op":…, "result":…} or {"op":…, "error":{"message","code","data","reason"}};
 // an op that fails does not stop the script. Ops (JSON array):
 //   {"op":"list"}                          tools/list → result.tools (names)
 //   {"op":"list","until":"NAME","ms":30000} polls tools/list (bypassing the
@@ -42,23 +42,14 @@
 // Exit status: 0 when it connected (even if ops failed), 1 when connecting
 // failed (the connect line then carries the error), 2 on bad usage.
 
-function usage(msg) {
-  console.error(`modern.mjs: ${msg}\nusage: node modern.mjs --era pin|auto|legacy --transport http|stdio --ops JSON (--url URL | -- CMD ARG...)`);
-  process.exit(2);
-}
+import { commandLine, errorOf, print, usageExit } from "./cli.mjs";
 
-const argv = process.argv.slice(2);
-const opts = {};
-let cmd = [];
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  if (a === "--") {
-    cmd = argv.slice(i + 1);
-    break;
-  }
-  if (!["--era", "--transport", "--url", "--ops", "--served-by", "--token", "--extensions"].includes(a) || i + 1 >= argv.length) usage(`unknown or incomplete argument ${a}`);
-  opts[a.slice(2)] = argv[++i];
-}
+const usage = usageExit("modern.mjs", "node modern.mjs --era pin|auto|legacy --transport http|stdio --ops JSON (--url URL | -- CMD ARG...)");
+const string = { type: "string" };
+const { values: opts, cmd } = commandLine(
+  { era: string, transport: string, url: string, ops: string, "served-by": string, token: string, extensions: string },
+  usage,
+);
 if (!["pin", "auto", "legacy"].includes(opts.era)) usage("--era must be pin, auto or legacy");
 const legacy = opts.era === "legacy";
 // The two SDKs' classes: v1 registers handlers by schema and takes a
@@ -145,9 +136,6 @@ const onElicit = async (req) => {
   return { action: "accept", content: answer(req.params.requestedSchema) };
 };
 client.setRequestHandler(legacy ? sdk.ElicitRequestSchema : "elicitation/create", onElicit);
-
-const print = (o) => console.log(JSON.stringify(o));
-const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code, data: e?.data });
 
 try {
   await client.connect(transport);

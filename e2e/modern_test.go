@@ -223,25 +223,15 @@ func runModern(t *testing.T, node, era, transport string, target []string, ops [
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
 	args := append([]string{"modern.mjs", "--era", era, "--transport", transport, "--ops", string(script)}, target...)
-	cmd := exec.CommandContext(ctx, node, args...)
 	// The stdio transport's server (and the SDK's probe sibling) are the
-	// client's children: kill the whole group when out of time.
-	ownGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	r := &modernRun{stderr: stderr.String()}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
+	// client's children: runNode kills the whole group.
+	stdout, stderr, runErr := runNode(node, "", 50*time.Second, args...)
+	r := &modernRun{stderr: stderr}
+	for line := range strings.Lines(stdout) {
 		var l modernLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("modern.mjs --era %s: a line is not JSON: %v: %s\nstderr:\n%s", era, err, short(sc.Text()), tail(r.stderr))
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("modern.mjs --era %s: a line is not JSON: %v: %s\nstderr:\n%s", era, err, short(line), tail(r.stderr))
 		}
 		if l.Op == "connect" {
 			r.connect = l

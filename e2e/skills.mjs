@@ -21,28 +21,20 @@
 //                                                  --no-ext the three methods, else four that no
 //                                                  skill answers (unknown skill, unknown server,
 //                                                  a file as a directory, a cursor never given)
-// A step that fails prints {"step":…, "error":{message,code,reason}} and the script goes on.
+// A step that fails prints {"step":…, "error":{message,code,data,reason}} and the script goes on.
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import * as z from "zod/v4";
+import { commandLine, errorOf, print, usageExit } from "./cli.mjs";
 
-const argv = process.argv.slice(2);
-const opts = { ext: true };
-let cmd = [];
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  if (a === "--") { cmd = argv.slice(i + 1); break; }
-  if (a === "--no-ext") { opts.ext = false; continue; }
-  if (!["--era", "--transport", "--url"].includes(a) || i + 1 >= argv.length) {
-    console.error(`skills.mjs: unknown or incomplete argument ${a}`);
-    process.exit(2);
-  }
-  opts[a.slice(2)] = argv[++i];
-}
-const print = (o) => console.log(JSON.stringify(o));
-const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code, reason: e?.reason });
+const usage = usageExit("skills.mjs", "node skills.mjs --era pin|legacy [--no-ext] --transport http|sse|stdio (--url URL | -- CMD ARG...)");
+const { values, cmd } = commandLine(
+  { era: { type: "string" }, transport: { type: "string" }, url: { type: "string" }, "no-ext": { type: "boolean" } },
+  usage,
+);
+const opts = { ...values, ext: !values["no-ext"] };
 
 const transport = opts.transport === "http"
   ? new StreamableHTTPClientTransport(new URL(opts.url))

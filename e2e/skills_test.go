@@ -1,13 +1,9 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -70,16 +66,12 @@ transport = "stdio"
 cmd = [%q, %q]
 env = { FLAVOR = "b", SECRET = %q, NODIR = "1" }
 `, filepath.Join(t.TempDir(), "mem"), node, script, node, script, secret))
-	url := ""
 	for _, transport := range []string{"stdio", "http", "sse"} {
 		target := []string{"--", bin, "serve", "--config", cfg}
 		eras := []string{"pin", "legacy"}
 		switch transport {
 		case "http":
-			if url == "" {
-				url = startHTTP(t, bin, cfg, "http") + "/mcp"
-			}
-			target = []string{"--url", url}
+			target = []string{"--url", startHTTP(t, bin, cfg, "http") + "/mcp"}
 		case "sse":
 			target = []string{"--url", startHTTP(t, bin, cfg, "sse") + "/sse"}
 			eras = []string{"legacy"}
@@ -147,26 +139,16 @@ type skillsRun struct {
 
 func runSkills(t *testing.T, node, era, transport string, noExt bool, target []string) *skillsRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	args := []string{"skills.mjs", "--era", era, "--transport", transport}
 	if noExt {
 		args = append(args, "--no-ext")
 	}
-	cmd := exec.CommandContext(ctx, node, append(args, target...)...)
-	ownGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	r := &skillsRun{stdout: stdout.String(), stderr: stderr.String()}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
+	stdout, stderr, runErr := runNode(node, "", 90*time.Second, append(args, target...)...)
+	r := &skillsRun{stdout: stdout, stderr: stderr}
+	for line := range strings.Lines(stdout) {
 		var l skillsLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("skills.mjs: a line is not JSON: %v: %s", err, short(sc.Text()))
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("skills.mjs: a line is not JSON: %v: %s", err, short(line))
 		}
 		// A JSON-RPC code is a number; the SDK's own errors carry a string.
 		if l.Error != nil {

@@ -132,7 +132,7 @@ type = "oauth"
 	if !strings.Contains(out, "auth: oauth (authorization_code): logged in") {
 		t.Errorf("doctor (%d) does not show the auth state:\n%s", code, out)
 	}
-	if strings.Contains(out, readString(t, rec)) {
+	if strings.Contains(out, string(mustRead(t, rec))) {
 		t.Error("doctor printed the token record")
 	}
 
@@ -157,15 +157,6 @@ func callResult(t *testing.T, c *mcp.ClientSession, name string) *mcp.CallToolRe
 		t.Fatalf("%s: %v", name, err)
 	}
 	return res
-}
-
-func readString(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestAuthConfigErrors: auth for a stdio server, and a login for a server

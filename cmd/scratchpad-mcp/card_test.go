@@ -47,7 +47,7 @@ func cardSchema(t *testing.T) *jsonschema.Schema {
 			t.Fatalf("no %s examples in %s", kind, dir)
 		}
 		for _, f := range files {
-			err := validateCard(s, mustReadFile(t, f))
+			err := validateCard(s, mustRead(t, f))
 			if (err == nil) != (kind == "valid") {
 				t.Fatalf("the schema judges %s wrongly: %v", f, err)
 			}
@@ -62,15 +62,6 @@ func validateCard(s *jsonschema.Schema, b []byte) error {
 		return err
 	}
 	return s.Validate(v)
-}
-
-func mustReadFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 type servedCard struct {
@@ -105,7 +96,7 @@ type servedCard struct {
 func TestServerCard(t *testing.T) {
 	schema := cardSchema(t)
 	var registry struct{ Name string }
-	if err := json.Unmarshal(mustReadFile(t, filepath.Join("..", "..", "server.json")), &registry); err != nil {
+	if err := json.Unmarshal(mustRead(t, filepath.Join("..", "..", "server.json")), &registry); err != nil {
 		t.Fatal(err)
 	}
 	const token = "card-owner-token-0123456789"
@@ -129,7 +120,7 @@ token = "` + token + `"
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _ := writeConfig(t, tc.extra)
-			base := startHTTPLogged(t, tc.transport, cfg, nil)
+			base := startHTTP(t, tc.transport, cfg)
 			var first []byte
 			for _, path := range []string{server.CardPath, server.CardWellKnownPath} {
 				res, body := getCard(t, base+path, nil)

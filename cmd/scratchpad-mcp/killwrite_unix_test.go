@@ -102,15 +102,6 @@ func killDuring(t *testing.T, p *proxyProc, dir string, call func(context.Contex
 	return len(temps(dir)) > 0
 }
 
-func mustRead(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // SIGKILL during a 50 MB divert, a pad update and an artifact write: the
 // previous versions are intact, no tool shows a temporary file, and the
 // next start removes the leftovers.

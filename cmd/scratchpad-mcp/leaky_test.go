@@ -68,10 +68,11 @@ func leakyConfig(t *testing.T) string {
 // (in 2026-07-28, the input-required question), a token cut across two
 // text items, a resource read, a prompt — in either era.
 func TestRedactionOnEveryChannel(t *testing.T) {
-	// 2026-07-28 first: its request alone must make the (2025) upstream log.
-	base := startHTTP(t, "http", leakyConfig(t))
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
+			// A server (and upstream) of its own: what makes the upstream
+			// log is this era's request alone, not a level another era set.
+			base := startHTTP(t, "http", leakyConfig(t))
 			tee := &teeTransport{}
 			asked := make(chan string, 4)
 			logged := make(chan string, 16)

@@ -57,3 +57,13 @@ func upstreamCmd() string {
 	exe, _ := os.Executable()
 	return exe
 }
+
+// mustRead is the file at p, or the test fails.
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -193,3 +193,23 @@ func TestViewLines(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkViewNode: a window of 1,000 children of a container under the
+// 64 KB that members caches (~25 KB): each child is taken from one walk of
+// the container, not from a walk per child.
+//
+//	go test -run '^$' -bench ViewNode -benchmem -count 3 ./explore/
+func BenchmarkViewNode(b *testing.B) {
+	dir := b.TempDir()
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"n":%d,"ok":true}`, i)
+	}
+	writeFile(b, filepath.Join(dir, "items.json"), `{"items":[`+strings.Join(items, ",")+`]}`)
+	env := dirEnv(b, dir)
+	for b.Loop() {
+		if _, err := ViewNode(context.Background(), env, "items.json", "$.items", Window{Limit: MaxViewWindow}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
